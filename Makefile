@@ -1,0 +1,30 @@
+# The two commands: `make demo` and `make test`. Both install what they need.
+.PHONY: all deps test demo bench clean
+
+all: test
+
+deps:
+	@scripts/deps.sh test
+
+# Native tests under ASan+UBSan, then the optimised build.
+test: deps
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan
+	ctest --preset asan -j2
+	cmake --preset release >/dev/null
+	cmake --build --preset release
+	ctest --preset release -j2
+
+demo: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release --target demo
+	./build/release/examples/demo
+
+bench:
+	@scripts/deps.sh bench
+	cmake --preset release >/dev/null
+	cmake --build --preset release --target wasync-bench
+	bench/run.sh build/release
+
+clean:
+	rm -rf build

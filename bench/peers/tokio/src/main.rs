@@ -1,0 +1,138 @@
+//! tokio peer for the wasync benchmarks (single-threaded `current_thread`
+//! runtime, so it is comparable with a single-threaded C event loop).
+//!
+//! Usage: peer-tokio spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS]
+//! Prints one line:
+//! peer=tokio workload=W n=N wall_ms=F ns_per_op=F ops_per_s=F maxrss_kb=K [over_ideal_ms=F]
+
+use std::process::exit;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+fn arg(args: &[String], i: usize, default: u64) -> u64 {
+    match args.get(i) {
+        None => default,
+        Some(s) => s.parse().unwrap_or_else(|_| {
+            eprintln!("bad number: {s}");
+            exit(2)
+        }),
+    }
+}
+
+fn maxrss_kb() -> i64 {
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    ru.ru_maxrss as i64
+}
+
+/// Same generator as the other peers, so every peer sleeps the same durations.
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E3779B97F4A7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+    z ^ (z >> 31)
+}
+
+/// Spawn n tasks returning their index, then join them in spawn order.
+async fn spawn_join(n: u64) -> Duration {
+    let t0 = Instant::now();
+    let handles: Vec<_> = (0..n).map(|i| tokio::spawn(async move { i })).collect();
+    let mut sum = 0u64;
+    for h in handles {
+        sum += h.await.unwrap();
+    }
+    let wall = t0.elapsed();
+    if sum != n * n.saturating_sub(1) / 2 {
+        eprintln!("spawn_join: bad sum {sum}");
+        exit(1);
+    }
+    wall
+}
+
+/// A sends the counter to B on ch1, B sends it back +1 on ch2: m round trips.
+async fn yield_pingpong(m: u64) -> Duration {
+    let (tx1, mut rx1) = mpsc::channel::<u64>(1);
+    let (tx2, mut rx2) = mpsc::channel::<u64>(1);
+    let t0 = Instant::now();
+    let a = tokio::spawn(async move {
+        let mut c = 0;
+        for _ in 0..m {
+            tx1.send(c).await.unwrap();
+            c = rx2.recv().await.unwrap();
+        }
+        c // dropping tx1 here ends B's loop
+    });
+    let b = tokio::spawn(async move {
+        while let Some(v) = rx1.recv().await {
+            tx2.send(v + 1).await.unwrap();
+        }
+    });
+    let c = a.await.unwrap();
+    b.await.unwrap();
+    let wall = t0.elapsed();
+    if c != m {
+        eprintln!("yield_pingpong: bad counter {c}");
+        exit(1);
+    }
+    wall
+}
+
+/// t concurrent tasks, each sleeping one of the pre-generated durations.
+async fn timers(durations: Vec<u64>) -> Duration {
+    let t0 = Instant::now();
+    let handles: Vec<_> = durations
+        .into_iter()
+        .map(|d| tokio::spawn(async move { tokio::time::sleep(Duration::from_millis(d)).await }))
+        .collect();
+    for h in handles {
+        h.await.unwrap();
+    }
+    t0.elapsed()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let workload = args.get(1).map(String::as_str).unwrap_or("");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+
+    let (n, wall, ideal_ms) = match workload {
+        "spawn_join" => {
+            let n = arg(&args, 2, 1_000_000);
+            (n, rt.block_on(spawn_join(n)), None)
+        }
+        "yield_pingpong" => {
+            let m = arg(&args, 2, 1_000_000);
+            (m, rt.block_on(yield_pingpong(m)), None)
+        }
+        "timers" => {
+            let (t, max_ms) = (arg(&args, 2, 100_000), arg(&args, 3, 100));
+            // Durations are drawn before the clock starts.
+            let mut state = 42u64;
+            let durations: Vec<u64> =
+                (0..t).map(|_| splitmix64(&mut state) % (max_ms + 1)).collect();
+            let ideal = durations.iter().copied().max().unwrap_or(0);
+            (t, rt.block_on(timers(durations)), Some(ideal))
+        }
+        _ => {
+            eprintln!("usage: {} spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS]", args[0]);
+            exit(2)
+        }
+    };
+
+    let wall_ns = wall.as_nanos() as f64;
+    let per_op = if n > 0 { wall_ns / n as f64 } else { 0.0 };
+    let ops_s = if wall_ns > 0.0 { n as f64 * 1e9 / wall_ns } else { 0.0 };
+    let mut line = format!(
+        "peer=tokio workload={workload} n={n} wall_ms={:.3} ns_per_op={per_op:.3} ops_per_s={ops_s:.3} maxrss_kb={}",
+        wall_ns / 1e6,
+        maxrss_kb()
+    );
+    if let Some(ideal) = ideal_ms {
+        line += &format!(" over_ideal_ms={:.3}", wall_ns / 1e6 - ideal as f64);
+    }
+    println!("{line}");
+}

@@ -1,0 +1,84 @@
+/* wasync/backend.h - the reactor interface, and the backends of this build.
+ *
+ * A backend is the runtime's view of one host: a monotonic clock and a way
+ * to wait, until a deadline, for events that wake wakers. Timers are not the
+ * backend's business: the runtime keeps them and passes only the earliest
+ * deadline to wait().
+ */
+#ifndef WASYNC_BACKEND_H
+#define WASYNC_BACKEND_H
+
+#include "future.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wa_backend wa_backend;
+
+typedef struct wa_backend_vt {
+    const char *name;
+    /* Monotonic time in nanoseconds. */
+    uint64_t (*now)(wa_backend *b);
+    /* Waits for events until the absolute deadline (0: do not block,
+     * WA_NEVER: no deadline) and wakes their wakers. Returns 0 or < 0. */
+    int (*wait)(wa_backend *b, uint64_t deadline);
+    /* Wakes a wait in progress; callable from any thread. NULL if the
+     * backend has no other thread to be woken from. */
+    void (*notify)(wa_backend *b);
+    void (*free)(wa_backend *b);
+} wa_backend_vt;
+
+/* The common head of every backend. */
+struct wa_backend {
+    const wa_backend_vt *vt;
+    size_t sources;   /* registered event sources: while 0 and no timer is
+                         armed, nothing outside the run queue can wake a task */
+    uint64_t seed;    /* nonzero: order timers with equal deadlines by this
+                         seed instead of FIFO (the sim backend) */
+};
+
+/* The simulated host: a virtual clock starting at 0 that jumps to the next
+ * deadline when the runtime is idle, so timer tests are exact and instant.
+ * seed: 0 fires timers with equal deadlines in FIFO order; other values pick
+ * a reproducible pseudo-random order. Returns NULL on ENOMEM. */
+wa_backend *wa_backend_sim_new(uint64_t seed);
+
+/* Advances the sim clock by ns (the runtime fires what became due). */
+void wa_sim_advance(wa_backend *sim, uint64_t ns);
+
+#if defined(__linux__)
+/* Native Linux: epoll_wait with the next deadline, an eventfd for notify.
+ * Returns NULL and sets *err (if not NULL) on failure. */
+wa_backend *wa_backend_epoll_new(int *err);
+
+/* Registers fd for readiness events with the epoll backend of rt. A
+ * registration is a key with a generation: stale keys are detected. */
+typedef uint64_t wa_fd_key;
+enum { WA_READABLE = 1, WA_WRITABLE = 2 };
+
+/* Registers fd (borrowed: the caller closes it after deregistering).
+ * Returns 0 and the key in *key, or a negative code. */
+int wa_fd_register(wa_rt *rt, int fd, wa_fd_key *key);
+
+/* Deregisters key. Returns 0, or WA_ESTALE for a key already deregistered. */
+int wa_fd_deregister(wa_rt *rt, wa_fd_key key);
+
+/* A future that is ready (status 0) when the registered fd has one of
+ * `events` (a WA_READABLE | WA_WRITABLE mask) ready, which it then leaves in
+ * `ready`; WA_ESTALE for a stale key. Readiness is edge-triggered: do the
+ * I/O until EAGAIN before awaiting again. One waiter per direction per fd. */
+typedef struct wa_fd_wait {
+    wa_future fut;
+    wa_fd_key key;
+    unsigned events;
+    unsigned ready;
+    wa_rt *rt; /* set once polled */
+} wa_fd_wait;
+wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

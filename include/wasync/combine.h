@@ -1,0 +1,88 @@
+/* wasync/combine.h - join and race over N futures.
+ *
+ * A combinator owns its children: it drops each one as soon as it finishes
+ * (outputs stay readable) and drops the rest when it completes early or is
+ * dropped itself. Every child gets its own waker, so a wake polls only the
+ * child that was woken, not all N.
+ *
+ *     WA_JOIN(2) j;                       // in the coroutine's struct
+ *     WA_AWAIT(wa_join_all(&t->j, wa_sleep_init(&t->a, WA_MS(5)),
+ *                                 wa_sleep_init(&t->b, WA_MS(9))));
+ */
+#ifndef WASYNC_COMBINE_H
+#define WASYNC_COMBINE_H
+
+#include "future.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wa_combo wa_combo;
+
+/* One child of a combinator. Private. */
+typedef struct wa_branch {
+    wa_future *f;         /* NULL once finished and dropped */
+    wa_combo *owner;
+    struct wa_branch *next; /* in the owner's woken list */
+    int status;           /* WA_PENDING until finished */
+    int woken;
+} wa_branch;
+
+enum wa_combo_mode {
+    WA_ALL = 0,       /* wait for every child; status: the first error */
+    WA_ALL_SETTLED,   /* wait for every child even after errors; status 0 */
+    WA_RACE,          /* the first to finish wins; the others are dropped */
+};
+
+struct wa_combo {
+    wa_future fut;
+    wa_branch *br;
+    size_t n, left;
+    wa_branch *woken; /* children woken since the last poll */
+    wa_waker waker;   /* the parent's */
+    int mode;
+    int status;
+    int winner;       /* WA_RACE: index of the child that finished first */
+    unsigned flags;   /* private */
+};
+
+/* Initialises c over the n futures (taken) in futs with branch storage br
+ * (n entries, borrowed for c's life). Returns the future. */
+wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n,
+                         wa_future *const *futs);
+
+/* The same with branch storage allocated for n decided at run time; an
+ * allocation failure makes the combinator finish with WA_ENOMEM (after
+ * dropping futs). */
+wa_future *wa_combo_new(wa_combo *c, int mode, size_t n, wa_future *const *futs);
+
+/* Fixed-size storage for N children. */
+#define WA_JOIN(N)        \
+    struct {              \
+        wa_combo c;       \
+        wa_branch br[N];  \
+    }
+
+#define WA_COMBO_ARGS_(...) (wa_future *const[]){__VA_ARGS__}
+#define WA_COMBO_N_(...) (sizeof(WA_COMBO_ARGS_(__VA_ARGS__)) / sizeof(wa_future *))
+#define WA_COMBO_(j, mode, ...)                                                  \
+    ((void)sizeof(struct {                                                       \
+         _Static_assert(WA_COMBO_N_(__VA_ARGS__) <= sizeof((j)->br) / sizeof((j)->br[0]), \
+                        "more futures than the WA_JOIN storage holds");           \
+         int x_;                                                                 \
+     }),                                                                         \
+     wa_combo_init(&(j)->c, (mode), (j)->br, WA_COMBO_N_(__VA_ARGS__),           \
+                   WA_COMBO_ARGS_(__VA_ARGS__)))
+
+/* Join / race of the futures listed, in WA_JOIN(N) storage j. */
+#define wa_join_all(j, ...) WA_COMBO_(j, WA_ALL, __VA_ARGS__)
+#define wa_race(j, ...) WA_COMBO_(j, WA_RACE, __VA_ARGS__)
+
+/* After completion: the status of child i (WA_PENDING if it was dropped). */
+static inline int wa_combo_status(const wa_combo *c, size_t i) { return c->br[i].status; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

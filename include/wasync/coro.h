@@ -1,0 +1,138 @@
+/* wasync/coro.h - stackless async/await for C.
+ *
+ * A coroutine is a future struct that starts with WA_CORO and holds every
+ * local that lives across an await, child futures included. Its poll
+ * function is written straight through between WA_BEGIN and WA_END; each
+ * WA_AWAIT returns WA_PENDING to the executor and resumes on the same line
+ * at the next poll (a switch on the saved line, as in protothreads). No
+ * stack switching, no allocation per await.
+ *
+ *     typedef struct { WA_CORO; wa_sleep sleep; int i; } ticker;
+ *
+ *     static int ticker_poll(wa_future *f, wa_cx *cx) {
+ *         ticker *t = (ticker *)f;
+ *         WA_BEGIN(t, cx);
+ *         for (t->i = 0; t->i < 3; t->i++) {
+ *             WA_AWAIT(wa_sleep_init(&t->sleep, WA_MS(100)));
+ *             printf("tick %d\n", t->i);
+ *         }
+ *         WA_END();
+ *     }
+ *     static const wa_future_vt ticker_vt = {ticker_poll, wa_coro_drop, "ticker"};
+ *
+ * Rules:
+ * - Stack locals do not survive an await; keep such state in the struct.
+ * - At most one WA_AWAIT or WA_YIELD per source line.
+ * - The awaited future is owned by the coroutine: it stays alive (so its
+ *   outputs can be read) until the next await, the end, or the drop.
+ *   WA_STATUS is its final status (0 or a negative WA_E* code).
+ * - Cancellation: when the task is cancelled, the first await that would
+ *   wait drops its child and jumps to WA_ON_CANCEL (or, without one, ends
+ *   the coroutine with WA_ECANCELED). The cleanup code may await; those
+ *   awaits are shielded from the cancellation. A child that ended with
+ *   WA_ECANCELED because of it unwinds its parent the same way.
+ */
+#ifndef WASYNC_CORO_H
+#define WASYNC_CORO_H
+
+#include "future.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wa_coro {
+    wa_future fut;
+    wa_future *child; /* the last awaited future, owned */
+    int line;         /* resume point */
+    int rc;           /* WA_STATUS */
+    unsigned flags;
+} wa_coro;
+
+#define WA_CORO wa_coro wa
+
+/* Initialises a coroutine header with its vtable (whose drop should be
+ * wa_coro_drop, or call it); returns the future. */
+static inline wa_future *wa_coro_init(wa_coro *co, const wa_future_vt *vt)
+{
+    co->fut.vt = vt;
+    co->child = NULL;
+    co->line = 0;
+    co->rc = 0;
+    co->flags = 0;
+    return &co->fut;
+}
+
+/* The drop of a coroutine with nothing else to release: drops the child. */
+void wa_coro_drop(wa_future *f);
+
+#define WA_CO_LINE_CANCEL (-1)
+
+/* Internal steps of the macros below. */
+void wa_coro_release_(wa_coro *co);
+int wa_coro_step_(wa_coro *co, wa_cx *cx); /* 0 go on, 1 pending, 2 unwind */
+int wa_coro_yield_(wa_coro *co, wa_cx *cx); /* 0 pending, 2 unwind */
+int wa_coro_end_(wa_coro *co, int rc);
+
+#if defined(__GNUC__) || defined(__clang__)
+#define WA_CO_LABEL_ATTR_ __attribute__((unused))
+#else
+#define WA_CO_LABEL_ATTR_
+#endif
+
+#define WA_BEGIN(self, cx)                                                  \
+    wa_coro *const wa_co_ = &(self)->wa;                                     \
+    wa_cx *const wa_cx_ = (cx);                                              \
+wa_resume_:                                                                  \
+    WA_CO_LABEL_ATTR_;                                                       \
+    switch (wa_co_->line) {                                                  \
+    case 0:
+
+/* Awaits the future returned by init, evaluated once (after the previous
+ * child is dropped). */
+#define WA_AWAIT(init)                                                      \
+    do {                                                                     \
+        wa_coro_release_(wa_co_);                                            \
+        wa_co_->child = (init);                                              \
+        wa_co_->line = __LINE__;                                             \
+    case __LINE__: {                                                         \
+        int wa_step_ = wa_coro_step_(wa_co_, wa_cx_);                        \
+        if (wa_step_ == 1)                                                   \
+            return WA_PENDING;                                               \
+        if (wa_step_ == 2)                                                   \
+            goto wa_resume_;                                                 \
+    }                                                                        \
+    } while (0)
+
+/* Lets every other ready task run before continuing (a cancellation point). */
+#define WA_YIELD()                                                          \
+    do {                                                                     \
+        wa_co_->line = __LINE__;                                             \
+        if (wa_coro_yield_(wa_co_, wa_cx_) == 2)                             \
+            goto wa_resume_;                                                 \
+        return WA_PENDING;                                                   \
+    case __LINE__:;                                                          \
+    } while (0)
+
+/* The status of the last await. */
+#define WA_STATUS (wa_co_->rc)
+
+/* Ends the coroutine with status rc (0 or a negative WA_E* code). */
+#define WA_RETURN(rc) return wa_coro_end_(wa_co_, (rc))
+
+/* Starts the cleanup section, run on cancellation. Normal flow reaching it
+ * ends the coroutine with status 0. */
+#define WA_ON_CANCEL()                                                      \
+    WA_RETURN(0);                                                            \
+    case WA_CO_LINE_CANCEL:
+
+#define WA_END()                                                            \
+    WA_RETURN(0);                                                            \
+    default:                                                                 \
+        WA_RETURN(WA_ECANCELED);                                             \
+        }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

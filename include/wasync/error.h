@@ -1,0 +1,53 @@
+/* wasync/error.h - error codes and misuse reporting.
+ *
+ * Every fallible call returns an int: 0 (or a count) on success, a negative
+ * WA_E* code on failure. A future's poll returns WA_PENDING, or its final
+ * status: 0 or a negative WA_E* code.
+ */
+#ifndef WASYNC_ERROR_H
+#define WASYNC_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WA_ERRNO_MAP(X)                                                     \
+    X(WA_ENOMEM, -1, "out of memory")                                       \
+    X(WA_EINVAL, -2, "invalid argument")                                    \
+    X(WA_ECANCELED, -3, "cancelled")                                        \
+    X(WA_ETIMEDOUT, -4, "timed out")                                        \
+    X(WA_ECLOSED, -5, "channel closed")                                     \
+    X(WA_EAGAIN, -6, "would block")                                         \
+    X(WA_EDEADLK, -7, "deadlock: pending with nothing left to wake it")     \
+    X(WA_ESTALE, -8, "stale handle")                                        \
+    X(WA_EMISUSE, -9, "API misuse")                                         \
+    X(WA_EIO, -10, "I/O error")                                             \
+    X(WA_EBUSY, -11, "resource busy")                                       \
+    X(WA_ENOSYS, -12, "not supported by this backend")
+
+enum wa_errno {
+#define WA_ERRNO_ENUM_(name, val, msg) name = val,
+    WA_ERRNO_MAP(WA_ERRNO_ENUM_)
+#undef WA_ERRNO_ENUM_
+};
+
+/* Returns a static string describing err (any int; unknown codes are named). */
+const char *wa_strerror(int err);
+
+/* Misuse (double drop, stale handle, polling a finished future...) is
+ * reported through this hook before the call returns WA_EMISUSE or
+ * WA_ESTALE. The default hook prints `what` to stderr and, in debug builds
+ * (NDEBUG undefined), aborts. Tests install a counting hook. */
+typedef void (*wa_misuse_fn)(const char *what);
+
+/* Sets the process-wide misuse hook (NULL restores the default); returns
+ * the previous one. */
+wa_misuse_fn wa_set_misuse_hook(wa_misuse_fn fn);
+
+/* Reports misuse through the hook and returns err, for `return wa_misuse(...)`. */
+int wa_misuse(int err, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

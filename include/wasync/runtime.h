@@ -1,0 +1,126 @@
+/* wasync/runtime.h - the runtime, tasks, join handles, tick and block_on.
+ *
+ * A runtime owns a FIFO run queue of tasks, a timer queue and a backend
+ * (the reactor of one host). It is single-threaded: call it from the thread
+ * that created it. Hosts that can block drive it with wa_block_on (a loop of
+ * wa_rt_tick and a backend wait); hosts that own the event loop (JS, WASI
+ * 0.3) call wa_rt_tick from their loop.
+ */
+#ifndef WASYNC_RUNTIME_H
+#define WASYNC_RUNTIME_H
+
+#include "future.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WA_NEVER UINT64_MAX
+
+typedef struct wa_backend wa_backend;
+
+/* Creates a runtime in *out driven by backend, which it takes (NULL: the
+ * platform's default backend). Returns 0 or WA_ENOMEM. */
+int wa_rt_new(wa_rt **out, wa_backend *backend);
+
+/* Hard-drops every task still alive, then frees rt and its backend. */
+void wa_rt_free(wa_rt *rt);
+
+/* A join handle: the future of a spawned task's completion. Await it (its
+ * status is the task's), read the task's outputs with wa_join_output, then
+ * drop it (awaiting with WA_AWAIT drops it at the next await). Dropping an
+ * unfinished handle detaches the task, which runs on. */
+typedef struct wa_join {
+    wa_future fut;
+    wa_task *task; /* a reference; NULL once dropped */
+    wa_waker waker;
+} wa_join;
+
+/* Spawns a task running a copy of the size bytes at fut (a future never
+ * polled; the copy is the task's). join: NULL detaches the task, otherwise
+ * it receives the handle, which the caller then owns. Returns 0 or
+ * WA_ENOMEM (fut is then left to the caller, unpolled). */
+int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
+
+/* wa_spawn of the struct that ptr points to. */
+#define wa_spawn_of(rt, ptr, join) \
+    wa_spawn((rt), (const wa_future *)(ptr), sizeof *(ptr), (join))
+
+/* The callback style: a task whose poll is fn(arg, cx), called until it
+ * returns other than WA_PENDING. arg is borrowed for the task's life. */
+typedef int (*wa_task_fn)(void *arg, wa_cx *cx);
+int wa_spawn_fn(wa_rt *rt, wa_task_fn fn, void *arg, wa_join *join);
+
+/* True once the task finished (its status and outputs are then final). */
+bool wa_join_done(const wa_join *j);
+
+/* The finished task's future, whose fields hold its outputs; valid until the
+ * handle is dropped. NULL while the task runs. */
+wa_future *wa_join_output(const wa_join *j);
+
+/* The finished task's status, or WA_PENDING while it runs. */
+int wa_join_status(const wa_join *j);
+
+/* Requests cooperative cancellation: the task is woken, sees the request at
+ * its next await (see coro.h), may await its cleanup, then finishes (status
+ * WA_ECANCELED unless it says otherwise). A task that does not take the
+ * request is hard-dropped. Returns 0, or WA_ESTALE on a dropped handle. */
+int wa_join_cancel(wa_join *j);
+
+/* Hard-drops the task's future now (deferred to the end of its poll when it
+ * is the running task); the task finishes with WA_ECANCELED. */
+int wa_join_abort(wa_join *j);
+
+/* Drops the handle (detaching a running task). Returns 0, or WA_EMISUSE on
+ * a double drop. */
+int wa_join_drop(wa_join *j);
+
+/* Runs one fair round: fires due timers, then polls once each task that was
+ * queued when the round began (tasks woken meanwhile run next round). Never
+ * blocks. Returns how many tasks are runnable now; *deadline (may be NULL)
+ * receives the earliest timer deadline or WA_NEVER. */
+int wa_rt_tick(wa_rt *rt, uint64_t *deadline);
+
+/* Runs fut (taken: it is dropped before returning, its outputs stay
+ * readable) to completion on rt, waiting in the backend when idle. Returns
+ * fut's status, or WA_EDEADLK when fut is pending and nothing can ever wake
+ * anything (the pending tasks are reported, see wa_rt_set_report). */
+int wa_block_on(wa_rt *rt, wa_future *fut);
+
+/* Runs until no task is left. Returns 0 or WA_EDEADLK. */
+int wa_rt_run(wa_rt *rt);
+
+/* A future that is pending once, letting every other ready task run. */
+typedef struct wa_yield {
+    wa_future fut;
+    int yielded;
+} wa_yield;
+wa_future *wa_yield_now(wa_yield *y);
+
+/* Counters, for tests and tuning. */
+typedef struct wa_rt_stats {
+    size_t tasks;      /* live (unfinished) tasks */
+    size_t timers;     /* armed timers */
+    size_t sources;    /* sources registered with the backend */
+    uint64_t spawned;  /* tasks ever spawned */
+    uint64_t polls;    /* task polls */
+    uint64_t ticks;
+    uint64_t waits;    /* backend waits */
+} wa_rt_stats;
+void wa_rt_stats_get(const wa_rt *rt, wa_rt_stats *st);
+
+/* Writes a list of the live tasks (id, future name, state), at most len
+ * bytes, NUL-terminated; returns the length it needed (as snprintf). */
+size_t wa_rt_dump(const wa_rt *rt, char *buf, size_t len);
+
+/* Where wa_block_on reports a deadlock: fn(arg, dump). NULL: stderr. */
+typedef void (*wa_report_fn)(void *arg, const char *text);
+void wa_rt_set_report(wa_rt *rt, wa_report_fn fn, void *arg);
+
+/* The backend driving rt (borrowed). */
+wa_backend *wa_rt_backend(wa_rt *rt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,89 @@
+/* wasync/sync.h - notify, semaphore and mutex for tasks of one runtime.
+ *
+ * All waits are fair (FIFO) and cancellation-safe: a waiter dropped after it
+ * was handed a permit or a notification passes it on, so nothing leaks and
+ * no wakeup is lost.
+ */
+#ifndef WASYNC_SYNC_H
+#define WASYNC_SYNC_H
+
+#include "future.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An intrusive FIFO of waiting futures, the building block of this header
+ * and of channels. Private fields. */
+typedef struct wa_waiter {
+    struct wa_waiter *prev, *next;
+    wa_waker waker;
+    size_t n;       /* what the waiter asks for (permits) */
+    int state;      /* idle, queued, granted */
+} wa_waiter;
+
+typedef struct wa_waitq {
+    wa_waiter *head, *tail;
+} wa_waitq;
+
+/* Notify: wake one waiter (or leave one permit if none waits), or all. */
+typedef struct wa_notify {
+    wa_waitq q;
+    int permit;
+} wa_notify;
+
+void wa_notify_init(wa_notify *n);
+void wa_notify_one(wa_notify *n);
+void wa_notify_all(wa_notify *n);
+
+typedef struct wa_notified {
+    wa_future fut;
+    wa_waiter w;
+    wa_notify *n;
+} wa_notified;
+
+/* A future ready (status 0) at the next notification of n (borrowed). */
+wa_future *wa_notified_init(wa_notified *f, wa_notify *n);
+
+/* Semaphore: counted permits, handed out in FIFO order. */
+typedef struct wa_sem {
+    wa_waitq q;
+    size_t permits;
+    size_t max; /* releases beyond it are misuse */
+} wa_sem;
+
+void wa_sem_init(wa_sem *s, size_t permits);
+/* Takes n permits now if no one waits and enough are free: 0 or WA_EAGAIN. */
+int wa_sem_try_acquire(wa_sem *s, size_t n);
+/* Returns n permits. WA_EMISUSE if that would exceed the initial count. */
+int wa_sem_release(wa_sem *s, size_t n);
+size_t wa_sem_available(const wa_sem *s);
+
+typedef struct wa_acquire {
+    wa_future fut;
+    wa_waiter w;
+    wa_sem *sem;
+} wa_acquire;
+
+/* A future that acquires n permits of s (borrowed); once it is ready the
+ * caller owns them and must release them. */
+wa_future *wa_sem_acquire(wa_acquire *a, wa_sem *s, size_t n);
+
+/* Async mutex: a semaphore of one permit. */
+typedef struct wa_mutex {
+    wa_sem sem;
+} wa_mutex;
+
+static inline void wa_mutex_init(wa_mutex *m) { wa_sem_init(&m->sem, 1); }
+static inline wa_future *wa_mutex_lock(wa_acquire *a, wa_mutex *m)
+{
+    return wa_sem_acquire(a, &m->sem, 1);
+}
+static inline int wa_mutex_try_lock(wa_mutex *m) { return wa_sem_try_acquire(&m->sem, 1); }
+/* WA_EMISUSE when the mutex is not locked. */
+static inline int wa_mutex_unlock(wa_mutex *m) { return wa_sem_release(&m->sem, 1); }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,14 @@
+/* The backend a runtime gets when none is given. */
+#include "../core/rt.h"
+
+wa_backend *wa_backend_default_(int *err)
+{
+#if defined(__linux__)
+    return wa_backend_epoll_new(err);
+#else
+    wa_backend *b = wa_backend_sim_new(0);
+    if (!b)
+        *err = WA_ENOMEM;
+    return b;
+#endif
+}

@@ -1,0 +1,139 @@
+/* join / race over N children, each with its own waker.
+ *
+ * A child's waker pushes its branch on the combinator's woken list and wakes
+ * the parent; a poll takes the list as it stands and polls only those
+ * children, so a wake costs O(1) whatever N is. Children woken during the
+ * poll (a child that yields wakes itself) wait for the next poll, which the
+ * parent's waker has already scheduled: no child can spin the poll forever.
+ */
+#include <stdlib.h>
+
+#include "rt.h"
+
+enum { WA_COMBO_OWNS_BR = 1, WA_COMBO_RETURNED = 2 };
+
+static const wa_waker_vt wa_branch_waker_vt;
+
+static void wa_branch_wake(void *p)
+{
+    wa_branch *b = p;
+    if (b->woken || !b->f)
+        return;
+    wa_combo *c = b->owner;
+    b->woken = 1;
+    b->next = c->woken;
+    c->woken = b;
+    wa_waker_wake_by_ref(&c->waker);
+}
+
+/* Branch wakers hold no reference: a combinator outlives its children, and
+ * a dropped child has released every waker it held. */
+static wa_waker wa_branch_clone(void *p) { return (wa_waker){p, &wa_branch_waker_vt}; }
+static void wa_branch_nop(void *p) { (void)p; }
+
+static const wa_waker_vt wa_branch_waker_vt = {wa_branch_clone, wa_branch_wake, wa_branch_wake,
+                                               wa_branch_nop};
+
+static void wa_combo_drop_children(wa_combo *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        wa_future *f = c->br[i].f;
+        c->br[i].f = NULL;
+        wa_drop(f);
+    }
+    c->woken = NULL;
+}
+
+static int wa_combo_finish(wa_combo *c, int rc)
+{
+    c->status = rc;
+    c->flags |= WA_COMBO_RETURNED;
+    wa_combo_drop_children(c);
+    wa_waker_drop(&c->waker);
+    return rc;
+}
+
+static int wa_combo_poll(wa_future *f, wa_cx *cx)
+{
+    wa_combo *c = (wa_combo *)f;
+    if (c->flags & WA_COMBO_RETURNED)
+        return wa_misuse(WA_EMISUSE, "poll of a finished join/race");
+    if (c->status != WA_PENDING || (c->n == 0 && c->mode == WA_RACE))
+        return wa_combo_finish(c, c->status != WA_PENDING ? c->status : WA_EINVAL);
+    wa_waker_store(&c->waker, cx);
+    wa_cx sub = *cx;
+    wa_branch *b = c->woken;
+    c->woken = NULL;
+    while (b) {
+        wa_branch *next = b->next;
+        b->woken = 0;
+        if (b->f) {
+            sub.waker = (wa_waker){b, &wa_branch_waker_vt};
+            int rc = wa_poll(b->f, &sub);
+            if (rc != WA_PENDING) {
+                wa_future *done = b->f;
+                b->f = NULL;
+                b->status = rc;
+                wa_drop(done);
+                c->left--;
+                if (c->mode == WA_RACE) {
+                    c->winner = (int)(b - c->br);
+                    return wa_combo_finish(c, rc);
+                }
+                if (rc < 0 && c->mode == WA_ALL)
+                    return wa_combo_finish(c, rc);
+            }
+        }
+        b = next;
+    }
+    return c->left ? WA_PENDING : wa_combo_finish(c, 0);
+}
+
+static void wa_combo_drop(wa_future *f)
+{
+    wa_combo *c = (wa_combo *)f;
+    wa_combo_drop_children(c);
+    wa_waker_drop(&c->waker);
+    if (c->flags & WA_COMBO_OWNS_BR)
+        free(c->br);
+    c->flags &= ~(unsigned)WA_COMBO_OWNS_BR;
+    c->br = NULL;
+    c->n = 0;
+}
+
+static const wa_future_vt wa_combo_vt = {wa_combo_poll, wa_combo_drop, "join"};
+
+wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n, wa_future *const *futs)
+{
+    c->fut.vt = &wa_combo_vt;
+    c->br = br;
+    c->n = c->left = n;
+    c->woken = NULL;
+    c->waker = (wa_waker){NULL, NULL};
+    c->mode = mode;
+    c->status = WA_PENDING;
+    c->winner = -1;
+    c->flags = 0;
+    /* Every child starts woken, pushed in reverse so the first poll goes
+     * in order. */
+    for (size_t i = n; i-- > 0;) {
+        br[i] = (wa_branch){futs[i], c, c->woken, WA_PENDING, 1};
+        c->woken = &br[i];
+    }
+    return &c->fut;
+}
+
+wa_future *wa_combo_new(wa_combo *c, int mode, size_t n, wa_future *const *futs)
+{
+    wa_branch *br = n ? malloc(n * sizeof *br) : NULL;
+    if (n && !br) {
+        for (size_t i = 0; i < n; i++)
+            wa_drop(futs[i]);
+        wa_combo_init(c, mode, NULL, 0, NULL);
+        c->status = WA_ENOMEM;
+        return &c->fut;
+    }
+    wa_combo_init(c, mode, br, n, futs);
+    c->flags |= WA_COMBO_OWNS_BR;
+    return &c->fut;
+}

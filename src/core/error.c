@@ -1,0 +1,43 @@
+/* Error strings and the misuse hook. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "wasync/error.h"
+
+const char *wa_strerror(int err)
+{
+    switch (err) {
+    case 0:
+        return "success";
+#define WA_ERRNO_CASE_(name, val, msg) \
+    case name:                         \
+        return msg;
+        WA_ERRNO_MAP(WA_ERRNO_CASE_)
+#undef WA_ERRNO_CASE_
+    default:
+        return "unknown error";
+    }
+}
+
+static void wa_misuse_default(const char *what)
+{
+    fprintf(stderr, "wasync: misuse: %s\n", what);
+#ifndef NDEBUG
+    abort();
+#endif
+}
+
+static wa_misuse_fn wa_misuse_hook = wa_misuse_default;
+
+wa_misuse_fn wa_set_misuse_hook(wa_misuse_fn fn)
+{
+    wa_misuse_fn old = wa_misuse_hook;
+    wa_misuse_hook = fn ? fn : wa_misuse_default;
+    return old;
+}
+
+int wa_misuse(int err, const char *what)
+{
+    wa_misuse_hook(what);
+    return err;
+}

@@ -1,0 +1,245 @@
+/* The local executor: run queue, fair ticks, block_on, deadlock detection. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rt.h"
+
+/* While tasks stay runnable, look at the backend (without blocking) every
+ * this many ticks, so that I/O readiness is not starved by busy tasks. */
+#define WA_IO_EVERY_TICKS 61
+
+static void wa_noop(void *p) { (void)p; }
+static wa_waker wa_noop_clone(void *p) { return (wa_waker){p, &wa_noop_waker_vt}; }
+const wa_waker_vt wa_noop_waker_vt = {wa_noop_clone, wa_noop, wa_noop, wa_noop};
+
+int wa_rt_new(wa_rt **out, wa_backend *backend)
+{
+    int err = WA_ENOMEM;
+    *out = NULL;
+    if (!backend && !(backend = wa_backend_default_(&err)))
+        return err;
+    wa_rt *rt = calloc(1, sizeof *rt);
+    if (!rt || !(rt->slab = wa_slab_new())) {
+        free(rt);
+        backend->vt->free(backend);
+        return WA_ENOMEM;
+    }
+    rt->backend = backend;
+    *out = rt;
+    return 0;
+}
+
+void wa_rt_free(wa_rt *rt)
+{
+    if (!rt)
+        return;
+    /* Dropping a root drops the scopes inside it, which abort their children;
+     * then what is left are scopes that no task owned. */
+    while (rt->roots)
+        wa_task_abort_(rt->roots);
+    while (rt->scopes)
+        wa_drop(&rt->scopes->fut);
+    while (rt->head) { /* queue references of aborted tasks */
+        wa_task *t = rt->head;
+        rt->head = t->next;
+        wa_task_unref_(t);
+    }
+    free(rt->heap);
+    rt->backend->vt->free(rt->backend);
+    wa_slab_destroy(rt->slab);
+    free(rt);
+}
+
+uint64_t wa_now(wa_rt *rt)
+{
+    if (!rt->now_fresh) {
+        rt->now = rt->backend->vt->now(rt->backend);
+        rt->now_fresh = 1;
+    }
+    return rt->now;
+}
+
+int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
+{
+    rt->ticks++;
+    rt->now_fresh = 0;
+    if (rt->heap_len)
+        wa_timers_fire_(rt);
+    wa_task *last = rt->tail;
+    while (last) {
+        wa_task *t = rt->head;
+        rt->head = t->next;
+        if (!rt->head)
+            rt->tail = NULL;
+        rt->queued--;
+        int was_last = t == last;
+        wa_task_run_(rt, t);
+        if (was_last)
+            break;
+    }
+    if (deadline)
+        *deadline = wa_timers_next_(rt);
+    return (int)rt->queued;
+}
+
+static void wa_report_stderr(void *arg, const char *text)
+{
+    (void)arg;
+    fputs(text, stderr);
+}
+
+void wa_rt_set_report(wa_rt *rt, wa_report_fn fn, void *arg)
+{
+    rt->report = fn;
+    rt->report_arg = arg;
+}
+
+static void wa_report_deadlock(wa_rt *rt)
+{
+    size_t need = wa_rt_dump(rt, NULL, 0) + 64;
+    char *buf = malloc(need);
+    if (!buf)
+        return;
+    int head = snprintf(buf, need, "wasync: deadlock: %zu task(s) pending, nothing can wake them\n",
+                        rt->live);
+    wa_rt_dump(rt, buf + head, need - (size_t)head);
+    (rt->report ? rt->report : wa_report_stderr)(rt->report_arg, buf);
+    free(buf);
+}
+
+/* Drives rt until root finishes (or, with root NULL, until no task is
+ * left). Returns 0, or WA_EDEADLK. */
+static int wa_rt_drive(wa_rt *rt, const wa_join *root)
+{
+    wa_backend *b = rt->backend;
+    for (unsigned n = 1;; n++) {
+        uint64_t deadline;
+        int runnable = wa_rt_tick(rt, &deadline);
+        if (root ? wa_join_done(root) : rt->live == 0)
+            return 0;
+        uint64_t until = deadline;
+        if (runnable) {
+            if (n % WA_IO_EVERY_TICKS)
+                continue;
+            until = 0;
+        } else if (deadline == WA_NEVER && b->sources == 0) {
+            wa_report_deadlock(rt);
+            return WA_EDEADLK;
+        }
+        rt->waits++;
+        int rc = b->vt->wait(b, until);
+        rt->now_fresh = 0;
+        if (rc < 0)
+            return rc;
+    }
+}
+
+/* block_on's root task polls the caller's future in place. */
+typedef struct wa_root {
+    wa_future fut;
+    wa_future *inner;
+} wa_root;
+
+static int wa_root_poll(wa_future *f, wa_cx *cx) { return wa_poll(((wa_root *)f)->inner, cx); }
+static void wa_root_drop(wa_future *f) { wa_drop(((wa_root *)f)->inner); }
+static const wa_future_vt wa_root_vt = {wa_root_poll, wa_root_drop, "block_on"};
+
+int wa_block_on(wa_rt *rt, wa_future *fut)
+{
+    wa_root r = {{&wa_root_vt}, fut};
+    wa_join j;
+    int rc = wa_spawn(rt, &r.fut, sizeof r, &j);
+    if (rc < 0) {
+        wa_drop(fut);
+        return rc;
+    }
+    rc = wa_rt_drive(rt, &j);
+    if (rc == 0) {
+        rc = wa_join_status(&j);
+    } else {
+        wa_join_abort(&j);
+    }
+    wa_join_drop(&j);
+    return rc;
+}
+
+int wa_rt_run(wa_rt *rt) { return wa_rt_drive(rt, NULL); }
+
+static int wa_yield_poll(wa_future *f, wa_cx *cx)
+{
+    wa_yield *y = (wa_yield *)f;
+    if (y->yielded)
+        return WA_READY;
+    y->yielded = 1;
+    wa_waker_wake_by_ref(&cx->waker);
+    return WA_PENDING;
+}
+
+static const wa_future_vt wa_yield_vt = {wa_yield_poll, NULL, "yield"};
+
+wa_future *wa_yield_now(wa_yield *y)
+{
+    y->fut.vt = &wa_yield_vt;
+    y->yielded = 0;
+    return &y->fut;
+}
+
+void wa_rt_stats_get(const wa_rt *rt, wa_rt_stats *st)
+{
+    st->tasks = rt->live;
+    st->timers = rt->heap_len;
+    st->sources = rt->backend->sources;
+    st->spawned = rt->spawned;
+    st->polls = rt->polls;
+    st->ticks = rt->ticks;
+    st->waits = rt->waits;
+}
+
+wa_backend *wa_rt_backend(wa_rt *rt) { return rt->backend; }
+
+/* Task dumps. */
+
+typedef struct wa_dump {
+    char *buf;
+    size_t len, need;
+} wa_dump;
+
+static void wa_dump_printf(wa_dump *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void wa_dump_printf(wa_dump *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = d->need < d->len ? d->len - d->need : 0;
+    int n = vsnprintf(room ? d->buf + d->need : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        d->need += (size_t)n;
+}
+
+static void wa_dump_tasks(wa_dump *d, const wa_task *t, const char *indent)
+{
+    for (; t; t = t->lnext) {
+        const wa_future *f = (const wa_future *)(t + 1);
+        uint32_t st = t->word & WA_STATE_MASK;
+        wa_dump_printf(d, "%stask %u \"%s\"%s%s\n", indent, t->id,
+                       f->vt->name ? f->vt->name : "?", (st & WA_T_QUEUED) ? " queued" : " waiting",
+                       (st & WA_T_CANCEL) ? " cancelling" : "");
+    }
+}
+
+size_t wa_rt_dump(const wa_rt *rt, char *buf, size_t len)
+{
+    wa_dump d = {buf, len, 0};
+    if (len)
+        buf[0] = 0;
+    wa_dump_tasks(&d, rt->roots, "  ");
+    for (const wa_scope *s = rt->scopes; s; s = s->next) {
+        if (s->children) {
+            wa_dump_printf(&d, "  scope %p (%zu live):\n", (const void *)s, s->live);
+            wa_dump_tasks(&d, s->children, "    ");
+        }
+    }
+    return d.need;
+}

@@ -1,0 +1,125 @@
+/* Internal: the task header and the runtime. */
+#ifndef WASYNC_CORE_RT_H
+#define WASYNC_CORE_RT_H
+
+#include <stddef.h>
+
+#include "wasync.h"
+
+/* Task state bits. In the multi-threaded executor the same word becomes
+ * atomic; every transition goes through the helpers below. */
+enum {
+    WA_T_QUEUED = 1u << 0,   /* in the run queue (the queue holds a ref) */
+    WA_T_RUNNING = 1u << 1,  /* being polled */
+    WA_T_DONE = 1u << 2,     /* finished: future dropped, status final */
+    WA_T_CANCEL = 1u << 3,   /* cooperative cancellation requested */
+    WA_T_CLAIMED = 1u << 4,  /* someone handles the cancellation (this poll) */
+    WA_T_ABORT = 1u << 5,    /* hard drop when the running poll returns */
+    WA_T_STARTED = 1u << 6,  /* polled at least once */
+};
+
+/* One allocation per task: this header, then the future inline. 64 bytes on
+ * 64-bit hosts, 48 on wasm32. */
+struct wa_task {
+    wa_task *next;               /* run queue */
+    wa_task *lprev, *lnext;      /* owner list: runtime roots or a scope */
+    wa_rt *rt;
+    wa_scope *scope;             /* owner scope, or NULL */
+    wa_join *joiner;             /* the handle awaiting completion */
+    uint32_t word;               /* WA_T_* state bits | refs << WA_REF_SHIFT */
+    int status;
+    uint32_t id;
+    uint32_t size;               /* of the allocation, for the slab */
+} __attribute__((aligned(16)));
+
+/* State and reference count share one word, so that the multi-threaded
+ * executor can update both with one atomic operation. References: alive
+ * (until done), queued, the join handle, and each waker clone. */
+#define WA_REF_SHIFT 8
+#define WA_REF_ONE (1u << WA_REF_SHIFT)
+#define WA_STATE_MASK (WA_REF_ONE - 1)
+
+static inline wa_future *wa_task_future(wa_task *t) { return (wa_future *)(t + 1); }
+
+struct wa_rt {
+    wa_task *head, *tail;        /* run queue (FIFO, intrusive) */
+    size_t queued;
+    wa_task *roots;              /* live tasks owned by no scope */
+    wa_scope *scopes;            /* live scopes */
+    wa_backend *backend;
+    /* timers: a 4-ary min-heap of entries ordered by (deadline, tie) */
+    wa_timer **heap;
+    uint32_t heap_len, heap_cap;
+    uint32_t timer_seq;
+    uint64_t now;
+    int now_fresh;
+    int budget;                  /* coop budget of the running poll */
+    uint32_t next_id;
+    size_t live;
+    struct wa_slab *slab;        /* task allocations */
+    uint64_t spawned, polls, ticks, waits;
+    wa_report_fn report;
+    void *report_arg;
+};
+
+/* task.c */
+int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size,
+                   wa_join *join);
+void wa_task_run_(wa_rt *rt, wa_task *t);
+void wa_task_abort_(wa_task *t);
+void wa_task_cancel_(wa_task *t);
+void wa_task_unref_(wa_task *t);
+
+/* slab.c: a size-class allocator for tasks (plain malloc under sanitizers,
+ * so that they see every allocation). */
+struct wa_slab *wa_slab_new(void);
+void *wa_slab_alloc(struct wa_slab *s, size_t size);
+void wa_slab_free(struct wa_slab *s, void *p, size_t size);
+void wa_slab_destroy(struct wa_slab *s);
+
+/* timer.c */
+/* Arms tm for deadline with a clone of cx's waker: 0 or WA_ENOMEM. */
+int wa_timer_arm_(wa_rt *rt, wa_timer *tm, uint64_t deadline, const wa_cx *cx);
+/* Disarms tm if armed and drops its waker. */
+void wa_timer_disarm_(wa_timer *tm);
+void wa_timers_fire_(wa_rt *rt);
+static inline uint64_t wa_timers_next_(const wa_rt *rt)
+{
+    return rt->heap_len ? rt->heap[0]->deadline : WA_NEVER;
+}
+
+/* The current task is being cancelled and this point is not shielded
+ * (whether or not someone already claimed the request). */
+static inline bool wa_cx_cancelling_(const wa_cx *cx)
+{
+    return cx->task && cx->shield == 0 && (cx->task->word & WA_T_CANCEL);
+}
+
+/* backend/default.c: the platform's backend, or NULL with *err set. */
+wa_backend *wa_backend_default_(int *err);
+
+/* scope.c */
+void wa_scope_child_done_(wa_scope *s, wa_task *t);
+
+/* Intrusive owner-list helpers (roots and scope children). */
+static inline void wa_list_push_(wa_task **head, wa_task *t)
+{
+    t->lprev = NULL;
+    t->lnext = *head;
+    if (*head)
+        (*head)->lprev = t;
+    *head = t;
+}
+
+static inline void wa_list_remove_(wa_task **head, wa_task *t)
+{
+    if (t->lprev)
+        t->lprev->lnext = t->lnext;
+    else
+        *head = t->lnext;
+    if (t->lnext)
+        t->lnext->lprev = t->lprev;
+    t->lprev = t->lnext = NULL;
+}
+
+#endif

@@ -1,0 +1,110 @@
+/* Task scopes: children that cannot outlive their parent. */
+#include "rt.h"
+
+enum { WA_SCOPE_CANCELLING = 1u << 8, WA_SCOPE_RETURNED = 1u << 9 };
+
+static void wa_scope_cancel_children(wa_scope *s)
+{
+    s->flags |= WA_SCOPE_CANCELLING;
+    for (wa_task *t = s->children; t; t = t->lnext)
+        wa_task_cancel_(t);
+}
+
+void wa_scope_cancel(wa_scope *s) { wa_scope_cancel_children(s); }
+
+void wa_scope_child_done_(wa_scope *s, wa_task *t)
+{
+    s->live--;
+    int rc = t->status;
+    bool first_error = rc < 0 && rc != WA_ECANCELED && s->status == 0;
+    if (first_error) {
+        s->status = rc;
+        if (s->flags & WA_SCOPE_FAIL_FAST)
+            wa_scope_cancel_children(s);
+    }
+    if (s->live == 0 || first_error)
+        wa_waker_wake_by_ref(&s->waker);
+}
+
+static int wa_scope_poll(wa_future *f, wa_cx *cx)
+{
+    wa_scope *s = (wa_scope *)f;
+    if (s->flags & WA_SCOPE_RETURNED)
+        return wa_misuse(WA_EMISUSE, "poll of a finished scope");
+    bool outer = wa_cx_cancelling_(cx);
+    if (outer && !(s->flags & WA_SCOPE_CANCELLING)) {
+        if (s->status == 0)
+            s->status = WA_ECANCELED;
+        wa_scope_cancel_children(s);
+    }
+    if (s->live == 0) {
+        s->flags |= WA_SCOPE_RETURNED;
+        wa_waker_drop(&s->waker);
+        return s->status;
+    }
+    if (outer) /* the children are unwinding: do not drop us meanwhile */
+        wa_cancel_claim(cx);
+    wa_waker_store(&s->waker, cx);
+    return WA_PENDING;
+}
+
+static void wa_scope_drop(wa_future *f)
+{
+    wa_scope *s = (wa_scope *)f;
+    if (!s->rt)
+        return;
+    wa_waker_drop(&s->waker);
+    s->flags |= WA_SCOPE_CANCELLING;
+    while (s->children) {
+        wa_task *t = s->children;
+        if (t->word & WA_T_RUNNING) {
+            /* A child dropping its own scope: it cannot be dropped in the
+             * middle of its poll, so it becomes a root task. */
+            wa_misuse(WA_EMISUSE, "a scope dropped by its own child");
+            wa_list_remove_(&s->children, t);
+            t->scope = NULL;
+            wa_list_push_(&s->rt->roots, t);
+            s->live--;
+            continue;
+        }
+        wa_task_abort_(t);
+    }
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        s->rt->scopes = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->rt = NULL;
+}
+
+static const wa_future_vt wa_scope_vt = {wa_scope_poll, wa_scope_drop, "scope"};
+
+wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags)
+{
+    s->fut.vt = &wa_scope_vt;
+    s->rt = rt;
+    s->children = NULL;
+    s->live = 0;
+    s->status = 0;
+    s->flags = flags & WA_SCOPE_FAIL_FAST;
+    s->waker = (wa_waker){NULL, NULL};
+    s->prev = NULL;
+    s->next = rt->scopes;
+    if (rt->scopes)
+        rt->scopes->prev = s;
+    rt->scopes = s;
+    return &s->fut;
+}
+
+int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join)
+{
+    if (!s->rt)
+        return wa_misuse(WA_ESTALE, "spawn into a dropped scope");
+    if (s->flags & (WA_SCOPE_CANCELLING | WA_SCOPE_RETURNED))
+        return WA_ECANCELED;
+    int rc = wa_task_spawn_(s->rt, s, fut, size, join);
+    if (rc == 0)
+        s->live++;
+    return rc;
+}

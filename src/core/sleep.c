@@ -1,0 +1,153 @@
+/* Futures that wait on time: sleep, timeout, interval. */
+#include "rt.h"
+
+enum { WA_SLEEP_REL, WA_SLEEP_ABS, WA_SLEEP_ARMED, WA_SLEEP_DONE };
+
+static int wa_sleep_poll(wa_future *f, wa_cx *cx)
+{
+    wa_sleep *s = (wa_sleep *)f;
+    switch (s->state) {
+    case WA_SLEEP_REL:
+        s->arg += wa_now(cx->rt);
+        s->state = WA_SLEEP_ABS;
+        /* fallthrough */
+    case WA_SLEEP_ABS: {
+        if (s->arg <= wa_now(cx->rt)) {
+            if (!wa_coop_proceed(cx))
+                return WA_PENDING;
+            s->state = WA_SLEEP_DONE;
+            return WA_READY;
+        }
+        int rc = wa_timer_arm_(cx->rt, &s->timer, s->arg, cx);
+        if (rc < 0) {
+            s->state = WA_SLEEP_DONE;
+            return rc;
+        }
+        s->state = WA_SLEEP_ARMED;
+        return WA_PENDING;
+    }
+    case WA_SLEEP_ARMED:
+        if (s->timer.slot == 0) {
+            s->state = WA_SLEEP_DONE;
+            return WA_READY;
+        }
+        wa_waker_store(&s->timer.waker, cx);
+        return WA_PENDING;
+    default:
+        return wa_misuse(WA_EMISUSE, "poll of a finished sleep");
+    }
+}
+
+static void wa_sleep_drop(wa_future *f)
+{
+    wa_sleep *s = (wa_sleep *)f;
+    if (s->state == WA_SLEEP_ARMED)
+        wa_timer_disarm_(&s->timer);
+    s->state = WA_SLEEP_DONE;
+}
+
+static const wa_future_vt wa_sleep_vt = {wa_sleep_poll, wa_sleep_drop, "sleep"};
+
+static wa_future *wa_sleep_setup(wa_sleep *s, uint64_t arg, int state)
+{
+    s->fut.vt = &wa_sleep_vt;
+    s->timer.slot = 0;
+    s->timer.waker = (wa_waker){NULL, NULL};
+    s->arg = arg;
+    s->state = state;
+    return &s->fut;
+}
+
+wa_future *wa_sleep_init(wa_sleep *s, uint64_t ns) { return wa_sleep_setup(s, ns, WA_SLEEP_REL); }
+
+wa_future *wa_sleep_until(wa_sleep *s, uint64_t deadline)
+{
+    return wa_sleep_setup(s, deadline, WA_SLEEP_ABS);
+}
+
+/* timeout */
+
+static void wa_timeout_drop(wa_future *f)
+{
+    wa_timeout *t = (wa_timeout *)f;
+    wa_future *inner = t->inner;
+    t->inner = NULL;
+    wa_drop(inner);
+    wa_drop(&t->sleep.fut);
+}
+
+static int wa_timeout_poll(wa_future *f, wa_cx *cx)
+{
+    wa_timeout *t = (wa_timeout *)f;
+    if (!t->inner)
+        return wa_misuse(WA_EMISUSE, "poll of a finished timeout");
+    int rc = wa_poll(t->inner, cx);
+    if (rc == WA_PENDING) {
+        rc = wa_poll(&t->sleep.fut, cx);
+        if (rc == WA_PENDING)
+            return WA_PENDING;
+        if (rc == 0)
+            rc = WA_ETIMEDOUT;
+    }
+    wa_timeout_drop(f);
+    return rc;
+}
+
+static const wa_future_vt wa_timeout_vt = {wa_timeout_poll, wa_timeout_drop, "timeout"};
+
+wa_future *wa_timeout_init(wa_timeout *t, wa_future *inner, uint64_t ns)
+{
+    t->fut.vt = &wa_timeout_vt;
+    t->inner = inner;
+    wa_sleep_init(&t->sleep, ns);
+    return &t->fut;
+}
+
+/* interval: timer.rt is set while a tick is armed or fired but not taken */
+
+static int wa_interval_poll(wa_future *f, wa_cx *cx)
+{
+    wa_interval *iv = (wa_interval *)f;
+    uint64_t now = wa_now(cx->rt);
+    if (iv->timer.rt && iv->timer.slot) {
+        wa_waker_store(&iv->timer.waker, cx);
+        return WA_PENDING;
+    }
+    if (!iv->next)
+        iv->next = now;
+    if (!iv->timer.rt && iv->next > now) {
+        int rc = wa_timer_arm_(cx->rt, &iv->timer, iv->next, cx);
+        return rc < 0 ? rc : WA_PENDING;
+    }
+    if (!iv->timer.rt && !wa_coop_proceed(cx))
+        return WA_PENDING;
+    iv->timer.rt = NULL;
+    iv->next += iv->period;
+    if (iv->next <= now) /* skip missed ticks, keeping the phase */
+        iv->next += ((now - iv->next) / iv->period + 1) * iv->period;
+    return WA_READY;
+}
+
+/* Dropping a tick (a race loser, say) disarms it; the next tick re-arms. */
+static void wa_interval_tick_drop(wa_future *f) { wa_interval_drop((wa_interval *)f); }
+
+static const wa_future_vt wa_interval_vt = {wa_interval_poll, wa_interval_tick_drop, "interval"};
+
+void wa_interval_init(wa_interval *iv, uint64_t period)
+{
+    iv->fut.vt = &wa_interval_vt;
+    iv->timer.rt = NULL;
+    iv->timer.slot = 0;
+    iv->timer.waker = (wa_waker){NULL, NULL};
+    iv->period = period ? period : 1;
+    iv->next = 0;
+}
+
+wa_future *wa_interval_tick(wa_interval *iv) { return &iv->fut; }
+
+void wa_interval_drop(wa_interval *iv)
+{
+    if (iv->timer.rt)
+        wa_timer_disarm_(&iv->timer);
+    iv->timer.rt = NULL;
+}

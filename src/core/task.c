@@ -1,0 +1,268 @@
+/* Tasks: allocation, reference counting, the task waker, completion,
+ * cancellation and join handles. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+static inline uint32_t wa_task_state(const wa_task *t) { return t->word & WA_STATE_MASK; }
+static inline void wa_task_set(wa_task *t, uint32_t bits) { t->word |= bits; }
+static inline void wa_task_clear(wa_task *t, uint32_t bits) { t->word &= ~bits; }
+
+static inline void wa_task_ref(wa_task *t)
+{
+    if (t->word >= UINT32_MAX - WA_REF_ONE) {
+        fprintf(stderr, "wasync: task reference count overflow\n");
+        abort();
+    }
+    t->word += WA_REF_ONE;
+}
+
+void wa_task_unref_(wa_task *t)
+{
+    t->word -= WA_REF_ONE;
+    if (t->word < WA_REF_ONE)
+        wa_slab_free(t->rt->slab, t, t->size);
+}
+
+/* Queues t once, however often it is woken; a finished task is not queued. */
+static void wa_task_schedule(wa_task *t)
+{
+    if (t->word & (WA_T_QUEUED | WA_T_DONE))
+        return;
+    wa_rt *rt = t->rt;
+    t->word += WA_T_QUEUED + WA_REF_ONE;
+    t->next = NULL;
+    if (rt->tail)
+        rt->tail->next = t;
+    else
+        rt->head = t;
+    rt->tail = t;
+    rt->queued++;
+}
+
+static const wa_waker_vt wa_task_waker_vt;
+
+static wa_waker wa_task_waker_clone(void *p)
+{
+    wa_task_ref(p);
+    return (wa_waker){p, &wa_task_waker_vt};
+}
+
+static void wa_task_waker_wake(void *p)
+{
+    wa_task_schedule(p);
+    wa_task_unref_(p);
+}
+
+static void wa_task_waker_wake_by_ref(void *p) { wa_task_schedule(p); }
+
+static void wa_task_waker_drop(void *p) { wa_task_unref_(p); }
+
+static const wa_waker_vt wa_task_waker_vt = {
+    wa_task_waker_clone, wa_task_waker_wake, wa_task_waker_wake_by_ref, wa_task_waker_drop};
+
+static const wa_future_vt wa_join_vt;
+
+int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size, wa_join *join)
+{
+    size_t total = sizeof(wa_task) + size;
+    wa_task *t = wa_slab_alloc(rt->slab, total);
+    if (!t)
+        return WA_ENOMEM;
+    t->rt = rt;
+    t->scope = scope;
+    t->joiner = NULL;
+    t->word = WA_REF_ONE; /* alive */
+    t->status = WA_PENDING;
+    t->id = ++rt->next_id;
+    t->size = (uint32_t)total;
+    memcpy(wa_task_future(t), fut, size);
+    wa_list_push_(scope ? &scope->children : &rt->roots, t);
+    rt->live++;
+    rt->spawned++;
+    if (join) {
+        t->word += WA_REF_ONE;
+        join->fut.vt = &wa_join_vt;
+        join->task = t;
+        join->waker = (wa_waker){NULL, NULL};
+    }
+    wa_task_schedule(t);
+    return 0;
+}
+
+/* The task finished (status rc) or was hard-dropped (WA_ECANCELED). */
+static void wa_task_complete(wa_task *t, int rc)
+{
+    wa_rt *rt = t->rt;
+    t->status = rc;
+    wa_task_set(t, WA_T_DONE);
+    rt->live--;
+    wa_drop(wa_task_future(t));
+    if (t->scope) {
+        wa_list_remove_(&t->scope->children, t);
+        wa_scope_child_done_(t->scope, t);
+    } else {
+        wa_list_remove_(&rt->roots, t);
+    }
+    if (t->joiner) {
+        wa_join *j = t->joiner;
+        t->joiner = NULL;
+        wa_waker_wake(&j->waker);
+    }
+    wa_task_unref_(t); /* alive */
+}
+
+void wa_task_run_(wa_rt *rt, wa_task *t)
+{
+    uint32_t st = wa_task_state(t);
+    wa_task_clear(t, WA_T_QUEUED);
+    if (st & WA_T_DONE)
+        goto out;
+    if ((st & (WA_T_CANCEL | WA_T_STARTED)) == WA_T_CANCEL) {
+        wa_task_complete(t, WA_ECANCELED); /* never started: nothing to clean up */
+        goto out;
+    }
+    wa_task_set(t, WA_T_RUNNING | WA_T_STARTED);
+    wa_task_clear(t, WA_T_CLAIMED);
+    wa_cx cx = {{t, &wa_task_waker_vt}, rt, t, 0};
+    rt->budget = 128;
+    rt->polls++;
+    wa_future *f = wa_task_future(t);
+    int rc = f->vt->poll(f, &cx);
+    wa_task_clear(t, WA_T_RUNNING);
+    if (rc != WA_PENDING)
+        wa_task_complete(t, rc);
+    else if ((t->word & WA_T_ABORT) || (t->word & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL)
+        wa_task_complete(t, WA_ECANCELED); /* nobody took the request: hard drop */
+out:
+    wa_task_unref_(t); /* the queue's */
+}
+
+void wa_task_abort_(wa_task *t)
+{
+    uint32_t st = wa_task_state(t);
+    if (st & WA_T_DONE)
+        return;
+    if (st & WA_T_RUNNING) {
+        wa_task_set(t, WA_T_ABORT);
+        return;
+    }
+    wa_task_complete(t, WA_ECANCELED);
+}
+
+void wa_task_cancel_(wa_task *t)
+{
+    if (t->word & (WA_T_DONE | WA_T_CANCEL))
+        return;
+    wa_task_set(t, WA_T_CANCEL);
+    wa_task_schedule(t);
+}
+
+/* cooperation hooks used by futures (future.h) */
+
+bool wa_coop_proceed(wa_cx *cx)
+{
+    if (!cx->task || cx->rt->budget > 0) { /* polls by hand have no budget */
+        cx->rt->budget -= cx->task != NULL;
+        return true;
+    }
+    wa_waker_wake_by_ref(&cx->waker);
+    return false;
+}
+
+bool wa_cancel_requested(const wa_cx *cx)
+{
+    return cx->task && cx->shield == 0 &&
+           (cx->task->word & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL;
+}
+
+void wa_cancel_claim(wa_cx *cx)
+{
+    if (cx->task)
+        wa_task_set(cx->task, WA_T_CLAIMED);
+}
+
+/* Join handles. */
+
+static int wa_join_poll(wa_future *f, wa_cx *cx)
+{
+    wa_join *j = (wa_join *)f;
+    wa_task *t = j->task;
+    if (!t)
+        return wa_misuse(WA_EMISUSE, "poll of a dropped join handle");
+    if (t->word & WA_T_DONE)
+        return t->status;
+    wa_waker_store(&j->waker, cx);
+    t->joiner = j;
+    return WA_PENDING;
+}
+
+static void wa_join_drop_vt(wa_future *f) { wa_join_drop((wa_join *)f); }
+
+static const wa_future_vt wa_join_vt = {wa_join_poll, wa_join_drop_vt, "join"};
+
+int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
+{
+    return wa_task_spawn_(rt, NULL, fut, size, join);
+}
+
+bool wa_join_done(const wa_join *j) { return j->task && (j->task->word & WA_T_DONE); }
+
+wa_future *wa_join_output(const wa_join *j)
+{
+    return wa_join_done(j) ? wa_task_future(j->task) : NULL;
+}
+
+int wa_join_status(const wa_join *j) { return wa_join_done(j) ? j->task->status : WA_PENDING; }
+
+int wa_join_cancel(wa_join *j)
+{
+    if (!j->task)
+        return wa_misuse(WA_ESTALE, "cancel through a dropped join handle");
+    wa_task_cancel_(j->task);
+    return 0;
+}
+
+int wa_join_abort(wa_join *j)
+{
+    if (!j->task)
+        return wa_misuse(WA_ESTALE, "abort through a dropped join handle");
+    wa_task_abort_(j->task);
+    return 0;
+}
+
+int wa_join_drop(wa_join *j)
+{
+    wa_task *t = j->task;
+    if (!t)
+        return wa_misuse(WA_EMISUSE, "double drop of a join handle");
+    j->task = NULL;
+    if (t->joiner == j)
+        t->joiner = NULL;
+    wa_waker_drop(&j->waker);
+    wa_task_unref_(t);
+    return 0;
+}
+
+/* The callback style: a future that calls fn(arg, cx). */
+typedef struct wa_fn_future {
+    wa_future fut;
+    wa_task_fn fn;
+    void *arg;
+} wa_fn_future;
+
+static int wa_fn_poll(wa_future *f, wa_cx *cx)
+{
+    wa_fn_future *ff = (wa_fn_future *)f;
+    return ff->fn(ff->arg, cx);
+}
+
+static const wa_future_vt wa_fn_vt = {wa_fn_poll, NULL, "fn"};
+
+int wa_spawn_fn(wa_rt *rt, wa_task_fn fn, void *arg, wa_join *join)
+{
+    wa_fn_future ff = {{&wa_fn_vt}, fn, arg};
+    return wa_spawn(rt, &ff.fut, sizeof ff, join);
+}

@@ -1,0 +1,77 @@
+/* Internal: the intrusive FIFO of waiters shared by every sync primitive. */
+#ifndef WASYNC_SYNC_WAITQ_H
+#define WASYNC_SYNC_WAITQ_H
+
+#include "wasync/sync.h"
+
+enum {
+    WA_W_IDLE = 0,    /* not queued, nothing handed over */
+    WA_W_QUEUED,      /* waiting in a queue */
+    WA_W_GRANTED,     /* dequeued and woken: owns a turn (or permits) */
+    WA_W_DONE,        /* completed; nothing left to release */
+};
+
+static inline void wa_waiter_init(wa_waiter *w, size_t n)
+{
+    w->prev = w->next = NULL;
+    w->waker = (wa_waker){NULL, NULL};
+    w->n = n;
+    w->state = WA_W_IDLE;
+}
+
+/* Queues w at the tail with a clone of cx's waker. */
+static inline void wa_waitq_push(wa_waitq *q, wa_waiter *w, const wa_cx *cx)
+{
+    wa_waker_store(&w->waker, cx);
+    w->state = WA_W_QUEUED;
+    w->next = NULL;
+    w->prev = q->tail;
+    if (q->tail)
+        q->tail->next = w;
+    else
+        q->head = w;
+    q->tail = w;
+}
+
+static inline void wa_waitq_remove(wa_waitq *q, wa_waiter *w)
+{
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        q->head = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    else
+        q->tail = w->prev;
+    w->prev = w->next = NULL;
+}
+
+/* Dequeues the head and wakes it: it now owns a turn. */
+static inline void wa_waitq_grant_head(wa_waitq *q)
+{
+    wa_waiter *w = q->head;
+    wa_waitq_remove(q, w);
+    w->state = WA_W_GRANTED;
+    wa_waker_wake(&w->waker);
+}
+
+/* Wakes every waiter (each owns a turn). */
+static inline void wa_waitq_grant_all(wa_waitq *q)
+{
+    while (q->head)
+        wa_waitq_grant_head(q);
+}
+
+/* Takes w out of its queue if it is waiting; drops its waker. Returns the
+ * state it had, so the caller can pass on a turn it owned. */
+static inline int wa_waiter_cancel(wa_waitq *q, wa_waiter *w)
+{
+    int st = w->state;
+    if (st == WA_W_QUEUED)
+        wa_waitq_remove(q, w);
+    wa_waker_drop(&w->waker);
+    w->state = WA_W_DONE;
+    return st;
+}
+
+#endif

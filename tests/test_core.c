@@ -1,0 +1,534 @@
+/* Core: tasks, wakers, join handles, ticks, coop budget, cancellation,
+ * deadlock detection and misuse. */
+#include <stdlib.h>
+
+#include "check.h"
+
+/* A future that never completes and counts its drops. */
+typedef struct never {
+    wa_future fut;
+    int *drops;
+} never;
+
+static int never_poll(wa_future *f, wa_cx *cx)
+{
+    (void)f;
+    (void)cx;
+    return WA_PENDING;
+}
+static void never_drop(wa_future *f) { (*((never *)f)->drops)++; }
+static const wa_future_vt never_vt = {never_poll, never_drop, "never"};
+
+/* A coroutine that returns its index after one yield. */
+typedef struct indexed {
+    WA_CORO;
+    int index, out;
+} indexed;
+
+static int indexed_poll(wa_future *f, wa_cx *cx)
+{
+    indexed *t = (indexed *)f;
+    WA_BEGIN(t, cx);
+    WA_YIELD();
+    t->out = t->index * 10;
+    WA_END();
+}
+static const wa_future_vt indexed_vt = {indexed_poll, wa_coro_drop, "indexed"};
+
+/* Spawns N children, awaits each handle in order and sums the outputs. */
+typedef struct summer {
+    WA_CORO;
+    wa_join jh[8];
+    int i, n;
+    long sum;
+} summer;
+
+static int summer_poll(wa_future *f, wa_cx *cx)
+{
+    summer *t = (summer *)f;
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->n; t->i++) {
+        indexed c;
+        wa_coro_init(&c.wa, &indexed_vt);
+        c.index = t->i;
+        if (wa_spawn_of(cx->rt, &c, &t->jh[t->i]) != 0)
+            WA_RETURN(WA_ENOMEM);
+    }
+    for (t->i = 0; t->i < t->n; t->i++) {
+        WA_AWAIT(&t->jh[t->i].fut);
+        if (WA_STATUS != 0)
+            WA_RETURN(WA_STATUS);
+        t->sum += ((indexed *)wa_join_output(&t->jh[t->i]))->out;
+    }
+    WA_END();
+}
+static const wa_future_vt summer_vt = {summer_poll, wa_coro_drop, "summer"};
+
+static void test_spawn_join(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    summer s = {.n = 8};
+    wa_coro_init(&s.wa, &summer_vt);
+    CHECK_EQ(wa_block_on(rt, &s.wa.fut), 0);
+    CHECK_EQ(s.sum, 10 * (0 + 1 + 2 + 3 + 4 + 5 + 6 + 7));
+    wa_rt_stats st;
+    wa_rt_stats_get(rt, &st);
+    CHECK_EQ(st.spawned, 9);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Wakes its own waker three times per poll, for polls_left polls. */
+typedef struct waker3 {
+    wa_future fut;
+    int polls;
+    int left;
+} waker3;
+
+static int waker3_poll(wa_future *f, wa_cx *cx)
+{
+    waker3 *w = (waker3 *)f;
+    w->polls++;
+    if (--w->left == 0)
+        return WA_READY;
+    for (int i = 0; i < 3; i++)
+        wa_waker_wake_by_ref(&cx->waker);
+    return WA_PENDING;
+}
+static const wa_future_vt waker3_vt = {waker3_poll, NULL, "waker3"};
+
+static void test_dedup_fair_ticks(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    waker3 a = {{&waker3_vt}, 0, 5}, b = {{&waker3_vt}, 0, 5};
+    wa_join ja, jb;
+    wa_spawn_of(rt, &a, &ja);
+    wa_spawn_of(rt, &b, &jb);
+    /* Each tick polls each task once, however often it woke itself. */
+    for (int tick = 1; tick <= 4; tick++) {
+        CHECK_EQ(wa_rt_tick(rt, NULL), 2);
+        wa_rt_stats st;
+        wa_rt_stats_get(rt, &st);
+        CHECK_EQ(st.polls, 2 * tick);
+    }
+    CHECK_EQ(wa_rt_tick(rt, NULL), 0);
+    CHECK(wa_join_done(&ja) && wa_join_done(&jb));
+    CHECK_EQ(((waker3 *)wa_join_output(&ja))->polls, 5);
+    wa_join_drop(&ja);
+    wa_join_drop(&jb);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Keeps a clone of its waker in *out, finishes on its second poll. */
+typedef struct keeper {
+    wa_future fut;
+    wa_waker *out;
+    int polls;
+} keeper;
+
+static int keeper_poll(wa_future *f, wa_cx *cx)
+{
+    keeper *k = (keeper *)f;
+    if (k->polls++ == 0) {
+        *k->out = wa_waker_clone(&cx->waker);
+        wa_waker_wake_by_ref(&cx->waker);
+        return WA_PENDING;
+    }
+    return WA_READY;
+}
+static const wa_future_vt keeper_vt = {keeper_poll, NULL, "keeper"};
+
+static void test_wake_finished_is_noop(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_waker w = {0};
+    keeper k = {{&keeper_vt}, &w, 0};
+    CHECK_EQ(wa_spawn_of(rt, &k, NULL), 0);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    wa_rt_stats st;
+    wa_rt_stats_get(rt, &st);
+    CHECK_EQ(st.tasks, 0);
+    uint64_t polls = st.polls;
+    wa_waker_wake_by_ref(&w); /* the task is done: nothing is queued */
+    CHECK_EQ(wa_rt_tick(rt, NULL), 0);
+    wa_rt_stats_get(rt, &st);
+    CHECK_EQ(st.polls, polls);
+    wa_waker_wake(&w); /* consumes the last reference: frees the task */
+    CHECK(w.vt == NULL);
+    wa_rt_free(rt);
+}
+
+static int fn_calls;
+static int fn_task(void *arg, wa_cx *cx)
+{
+    int *left = arg;
+    fn_calls++;
+    if (--*left == 0)
+        return WA_READY;
+    wa_waker_wake_by_ref(&cx->waker);
+    return WA_PENDING;
+}
+
+static void test_spawn_fn(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    int left = 3;
+    wa_join j;
+    CHECK_EQ(wa_spawn_fn(rt, fn_task, &left, &j), 0);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(fn_calls, 3);
+    CHECK_EQ(wa_join_status(&j), 0);
+    wa_join_drop(&j);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Yields forever. */
+typedef struct spinner {
+    WA_CORO;
+    long spins;
+} spinner;
+
+static int spinner_poll(wa_future *f, wa_cx *cx)
+{
+    spinner *t = (spinner *)f;
+    WA_BEGIN(t, cx);
+    for (;;) {
+        t->spins++;
+        WA_YIELD();
+    }
+    WA_END();
+}
+static const wa_future_vt spinner_vt = {spinner_poll, wa_coro_drop, "spinner"};
+
+/* Sleeps, on real time. */
+typedef struct sleeper {
+    WA_CORO;
+    wa_sleep s;
+    uint64_t ns;
+} sleeper;
+
+static int sleeper_poll(wa_future *f, wa_cx *cx)
+{
+    sleeper *t = (sleeper *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_sleep_init(&t->s, t->ns));
+    WA_END();
+}
+static const wa_future_vt sleeper_vt = {sleeper_poll, wa_coro_drop, "sleeper"};
+
+static void test_no_starvation_by_spinner(void)
+{
+    wa_rt *rt = NULL;
+    CHECK_EQ(wa_rt_new(&rt, NULL), 0); /* real clock */
+    spinner sp;
+    wa_coro_init(&sp.wa, &spinner_vt);
+    sp.spins = 0;
+    wa_join js;
+    wa_spawn_of(rt, &sp, &js);
+    sleeper sl;
+    wa_coro_init(&sl.wa, &sleeper_vt);
+    sl.ns = WA_MS(20);
+    uint64_t t0 = wa_now(rt);
+    CHECK_EQ(wa_block_on(rt, &sl.wa.fut), 0);
+    uint64_t took = wa_now(rt) - t0;
+    CHECK(took >= WA_MS(20));
+    CHECK(took < WA_MS(500));
+    CHECK_EQ(wa_join_abort(&js), 0);
+    CHECK_EQ(wa_join_status(&js), WA_ECANCELED);
+    wa_join_drop(&js);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Receives everything from an always-full channel without ever waiting. */
+typedef struct drainer {
+    WA_CORO;
+    wa_rx rx;
+    wa_recv r;
+    int v, got;
+    int *other_polls;
+    int other_seen_at; /* how many we had received when the other first ran */
+} drainer;
+
+static int drainer_poll(wa_future *f, wa_cx *cx)
+{
+    drainer *t = (drainer *)f;
+    WA_BEGIN(t, cx);
+    for (;;) {
+        WA_AWAIT(wa_recv_init(&t->r, &t->rx, &t->v));
+        if (WA_STATUS != 0)
+            break;
+        if (*t->other_polls && t->other_seen_at < 0)
+            t->other_seen_at = t->got;
+        t->got++;
+    }
+    wa_rx_drop(&t->rx);
+    WA_END();
+}
+static const wa_future_vt drainer_vt = {drainer_poll, wa_coro_drop, "drainer"};
+
+/* Counts its polls in *arg and stays runnable forever. */
+static int busy_task(void *arg, wa_cx *cx)
+{
+    (*(int *)arg)++;
+    wa_waker_wake_by_ref(&cx->waker);
+    return WA_PENDING;
+}
+
+static void test_coop_budget(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    drainer d;
+    wa_coro_init(&d.wa, &drainer_vt);
+    CHECK_EQ(wa_mpsc_new(1000, sizeof(int), &tx, &d.rx), 0);
+    for (int i = 0; i < 1000; i++)
+        CHECK_EQ(wa_try_send(&tx, &i), 0);
+    wa_tx_drop(&tx);
+    int other = 0;
+    d.got = 0;
+    d.other_polls = &other;
+    d.other_seen_at = -1;
+    wa_join jd, jo;
+    wa_spawn_of(rt, &d, &jd);
+    wa_spawn_fn(rt, busy_task, &other, &jo);
+    for (int i = 0; i < 50 && !wa_join_done(&jd); i++)
+        wa_rt_tick(rt, NULL);
+    CHECK(wa_join_done(&jd));
+    drainer *out = (drainer *)wa_join_output(&jd);
+    CHECK_EQ(out->got, 1000);
+    /* Every receive was ready at once, yet the drainer yielded when its
+     * budget ran out and the other task ran long before the end. */
+    CHECK(out->other_seen_at > 0 && out->other_seen_at <= 200);
+    CHECK(other >= 1000 / 200);
+    wa_join_abort(&jo);
+    wa_join_drop(&jo);
+    wa_join_drop(&jd);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Cooperative cancellation with async cleanup, nested two deep. */
+static char trail[64];
+static void mark(char c)
+{
+    size_t n = strlen(trail);
+    trail[n] = c;
+    trail[n + 1] = 0;
+}
+
+typedef struct inner_c {
+    WA_CORO;
+    wa_sleep s;
+} inner_c;
+
+static int inner_poll(wa_future *f, wa_cx *cx)
+{
+    inner_c *t = (inner_c *)f;
+    WA_BEGIN(t, cx);
+    mark('i');
+    WA_AWAIT(wa_sleep_init(&t->s, WA_SEC(100)));
+    mark('X'); /* never: cancelled while sleeping */
+    WA_ON_CANCEL();
+    mark('c');
+    WA_AWAIT(wa_sleep_init(&t->s, WA_MS(5))); /* async cleanup, shielded */
+    mark('C');
+    WA_END();
+}
+static const wa_future_vt inner_vt = {inner_poll, wa_coro_drop, "inner"};
+
+typedef struct outer_c {
+    WA_CORO;
+    inner_c in;
+    wa_sleep s;
+} outer_c;
+
+static int outer_poll(wa_future *f, wa_cx *cx)
+{
+    outer_c *t = (outer_c *)f;
+    WA_BEGIN(t, cx);
+    mark('o');
+    WA_AWAIT(wa_coro_init(&t->in.wa, &inner_vt));
+    mark('Y'); /* never */
+    WA_ON_CANCEL();
+    mark('d');
+    WA_AWAIT(wa_sleep_init(&t->s, WA_MS(1)));
+    mark('D');
+    WA_END();
+}
+static const wa_future_vt outer_vt = {outer_poll, wa_coro_drop, "outer"};
+
+static void test_cancel_cooperative_nested(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    trail[0] = 0;
+    outer_c o;
+    wa_coro_init(&o.wa, &outer_vt);
+    wa_join j;
+    wa_spawn_of(rt, &o, &j);
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "oi") == 0);
+    CHECK_EQ(wa_join_cancel(&j), 0);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK(strcmp(trail, "oicCdD") == 0);
+    CHECK_EQ(wa_join_status(&j), WA_ECANCELED);
+    CHECK_EQ(wa_now(rt), WA_MS(6)); /* both cleanups ran to the end, in order */
+    wa_join_drop(&j);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+static void test_cancel_hard_fallback_and_abort(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    int drops = 0;
+    never n1 = {{&never_vt}, &drops}, n2 = {{&never_vt}, &drops}, n3 = {{&never_vt}, &drops};
+    wa_join j1, j2, j3;
+    wa_spawn_of(rt, &n1, &j1);
+    wa_spawn_of(rt, &n2, &j2);
+    wa_spawn_of(rt, &n3, &j3);
+    wa_rt_tick(rt, NULL);
+    /* A plain future cannot take the request: it is hard-dropped. */
+    wa_join_cancel(&j1);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(drops, 1);
+    CHECK_EQ(wa_join_status(&j1), WA_ECANCELED);
+    /* abort drops at once */
+    wa_join_abort(&j2);
+    CHECK_EQ(drops, 2);
+    CHECK_EQ(wa_join_status(&j2), WA_ECANCELED);
+    /* cancel before the first poll: dropped without being polled */
+    never n4 = {{&never_vt}, &drops};
+    wa_join j4;
+    wa_spawn_of(rt, &n4, &j4);
+    wa_join_cancel(&j4);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(drops, 3);
+    wa_join_drop(&j1);
+    wa_join_drop(&j2);
+    wa_join_drop(&j4);
+    /* a detached task is dropped with the runtime */
+    wa_join_drop(&j3);
+    wa_rt_free(rt);
+    CHECK_EQ(drops, 4);
+}
+
+/* Receives from a channel whose sender nobody will ever use. */
+typedef struct stuck {
+    WA_CORO;
+    wa_rx rx;
+    wa_recv r;
+    int v;
+} stuck;
+
+static int stuck_poll(wa_future *f, wa_cx *cx)
+{
+    stuck *t = (stuck *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_recv_init(&t->r, &t->rx, &t->v));
+    WA_END();
+}
+static const wa_future_vt stuck_vt = {stuck_poll, wa_coro_drop, "stuck"};
+
+static char report[1024];
+static void capture(void *arg, const char *text)
+{
+    (void)arg;
+    snprintf(report, sizeof report, "%s", text);
+}
+
+static void test_deadlock_detected(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_rt_set_report(rt, capture, NULL);
+    wa_tx tx;
+    stuck s;
+    wa_coro_init(&s.wa, &stuck_vt);
+    wa_mpsc_new(1, sizeof(int), &tx, &s.rx);
+    int drops = 0;
+    never n = {{&never_vt}, &drops};
+    wa_spawn_of(rt, &n, NULL);
+    CHECK_EQ(wa_block_on(rt, &s.wa.fut), WA_EDEADLK);
+    CHECK(strstr(report, "deadlock") != NULL);
+    CHECK(strstr(report, "\"block_on\"") != NULL);
+    CHECK(strstr(report, "\"never\"") != NULL);
+    wa_tx_drop(&tx);
+    wa_rx_drop(&s.rx);
+    wa_rt_free(rt);
+    CHECK_EQ(drops, 1);
+    /* with the real backend too: nothing registered, no timer */
+    CHECK_EQ(wa_rt_new(&rt, NULL), 0);
+    wa_rt_set_report(rt, capture, NULL);
+    never n2 = {{&never_vt}, &drops};
+    CHECK_EQ(wa_block_on(rt, &n2.fut), WA_EDEADLK);
+    CHECK_EQ(drops, 2);
+    wa_rt_free(rt);
+}
+
+static void test_tick_reports_deadline(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    sleeper sl;
+    wa_coro_init(&sl.wa, &sleeper_vt);
+    sl.ns = WA_MS(7);
+    wa_join j;
+    wa_spawn_of(rt, &sl, &j);
+    uint64_t deadline = 0;
+    CHECK_EQ(wa_rt_tick(rt, &deadline), 0);
+    CHECK_EQ(deadline, WA_MS(7));
+    wa_sim_advance(wa_rt_backend(rt), WA_MS(7));
+    /* due timers fire at the start of a tick and their tasks run in it */
+    CHECK_EQ(wa_rt_tick(rt, &deadline), 0);
+    CHECK_EQ(deadline, WA_NEVER);
+    CHECK(wa_join_done(&j));
+    wa_join_drop(&j);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+static void test_misuse_detected(void)
+{
+    check_catch_misuse();
+    wa_rt *rt = check_sim_rt(0);
+    int drops = 0;
+    never n = {{&never_vt}, &drops};
+    wa_join j;
+    wa_spawn_of(rt, &n, &j);
+    int before = check_misuses;
+    CHECK_EQ(wa_join_drop(&j), 0);
+    CHECK_EQ(wa_join_drop(&j), WA_EMISUSE); /* double drop */
+    CHECK_EQ(wa_join_cancel(&j), WA_ESTALE); /* stale handle */
+    CHECK_EQ(check_misuses, before + 2);
+    /* polling a finished coroutine */
+    sleeper sl;
+    wa_coro_init(&sl.wa, &sleeper_vt);
+    sl.ns = 0;
+    wa_cx cx = {WA_NOOP_WAKER, rt, NULL, 0};
+    CHECK_EQ(wa_poll(&sl.wa.fut, &cx), 0);
+    CHECK_EQ(wa_poll(&sl.wa.fut, &cx), WA_EMISUSE);
+    CHECK_EQ(check_misuses, before + 3);
+    /* double drop of channel ends */
+    wa_tx tx;
+    wa_rx rx;
+    wa_mpsc_new(1, 1, &tx, &rx);
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_EQ(wa_tx_drop(&tx), WA_EMISUSE);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    CHECK_EQ(check_misuses, before + 4);
+    CHECK(strcmp(wa_strerror(WA_EDEADLK), "deadlock: pending with nothing left to wake it") == 0);
+    CHECK(strcmp(wa_strerror(12345), "unknown error") == 0);
+    wa_rt_free(rt);
+    CHECK_EQ(drops, 1);
+    wa_set_misuse_hook(NULL);
+}
+
+int main(void)
+{
+    RUN(test_spawn_join);
+    RUN(test_dedup_fair_ticks);
+    RUN(test_wake_finished_is_noop);
+    RUN(test_spawn_fn);
+    RUN(test_no_starvation_by_spinner);
+    RUN(test_coop_budget);
+    RUN(test_cancel_cooperative_nested);
+    RUN(test_cancel_hard_fallback_and_abort);
+    RUN(test_deadlock_detected);
+    RUN(test_tick_reports_deadline);
+    RUN(test_misuse_detected);
+    return check_finish();
+}
