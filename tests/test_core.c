@@ -2,22 +2,7 @@
  * deadlock detection and misuse. */
 #include <stdlib.h>
 
-#include "check.h"
-
-/* A future that never completes and counts its drops. */
-typedef struct never {
-    wa_future fut;
-    int *drops;
-} never;
-
-static int never_poll(wa_future *f, wa_cx *cx)
-{
-    (void)f;
-    (void)cx;
-    return WA_PENDING;
-}
-static void never_drop(wa_future *f) { (*((never *)f)->drops)++; }
-static const wa_future_vt never_vt = {never_poll, never_drop, "never"};
+#include "futures.h"
 
 /* A coroutine that returns its index after one yield. */
 typedef struct indexed {
@@ -199,22 +184,6 @@ static int spinner_poll(wa_future *f, wa_cx *cx)
 }
 static const wa_future_vt spinner_vt = {spinner_poll, wa_coro_drop, "spinner"};
 
-/* Sleeps, on real time. */
-typedef struct sleeper {
-    WA_CORO;
-    wa_sleep s;
-    uint64_t ns;
-} sleeper;
-
-static int sleeper_poll(wa_future *f, wa_cx *cx)
-{
-    sleeper *t = (sleeper *)f;
-    WA_BEGIN(t, cx);
-    WA_AWAIT(wa_sleep_init(&t->s, t->ns));
-    WA_END();
-}
-static const wa_future_vt sleeper_vt = {sleeper_poll, wa_coro_drop, "sleeper"};
-
 static void test_no_starvation_by_spinner(void)
 {
     wa_rt *rt = NULL;
@@ -225,8 +194,7 @@ static void test_no_starvation_by_spinner(void)
     wa_join js;
     wa_spawn_of(rt, &sp, &js);
     sleeper sl;
-    wa_coro_init(&sl.wa, &sleeper_vt);
-    sl.ns = WA_MS(20);
+    sleeper_init(&sl, WA_MS(20), 0);
     uint64_t t0 = wa_now(rt);
     CHECK_EQ(wa_block_on(rt, &sl.wa.fut), 0);
     uint64_t took = wa_now(rt) - t0;
@@ -465,8 +433,7 @@ static void test_tick_reports_deadline(void)
 {
     wa_rt *rt = check_sim_rt(0);
     sleeper sl;
-    wa_coro_init(&sl.wa, &sleeper_vt);
-    sl.ns = WA_MS(7);
+    sleeper_init(&sl, WA_MS(7), 0);
     wa_join j;
     wa_spawn_of(rt, &sl, &j);
     uint64_t deadline = 0;
@@ -496,8 +463,7 @@ static void test_misuse_detected(void)
     CHECK_EQ(check_misuses, before + 2);
     /* polling a finished coroutine */
     sleeper sl;
-    wa_coro_init(&sl.wa, &sleeper_vt);
-    sl.ns = 0;
+    sleeper_init(&sl, 0, 0);
     wa_cx cx = {WA_NOOP_WAKER, rt, NULL, 0};
     CHECK_EQ(wa_poll(&sl.wa.fut, &cx), 0);
     CHECK_EQ(wa_poll(&sl.wa.fut, &cx), WA_EMISUSE);

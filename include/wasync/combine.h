@@ -65,7 +65,10 @@ wa_future *wa_combo_new(wa_combo *c, int mode, size_t n, wa_future *const *futs)
     }
 
 #define WA_COMBO_ARGS_(...) (wa_future *const[]){__VA_ARGS__}
-#define WA_COMBO_N_(...) (sizeof(WA_COMBO_ARGS_(__VA_ARGS__)) / sizeof(wa_future *))
+/* The number of arguments (1 to 16), as a constant. */
+#define WA_COMBO_N_(...) \
+    WA_COMBO_N16_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define WA_COMBO_N16_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, ...) n
 #define WA_COMBO_(j, mode, ...)                                                  \
     ((void)sizeof(struct {                                                       \
          _Static_assert(WA_COMBO_N_(__VA_ARGS__) <= sizeof((j)->br) / sizeof((j)->br[0]), \

@@ -56,8 +56,9 @@ typedef struct wa_timeout {
 wa_future *wa_timeout_init(wa_timeout *t, wa_future *inner, uint64_t ns);
 
 /* A periodic clock. Await wa_interval_tick(iv) for each tick: the first is
- * ready at once, then one every period. Ticks missed while the owner was
- * busy are skipped, keeping the phase. Drop with wa_interval_drop. */
+ * ready at once, then one every period. When the owner was busy past a
+ * tick, one late tick is ready at once and the next keeps the phase (missed
+ * ticks are not replayed). Drop with wa_interval_drop. */
 typedef struct wa_interval {
     wa_future fut; /* the tick future */
     wa_timer timer;

@@ -1,0 +1,234 @@
+/* Scopes: completion, error propagation (fail-fast or not), cooperative
+ * cancellation down the tree with async cleanup, hard drop. */
+#include "futures.h"
+
+static char trail[128];
+static void mark(char c)
+{
+    size_t n = strlen(trail);
+    trail[n] = c;
+    trail[n + 1] = 0;
+}
+
+/* A child that sleeps ms then returns rc; on cancellation it marks 'c',
+ * awaits a 2 ms cleanup and marks 'C'. Its drop marks 'x'. */
+typedef struct child {
+    WA_CORO;
+    wa_sleep s;
+    uint64_t ms;
+    int rc;
+    char name;
+} child;
+
+static int child_poll(wa_future *f, wa_cx *cx)
+{
+    child *t = (child *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_sleep_init(&t->s, WA_MS(t->ms)));
+    mark(t->name);
+    WA_RETURN(t->rc);
+    WA_ON_CANCEL();
+    mark('c');
+    WA_AWAIT(wa_sleep_init(&t->s, WA_MS(2)));
+    mark('C');
+    WA_END();
+}
+static void child_drop(wa_future *f)
+{
+    mark('x');
+    wa_coro_drop(f);
+}
+static const wa_future_vt child_vt = {child_poll, child_drop, "child"};
+
+static int spawn_child(wa_scope *s, uint64_t ms, int rc, char name)
+{
+    child c;
+    wa_coro_init(&c.wa, &child_vt);
+    c.ms = ms;
+    c.rc = rc;
+    c.name = name;
+    return wa_scope_spawn_of(s, &c, NULL);
+}
+
+/* A parent that runs three children in a scope. */
+typedef struct parent {
+    WA_CORO;
+    wa_scope scope;
+    unsigned flags;
+    uint64_t ms[3];
+    int rc[3];
+    int status;
+} parent;
+
+static int parent_poll(wa_future *f, wa_cx *cx)
+{
+    parent *t = (parent *)f;
+    WA_BEGIN(t, cx);
+    wa_scope_init(&t->scope, cx->rt, t->flags);
+    for (int i = 0; i < 3; i++)
+        spawn_child(&t->scope, t->ms[i], t->rc[i], (char)('a' + i));
+    WA_AWAIT(wa_scope_wait(&t->scope));
+    t->status = WA_STATUS;
+    mark('P');
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt parent_vt = {parent_poll, wa_coro_drop, "parent"};
+
+static int run_parent(unsigned flags, int rc1, uint64_t *end)
+{
+    wa_rt *rt = check_sim_rt(0);
+    trail[0] = 0;
+    parent p = {.flags = flags, .ms = {10, 3, 20}, .rc = {0, rc1, 0}};
+    wa_coro_init(&p.wa, &parent_vt);
+    int rc = wa_block_on(rt, &p.wa.fut);
+    *end = wa_now(rt);
+    CHECK_RT_EMPTY_FREE(rt);
+    return rc;
+}
+
+static void test_scope_waits_for_all(void)
+{
+    uint64_t end;
+    CHECK_EQ(run_parent(WA_SCOPE_FAIL_FAST, 0, &end), 0);
+    CHECK_EQ(end, WA_MS(20));
+    CHECK(strcmp(trail, "bxaxcxP") == 0);
+}
+
+static void test_error_cancels_siblings(void)
+{
+    uint64_t end;
+    CHECK_EQ(run_parent(WA_SCOPE_FAIL_FAST, WA_EIO, &end), WA_EIO);
+    /* b fails at 3 ms; a and c are cancelled, clean up for 2 ms */
+    CHECK_EQ(end, WA_MS(5));
+    CHECK(strcmp(trail, "bxccCxCxP") == 0);
+}
+
+static void test_error_without_fail_fast(void)
+{
+    uint64_t end;
+    CHECK_EQ(run_parent(0, WA_EIO, &end), WA_EIO);
+    CHECK_EQ(end, WA_MS(20));
+    CHECK(strcmp(trail, "bxaxcxP") == 0);
+}
+
+static void test_cancel_propagates_down(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    trail[0] = 0;
+    parent p = {.flags = WA_SCOPE_FAIL_FAST, .ms = {10, 30, 20}};
+    wa_coro_init(&p.wa, &parent_vt);
+    wa_join j;
+    wa_spawn_of(rt, &p, &j);
+    wa_sim_advance(wa_rt_backend(rt), 0);
+    wa_rt_tick(rt, NULL); /* the parent starts its scope */
+    wa_rt_tick(rt, NULL); /* the children start sleeping */
+    wa_join_cancel(&j);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    /* every child cleaned up (2 ms) before the scope, then the parent,
+     * finished */
+    CHECK(strcmp(trail, "cccCxCxCx") == 0);
+    CHECK_EQ(wa_now(rt), WA_MS(2));
+    CHECK_EQ(wa_join_status(&j), WA_ECANCELED);
+    parent *out = (parent *)wa_join_output(&j);
+    CHECK_EQ(out->status, 0); /* never reached: the parent unwound */
+    wa_join_drop(&j);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* A grandparent whose child runs its own scope. */
+typedef struct grand {
+    WA_CORO;
+    wa_scope scope;
+} grand;
+
+static int grand_poll(wa_future *f, wa_cx *cx)
+{
+    grand *t = (grand *)f;
+    WA_BEGIN(t, cx);
+    wa_scope_init(&t->scope, cx->rt, WA_SCOPE_FAIL_FAST);
+    parent p = {.flags = WA_SCOPE_FAIL_FAST, .ms = {10, 30, 20}};
+    wa_coro_init(&p.wa, &parent_vt);
+    wa_scope_spawn_of(&t->scope, &p, NULL);
+    spawn_child(&t->scope, 5, WA_EIO, 'e'); /* fails first: cancels the tree */
+    WA_AWAIT(wa_scope_wait(&t->scope));
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt grand_vt = {grand_poll, wa_coro_drop, "grand"};
+
+static void test_nested_scopes(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    trail[0] = 0;
+    grand g;
+    wa_coro_init(&g.wa, &grand_vt);
+    CHECK_EQ(wa_block_on(rt, &g.wa.fut), WA_EIO);
+    /* e fails at 5 ms; the grandchildren clean up for 2 ms; the middle
+     * parent's scope ends cancelled */
+    CHECK_EQ(wa_now(rt), WA_MS(7));
+    CHECK(strcmp(trail, "excccCxCxCx") == 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+static void test_drop_hard_drops_children(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    trail[0] = 0;
+    parent p = {.flags = WA_SCOPE_FAIL_FAST, .ms = {10, 30, 20}};
+    wa_coro_init(&p.wa, &parent_vt);
+    wa_join j;
+    wa_spawn_of(rt, &p, &j);
+    wa_rt_tick(rt, NULL);
+    wa_rt_tick(rt, NULL);
+    wa_join_abort(&j); /* no cleanup: children dropped at once */
+    CHECK(strcmp(trail, "xxx") == 0);
+    wa_rt_stats st;
+    wa_rt_stats_get(rt, &st);
+    CHECK_EQ(st.tasks, 0);
+    CHECK_EQ(st.timers, 0);
+    wa_join_drop(&j);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+static void test_spawn_into_cancelled_scope(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_scope s;
+    wa_scope_init(&s, rt, 0);
+    CHECK_EQ(spawn_child(&s, 1, 0, 'a'), 0);
+    CHECK_EQ(wa_scope_live(&s), 1);
+    wa_scope_cancel(&s);
+    CHECK_EQ(spawn_child(&s, 1, 0, 'b'), WA_ECANCELED);
+    wa_drop(&s.fut);
+    CHECK_EQ(wa_scope_live(&s), 0);
+    check_catch_misuse();
+    CHECK_EQ(spawn_child(&s, 1, 0, 'c'), WA_ESTALE);
+    wa_set_misuse_hook(NULL);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* A scope left in the runtime is torn down with it. */
+static void test_rt_free_drops_scopes(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    trail[0] = 0;
+    wa_scope s;
+    wa_scope_init(&s, rt, 0);
+    spawn_child(&s, 1, 0, 'a');
+    wa_rt_free(rt);
+    CHECK(strcmp(trail, "x") == 0);
+}
+
+int main(void)
+{
+    RUN(test_scope_waits_for_all);
+    RUN(test_error_cancels_siblings);
+    RUN(test_error_without_fail_fast);
+    RUN(test_cancel_propagates_down);
+    RUN(test_nested_scopes);
+    RUN(test_drop_hard_drops_children);
+    RUN(test_spawn_into_cancelled_scope);
+    RUN(test_rt_free_drops_scopes);
+    return check_finish();
+}
