@@ -4,10 +4,11 @@
 
 #include "futures.h"
 
-/* A coroutine that returns its index after one yield. */
+/* A coroutine that delivers ten times its index after one yield. */
 typedef struct indexed {
     WA_CORO;
-    int index, out;
+    int index;
+    int *out;
 } indexed;
 
 static int indexed_poll(wa_future *f, wa_cx *cx)
@@ -15,7 +16,7 @@ static int indexed_poll(wa_future *f, wa_cx *cx)
     indexed *t = (indexed *)f;
     WA_BEGIN(t, cx);
     WA_YIELD();
-    t->out = t->index * 10;
+    *t->out = t->index * 10;
     WA_END();
 }
 static const wa_future_vt indexed_vt = {indexed_poll, wa_coro_drop, "indexed"};
@@ -24,6 +25,7 @@ static const wa_future_vt indexed_vt = {indexed_poll, wa_coro_drop, "indexed"};
 typedef struct summer {
     WA_CORO;
     wa_join jh[8];
+    int out[8];
     int i, n;
     long sum;
 } summer;
@@ -36,6 +38,7 @@ static int summer_poll(wa_future *f, wa_cx *cx)
         indexed c;
         wa_coro_init(&c.wa, &indexed_vt);
         c.index = t->i;
+        c.out = &t->out[t->i];
         if (wa_spawn_of(cx->rt, &c, &t->jh[t->i]) != 0)
             WA_RETURN(WA_ENOMEM);
     }
@@ -43,7 +46,7 @@ static int summer_poll(wa_future *f, wa_cx *cx)
         WA_AWAIT(&t->jh[t->i].fut);
         if (WA_STATUS != 0)
             WA_RETURN(WA_STATUS);
-        t->sum += ((indexed *)wa_join_output(&t->jh[t->i]))->out;
+        t->sum += t->out[t->i];
     }
     WA_END();
 }
@@ -464,7 +467,7 @@ static void test_misuse_detected(void)
     /* polling a finished coroutine */
     sleeper sl;
     sleeper_init(&sl, 0, 0);
-    wa_cx cx = {WA_NOOP_WAKER, rt, NULL, 0};
+    wa_cx cx = {WA_NOOP_WAKER, rt, NULL, 0, NULL};
     CHECK_EQ(wa_poll(&sl.wa.fut, &cx), 0);
     CHECK_EQ(wa_poll(&sl.wa.fut, &cx), WA_EMISUSE);
     CHECK_EQ(check_misuses, before + 3);

@@ -82,7 +82,9 @@ wa_future *wa_combo_new(wa_combo *c, int mode, size_t n, wa_future *const *futs)
 #define wa_join_all(j, ...) WA_COMBO_(j, WA_ALL, __VA_ARGS__)
 #define wa_race(j, ...) WA_COMBO_(j, WA_RACE, __VA_ARGS__)
 
-/* After completion: the status of child i (WA_PENDING if it was dropped). */
+/* After completion: the status of child i (WA_PENDING if it was dropped
+ * unfinished). With wa_combo_new storage, only until the combinator is
+ * dropped. */
 static inline int wa_combo_status(const wa_combo *c, size_t i) { return c->br[i].status; }
 
 #ifdef __cplusplus

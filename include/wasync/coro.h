@@ -23,9 +23,12 @@
  * Rules:
  * - Stack locals do not survive an await; keep such state in the struct.
  * - At most one WA_AWAIT or WA_YIELD per source line.
- * - The awaited future is owned by the coroutine: it stays alive (so its
- *   outputs can be read) until the next await, the end, or the drop.
+ * - The awaited future is owned by the await: it is dropped as soon as it
+ *   completes (or when the coroutine is dropped mid-await). Drop never
+ *   clears outputs, so its output fields stay readable after the await.
  *   WA_STATUS is its final status (0 or a negative WA_E* code).
+ * - Awaiting a join handle consumes it (like Rust's JoinHandle): have the
+ *   task write its results through pointers it was given.
  * - Cancellation: when the task is cancelled, the first await that would
  *   wait drops its child and jumps to WA_ON_CANCEL (or, without one, ends
  *   the coroutine with WA_ECANCELED). The cleanup code may await; those
@@ -43,7 +46,7 @@ extern "C" {
 
 typedef struct wa_coro {
     wa_future fut;
-    wa_future *child; /* the last awaited future, owned */
+    wa_future *child; /* the future being awaited, owned */
     int line;         /* resume point */
     int rc;           /* WA_STATUS */
     unsigned flags;
@@ -69,7 +72,12 @@ void wa_coro_drop(wa_future *f);
 #define WA_CO_LINE_CANCEL (-1)
 
 /* Internal steps of the macros below. */
-void wa_coro_release_(wa_coro *co);
+static inline void wa_coro_release_(wa_coro *co)
+{
+    wa_future *c = co->child;
+    co->child = NULL;
+    wa_drop(c);
+}
 int wa_coro_step_(wa_coro *co, wa_cx *cx); /* 0 go on, 1 pending, 2 unwind */
 int wa_coro_yield_(wa_coro *co, wa_cx *cx); /* 0 pending, 2 unwind */
 int wa_coro_end_(wa_coro *co, int rc);
@@ -88,11 +96,9 @@ wa_resume_:                                                                  \
     switch (wa_co_->line) {                                                  \
     case 0:
 
-/* Awaits the future returned by init, evaluated once (after the previous
- * child is dropped). */
+/* Awaits the future returned by init, evaluated once. */
 #define WA_AWAIT(init)                                                      \
     do {                                                                     \
-        wa_coro_release_(wa_co_);                                            \
         wa_co_->child = (init);                                              \
         wa_co_->line = __LINE__;                                             \
     case __LINE__: {                                                         \

@@ -60,6 +60,7 @@ struct wa_cx {
     wa_rt *rt;      /* the runtime driving this poll */
     wa_task *task;  /* the task being polled, or NULL */
     int shield;     /* > 0: cancellation is not delivered below this point */
+    int *budget;    /* the task's coop budget for this poll, or NULL */
 };
 
 /* Polls f; the same as f->vt->poll(f, cx). */
@@ -130,7 +131,17 @@ extern const wa_waker_vt wa_noop_waker_vt;
  * When the task has done enough work in this poll it returns false and
  * schedules the task again, and the leaf returns WA_PENDING, so an always
  * ready loop still yields to other tasks and to the reactor. */
-bool wa_coop_proceed(wa_cx *cx);
+static inline bool wa_coop_proceed(wa_cx *cx)
+{
+    if (!cx->budget) /* polled by hand: no budget */
+        return true;
+    if (*cx->budget > 0) {
+        --*cx->budget;
+        return true;
+    }
+    wa_waker_wake_by_ref(&cx->waker);
+    return false;
+}
 
 /* Cooperative cancellation of the current task.
  * wa_cancel_requested: cancellation was requested and is not yet handled

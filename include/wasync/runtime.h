@@ -26,10 +26,12 @@ int wa_rt_new(wa_rt **out, wa_backend *backend);
 /* Hard-drops every task still alive, then frees rt and its backend. */
 void wa_rt_free(wa_rt *rt);
 
-/* A join handle: the future of a spawned task's completion. Await it (its
- * status is the task's), read the task's outputs with wa_join_output, then
- * drop it (awaiting with WA_AWAIT drops it at the next await). Dropping an
- * unfinished handle detaches the task, which runs on. */
+/* A join handle: the future of a spawned task's completion; its status is
+ * the task's. Awaiting it with WA_AWAIT consumes it (the handle is dropped
+ * when the task finishes), so a task awaited that way should deliver its
+ * results through pointers it was given. A handle held without awaiting
+ * exposes the finished task's fields through wa_join_output until dropped.
+ * Dropping an unfinished handle detaches the task, which runs on. */
 typedef struct wa_join {
     wa_future fut;
     wa_task *task; /* a reference; NULL once dropped */

@@ -166,7 +166,9 @@ int wa_fd_register(wa_rt *rt, int fd, wa_fd_key *key)
             e->regs = r;
             e->cap = cap;
         }
-        e->regs[e->nregs] = (wa_reg){.fd = -1, .gen = 1};
+        /* next_free must end the list: a 0 here would put slot 0, in use,
+         * back on the free list once this slot is taken. */
+        e->regs[e->nregs] = (wa_reg){.fd = -1, .gen = 1, .next_free = UINT32_MAX};
         e->free_head = e->nregs++;
     }
     uint32_t idx = e->free_head;

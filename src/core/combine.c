@@ -94,11 +94,14 @@ static void wa_combo_drop(wa_future *f)
     wa_combo *c = (wa_combo *)f;
     wa_combo_drop_children(c);
     wa_waker_drop(&c->waker);
-    if (c->flags & WA_COMBO_OWNS_BR)
+    /* Outputs stay readable after a drop: fixed storage keeps the per-child
+     * statuses; allocated storage goes (status and winner stay). */
+    if (c->flags & WA_COMBO_OWNS_BR) {
         free(c->br);
+        c->br = NULL;
+        c->n = 0;
+    }
     c->flags &= ~(unsigned)WA_COMBO_OWNS_BR;
-    c->br = NULL;
-    c->n = 0;
 }
 
 static const wa_future_vt wa_combo_vt = {wa_combo_poll, wa_combo_drop, "join"};

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "slab.h"
 #include "wasync.h"
 
 /* Task state bits. In the multi-threaded executor the same word becomes
@@ -70,13 +71,6 @@ void wa_task_abort_(wa_task *t);
 void wa_task_cancel_(wa_task *t);
 void wa_task_unref_(wa_task *t);
 
-/* slab.c: a size-class allocator for tasks (plain malloc under sanitizers,
- * so that they see every allocation). */
-struct wa_slab *wa_slab_new(void);
-void *wa_slab_alloc(struct wa_slab *s, size_t size);
-void wa_slab_free(struct wa_slab *s, void *p, size_t size);
-void wa_slab_destroy(struct wa_slab *s);
-
 /* timer.c */
 /* Arms tm for deadline with a clone of cx's waker: 0 or WA_ENOMEM. */
 int wa_timer_arm_(wa_rt *rt, wa_timer *tm, uint64_t deadline, const wa_cx *cx);
@@ -97,6 +91,13 @@ static inline bool wa_cx_cancelling_(const wa_cx *cx)
 
 /* backend/default.c: the platform's backend, or NULL with *err set. */
 wa_backend *wa_backend_default_(int *err);
+
+/* wa_cancel_requested, inline for the library's own hot paths. */
+static inline bool wa_cx_cancel_requested_(const wa_cx *cx)
+{
+    return cx->task && cx->shield == 0 &&
+           (cx->task->word & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL;
+}
 
 /* scope.c */
 void wa_scope_child_done_(wa_scope *s, wa_task *t);

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy.h"
 #include "rt.h"
 
 static inline uint32_t wa_task_state(const wa_task *t) { return t->word & WA_STATE_MASK; }
 static inline void wa_task_set(wa_task *t, uint32_t bits) { t->word |= bits; }
-static inline void wa_task_clear(wa_task *t, uint32_t bits) { t->word &= ~bits; }
 
 static inline void wa_task_ref(wa_task *t)
 {
@@ -21,8 +21,9 @@ static inline void wa_task_ref(wa_task *t)
 
 void wa_task_unref_(wa_task *t)
 {
-    t->word -= WA_REF_ONE;
-    if (t->word < WA_REF_ONE)
+    uint32_t w = t->word - WA_REF_ONE;
+    t->word = w;
+    if (w < WA_REF_ONE)
         wa_slab_free(t->rt->slab, t, t->size);
 }
 
@@ -78,7 +79,7 @@ int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size
     t->status = WA_PENDING;
     t->id = ++rt->next_id;
     t->size = (uint32_t)total;
-    memcpy(wa_task_future(t), fut, size);
+    wa_copy_(wa_task_future(t), fut, size);
     wa_list_push_(scope ? &scope->children : &rt->roots, t);
     rt->live++;
     rt->spawned++;
@@ -116,25 +117,27 @@ static void wa_task_complete(wa_task *t, int rc)
 
 void wa_task_run_(wa_rt *rt, wa_task *t)
 {
-    uint32_t st = wa_task_state(t);
-    wa_task_clear(t, WA_T_QUEUED);
-    if (st & WA_T_DONE)
-        goto out;
-    if ((st & (WA_T_CANCEL | WA_T_STARTED)) == WA_T_CANCEL) {
-        wa_task_complete(t, WA_ECANCELED); /* never started: nothing to clean up */
-        goto out;
+    uint32_t w = t->word & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED);
+    if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
+        t->word = w;
+        if (w & WA_T_DONE)
+            goto out;
+        if (!(w & WA_T_STARTED)) { /* never started: nothing to clean up */
+            wa_task_complete(t, WA_ECANCELED);
+            goto out;
+        }
     }
-    wa_task_set(t, WA_T_RUNNING | WA_T_STARTED);
-    wa_task_clear(t, WA_T_CLAIMED);
-    wa_cx cx = {{t, &wa_task_waker_vt}, rt, t, 0};
+    t->word = w | WA_T_RUNNING | WA_T_STARTED;
     rt->budget = 128;
     rt->polls++;
+    wa_cx cx = {{t, &wa_task_waker_vt}, rt, t, 0, &rt->budget};
     wa_future *f = wa_task_future(t);
     int rc = f->vt->poll(f, &cx);
-    wa_task_clear(t, WA_T_RUNNING);
+    w = t->word & ~(uint32_t)WA_T_RUNNING;
+    t->word = w;
     if (rc != WA_PENDING)
         wa_task_complete(t, rc);
-    else if ((t->word & WA_T_ABORT) || (t->word & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL)
+    else if ((w & WA_T_ABORT) || (w & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL)
         wa_task_complete(t, WA_ECANCELED); /* nobody took the request: hard drop */
 out:
     wa_task_unref_(t); /* the queue's */
@@ -162,21 +165,7 @@ void wa_task_cancel_(wa_task *t)
 
 /* cooperation hooks used by futures (future.h) */
 
-bool wa_coop_proceed(wa_cx *cx)
-{
-    if (!cx->task || cx->rt->budget > 0) { /* polls by hand have no budget */
-        cx->rt->budget -= cx->task != NULL;
-        return true;
-    }
-    wa_waker_wake_by_ref(&cx->waker);
-    return false;
-}
-
-bool wa_cancel_requested(const wa_cx *cx)
-{
-    return cx->task && cx->shield == 0 &&
-           (cx->task->word & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL;
-}
+bool wa_cancel_requested(const wa_cx *cx) { return wa_cx_cancel_requested_(cx); }
 
 void wa_cancel_claim(wa_cx *cx)
 {

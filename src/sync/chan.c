@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/copy.h"
 #include "waitq.h"
 #include "wasync/channel.h"
 
@@ -17,7 +18,7 @@ struct wa_chan {
     size_t refs;      /* ends plus unfinished futures */
     int rx_alive;
     wa_waitq sendq, recvq;
-    unsigned char buf[];
+    _Alignas(16) unsigned char buf[];
 };
 
 static void wa_chan_unref(wa_chan *ch)
@@ -79,8 +80,10 @@ int wa_rx_drop(wa_rx *rx)
 
 static void wa_chan_push(wa_chan *ch, const void *elem)
 {
-    size_t tail = (ch->head + ch->len) % ch->cap;
-    memcpy(ch->buf + tail * ch->elem_size, elem, ch->elem_size);
+    size_t tail = ch->head + ch->len;
+    if (tail >= ch->cap)
+        tail -= ch->cap;
+    wa_copy_(ch->buf + tail * ch->elem_size, elem, ch->elem_size);
     ch->len++;
     if (ch->recvq.head)
         wa_waitq_grant_head(&ch->recvq);
@@ -88,7 +91,7 @@ static void wa_chan_push(wa_chan *ch, const void *elem)
 
 static void wa_chan_pop(wa_chan *ch, void *out)
 {
-    memcpy(out, ch->buf + ch->head * ch->elem_size, ch->elem_size);
+    wa_copy_(out, ch->buf + ch->head * ch->elem_size, ch->elem_size);
     ch->head = ch->head + 1 == ch->cap ? 0 : ch->head + 1;
     ch->len--;
     if (ch->sendq.head)

@@ -1,0 +1,262 @@
+/* wasync-bench WORKLOAD [ARGS...]: one line of key=value per run.
+ *
+ *   spawn_join N        spawn N trivial tasks returning their index, await
+ *                       every handle in order and sum
+ *   yield_pingpong M    two tasks bounce a counter through two bounded(1)
+ *                       channels M times
+ *   timers T MAX_MS     T tasks each sleep splitmix64(42) % (MAX_MS+1) ms
+ *
+ * Wall time runs from just before the first spawn to just after the last
+ * join. Under callgrind only that region is counted (client requests), so
+ * Ir / n is the cost per operation.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <valgrind/callgrind.h>
+
+#include "wasync.h"
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t t_start, t_end;
+
+static void region_begin(void)
+{
+    CALLGRIND_ZERO_STATS;
+    CALLGRIND_TOGGLE_COLLECT;
+    t_start = mono_ns();
+}
+
+static void region_end(void)
+{
+    t_end = mono_ns();
+    CALLGRIND_TOGGLE_COLLECT;
+    CALLGRIND_DUMP_STATS_AT("region");
+}
+
+/* spawn_join: a trivial task returns its index (through a pointer: the
+ * awaiter reads it after the handle is consumed). */
+typedef struct trivial {
+    wa_future fut;
+    long index;
+    long *out;
+} trivial;
+
+static int trivial_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    trivial *t = (trivial *)f;
+    *t->out = t->index;
+    return WA_READY;
+}
+static const wa_future_vt trivial_vt = {trivial_poll, NULL, "trivial"};
+
+typedef struct spawner {
+    WA_CORO;
+    struct slot {
+        wa_join jh;
+        long out;
+    } *slots;
+    long n, i, sum;
+} spawner;
+
+static int spawner_poll(wa_future *f, wa_cx *cx)
+{
+    spawner *t = (spawner *)f;
+    WA_BEGIN(t, cx);
+    region_begin();
+    for (t->i = 0; t->i < t->n; t->i++) {
+        trivial tv = {{&trivial_vt}, t->i, &t->slots[t->i].out};
+        if (wa_spawn_of(cx->rt, &tv, &t->slots[t->i].jh) < 0)
+            WA_RETURN(WA_ENOMEM);
+    }
+    for (t->i = 0; t->i < t->n; t->i++) {
+        WA_AWAIT(&t->slots[t->i].jh.fut);
+        t->sum += t->slots[t->i].out;
+    }
+    region_end();
+    WA_END();
+}
+static const wa_future_vt spawner_vt = {spawner_poll, wa_coro_drop, "spawner"};
+
+static int run_spawn_join(wa_rt *rt, long n)
+{
+    spawner s = {.n = n};
+    wa_coro_init(&s.wa, &spawner_vt);
+    s.slots = malloc((size_t)n * sizeof *s.slots);
+    int rc = s.slots ? wa_block_on(rt, &s.wa.fut) : WA_ENOMEM;
+    free(s.slots);
+    if (rc == 0 && s.sum != n * (n - 1) / 2) {
+        fprintf(stderr, "spawn_join: wrong sum %ld\n", s.sum);
+        return -1;
+    }
+    return rc;
+}
+
+/* yield_pingpong: ping sends i and awaits the reply; pong echoes back. */
+typedef struct pinger {
+    WA_CORO;
+    wa_tx tx;
+    wa_rx rx;
+    wa_send s;
+    wa_recv r;
+    long m, i, v;
+    int ping;
+} pinger;
+
+static int pinger_poll(wa_future *f, wa_cx *cx)
+{
+    pinger *t = (pinger *)f;
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->m; t->i++) {
+        if (t->ping) {
+            WA_AWAIT(wa_send_init(&t->s, &t->tx, &t->i));
+            WA_AWAIT(wa_recv_init(&t->r, &t->rx, &t->v));
+            if (WA_STATUS || t->v != t->i + 1)
+                WA_RETURN(WA_EIO);
+        } else {
+            WA_AWAIT(wa_recv_init(&t->r, &t->rx, &t->v));
+            t->v++;
+            WA_AWAIT(wa_send_init(&t->s, &t->tx, &t->v));
+        }
+    }
+    WA_END();
+}
+static void pinger_drop(wa_future *f)
+{
+    pinger *t = (pinger *)f;
+    wa_coro_drop(f);
+    if (t->tx.ch)
+        wa_tx_drop(&t->tx);
+    if (t->rx.ch)
+        wa_rx_drop(&t->rx);
+}
+static const wa_future_vt pinger_vt = {pinger_poll, pinger_drop, "pinger"};
+
+typedef struct pingpong {
+    WA_CORO;
+    wa_join a, b;
+    long m;
+} pingpong;
+
+static int pingpong_poll(wa_future *f, wa_cx *cx)
+{
+    pingpong *t = (pingpong *)f;
+    WA_BEGIN(t, cx);
+    pinger a = {.m = t->m, .ping = 1}, b = {.m = t->m, .ping = 0};
+    wa_coro_init(&a.wa, &pinger_vt);
+    wa_coro_init(&b.wa, &pinger_vt);
+    if (wa_mpsc_new(1, sizeof(long), &a.tx, &b.rx) || wa_mpsc_new(1, sizeof(long), &b.tx, &a.rx))
+        WA_RETURN(WA_ENOMEM);
+    region_begin();
+    wa_spawn_of(cx->rt, &a, &t->a);
+    wa_spawn_of(cx->rt, &b, &t->b);
+    WA_AWAIT(&t->a.fut);
+    if (WA_STATUS)
+        WA_RETURN(WA_STATUS);
+    WA_AWAIT(&t->b.fut);
+    region_end();
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt pingpong_vt = {pingpong_poll, wa_coro_drop, "pingpong"};
+
+/* timers: every task is a bare sleep, in a scope. */
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+typedef struct sleepers {
+    WA_CORO;
+    wa_scope scope;
+    long t, max_ms, ideal_ms;
+} sleepers;
+
+static int sleepers_poll(wa_future *f, wa_cx *cx)
+{
+    sleepers *t = (sleepers *)f;
+    WA_BEGIN(t, cx);
+    uint64_t seed = 42;
+    region_begin();
+    wa_scope_init(&t->scope, cx->rt, WA_SCOPE_FAIL_FAST);
+    for (long i = 0; i < t->t; i++) {
+        long ms = (long)(splitmix64(&seed) % (uint64_t)(t->max_ms + 1));
+        if (ms > t->ideal_ms)
+            t->ideal_ms = ms;
+        wa_sleep s;
+        wa_sleep_init(&s, WA_MS(ms));
+        if (wa_scope_spawn_of(&t->scope, &s, NULL) < 0)
+            WA_RETURN(WA_ENOMEM);
+    }
+    WA_AWAIT(wa_scope_wait(&t->scope));
+    region_end();
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt sleepers_vt = {sleepers_poll, wa_coro_drop, "sleepers"};
+
+static long arg(int argc, char **argv, int i, long def)
+{
+    return argc > i ? strtol(argv[i], NULL, 10) : def;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T MAX_MS]\n", argv[0]);
+        return 2;
+    }
+    const char *w = argv[1];
+    wa_rt *rt;
+    int rc = wa_rt_new(&rt, NULL);
+    if (rc) {
+        fprintf(stderr, "wa_rt_new: %s\n", wa_strerror(rc));
+        return 1;
+    }
+    long n;
+    char extra[64] = "";
+    if (!strcmp(w, "spawn_join")) {
+        n = arg(argc, argv, 2, 1000000);
+        rc = run_spawn_join(rt, n);
+    } else if (!strcmp(w, "yield_pingpong")) {
+        n = arg(argc, argv, 2, 1000000);
+        pingpong p = {.m = n};
+        wa_coro_init(&p.wa, &pingpong_vt);
+        rc = wa_block_on(rt, &p.wa.fut);
+    } else if (!strcmp(w, "timers")) {
+        n = arg(argc, argv, 2, 100000);
+        sleepers s = {.t = n, .max_ms = arg(argc, argv, 3, 100)};
+        wa_coro_init(&s.wa, &sleepers_vt);
+        rc = wa_block_on(rt, &s.wa.fut);
+        snprintf(extra, sizeof extra, " over_ideal_ms=%.3f",
+                 (double)(t_end - t_start) / 1e6 - (double)s.ideal_ms);
+    } else {
+        fprintf(stderr, "unknown workload %s\n", w);
+        return 2;
+    }
+    wa_rt_free(rt);
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", w, wa_strerror(rc));
+        return 1;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double wall = (double)(t_end - t_start);
+    printf("peer=wasync workload=%s n=%ld wall_ms=%.3f ns_per_op=%.3f ops_per_s=%.3f maxrss_kb=%ld%s\n",
+           w, n, wall / 1e6, n ? wall / (double)n : 0.0, wall > 0 ? (double)n * 1e9 / wall : 0.0,
+           ru.ru_maxrss, extra);
+    return 0;
+}

@@ -1,0 +1,493 @@
+/* The native epoll backend: real-clock sleeps, fd readiness on pipes,
+ * registration keys (distinct, stale ones detected), the sources count and
+ * deadlock detection, and notify from another thread. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "futures.h"
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {0, (long)ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static wa_rt *epoll_rt(void)
+{
+    wa_rt *rt = NULL;
+    CHECK_EQ(wa_rt_new(&rt, NULL), 0);
+    CHECK(strcmp(wa_rt_backend(rt)->vt->name, "epoll") == 0);
+    return rt;
+}
+
+static size_t sources(const wa_rt *rt)
+{
+    wa_rt_stats st;
+    wa_rt_stats_get(rt, &st);
+    return st.sources;
+}
+
+static void open_pipe(int p[2]) { CHECK_EQ(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0); }
+
+static void close_pipe(const int p[2])
+{
+    close(p[0]);
+    close(p[1]);
+}
+
+/* Reads from a registered fd until it has want bytes, awaiting readiness
+ * whenever the fd runs dry (edge-triggered: only after EAGAIN). Each wait is
+ * limited to `limit` ns (0: no limit, so no timer is armed). */
+typedef struct reader {
+    WA_CORO;
+    wa_fd_wait w;
+    wa_timeout to;
+    wa_fd_key key;
+    int fd;
+    uint64_t limit;
+    char buf[64];
+    size_t len, want;
+    int waits; /* readiness waits that completed */
+    int err;
+} reader;
+
+/* Reads what is there; true when the reader is done (all read, EOF, error). */
+static bool reader_drain(reader *t)
+{
+    while (t->len < t->want) {
+        ssize_t n = read(t->fd, t->buf + t->len, sizeof t->buf - 1 - t->len);
+        if (n > 0) {
+            t->len += (size_t)n;
+        } else if (n < 0 && errno == EAGAIN) {
+            return false;
+        } else {
+            t->err = WA_EIO; /* EOF or error before all of it */
+            return true;
+        }
+    }
+    return true;
+}
+
+static int reader_poll(wa_future *f, wa_cx *cx)
+{
+    reader *t = (reader *)f;
+    WA_BEGIN(t, cx);
+    while (!reader_drain(t)) {
+        if (t->limit) {
+            WA_AWAIT(wa_timeout_init(&t->to, wa_fd_wait_init(&t->w, t->key, WA_READABLE), t->limit));
+        } else {
+            WA_AWAIT(wa_fd_wait_init(&t->w, t->key, WA_READABLE));
+        }
+        if (WA_STATUS != 0)
+            WA_RETURN(WA_STATUS);
+        CHECK_EQ(t->w.ready, WA_READABLE);
+        t->waits++;
+    }
+    WA_RETURN(t->err);
+    WA_END();
+}
+static const wa_future_vt reader_vt = {reader_poll, wa_coro_drop, "reader"};
+
+static wa_future *reader_init(reader *r, wa_fd_key key, int fd, size_t want, uint64_t limit)
+{
+    memset(r, 0, sizeof *r);
+    r->key = key;
+    r->fd = fd;
+    r->want = want;
+    r->limit = limit;
+    return wa_coro_init(&r->wa, &reader_vt);
+}
+
+/* Writes each part to fd after a delay of its own. */
+typedef struct writer {
+    WA_CORO;
+    wa_sleep sl;
+    int fd, i, n;
+    const char *parts[3];
+    uint64_t delays[3];
+} writer;
+
+static int writer_poll(wa_future *f, wa_cx *cx)
+{
+    writer *t = (writer *)f;
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->n; t->i++) {
+        WA_AWAIT(wa_sleep_init(&t->sl, t->delays[t->i]));
+        size_t len = strlen(t->parts[t->i]);
+        CHECK_EQ(write(t->fd, t->parts[t->i], len), len);
+    }
+    WA_END();
+}
+static const wa_future_vt writer_vt = {writer_poll, wa_coro_drop, "writer"};
+
+static void test_real_sleep(void)
+{
+    wa_rt *rt = epoll_rt();
+    sleeper sl;
+    sleeper_init(&sl, WA_MS(30), 0);
+    uint64_t t0 = mono_ns();
+    CHECK_EQ(wa_block_on(rt, &sl.wa.fut), 0);
+    uint64_t took = mono_ns() - t0;
+    CHECK(took >= WA_MS(30));
+    CHECK(took < WA_MS(300));
+    /* it slept in the backend instead of polling: one poll to arm, one to finish */
+    wa_rt_stats st;
+    wa_rt_stats_get(rt, &st);
+    CHECK_EQ(st.polls, 2);
+    CHECK(st.waits >= 1);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+static void test_concurrent_sleeps(void)
+{
+    wa_rt *rt = epoll_rt();
+    uint64_t woke[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        sleeper sl;
+        sleeper_init(&sl, WA_MS(50), 0);
+        sl.woke = &woke[i];
+        CHECK_EQ(wa_spawn_of(rt, &sl, NULL), 0);
+    }
+    uint64_t t0 = mono_ns();
+    CHECK_EQ(wa_rt_run(rt), 0);
+    uint64_t took = mono_ns() - t0;
+    CHECK(took >= WA_MS(50));
+    CHECK(took < WA_MS(150)); /* one after another would take 150 */
+    /* armed in one tick (one cached clock read), so one deadline and one wake */
+    CHECK_EQ(woke[0], woke[1]);
+    CHECK_EQ(woke[1], woke[2]);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+static void test_pipe_readable(void)
+{
+    wa_rt *rt = epoll_rt();
+    int p[2];
+    open_pipe(p);
+    wa_fd_key key;
+    CHECK_EQ(wa_fd_register(rt, p[0], &key), 0);
+    CHECK_EQ(sources(rt), 1);
+    reader r;
+    reader_init(&r, key, p[0], 11, WA_SEC(2));
+    writer w = {.fd = p[1], .n = 2, .parts = {"hello", " world"}, .delays = {WA_MS(20), WA_MS(20)}};
+    wa_coro_init(&w.wa, &writer_vt);
+    wa_join jw;
+    CHECK_EQ(wa_spawn_of(rt, &w, &jw), 0);
+    uint64_t t0 = mono_ns();
+    CHECK_EQ(wa_block_on(rt, &r.wa.fut), 0);
+    uint64_t took = mono_ns() - t0;
+    CHECK(strcmp(r.buf, "hello world") == 0);
+    CHECK_EQ(r.waits, 2); /* one readiness edge per write */
+    CHECK(took >= WA_MS(40));
+    CHECK(took < WA_MS(1000));
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_join_status(&jw), 0);
+    CHECK_EQ(wa_join_drop(&jw), 0);
+    CHECK_EQ(wa_fd_deregister(rt, key), 0);
+    CHECK_EQ(sources(rt), 0);
+    close_pipe(p);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Readiness that came while nobody waited is kept for the next wait; a wait
+ * cut off by a timeout leaves the registration usable. */
+static void test_pipe_ready_before_wait_and_timeout(void)
+{
+    wa_rt *rt = epoll_rt();
+    int p[2];
+    open_pipe(p);
+    wa_fd_key key;
+    CHECK_EQ(wa_fd_register(rt, p[0], &key), 0);
+    reader r;
+    reader_init(&r, key, p[0], 1, WA_MS(20));
+    uint64_t t0 = mono_ns();
+    CHECK_EQ(wa_block_on(rt, &r.wa.fut), WA_ETIMEDOUT);
+    CHECK(mono_ns() - t0 >= WA_MS(20));
+    CHECK_EQ(r.len, 0);
+    CHECK_EQ(write(p[1], "z", 1), 1);
+    reader_init(&r, key, p[0], 1, WA_SEC(2));
+    CHECK_EQ(wa_block_on(rt, &r.wa.fut), 0);
+    CHECK(strcmp(r.buf, "z") == 0);
+    CHECK_EQ(wa_fd_deregister(rt, key), 0);
+    close_pipe(p);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Fills the pipe, then awaits room. */
+typedef struct filler {
+    WA_CORO;
+    wa_fd_wait w;
+    wa_fd_key key;
+    int fd;
+    size_t written;
+    unsigned ready;
+} filler;
+
+static void filler_fill(filler *t)
+{
+    static const char chunk[4096];
+    ssize_t n;
+    while ((n = write(t->fd, chunk, sizeof chunk)) > 0)
+        t->written += (size_t)n;
+}
+
+static int filler_poll(wa_future *f, wa_cx *cx)
+{
+    filler *t = (filler *)f;
+    WA_BEGIN(t, cx);
+    filler_fill(t);
+    WA_AWAIT(wa_fd_wait_init(&t->w, t->key, WA_WRITABLE));
+    t->ready = t->w.ready;
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt filler_vt = {filler_poll, wa_coro_drop, "filler"};
+
+/* Empties a pipe after a delay (its read end is not registered). */
+typedef struct emptier {
+    WA_CORO;
+    wa_sleep sl;
+    int fd;
+    size_t got;
+} emptier;
+
+static int emptier_poll(wa_future *f, wa_cx *cx)
+{
+    emptier *t = (emptier *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_sleep_init(&t->sl, WA_MS(20)));
+    for (;;) {
+        char buf[4096];
+        ssize_t n = read(t->fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        t->got += (size_t)n;
+    }
+    WA_END();
+}
+static const wa_future_vt emptier_vt = {emptier_poll, wa_coro_drop, "emptier"};
+
+static void test_pipe_writable(void)
+{
+    wa_rt *rt = epoll_rt();
+    int p[2];
+    open_pipe(p);
+    wa_fd_key key;
+    CHECK_EQ(wa_fd_register(rt, p[1], &key), 0);
+    emptier e = {.fd = p[0]};
+    wa_coro_init(&e.wa, &emptier_vt);
+    wa_join je;
+    CHECK_EQ(wa_spawn_of(rt, &e, &je), 0);
+    filler fl = {.key = key, .fd = p[1]};
+    wa_coro_init(&fl.wa, &filler_vt);
+    /* The registration itself reports the empty pipe as writable; the
+     * filler then fills it and must wait for the emptier. */
+    CHECK_EQ(wa_block_on(rt, &fl.wa.fut), 0);
+    CHECK(fl.ready & WA_WRITABLE);
+    CHECK(fl.written > 0);
+    CHECK_EQ(wa_join_status(&je), 0);
+    CHECK_EQ(((emptier *)wa_join_output(&je))->got, fl.written);
+    CHECK_EQ(wa_join_drop(&je), 0);
+    CHECK_EQ(wa_fd_deregister(rt, key), 0);
+    close_pipe(p);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Two registrations at once get two keys, and each fd wakes its own waiter. */
+static void test_two_fds(void)
+{
+    wa_rt *rt = epoll_rt();
+    int a[2], b[2];
+    open_pipe(a);
+    open_pipe(b);
+    wa_fd_key ka, kb;
+    CHECK_EQ(wa_fd_register(rt, a[0], &ka), 0);
+    CHECK_EQ(wa_fd_register(rt, b[0], &kb), 0);
+    CHECK(ka != kb);
+    CHECK_EQ(sources(rt), 2);
+    reader ra, rb;
+    reader_init(&ra, ka, a[0], 3, WA_SEC(2));
+    reader_init(&rb, kb, b[0], 3, WA_SEC(2));
+    wa_join ja, jb;
+    CHECK_EQ(wa_spawn_of(rt, &ra, &ja), 0);
+    CHECK_EQ(wa_spawn_of(rt, &rb, &jb), 0);
+    writer wb = {.fd = b[1], .n = 1, .parts = {"bbb"}, .delays = {WA_MS(10)}};
+    writer wa = {.fd = a[1], .n = 1, .parts = {"aaa"}, .delays = {WA_MS(30)}};
+    wa_coro_init(&wb.wa, &writer_vt);
+    wa_coro_init(&wa.wa, &writer_vt);
+    CHECK_EQ(wa_spawn_of(rt, &wb, NULL), 0);
+    CHECK_EQ(wa_spawn_of(rt, &wa, NULL), 0);
+    uint64_t t0 = mono_ns();
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK(mono_ns() - t0 < WA_MS(1000)); /* woken by the data, not by the timeouts */
+    CHECK_EQ(wa_join_status(&ja), 0);
+    CHECK_EQ(wa_join_status(&jb), 0);
+    CHECK(strcmp(((reader *)wa_join_output(&ja))->buf, "aaa") == 0);
+    CHECK(strcmp(((reader *)wa_join_output(&jb))->buf, "bbb") == 0);
+    CHECK_EQ(wa_join_drop(&ja), 0);
+    CHECK_EQ(wa_join_drop(&jb), 0);
+    /* a freed slot is reused with a new generation */
+    CHECK_EQ(wa_fd_deregister(rt, ka), 0);
+    wa_fd_key kc;
+    CHECK_EQ(wa_fd_register(rt, a[0], &kc), 0);
+    CHECK(kc != ka && kc != kb);
+    CHECK_EQ(sources(rt), 2);
+    CHECK_EQ(wa_fd_deregister(rt, kb), 0);
+    CHECK_EQ(wa_fd_deregister(rt, kc), 0);
+    CHECK_EQ(sources(rt), 0);
+    close_pipe(a);
+    close_pipe(b);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+static void test_stale_keys(void)
+{
+    check_catch_misuse();
+    int before = check_misuses;
+    wa_rt *rt = epoll_rt();
+    int p[2];
+    open_pipe(p);
+    wa_fd_key key;
+    CHECK_EQ(wa_fd_register(rt, p[0], &key), 0);
+    CHECK_EQ(wa_fd_deregister(rt, key), 0);
+    CHECK_EQ(check_misuses, before);
+    CHECK_EQ(wa_fd_deregister(rt, key), WA_ESTALE);
+    CHECK_EQ(check_misuses, before + 1);
+    CHECK_EQ(sources(rt), 0);
+    wa_fd_wait w;
+    CHECK_EQ(wa_block_on(rt, wa_fd_wait_init(&w, key, WA_READABLE)), WA_ESTALE);
+    CHECK_EQ(check_misuses, before + 2);
+    /* the slot, reused, does not answer to the old key */
+    wa_fd_key again;
+    CHECK_EQ(wa_fd_register(rt, p[0], &again), 0);
+    CHECK(again != key);
+    CHECK_EQ(wa_fd_deregister(rt, key), WA_ESTALE);
+    CHECK_EQ(sources(rt), 1);
+    CHECK_EQ(wa_fd_deregister(rt, again), 0);
+    CHECK_EQ(check_misuses, before + 3);
+    CHECK_EQ(wa_fd_register(rt, -1, &key), WA_EINVAL);
+    CHECK_EQ(sources(rt), 0);
+    close_pipe(p);
+    CHECK_RT_EMPTY_FREE(rt);
+    wa_set_misuse_hook(NULL);
+}
+
+static void test_sim_has_no_fds(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    int p[2];
+    open_pipe(p);
+    wa_fd_key key = 0;
+    CHECK_EQ(wa_fd_register(rt, p[0], &key), WA_ENOSYS);
+    CHECK_EQ(wa_fd_deregister(rt, key), WA_ENOSYS);
+    wa_fd_wait w;
+    CHECK_EQ(wa_block_on(rt, wa_fd_wait_init(&w, key, WA_READABLE)), WA_ENOSYS);
+    CHECK_EQ(sources(rt), 0);
+    close_pipe(p);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+static char report[1024];
+static void capture(void *arg, const char *text)
+{
+    (void)arg;
+    snprintf(report, sizeof report, "%s", text);
+}
+
+static void *write_later(void *arg)
+{
+    sleep_ms(30);
+    if (write(*(int *)arg, "x", 1) != 1)
+        abort();
+    return NULL;
+}
+
+static void test_deadlock_only_without_sources(void)
+{
+    wa_rt *rt = epoll_rt();
+    wa_rt_set_report(rt, capture, NULL);
+    report[0] = 0;
+    int p[2];
+    open_pipe(p);
+    wa_fd_key key;
+    CHECK_EQ(wa_fd_register(rt, p[0], &key), 0);
+    /* No timer and no other task: only the fd can wake the reader, and
+     * another thread will write to it. */
+    reader r;
+    reader_init(&r, key, p[0], 1, 0);
+    pthread_t th;
+    CHECK_EQ(pthread_create(&th, NULL, write_later, &p[1]), 0);
+    CHECK_EQ(wa_block_on(rt, &r.wa.fut), 0);
+    pthread_join(th, NULL);
+    CHECK(strcmp(r.buf, "x") == 0);
+    CHECK_EQ(report[0], 0);
+    CHECK_EQ(wa_fd_deregister(rt, key), 0);
+    /* nothing registered, nothing armed: a waiting task is a deadlock */
+    int drops = 0;
+    never n;
+    CHECK_EQ(wa_block_on(rt, never_init(&n, &drops)), WA_EDEADLK);
+    CHECK(strstr(report, "deadlock") != NULL);
+    CHECK(strstr(report, "\"block_on\"") != NULL);
+    CHECK_EQ(drops, 1);
+    close_pipe(p);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+static void *notify_later(void *arg)
+{
+    wa_backend *b = arg;
+    sleep_ms(30);
+    b->vt->notify(b);
+    return NULL;
+}
+
+static void test_notify_from_thread(void)
+{
+    wa_rt *rt = epoll_rt();
+    wa_backend *b = wa_rt_backend(rt);
+    CHECK(b->vt->notify != NULL);
+    pthread_t th;
+    uint64_t t0 = mono_ns();
+    CHECK_EQ(pthread_create(&th, NULL, notify_later, b), 0);
+    CHECK_EQ(b->vt->wait(b, WA_NEVER), 0);
+    uint64_t took = mono_ns() - t0;
+    pthread_join(th, NULL);
+    CHECK(took >= WA_MS(30));
+    CHECK(took < WA_MS(2000));
+    /* a notify before the wait ends it at once, and only that wait */
+    b->vt->notify(b);
+    t0 = mono_ns();
+    CHECK_EQ(b->vt->wait(b, b->vt->now(b) + WA_SEC(2)), 0);
+    CHECK(mono_ns() - t0 < WA_MS(1000));
+    t0 = mono_ns();
+    CHECK_EQ(b->vt->wait(b, b->vt->now(b) + WA_MS(20)), 0);
+    CHECK(mono_ns() - t0 >= WA_MS(20));
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+int main(void)
+{
+    RUN(test_real_sleep);
+    RUN(test_concurrent_sleeps);
+    RUN(test_pipe_readable);
+    RUN(test_pipe_ready_before_wait_and_timeout);
+    RUN(test_pipe_writable);
+    RUN(test_two_fds);
+    RUN(test_stale_keys);
+    RUN(test_sim_has_no_fds);
+    RUN(test_deadlock_only_without_sources);
+    RUN(test_notify_from_thread);
+    return check_finish();
+}

@@ -1,0 +1,890 @@
+/* Sync: mpsc channels and oneshots, notify, semaphore and mutex.
+ *
+ * Every test checks behaviour and release: no task or timer left, each
+ * helper future dropped exactly once (its drop releases the channel end it
+ * owns), and no channel leaked (ASan's leak check). Helpers run as tasks, so
+ * a waiter left linked in a queue after its task was freed is a
+ * use-after-free that ASan reports. */
+#include "check.h"
+
+static int drops; /* helper coroutines dropped */
+
+static char trail[64]; /* the order in which helpers got something */
+static void mark(char c)
+{
+    size_t n = strlen(trail);
+    trail[n] = c;
+    trail[n + 1] = 0;
+}
+
+typedef struct intlog {
+    int v[64];
+    int n;
+} intlog;
+
+/* Sends n ints base, base + 1, ... through its own sender after an optional
+ * delay; *sent counts completed sends. Its drop releases the sender, so the
+ * task's end closes the channel when it held the last one. */
+typedef struct sender {
+    WA_CORO;
+    wa_tx tx;
+    wa_send s;
+    wa_sleep sl;
+    uint64_t delay;
+    int base, n, i, v;
+    int *sent;
+} sender;
+
+static int sender_poll(wa_future *f, wa_cx *cx)
+{
+    sender *t = (sender *)f;
+    WA_BEGIN(t, cx);
+    if (t->delay) {
+        WA_AWAIT(wa_sleep_init(&t->sl, t->delay));
+    }
+    for (t->i = 0; t->i < t->n; t->i++) {
+        t->v = t->base + t->i;
+        WA_AWAIT(wa_send_init(&t->s, &t->tx, &t->v));
+        if (WA_STATUS != 0)
+            WA_RETURN(WA_STATUS);
+        (*t->sent)++;
+    }
+    WA_END();
+}
+
+static void sender_drop(wa_future *f)
+{
+    sender *t = (sender *)f;
+    wa_coro_drop(f);
+    if (t->tx.ch)
+        wa_tx_drop(&t->tx);
+    drops++;
+}
+static const wa_future_vt sender_vt = {sender_poll, sender_drop, "sender"};
+
+/* tx is moved into the task. */
+static void spawn_sender(wa_rt *rt, wa_tx tx, int base, int n, uint64_t delay, int *sent,
+                         wa_join *j)
+{
+    sender s = {.tx = tx, .delay = delay, .base = base, .n = n, .sent = sent};
+    wa_coro_init(&s.wa, &sender_vt);
+    CHECK_EQ(wa_spawn_of(rt, &s, j), 0);
+}
+
+/* Receives up to want ints from a borrowed receiver into log. Status: 0
+ * after want items, else that of the failed receive (WA_ECLOSED). */
+typedef struct receiver {
+    WA_CORO;
+    wa_rx *rx;
+    wa_recv r;
+    int v, want, got;
+    intlog *log;
+} receiver;
+
+static int receiver_poll(wa_future *f, wa_cx *cx)
+{
+    receiver *t = (receiver *)f;
+    WA_BEGIN(t, cx);
+    while (t->got < t->want) {
+        WA_AWAIT(wa_recv_init(&t->r, t->rx, &t->v));
+        if (WA_STATUS != 0)
+            WA_RETURN(WA_STATUS);
+        t->log->v[t->log->n++] = t->v;
+        t->got++;
+    }
+    WA_END();
+}
+
+static void counted_drop(wa_future *f)
+{
+    wa_coro_drop(f);
+    drops++;
+}
+static const wa_future_vt receiver_vt = {receiver_poll, counted_drop, "receiver"};
+
+static void spawn_receiver(wa_rt *rt, wa_rx *rx, int want, intlog *log, wa_join *j)
+{
+    receiver r = {.rx = rx, .want = want, .log = log};
+    wa_coro_init(&r.wa, &receiver_vt);
+    CHECK_EQ(wa_spawn_of(rt, &r, j), 0);
+}
+
+/* Awaits one notification. */
+typedef struct waiter {
+    WA_CORO;
+    wa_notify *n;
+    wa_notified nf;
+} waiter;
+
+static int waiter_poll(wa_future *f, wa_cx *cx)
+{
+    waiter *t = (waiter *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_notified_init(&t->nf, t->n));
+    WA_END();
+}
+static const wa_future_vt waiter_vt = {waiter_poll, counted_drop, "waiter"};
+
+static void spawn_waiter(wa_rt *rt, wa_notify *n, wa_join *j)
+{
+    waiter w = {.n = n};
+    wa_coro_init(&w.wa, &waiter_vt);
+    CHECK_EQ(wa_spawn_of(rt, &w, j), 0);
+}
+
+/* Acquires n permits, marks its id and ends owning them (the test releases
+ * them). */
+typedef struct acquirer {
+    WA_CORO;
+    wa_sem *s;
+    wa_acquire a;
+    size_t n;
+    char id;
+} acquirer;
+
+static int acquirer_poll(wa_future *f, wa_cx *cx)
+{
+    acquirer *t = (acquirer *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_sem_acquire(&t->a, t->s, t->n));
+    if (WA_STATUS != 0)
+        WA_RETURN(WA_STATUS);
+    mark(t->id);
+    WA_END();
+}
+static const wa_future_vt acquirer_vt = {acquirer_poll, counted_drop, "acquirer"};
+
+static void spawn_acquirer(wa_rt *rt, wa_sem *s, size_t n, char id, wa_join *j)
+{
+    acquirer a = {.s = s, .n = n, .id = id};
+    wa_coro_init(&a.wa, &acquirer_vt);
+    CHECK_EQ(wa_spawn_of(rt, &a, j), 0);
+}
+
+/* Drops the nj handles, checks that rt is empty and frees it, and checks
+ * that the helpers spawned since the last finish were each dropped once. */
+static void finish(wa_rt *rt, wa_join *js, int nj, int helpers)
+{
+    for (int i = 0; i < nj; i++)
+        CHECK_EQ(wa_join_drop(&js[i]), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_EQ(drops, helpers);
+    drops = 0;
+    trail[0] = 0;
+}
+
+/* Channels */
+
+static void test_mpsc_fifo_several_senders(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    wa_rx rx;
+    CHECK_EQ(wa_mpsc_new(2, sizeof(int), &tx, &rx), 0);
+    int sent[3] = {0};
+    intlog log = {0};
+    wa_join j[4];
+    spawn_sender(rt, wa_tx_clone(&tx), 100, 5, 0, &sent[0], &j[0]);
+    spawn_sender(rt, wa_tx_clone(&tx), 200, 5, 0, &sent[1], &j[1]);
+    spawn_sender(rt, tx, 300, 5, 0, &sent[2], &j[2]);
+    spawn_receiver(rt, &rx, 100, &log, &j[3]);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(wa_join_status(&j[i]), 0);
+        CHECK_EQ(sent[i], 5);
+    }
+    /* every item once, each sender's in its order, then the close */
+    CHECK_EQ(wa_join_status(&j[3]), WA_ECLOSED);
+    CHECK_EQ(log.n, 15);
+    int next[3] = {100, 200, 300};
+    for (int i = 0; i < log.n; i++) {
+        int k = log.v[i] / 100 - 1;
+        CHECK(k >= 0 && k < 3);
+        if (k >= 0 && k < 3)
+            CHECK_EQ(log.v[i], next[k]++);
+    }
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    finish(rt, j, 4, 4);
+}
+
+static void test_mpsc_blocked_senders_fifo(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    wa_rx rx;
+    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
+    int v = 1, sent = 0;
+    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    wa_join j[3];
+    for (int i = 0; i < 3; i++)
+        spawn_sender(rt, wa_tx_clone(&tx), 10 * (i + 1), 1, 0, &sent, &j[i]);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(sent, 0);
+    /* each receive lets exactly the longest-waiting sender in */
+    int want[] = {1, 10, 20, 30};
+    for (int i = 0; i < 4; i++) {
+        CHECK_EQ(wa_try_recv(&rx, &v), 0);
+        CHECK_EQ(v, want[i]);
+        wa_rt_tick(rt, NULL);
+        CHECK_EQ(sent, i < 3 ? i + 1 : 3);
+    }
+    CHECK_EQ(wa_try_recv(&rx, &v), WA_EAGAIN); /* tx is still alive */
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_EQ(wa_try_recv(&rx, &v), WA_ECLOSED);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    finish(rt, j, 3, 3);
+}
+
+/* A sender that arrives while others wait queues behind them, even when it
+ * is polled first and a slot is free. */
+static void test_mpsc_newcomer_queues_behind(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    wa_rx rx;
+    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
+    int v = 1, sent = 0;
+    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    wa_join j[3];
+    spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent, &j[0]);
+    spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]);
+    wa_rt_tick(rt, NULL);
+    spawn_sender(rt, wa_tx_clone(&tx), 30, 1, 0, &sent, &j[2]);
+    CHECK_EQ(wa_try_recv(&rx, &v), 0); /* wakes 10, which runs after 30 */
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(sent, 1);
+    int want[] = {10, 20, 30};
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(wa_try_recv(&rx, &v), 0);
+        CHECK_EQ(v, want[i]);
+        wa_rt_tick(rt, NULL);
+    }
+    CHECK_EQ(sent, 3);
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    finish(rt, j, 3, 3);
+}
+
+static void test_mpsc_backpressure(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    wa_rx rx;
+    CHECK_EQ(wa_mpsc_new(2, sizeof(int), &tx, &rx), 0);
+    wa_tx probe = wa_tx_clone(&tx);
+    int v = -1, sent = 0;
+    CHECK_EQ(wa_try_recv(&rx, &v), WA_EAGAIN);
+    wa_join j;
+    spawn_sender(rt, tx, 0, 10, 0, &sent, &j);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(sent, 2);
+    CHECK_EQ(wa_chan_len(rx.ch), 2);
+    CHECK(!wa_join_done(&j));
+    CHECK_EQ(wa_try_send(&probe, &v), WA_EAGAIN);
+    wa_rt_tick(rt, NULL); /* nobody received: the sender stays blocked */
+    CHECK_EQ(sent, 2);
+    /* each receive makes room for exactly one more send */
+    for (int i = 0; i < 10; i++) {
+        CHECK_EQ(wa_try_recv(&rx, &v), 0);
+        CHECK_EQ(v, i);
+        CHECK_EQ(wa_chan_len(rx.ch), (size_t)(sent - i - 1));
+        wa_rt_tick(rt, NULL);
+        int want = i + 3 < 10 ? i + 3 : 10;
+        CHECK_EQ(sent, want);
+        CHECK_EQ(wa_chan_len(rx.ch), (size_t)(want - i - 1));
+    }
+    CHECK(wa_join_done(&j));
+    CHECK_EQ(wa_join_status(&j), 0);
+    CHECK_EQ(wa_try_recv(&rx, &v), WA_EAGAIN); /* probe keeps it open */
+    CHECK_EQ(wa_tx_drop(&probe), 0);
+    CHECK_EQ(wa_try_recv(&rx, &v), WA_ECLOSED);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    finish(rt, &j, 1, 1);
+}
+
+static void test_close_by_senders(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx, tx2;
+    wa_rx rx;
+    CHECK_EQ(wa_mpsc_new(4, sizeof(int), &tx, &rx), 0);
+    tx2 = wa_tx_clone(&tx);
+    int v = 1;
+    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    v = 2;
+    CHECK_EQ(wa_try_send(&tx2, &v), 0);
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_EQ(wa_tx_drop(&tx2), 0);
+    /* closed, but the queued items still come out first */
+    intlog log = {0};
+    wa_join j[2];
+    spawn_receiver(rt, &rx, 10, &log, &j[0]);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_join_status(&j[0]), WA_ECLOSED);
+    CHECK_EQ(log.n, 2);
+    CHECK_EQ(log.v[0], 1);
+    CHECK_EQ(log.v[1], 2);
+    CHECK_EQ(wa_try_recv(&rx, &v), WA_ECLOSED);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+
+    /* a receiver already waiting is woken by the last sender's drop */
+    CHECK_EQ(wa_mpsc_new(4, sizeof(int), &tx, &rx), 0);
+    tx2 = wa_tx_clone(&tx);
+    log.n = 0;
+    spawn_receiver(rt, &rx, 10, &log, &j[1]);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&j[1])); /* tx2 is still alive */
+    CHECK_EQ(wa_tx_drop(&tx2), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_join_status(&j[1]), WA_ECLOSED);
+    CHECK_EQ(log.n, 0);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    finish(rt, j, 2, 2);
+}
+
+static void test_close_by_receiver(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    wa_rx rx;
+    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
+    int v = 1, sent = 0;
+    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    wa_join j[2];
+    spawn_sender(rt, wa_tx_clone(&tx), 10, 3, 0, &sent, &j[0]);
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&j[0])); /* blocked: full */
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_join_status(&j[0]), WA_ECLOSED);
+    CHECK_EQ(sent, 0);
+    CHECK_EQ(wa_try_send(&tx, &v), WA_ECLOSED);
+    /* a send started after the close fails at once */
+    spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_join_status(&j[1]), WA_ECLOSED);
+    CHECK_EQ(sent, 0);
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    finish(rt, j, 2, 2);
+}
+
+/* On a full channel: a send that loses a race against a sleep, then one cut
+ * off by a timeout. */
+typedef struct cancelled_sends {
+    WA_CORO;
+    wa_tx *tx;
+    wa_send s;
+    wa_sleep sl;
+    WA_JOIN(2) race;
+    wa_timeout to;
+    int v;
+    int winner, send_status, timeout_rc;
+} cancelled_sends;
+
+static int cancelled_sends_poll(wa_future *f, wa_cx *cx)
+{
+    cancelled_sends *t = (cancelled_sends *)f;
+    WA_BEGIN(t, cx);
+    t->v = 99;
+    WA_AWAIT(wa_race(&t->race, wa_send_init(&t->s, t->tx, &t->v),
+                     wa_sleep_init(&t->sl, WA_MS(5))));
+    t->winner = t->race.c.winner;
+    t->send_status = wa_combo_status(&t->race.c, 0);
+    WA_AWAIT(wa_timeout_init(&t->to, wa_send_init(&t->s, t->tx, &t->v), WA_MS(5)));
+    t->timeout_rc = WA_STATUS;
+    WA_END();
+}
+static const wa_future_vt cancelled_sends_vt = {cancelled_sends_poll, counted_drop,
+                                                "cancelled_sends"};
+
+static void test_send_cancelled_while_blocked(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    wa_rx rx;
+    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
+    int v = 1;
+    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    cancelled_sends c = {.tx = &tx};
+    wa_coro_init(&c.wa, &cancelled_sends_vt);
+    wa_join j;
+    CHECK_EQ(wa_spawn_of(rt, &c, &j), 0);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_join_status(&j), 0);
+    cancelled_sends *out = (cancelled_sends *)wa_join_output(&j);
+    CHECK_EQ(out->winner, 1);
+    CHECK_EQ(out->send_status, WA_PENDING); /* dropped unfinished */
+    CHECK_EQ(out->timeout_rc, WA_ETIMEDOUT);
+    CHECK_EQ(wa_now(rt), WA_MS(10));
+    /* Free the task first: a send waiter it left queued would now be a
+     * dangling pointer that the receive below follows. */
+    finish(rt, &j, 1, 1);
+    CHECK_EQ(wa_chan_len(rx.ch), 1);
+    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(v, 1);
+    CHECK_EQ(wa_try_recv(&rx, &v), WA_EAGAIN); /* 99 was never sent */
+    v = 2;
+    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(v, 2);
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+}
+
+static void test_recv_woken_then_dropped(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    wa_rx rx;
+    CHECK_EQ(wa_mpsc_new(4, sizeof(int), &tx, &rx), 0);
+    intlog a = {0}, b = {0};
+    wa_join j[3];
+    spawn_receiver(rt, &rx, 1, &a, &j[0]);
+    spawn_receiver(rt, &rx, 1, &b, &j[1]);
+    wa_rt_tick(rt, NULL);
+    int v = 7;
+    CHECK_EQ(wa_try_send(&tx, &v), 0); /* wakes j[0] */
+    CHECK_EQ(wa_join_abort(&j[0]), 0); /* dropped before it ran */
+    CHECK_EQ(wa_chan_len(rx.ch), 1);
+    wa_rt_tick(rt, NULL);
+    /* the turn went on to the next receiver, with the element */
+    CHECK_EQ(wa_join_status(&j[1]), 0);
+    CHECK_EQ(b.n, 1);
+    CHECK_EQ(b.v[0], 7);
+    CHECK_EQ(a.n, 0);
+
+    /* nobody behind: the element waits for the next receive */
+    spawn_receiver(rt, &rx, 1, &a, &j[2]);
+    wa_rt_tick(rt, NULL);
+    v = 8;
+    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    CHECK_EQ(wa_join_abort(&j[2]), 0);
+    CHECK_EQ(wa_chan_len(rx.ch), 1);
+    v = 0;
+    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(v, 8);
+    CHECK_EQ(a.n, 0);
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    finish(rt, j, 3, 3);
+}
+
+static void test_send_woken_then_dropped(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    wa_rx rx;
+    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
+    int v = 1, sent1 = 0, sent2 = 0;
+    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    wa_join j[2];
+    spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent1, &j[0]);
+    spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent2, &j[1]);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_try_recv(&rx, &v), 0); /* room for one: wakes j[0] */
+    CHECK_EQ(wa_join_abort(&j[0]), 0);
+    wa_rt_tick(rt, NULL);
+    /* Without the hand-over j[1] would wait forever next to a free slot. */
+    CHECK_EQ(wa_join_status(&j[0]), WA_ECANCELED);
+    CHECK_EQ(wa_join_status(&j[1]), 0);
+    CHECK_EQ(sent1, 0);
+    CHECK_EQ(sent2, 1);
+    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(v, 20);
+    CHECK_EQ(wa_try_recv(&rx, &v), WA_EAGAIN);
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    finish(rt, j, 2, 2);
+}
+
+typedef struct pair {
+    int a;
+    double b;
+} pair;
+
+/* Receives one pair from a oneshot. */
+typedef struct pair_rx {
+    WA_CORO;
+    wa_rx rx;
+    wa_recv r;
+    pair p;
+} pair_rx;
+
+static int pair_rx_poll(wa_future *f, wa_cx *cx)
+{
+    pair_rx *t = (pair_rx *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_recv_init(&t->r, &t->rx, &t->p));
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+
+static void pair_rx_drop(wa_future *f)
+{
+    wa_coro_drop(f);
+    wa_rx_drop(&((pair_rx *)f)->rx);
+    drops++;
+}
+static const wa_future_vt pair_rx_vt = {pair_rx_poll, pair_rx_drop, "pair_rx"};
+
+static void test_oneshot(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    pair_rx r = {0};
+    wa_coro_init(&r.wa, &pair_rx_vt);
+    CHECK_EQ(wa_oneshot_new(sizeof(pair), &tx, &r.rx), 0);
+    wa_join j[2];
+    CHECK_EQ(wa_spawn_of(rt, &r, &j[0]), 0);
+    wa_rt_tick(rt, NULL);
+    pair p = {42, 2.5};
+    CHECK_EQ(wa_try_send(&tx, &p), 0);
+    CHECK_EQ(wa_try_send(&tx, &p), WA_EAGAIN); /* capacity one */
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_join_status(&j[0]), 0);
+    pair_rx *out = (pair_rx *)wa_join_output(&j[0]);
+    CHECK_EQ(out->p.a, 42);
+    CHECK(out->p.b == 2.5);
+
+    /* closed without a send */
+    wa_coro_init(&r.wa, &pair_rx_vt);
+    CHECK_EQ(wa_oneshot_new(sizeof(pair), &tx, &r.rx), 0);
+    CHECK_EQ(wa_spawn_of(rt, &r, &j[1]), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&j[1]));
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_join_status(&j[1]), WA_ECLOSED);
+    finish(rt, j, 2, 2);
+}
+
+/* A value sent from a task after a delay. */
+static void test_oneshot_from_task(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    wa_rx rx;
+    CHECK_EQ(wa_oneshot_new(sizeof(int), &tx, &rx), 0);
+    int sent = 0;
+    intlog log = {0};
+    wa_join j[2];
+    spawn_sender(rt, tx, 5, 1, WA_MS(3), &sent, &j[0]);
+    spawn_receiver(rt, &rx, 2, &log, &j[1]);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_now(rt), WA_MS(3));
+    CHECK_EQ(log.n, 1);
+    CHECK_EQ(log.v[0], 5);
+    CHECK_EQ(wa_join_status(&j[1]), WA_ECLOSED); /* the second receive */
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    finish(rt, j, 2, 2);
+}
+
+/* Notify */
+
+static void test_notify_one_permit(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_notify n;
+    wa_notify_init(&n);
+    wa_notify_one(&n);
+    wa_notify_one(&n); /* permits do not add up */
+    wa_join j[2];
+    spawn_waiter(rt, &n, &j[0]);
+    spawn_waiter(rt, &n, &j[1]);
+    wa_rt_tick(rt, NULL);
+    CHECK(wa_join_done(&j[0]));
+    CHECK(!wa_join_done(&j[1]));
+    wa_notify_one(&n);
+    wa_rt_tick(rt, NULL);
+    CHECK(wa_join_done(&j[1]));
+    CHECK_EQ(wa_join_status(&j[1]), 0);
+    finish(rt, j, 2, 2);
+}
+
+static void test_notify_all(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_notify n;
+    wa_notify_init(&n);
+    wa_join j[4];
+    for (int i = 0; i < 3; i++)
+        spawn_waiter(rt, &n, &j[i]);
+    wa_rt_tick(rt, NULL);
+    wa_notify_all(&n);
+    wa_rt_tick(rt, NULL);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(wa_join_status(&j[i]), 0);
+    /* notify_all leaves no permit behind */
+    spawn_waiter(rt, &n, &j[3]);
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&j[3]));
+    wa_notify_one(&n);
+    wa_rt_tick(rt, NULL);
+    CHECK(wa_join_done(&j[3]));
+    finish(rt, j, 4, 4);
+}
+
+static void test_notify_woken_then_dropped(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_notify n;
+    wa_notify_init(&n);
+    wa_join j[6];
+    spawn_waiter(rt, &n, &j[0]);
+    spawn_waiter(rt, &n, &j[1]);
+    wa_rt_tick(rt, NULL);
+    wa_notify_one(&n);                 /* wakes j[0] */
+    CHECK_EQ(wa_join_abort(&j[0]), 0); /* which never sees it */
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_join_status(&j[1]), 0);
+    /* handed on, not duplicated */
+    spawn_waiter(rt, &n, &j[2]);
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&j[2]));
+
+    /* with nobody else waiting it becomes the permit */
+    wa_notify_one(&n);
+    CHECK_EQ(wa_join_abort(&j[2]), 0);
+    spawn_waiter(rt, &n, &j[3]);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_join_status(&j[3]), 0);
+
+    /* a notify_all wake owns nothing to hand on */
+    spawn_waiter(rt, &n, &j[4]);
+    wa_rt_tick(rt, NULL);
+    wa_notify_all(&n);
+    CHECK_EQ(wa_join_abort(&j[4]), 0);
+    spawn_waiter(rt, &n, &j[5]);
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&j[5]));
+    CHECK_EQ(wa_join_abort(&j[5]), 0);
+    finish(rt, j, 6, 6);
+}
+
+/* Semaphore and mutex */
+
+static void test_sem_fifo_fairness(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_sem s;
+    wa_sem_init(&s, 3);
+    CHECK_EQ(wa_sem_try_acquire(&s, 3), 0);
+    wa_join j[3];
+    spawn_acquirer(rt, &s, 2, 'B', &j[0]);
+    spawn_acquirer(rt, &s, 1, 'C', &j[1]);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_sem_release(&s, 1), 0);
+    wa_rt_tick(rt, NULL);
+    /* one permit would do for C, but B is ahead */
+    CHECK_EQ(trail[0], 0);
+    CHECK_EQ(wa_sem_available(&s), 1);
+    CHECK_EQ(wa_sem_try_acquire(&s, 1), WA_EAGAIN); /* no barging either */
+    CHECK_EQ(wa_sem_release(&s, 1), 0);
+    CHECK_EQ(wa_sem_available(&s), 0); /* handed straight to B */
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "B") == 0);
+    CHECK(!wa_join_done(&j[1]));
+    CHECK_EQ(wa_sem_release(&s, 1), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "BC") == 0);
+    CHECK_EQ(wa_sem_release(&s, 3), 0);
+    CHECK_EQ(wa_sem_available(&s), 3);
+    /* more than the semaphore ever has can never be granted */
+    spawn_acquirer(rt, &s, 4, 'X', &j[2]);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_join_status(&j[2]), WA_EINVAL);
+    CHECK_EQ(wa_sem_available(&s), 3);
+    finish(rt, j, 3, 3);
+}
+
+/* Takes the mutex rounds times, holding it across a 10 ms sleep. */
+typedef struct locker {
+    WA_CORO;
+    wa_mutex *m;
+    wa_acquire a;
+    wa_sleep sl;
+    int rounds, i;
+    char id;
+    int *inside, *overlaps;
+} locker;
+
+static int locker_poll(wa_future *f, wa_cx *cx)
+{
+    locker *t = (locker *)f;
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->rounds; t->i++) {
+        WA_AWAIT(wa_mutex_lock(&t->a, t->m));
+        if ((*t->inside)++ != 0)
+            (*t->overlaps)++;
+        mark(t->id);
+        WA_AWAIT(wa_sleep_init(&t->sl, WA_MS(10)));
+        (*t->inside)--;
+        CHECK_EQ(wa_mutex_unlock(t->m), 0);
+    }
+    WA_END();
+}
+static const wa_future_vt locker_vt = {locker_poll, counted_drop, "locker"};
+
+static void test_mutex_exclusion(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_mutex m;
+    wa_mutex_init(&m);
+    int inside = 0, overlaps = 0;
+    wa_join j[4];
+    for (int i = 0; i < 4; i++) {
+        locker l = {.m = &m, .rounds = 2, .id = (char)('0' + i), .inside = &inside,
+                    .overlaps = &overlaps};
+        wa_coro_init(&l.wa, &locker_vt);
+        CHECK_EQ(wa_spawn_of(rt, &l, &j[i]), 0);
+    }
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(overlaps, 0);
+    CHECK_EQ(inside, 0);
+    /* fair: a task that unlocks and locks again queues behind the others */
+    CHECK(strcmp(trail, "01230123") == 0);
+    CHECK_EQ(wa_now(rt), WA_MS(8 * 10)); /* the holds never overlapped */
+    CHECK_EQ(wa_mutex_try_lock(&m), 0);
+    CHECK_EQ(wa_mutex_unlock(&m), 0);
+    finish(rt, j, 4, 4);
+}
+
+static void test_acquire_granted_then_dropped(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_sem s;
+    wa_sem_init(&s, 2);
+    CHECK_EQ(wa_sem_try_acquire(&s, 2), 0);
+    wa_join j[3];
+    spawn_acquirer(rt, &s, 2, 'B', &j[0]);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_sem_release(&s, 2), 0); /* granted to B */
+    CHECK_EQ(wa_sem_available(&s), 0);
+    CHECK_EQ(wa_join_abort(&j[0]), 0);   /* before B could take them */
+    CHECK_EQ(wa_sem_available(&s), 2);
+
+    /* the returned permits go on to the next waiter */
+    CHECK_EQ(wa_sem_try_acquire(&s, 2), 0);
+    spawn_acquirer(rt, &s, 2, 'C', &j[1]);
+    spawn_acquirer(rt, &s, 1, 'D', &j[2]);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_sem_release(&s, 2), 0); /* granted to C; D needs one more */
+    CHECK_EQ(wa_join_abort(&j[1]), 0);
+    CHECK_EQ(wa_sem_available(&s), 1); /* one went to D */
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "D") == 0);
+    CHECK_EQ(wa_sem_release(&s, 1), 0);
+    CHECK_EQ(wa_sem_available(&s), 2);
+    finish(rt, j, 3, 3);
+}
+
+static void test_acquire_queued_then_dropped(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_mutex m;
+    wa_mutex_init(&m);
+    CHECK_EQ(wa_mutex_try_lock(&m), 0);
+    wa_join j[4];
+    spawn_acquirer(rt, &m.sem, 1, 'A', &j[0]);
+    spawn_acquirer(rt, &m.sem, 1, 'B', &j[1]);
+    wa_rt_tick(rt, NULL);
+    /* A leaves the queue; its task is freed, so a waiter left linked would
+     * be a use-after-free in the unlock below. */
+    CHECK_EQ(wa_join_abort(&j[0]), 0);
+    CHECK_EQ(wa_join_drop(&j[0]), 0);
+    CHECK_EQ(wa_mutex_unlock(&m), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "B") == 0);
+    CHECK_EQ(wa_mutex_unlock(&m), 0);
+    CHECK_EQ(wa_sem_available(&m.sem), 1);
+
+    /* the head of the queue leaves: smaller requests behind it now fit */
+    wa_sem s;
+    wa_sem_init(&s, 3);
+    CHECK_EQ(wa_sem_try_acquire(&s, 2), 0);
+    spawn_acquirer(rt, &s, 2, 'C', &j[2]);
+    spawn_acquirer(rt, &s, 1, 'D', &j[3]);
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&j[3])); /* it fits, but C is ahead */
+    CHECK_EQ(wa_join_abort(&j[2]), 0);
+    CHECK_EQ(wa_sem_available(&s), 0); /* granted to D at once */
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "BD") == 0);
+    CHECK_EQ(wa_sem_release(&s, 3), 0);
+    CHECK_EQ(wa_sem_available(&s), 3);
+    finish(rt, j + 1, 3, 4);
+}
+
+/* Misuse */
+
+static void test_sync_misuse(void)
+{
+    check_catch_misuse();
+    int before = check_misuses;
+    wa_mutex m;
+    wa_mutex_init(&m);
+    CHECK_EQ(wa_mutex_unlock(&m), WA_EMISUSE);
+    CHECK_EQ(check_misuses, before + 1);
+    CHECK_EQ(wa_mutex_try_lock(&m), 0);
+    CHECK_EQ(wa_mutex_try_lock(&m), WA_EAGAIN);
+    CHECK_EQ(wa_mutex_unlock(&m), 0);
+    wa_sem s;
+    wa_sem_init(&s, 2);
+    CHECK_EQ(wa_sem_try_acquire(&s, 1), 0);
+    CHECK_EQ(wa_sem_release(&s, 2), WA_EMISUSE); /* one more than was taken */
+    CHECK_EQ(wa_sem_available(&s), 1);
+    CHECK_EQ(check_misuses, before + 2);
+
+    /* send and receive on dropped ends */
+    wa_rt *rt = check_sim_rt(0);
+    wa_cx cx = {.waker = WA_NOOP_WAKER, .rt = rt};
+    wa_tx tx;
+    wa_rx rx;
+    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
+    int v = 1;
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK(tx.ch == NULL);
+    CHECK_EQ(wa_try_send(&tx, &v), WA_ESTALE);
+    wa_send snd;
+    CHECK_EQ(wa_poll(wa_send_init(&snd, &tx, &v), &cx), WA_ESTALE);
+    CHECK_EQ(wa_poll(&snd.fut, &cx), WA_EMISUSE); /* polled after it finished */
+    wa_drop(&snd.fut);
+    CHECK_EQ(check_misuses, before + 5);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    CHECK_EQ(wa_try_recv(&rx, &v), WA_ESTALE);
+    wa_recv rcv;
+    CHECK_EQ(wa_poll(wa_recv_init(&rcv, &rx, &v), &cx), WA_ESTALE);
+    wa_drop(&rcv.fut);
+    CHECK_EQ(check_misuses, before + 7);
+    CHECK_EQ(wa_mpsc_new(0, sizeof(int), &tx, &rx), WA_EINVAL);
+    CHECK_EQ(check_misuses, before + 7);
+    CHECK_RT_EMPTY_FREE(rt);
+    wa_set_misuse_hook(NULL);
+}
+
+int main(void)
+{
+    RUN(test_mpsc_fifo_several_senders);
+    RUN(test_mpsc_blocked_senders_fifo);
+    RUN(test_mpsc_newcomer_queues_behind);
+    RUN(test_mpsc_backpressure);
+    RUN(test_close_by_senders);
+    RUN(test_close_by_receiver);
+    RUN(test_send_cancelled_while_blocked);
+    RUN(test_recv_woken_then_dropped);
+    RUN(test_send_woken_then_dropped);
+    RUN(test_oneshot);
+    RUN(test_oneshot_from_task);
+    RUN(test_notify_one_permit);
+    RUN(test_notify_all);
+    RUN(test_notify_woken_then_dropped);
+    RUN(test_sem_fifo_fairness);
+    RUN(test_mutex_exclusion);
+    RUN(test_acquire_granted_then_dropped);
+    RUN(test_acquire_queued_then_dropped);
+    RUN(test_sync_misuse);
+    return check_finish();
+}
