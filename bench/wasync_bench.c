@@ -191,13 +191,16 @@ static int sleepers_poll(wa_future *f, wa_cx *cx)
     WA_BEGIN(t, cx);
     uint64_t seed = 42;
     region_begin();
+    /* every sleep counts from the start, as the peers' do (libuv's loop
+     * time, tokio's Instant::now at creation) */
+    uint64_t start = wa_now(cx->rt);
     wa_scope_init(&t->scope, cx->rt, WA_SCOPE_FAIL_FAST);
     for (long i = 0; i < t->t; i++) {
         long ms = (long)(splitmix64(&seed) % (uint64_t)(t->max_ms + 1));
         if (ms > t->ideal_ms)
             t->ideal_ms = ms;
         wa_sleep s;
-        wa_sleep_init(&s, WA_MS(ms));
+        wa_sleep_until(&s, start + WA_MS(ms));
         if (wa_scope_spawn_of(&t->scope, &s, NULL) < 0)
             WA_RETURN(WA_ENOMEM);
     }

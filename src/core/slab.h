@@ -4,6 +4,7 @@
 #define WASYNC_CORE_SLAB_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -25,6 +26,7 @@ typedef struct wa_slab {
     wa_slab_block *free[WA_SLAB_MAX / WA_SLAB_GRAIN + 1];
     char *bump, *end;
     struct wa_slab_chunk *chunks;
+    size_t total; /* bytes in chunks */
 } wa_slab;
 
 wa_slab *wa_slab_new(void);
