@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# make bench: builds the peers (libuv from Debian, tokio current_thread from
+# Debian's crates, offline), runs every workload on every peer RUNS times
+# (interleaved, so drift hits all peers alike), and prints medians, ratios
+# against tokio, peak RSS, and instructions per operation under callgrind.
+#
+# Usage: bench/run.sh BUILD_DIR     (RUNS=5 by default)
+set -euo pipefail
+build=${1:?usage: bench/run.sh BUILD_DIR}
+runs=${RUNS:-5}
+here=$(cd "$(dirname "$0")" && pwd)
+peers="$build/peers"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+bench/peers/libuv/build.sh "$peers" >/dev/null
+bench/peers/tokio/build.sh "$peers" >"$tmp/cargo.log" 2>&1 || { cat "$tmp/cargo.log"; exit 1; }
+
+declare -A bin=([wasync]="$build/bench/wasync-bench" [tokio]="$peers/peer-tokio" [libuv]="$peers/peer-libuv")
+order=(wasync tokio libuv)
+workloads=("spawn_join 1000000" "yield_pingpong 1000000" "timers 100000 100")
+
+# field NAME LINE: the value of NAME=... in a result line
+field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
+median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+for w in "${workloads[@]}"; do
+  name=${w%% *}
+  for ((r = 0; r < runs; r++)); do
+    for p in "${order[@]}"; do
+      ${bin[$p]} $w >>"$tmp/$p.$name"
+    done
+  done
+done
+
+# Instructions per operation: wasync counts only its measured region (client
+# requests); the peers are counted as the difference between two sizes, which
+# cancels their start-up cost.
+refs() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | sed -n 's/.*refs: *//p' | tr -d ,; }
+instr() {
+  local p=$1 name=$2 n1=20000 n2=120000
+  if [ "$p" = wasync ]; then
+    awk -v a="$(refs --collect-atstart=no "${bin[$p]}" "$name" $n2)" -v n=$n2 'BEGIN {printf "%.0f", a / n}'
+  else
+    awk -v a="$(refs "${bin[$p]}" "$name" $n1)" -v b="$(refs "${bin[$p]}" "$name" $n2)" -v n=$((n2 - n1)) \
+      'BEGIN {printf "%.0f", (b - a) / n}'
+  fi
+}
+
+have_valgrind=1
+command -v valgrind >/dev/null || have_valgrind=0
+
+printf '\n%-15s %-7s %12s %9s %11s %14s %9s\n' workload peer "ns/op(med)" "vs tokio" "maxrss_kb" "over_ideal_ms" "instr/op"
+for w in "${workloads[@]}"; do
+  name=${w%% *}
+  tokio_ns=$(while read -r l; do field ns_per_op "$l"; done <"$tmp/tokio.$name" | median)
+  for p in "${order[@]}"; do
+    ns=$(while read -r l; do field ns_per_op "$l"; done <"$tmp/$p.$name" | median)
+    rss=$(while read -r l; do field maxrss_kb "$l"; done <"$tmp/$p.$name" | median)
+    over=-
+    [ "$name" = timers ] && over=$(while read -r l; do field over_ideal_ms "$l"; done <"$tmp/$p.$name" | median)
+    ins=-
+    [ "$name" != timers ] && [ $have_valgrind = 1 ] && ins=$(instr "$p" "$name")
+    ratio=$(awk -v a="$ns" -v b="$tokio_ns" 'BEGIN {printf "%.2f", a / b}')
+    printf '%-15s %-7s %12.1f %9s %11.0f %14s %9s\n' "$name" "$p" "$ns" "$ratio" "$rss" "$over" "$ins"
+  done
+done
+echo
+echo "medians of $runs runs; RSS ratio wasync/tokio for timers: $(
+  w=$(while read -r l; do field maxrss_kb "$l"; done <"$tmp/wasync.timers" | median)
+  t=$(while read -r l; do field maxrss_kb "$l"; done <"$tmp/tokio.timers" | median)
+  awk -v a="$w" -v b="$t" 'BEGIN {printf "%.2f", a / b}')"
