@@ -30,8 +30,10 @@ struct wa_slab_chunk {
 
 wa_slab *wa_slab_new(void) { return calloc(1, sizeof(wa_slab)); }
 
+#ifndef WA_SLAB_BYPASS
 static struct wa_slab_chunk *wa_slab_chunk_new(wa_slab *s, size_t *size)
 {
+    (void)s;
 #ifdef WA_SLAB_HUGE
     if (s->total >= WA_SLAB_SMALL_TOTAL) {
         /* map twice the size and trim, for a 2 MiB-aligned huge page */
@@ -55,6 +57,7 @@ static struct wa_slab_chunk *wa_slab_chunk_new(wa_slab *s, size_t *size)
     }
     return ch;
 }
+#endif
 
 void *wa_slab_alloc_slow_(wa_slab *s, size_t size)
 {
