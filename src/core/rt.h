@@ -55,7 +55,6 @@ struct wa_rt {
     uint64_t now;
     int now_fresh;
     int budget;                  /* coop budget of the running poll */
-    uint32_t next_id;
     size_t live;
     struct wa_slab *slab;        /* task allocations */
     uint64_t spawned, polls, ticks, waits;

@@ -39,10 +39,17 @@ static inline void *wa_slab_alloc(wa_slab *s, size_t size)
 {
 #ifndef WA_SLAB_BYPASS
     if (size <= WA_SLAB_MAX) {
-        wa_slab_block *b = s->free[wa_slab_class_(size)];
+        size_t c = wa_slab_class_(size);
+        wa_slab_block *b = s->free[c];
         if (b) {
-            s->free[wa_slab_class_(size)] = b->next;
+            s->free[c] = b->next;
             return b;
+        }
+        size_t bytes = c * WA_SLAB_GRAIN;
+        if ((size_t)(s->end - s->bump) >= bytes) {
+            void *p = s->bump;
+            s->bump += bytes;
+            return p;
         }
     }
 #endif

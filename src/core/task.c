@@ -19,13 +19,16 @@ static inline void wa_task_ref(wa_task *t)
     t->word += WA_REF_ONE;
 }
 
-void wa_task_unref_(wa_task *t)
+/* Drops n references at once (one word update on the hot path). */
+static inline void wa_task_unref_n(wa_task *t, uint32_t n)
 {
-    uint32_t w = t->word - WA_REF_ONE;
+    uint32_t w = t->word - n * WA_REF_ONE;
     t->word = w;
     if (w < WA_REF_ONE)
         wa_slab_free(t->rt->slab, t, t->size);
 }
+
+void wa_task_unref_(wa_task *t) { wa_task_unref_n(t, 1); }
 
 /* Queues t once, however often it is woken; a finished task is not queued. */
 static void wa_task_schedule(wa_task *t)
@@ -66,7 +69,9 @@ static const wa_waker_vt wa_task_waker_vt = {
 
 static const wa_future_vt wa_join_vt;
 
-int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size, wa_join *join)
+static inline __attribute__((always_inline)) int wa_task_spawn_inline(wa_rt *rt, wa_scope *scope,
+                                                                     const wa_future *fut,
+                                                                     size_t size, wa_join *join)
 {
     size_t total = sizeof(wa_task) + size;
     wa_task *t = wa_slab_alloc(rt->slab, total);
@@ -77,12 +82,11 @@ int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size
     t->joiner = NULL;
     t->word = WA_REF_ONE; /* alive */
     t->status = WA_PENDING;
-    t->id = ++rt->next_id;
+    t->id = (uint32_t)++rt->spawned;
     t->size = (uint32_t)total;
     wa_copy_(wa_task_future(t), fut, size);
     wa_list_push_(scope ? &scope->children : &rt->roots, t);
     rt->live++;
-    rt->spawned++;
     if (join) {
         t->word += WA_REF_ONE;
         join->fut.vt = &wa_join_vt;
@@ -93,8 +97,14 @@ int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size
     return 0;
 }
 
-/* The task finished (status rc) or was hard-dropped (WA_ECANCELED). */
-static void wa_task_complete(wa_task *t, int rc)
+int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size, wa_join *join)
+{
+    return wa_task_spawn_inline(rt, scope, fut, size, join);
+}
+
+/* The task finished (status rc) or was hard-dropped (WA_ECANCELED). The
+ * caller then drops the "alive" reference. */
+static void wa_task_finish(wa_task *t, int rc)
 {
     wa_rt *rt = t->rt;
     t->status = rc;
@@ -112,7 +122,6 @@ static void wa_task_complete(wa_task *t, int rc)
         t->joiner = NULL;
         wa_waker_wake(&j->waker);
     }
-    wa_task_unref_(t); /* alive */
 }
 
 void wa_task_run_(wa_rt *rt, wa_task *t)
@@ -123,8 +132,9 @@ void wa_task_run_(wa_rt *rt, wa_task *t)
         if (w & WA_T_DONE)
             goto out;
         if (!(w & WA_T_STARTED)) { /* never started: nothing to clean up */
-            wa_task_complete(t, WA_ECANCELED);
-            goto out;
+            wa_task_finish(t, WA_ECANCELED);
+            wa_task_unref_n(t, 2); /* alive, queue */
+            return;
         }
     }
     t->word = w | WA_T_RUNNING | WA_T_STARTED;
@@ -135,12 +145,16 @@ void wa_task_run_(wa_rt *rt, wa_task *t)
     int rc = f->vt->poll(f, &cx);
     w = t->word & ~(uint32_t)WA_T_RUNNING;
     t->word = w;
-    if (rc != WA_PENDING)
-        wa_task_complete(t, rc);
-    else if ((w & WA_T_ABORT) || (w & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL)
-        wa_task_complete(t, WA_ECANCELED); /* nobody took the request: hard drop */
+    if (rc == WA_PENDING) {
+        if (!(w & WA_T_ABORT) && (w & (WA_T_CANCEL | WA_T_CLAIMED)) != WA_T_CANCEL)
+            goto out;
+        rc = WA_ECANCELED; /* aborted, or nobody took the request: hard drop */
+    }
+    wa_task_finish(t, rc);
+    wa_task_unref_n(t, 2); /* alive, queue */
+    return;
 out:
-    wa_task_unref_(t); /* the queue's */
+    wa_task_unref_n(t, 1); /* the queue's */
 }
 
 void wa_task_abort_(wa_task *t)
@@ -152,7 +166,8 @@ void wa_task_abort_(wa_task *t)
         wa_task_set(t, WA_T_ABORT);
         return;
     }
-    wa_task_complete(t, WA_ECANCELED);
+    wa_task_finish(t, WA_ECANCELED);
+    wa_task_unref_n(t, 1); /* alive */
 }
 
 void wa_task_cancel_(wa_task *t)
@@ -194,7 +209,7 @@ static const wa_future_vt wa_join_vt = {wa_join_poll, wa_join_drop_vt, "join"};
 
 int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
 {
-    return wa_task_spawn_(rt, NULL, fut, size, join);
+    return wa_task_spawn_inline(rt, NULL, fut, size, join);
 }
 
 bool wa_join_done(const wa_join *j) { return j->task && (j->task->word & WA_T_DONE); }
