@@ -78,7 +78,22 @@ static inline void wa_coro_release_(wa_coro *co)
     co->child = NULL;
     wa_drop(c);
 }
-int wa_coro_step_(wa_coro *co, wa_cx *cx); /* 0 go on, 1 pending, 2 unwind */
+int wa_coro_step_(wa_coro *co, wa_cx *cx);   /* 0 go on, 1 pending, 2 unwind */
+int wa_coro_settle_(wa_coro *co, wa_cx *cx); /* after a poll that was not plainly ready */
+
+/* The await's poll, inline for the common case of a child that is ready
+ * (or pending) with no cancellation in play. */
+static inline int wa_coro_poll_(wa_coro *co, wa_cx *cx)
+{
+    if (co->flags)
+        return wa_coro_step_(co, cx);
+    int rc = co->child->vt->poll(co->child, cx);
+    co->rc = rc;
+    if (rc == WA_PENDING || rc == WA_ECANCELED)
+        return wa_coro_settle_(co, cx);
+    wa_coro_release_(co);
+    return 0;
+}
 int wa_coro_yield_(wa_coro *co, wa_cx *cx); /* 0 pending, 2 unwind */
 int wa_coro_end_(wa_coro *co, int rc);
 
@@ -102,7 +117,7 @@ wa_resume_:                                                                  \
         wa_co_->child = (init);                                              \
         wa_co_->line = __LINE__;                                             \
     case __LINE__: {                                                         \
-        int wa_step_ = wa_coro_step_(wa_co_, wa_cx_);                        \
+        int wa_step_ = wa_coro_poll_(wa_co_, wa_cx_);                        \
         if (wa_step_ == 1)                                                   \
             return WA_PENDING;                                               \
         if (wa_step_ == 2)                                                   \

@@ -36,8 +36,13 @@ int wa_coro_step_(wa_coro *co, wa_cx *cx)
 {
     if (co->flags & WA_CO_UNWINDING)
         return wa_coro_step_unwinding(co, cx);
-    int rc = co->child->vt->poll(co->child, cx);
-    co->rc = rc;
+    co->rc = co->child->vt->poll(co->child, cx);
+    return wa_coro_settle_(co, cx);
+}
+
+int wa_coro_settle_(wa_coro *co, wa_cx *cx)
+{
+    int rc = co->rc;
     if (rc == WA_PENDING)
         return wa_cx_cancel_requested_(cx) ? wa_coro_unwind(co, cx) : 1;
     /* A child that finished unwinding unwinds its parent, whatever claims

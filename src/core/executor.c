@@ -60,29 +60,6 @@ uint64_t wa_now(wa_rt *rt)
     return rt->now;
 }
 
-int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
-{
-    rt->ticks++;
-    rt->now_fresh = 0;
-    if (rt->heap_len)
-        wa_timers_fire_(rt);
-    wa_task *last = rt->tail;
-    while (last) {
-        wa_task *t = rt->head;
-        rt->head = t->next;
-        if (!rt->head)
-            rt->tail = NULL;
-        rt->queued--;
-        int was_last = t == last;
-        wa_task_run_(rt, t);
-        if (was_last)
-            break;
-    }
-    if (deadline)
-        *deadline = wa_timers_next_(rt);
-    return (int)rt->queued;
-}
-
 static void wa_report_stderr(void *arg, const char *text)
 {
     (void)arg;

@@ -65,7 +65,6 @@ struct wa_rt {
 /* task.c */
 int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size,
                    wa_join *join);
-void wa_task_run_(wa_rt *rt, wa_task *t);
 void wa_task_abort_(wa_task *t);
 void wa_task_cancel_(wa_task *t);
 void wa_task_unref_(wa_task *t);

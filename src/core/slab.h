@@ -35,7 +35,9 @@ void *wa_slab_alloc_slow_(wa_slab *s, size_t size);
 
 static inline size_t wa_slab_class_(size_t size) { return (size + WA_SLAB_GRAIN - 1) / WA_SLAB_GRAIN; }
 
-static inline void *wa_slab_alloc(wa_slab *s, size_t size)
+/* Allocates from a free list or the current chunk; NULL when that would
+ * take the slow path (a new chunk, malloc). */
+static inline void *wa_slab_try_alloc(wa_slab *s, size_t size)
 {
 #ifndef WA_SLAB_BYPASS
     if (size <= WA_SLAB_MAX) {
@@ -53,7 +55,15 @@ static inline void *wa_slab_alloc(wa_slab *s, size_t size)
         }
     }
 #endif
-    return wa_slab_alloc_slow_(s, size);
+    (void)s;
+    (void)size;
+    return NULL;
+}
+
+static inline void *wa_slab_alloc(wa_slab *s, size_t size)
+{
+    void *p = wa_slab_try_alloc(s, size);
+    return p ? p : wa_slab_alloc_slow_(s, size);
 }
 
 static inline void wa_slab_free(wa_slab *s, void *p, size_t size)

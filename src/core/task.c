@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy.h"
 #include "rt.h"
 
 static inline uint32_t wa_task_state(const wa_task *t) { return t->word & WA_STATE_MASK; }
@@ -30,12 +29,9 @@ static inline void wa_task_unref_n(wa_task *t, uint32_t n)
 
 void wa_task_unref_(wa_task *t) { wa_task_unref_n(t, 1); }
 
-/* Queues t once, however often it is woken; a finished task is not queued. */
-static void wa_task_schedule(wa_task *t)
+/* Appends t to the run queue, which holds a reference. */
+static inline void wa_task_enqueue(wa_rt *rt, wa_task *t)
 {
-    if (t->word & (WA_T_QUEUED | WA_T_DONE))
-        return;
-    wa_rt *rt = t->rt;
     t->word += WA_T_QUEUED + WA_REF_ONE;
     t->next = NULL;
     if (rt->tail)
@@ -44,6 +40,13 @@ static void wa_task_schedule(wa_task *t)
         rt->head = t;
     rt->tail = t;
     rt->queued++;
+}
+
+/* Queues t once, however often it is woken; a finished task is not queued. */
+static void wa_task_schedule(wa_task *t)
+{
+    if (!(t->word & (WA_T_QUEUED | WA_T_DONE)))
+        wa_task_enqueue(t->rt, t);
 }
 
 static const wa_waker_vt wa_task_waker_vt;
@@ -69,22 +72,18 @@ static const wa_waker_vt wa_task_waker_vt = {
 
 static const wa_future_vt wa_join_vt;
 
-static inline __attribute__((always_inline)) int wa_task_spawn_inline(wa_rt *rt, wa_scope *scope,
-                                                                     const wa_future *fut,
-                                                                     size_t size, wa_join *join)
+/* Fills in the header of a new task whose future is in place, and queues
+ * it. Makes no calls, so that spawn's fast path needs no stack frame. */
+static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_scope *scope,
+                                                              wa_task *t, size_t total,
+                                                              wa_join *join)
 {
-    size_t total = sizeof(wa_task) + size;
-    wa_task *t = wa_slab_alloc(rt->slab, total);
-    if (!t)
-        return WA_ENOMEM;
     t->rt = rt;
     t->scope = scope;
     t->joiner = NULL;
     t->word = WA_REF_ONE; /* alive */
-    t->status = WA_PENDING;
     t->id = (uint32_t)++rt->spawned;
     t->size = (uint32_t)total;
-    wa_copy_(wa_task_future(t), fut, size);
     wa_list_push_(scope ? &scope->children : &rt->roots, t);
     rt->live++;
     if (join) {
@@ -93,18 +92,23 @@ static inline __attribute__((always_inline)) int wa_task_spawn_inline(wa_rt *rt,
         join->task = t;
         join->waker = (wa_waker){NULL, NULL};
     }
-    wa_task_schedule(t);
-    return 0;
+    wa_task_enqueue(rt, t);
 }
 
 int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size, wa_join *join)
 {
-    return wa_task_spawn_inline(rt, scope, fut, size, join);
+    size_t total = sizeof(wa_task) + size;
+    wa_task *t = wa_slab_alloc(rt->slab, total);
+    if (!t)
+        return WA_ENOMEM;
+    memcpy(wa_task_future(t), fut, size);
+    wa_task_init(rt, scope, t, total, join);
+    return 0;
 }
 
 /* The task finished (status rc) or was hard-dropped (WA_ECANCELED). The
- * caller then drops the "alive" reference. */
-static void wa_task_finish(wa_task *t, int rc)
+ * caller then drops the "alive" reference. Inlined into the run loop. */
+static inline __attribute__((always_inline)) void wa_task_finish(wa_task *t, int rc)
 {
     wa_rt *rt = t->rt;
     t->status = rc;
@@ -124,7 +128,7 @@ static void wa_task_finish(wa_task *t, int rc)
     }
 }
 
-void wa_task_run_(wa_rt *rt, wa_task *t)
+static void wa_task_run(wa_rt *rt, wa_task *t)
 {
     uint32_t w = t->word & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED);
     if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
@@ -155,6 +159,29 @@ void wa_task_run_(wa_rt *rt, wa_task *t)
     return;
 out:
     wa_task_unref_n(t, 1); /* the queue's */
+}
+
+/* One fair round: the tasks queued when it began, each polled once. Here,
+ * next to wa_task_run, so that the run is inlined into the loop. */
+int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
+{
+    rt->ticks++;
+    rt->now_fresh = 0;
+    if (rt->heap_len)
+        wa_timers_fire_(rt);
+    /* Take the queue as it stands: tasks woken from now on go to a fresh
+     * queue and wait for the next round. */
+    wa_task *t = rt->head;
+    rt->head = rt->tail = NULL;
+    rt->queued = 0;
+    while (t) {
+        wa_task *next = t->next;
+        wa_task_run(rt, t);
+        t = next;
+    }
+    if (deadline)
+        *deadline = wa_timers_next_(rt);
+    return (int)rt->queued;
 }
 
 void wa_task_abort_(wa_task *t)
@@ -207,9 +234,30 @@ static void wa_join_drop_vt(wa_future *f) { wa_join_drop((wa_join *)f); }
 
 static const wa_future_vt wa_join_vt = {wa_join_poll, wa_join_drop_vt, "join"};
 
+/* The common case, a future of up to 8 words from a warm slab, copies and
+ * links without a call; anything else takes the general path. */
 int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
 {
-    return wa_task_spawn_inline(rt, NULL, fut, size, join);
+    typedef uintptr_t word;
+    size_t total = sizeof(wa_task) + size;
+    wa_task *t;
+    if (size % sizeof(word) || size > 8 * sizeof(word) || !(t = wa_slab_try_alloc(rt->slab, total)))
+        return wa_task_spawn_(rt, NULL, fut, size, join);
+    word *d = (word *)wa_task_future(t);
+    const word *src = (const word *)fut;
+    switch (size / sizeof(word)) {
+    case 8: d[7] = src[7]; /* fallthrough */
+    case 7: d[6] = src[6]; /* fallthrough */
+    case 6: d[5] = src[5]; /* fallthrough */
+    case 5: d[4] = src[4]; /* fallthrough */
+    case 4: d[3] = src[3]; /* fallthrough */
+    case 3: d[2] = src[2]; /* fallthrough */
+    case 2: d[1] = src[1]; /* fallthrough */
+    case 1: d[0] = src[0]; /* fallthrough */
+    default: break;
+    }
+    wa_task_init(rt, NULL, t, total, join);
+    return 0;
 }
 
 bool wa_join_done(const wa_join *j) { return j->task && (j->task->word & WA_T_DONE); }
