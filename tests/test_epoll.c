@@ -384,6 +384,34 @@ static void test_stale_keys(void)
     wa_set_misuse_hook(NULL);
 }
 
+/* Deregistering an fd that a task waits on wakes the task, which then
+ * sees the stale key instead of waiting forever. */
+static void test_deregister_wakes_waiter(void)
+{
+    check_catch_misuse();
+    int before = check_misuses;
+    wa_rt *rt = epoll_rt();
+    int p[2];
+    open_pipe(p);
+    wa_fd_key key;
+    CHECK_EQ(wa_fd_register(rt, p[0], &key), 0);
+    reader r;
+    wa_join j;
+    reader_init(&r, key, p[0], 3, 0);
+    CHECK_EQ(wa_spawn_of(rt, &r, &j), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&j));
+    CHECK_EQ(wa_fd_deregister(rt, key), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(wa_join_done(&j));
+    CHECK_EQ(wa_join_status(&j), WA_ESTALE);
+    CHECK_EQ(check_misuses, before + 1);
+    wa_join_drop(&j);
+    close_pipe(p);
+    CHECK_RT_EMPTY_FREE(rt);
+    wa_set_misuse_hook(NULL);
+}
+
 static void test_sim_has_no_fds(void)
 {
     wa_rt *rt = check_sim_rt(0);
@@ -486,6 +514,7 @@ int main(void)
     RUN(test_pipe_writable);
     RUN(test_two_fds);
     RUN(test_stale_keys);
+    RUN(test_deregister_wakes_waiter);
     RUN(test_sim_has_no_fds);
     RUN(test_deadlock_only_without_sources);
     RUN(test_notify_from_thread);

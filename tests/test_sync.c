@@ -265,6 +265,35 @@ static void test_mpsc_newcomer_queues_behind(void)
     finish(rt, j, 3, 3);
 }
 
+/* The slot freed for a woken sender is held for it: a newcomer polled
+ * first, or a try_send, cannot take it. */
+static void test_mpsc_woken_sender_keeps_its_slot(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_tx tx;
+    wa_rx rx;
+    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
+    int v = 1, sent = 0;
+    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    wa_join j[2];
+    spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent, &j[0]);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_try_recv(&rx, &v), 0); /* frees the slot, reserved for 10 */
+    CHECK_EQ(wa_try_send(&tx, &v), WA_EAGAIN);
+    spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]);
+    wa_rt_tick(rt, NULL); /* 10 and 20 both run; 20 must queue */
+    CHECK_EQ(sent, 1);
+    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(v, 10);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(v, 20);
+    CHECK_EQ(sent, 2);
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    finish(rt, j, 2, 2);
+}
+
 static void test_mpsc_backpressure(void)
 {
     wa_rt *rt = check_sim_rt(0);
@@ -870,6 +899,7 @@ int main(void)
     RUN(test_mpsc_fifo_several_senders);
     RUN(test_mpsc_blocked_senders_fifo);
     RUN(test_mpsc_newcomer_queues_behind);
+    RUN(test_mpsc_woken_sender_keeps_its_slot);
     RUN(test_mpsc_backpressure);
     RUN(test_close_by_senders);
     RUN(test_close_by_receiver);

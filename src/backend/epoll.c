@@ -194,8 +194,10 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
     if (!r)
         return wa_misuse(WA_ESTALE, "deregister of a stale fd key");
     epoll_ctl(e->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-    wa_waker_drop(&r->rd);
-    wa_waker_drop(&r->wr);
+    /* Whoever still waits is told (its next poll sees WA_ESTALE) rather
+     * than left waiting forever. */
+    wa_waker_wake(&r->rd);
+    wa_waker_wake(&r->wr);
     r->fd = -1;
     r->gen++; /* every outstanding key to this slot is now stale */
     r->next_free = e->free_head;

@@ -199,7 +199,7 @@ static void wa_dump_tasks(wa_dump *d, const wa_task *t, const char *indent)
 {
     for (; t; t = t->lnext) {
         const wa_future *f = (const wa_future *)(t + 1);
-        uint32_t st = t->word & WA_STATE_MASK;
+        uint32_t st = wa_word_load(t) & WA_STATE_MASK;
         wa_dump_printf(d, "%stask %u \"%s\"%s%s\n", indent, t->id,
                        f->vt->name ? f->vt->name : "?", (st & WA_T_QUEUED) ? " queued" : " waiting",
                        (st & WA_T_CANCEL) ? " cancelling" : "");

@@ -42,6 +42,26 @@ struct wa_task {
 
 static inline wa_future *wa_task_future(wa_task *t) { return (wa_future *)(t + 1); }
 
+/* Every access to the state/refcount word goes through these, the one
+ * switch (WA_TASK_ATOMIC) that makes it atomic for an executor whose tasks
+ * are woken from other threads. The local executor keeps plain operations. */
+#ifndef WA_TASK_ATOMIC
+#define WA_TASK_ATOMIC 0
+#endif
+#if WA_TASK_ATOMIC
+static inline uint32_t wa_word_load(const wa_task *t) { return __atomic_load_n(&t->word, __ATOMIC_ACQUIRE); }
+static inline void wa_word_store(wa_task *t, uint32_t w) { __atomic_store_n(&t->word, w, __ATOMIC_RELEASE); }
+static inline uint32_t wa_word_add(wa_task *t, uint32_t v) { return __atomic_add_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
+static inline uint32_t wa_word_sub(wa_task *t, uint32_t v) { return __atomic_sub_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
+static inline uint32_t wa_word_or(wa_task *t, uint32_t v) { return __atomic_or_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
+#else
+static inline uint32_t wa_word_load(const wa_task *t) { return t->word; }
+static inline void wa_word_store(wa_task *t, uint32_t w) { t->word = w; }
+static inline uint32_t wa_word_add(wa_task *t, uint32_t v) { return t->word += v; }
+static inline uint32_t wa_word_sub(wa_task *t, uint32_t v) { return t->word -= v; }
+static inline uint32_t wa_word_or(wa_task *t, uint32_t v) { return t->word |= v; }
+#endif
+
 struct wa_rt {
     wa_task *head, *tail;        /* run queue (FIFO, intrusive) */
     size_t queued;
@@ -84,7 +104,7 @@ static inline uint64_t wa_timers_next_(const wa_rt *rt)
  * (whether or not someone already claimed the request). */
 static inline bool wa_cx_cancelling_(const wa_cx *cx)
 {
-    return cx->task && cx->shield == 0 && (cx->task->word & WA_T_CANCEL);
+    return cx->task && cx->shield == 0 && (wa_word_load(cx->task) & WA_T_CANCEL);
 }
 
 /* backend/default.c: the platform's backend, or NULL with *err set. */
@@ -94,7 +114,7 @@ wa_backend *wa_backend_default_(int *err);
 static inline bool wa_cx_cancel_requested_(const wa_cx *cx)
 {
     return cx->task && cx->shield == 0 &&
-           (cx->task->word & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL;
+           (wa_word_load(cx->task) & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL;
 }
 
 /* scope.c */

@@ -57,7 +57,7 @@ static void wa_scope_drop(wa_future *f)
     s->flags |= WA_SCOPE_CANCELLING;
     while (s->children) {
         wa_task *t = s->children;
-        if (t->word & WA_T_RUNNING) {
+        if (wa_word_load(t) & WA_T_RUNNING) {
             /* A child dropping its own scope: it cannot be dropped in the
              * middle of its poll, so it becomes a root task. */
             wa_misuse(WA_EMISUSE, "a scope dropped by its own child");

@@ -6,24 +6,21 @@
 
 #include "rt.h"
 
-static inline uint32_t wa_task_state(const wa_task *t) { return t->word & WA_STATE_MASK; }
-static inline void wa_task_set(wa_task *t, uint32_t bits) { t->word |= bits; }
+static inline uint32_t wa_task_state(const wa_task *t) { return wa_word_load(t) & WA_STATE_MASK; }
 
 static inline void wa_task_ref(wa_task *t)
 {
-    if (t->word >= UINT32_MAX - WA_REF_ONE) {
+    if (wa_word_load(t) >= UINT32_MAX - WA_REF_ONE) {
         fprintf(stderr, "wasync: task reference count overflow\n");
         abort();
     }
-    t->word += WA_REF_ONE;
+    wa_word_add(t, WA_REF_ONE);
 }
 
 /* Drops n references at once (one word update on the hot path). */
 static inline void wa_task_unref_n(wa_task *t, uint32_t n)
 {
-    uint32_t w = t->word - n * WA_REF_ONE;
-    t->word = w;
-    if (w < WA_REF_ONE)
+    if (wa_word_sub(t, n * WA_REF_ONE) < WA_REF_ONE)
         wa_slab_free(t->rt->slab, t, t->size);
 }
 
@@ -32,7 +29,7 @@ void wa_task_unref_(wa_task *t) { wa_task_unref_n(t, 1); }
 /* Appends t to the run queue, which holds a reference. */
 static inline void wa_task_enqueue(wa_rt *rt, wa_task *t)
 {
-    t->word += WA_T_QUEUED + WA_REF_ONE;
+    wa_word_add(t, WA_T_QUEUED + WA_REF_ONE);
     t->next = NULL;
     if (rt->tail)
         rt->tail->next = t;
@@ -45,7 +42,7 @@ static inline void wa_task_enqueue(wa_rt *rt, wa_task *t)
 /* Queues t once, however often it is woken; a finished task is not queued. */
 static void wa_task_schedule(wa_task *t)
 {
-    if (!(t->word & (WA_T_QUEUED | WA_T_DONE)))
+    if (!(wa_word_load(t) & (WA_T_QUEUED | WA_T_DONE)))
         wa_task_enqueue(t->rt, t);
 }
 
@@ -81,13 +78,13 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
     t->rt = rt;
     t->scope = scope;
     t->joiner = NULL;
-    t->word = WA_REF_ONE; /* alive */
+    wa_word_store(t, WA_REF_ONE); /* alive */
     t->id = (uint32_t)++rt->spawned;
     t->size = (uint32_t)total;
     wa_list_push_(scope ? &scope->children : &rt->roots, t);
     rt->live++;
     if (join) {
-        t->word += WA_REF_ONE;
+        wa_word_add(t, WA_REF_ONE);
         join->fut.vt = &wa_join_vt;
         join->task = t;
         join->waker = (wa_waker){NULL, NULL};
@@ -112,7 +109,7 @@ static inline __attribute__((always_inline)) void wa_task_finish(wa_task *t, int
 {
     wa_rt *rt = t->rt;
     t->status = rc;
-    wa_task_set(t, WA_T_DONE);
+    wa_word_or(t, WA_T_DONE);
     rt->live--;
     wa_drop(wa_task_future(t));
     if (t->scope) {
@@ -130,9 +127,9 @@ static inline __attribute__((always_inline)) void wa_task_finish(wa_task *t, int
 
 static void wa_task_run(wa_rt *rt, wa_task *t)
 {
-    uint32_t w = t->word & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED);
+    uint32_t w = wa_word_load(t) & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED);
     if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
-        t->word = w;
+        wa_word_store(t, w);
         if (w & WA_T_DONE)
             goto out;
         if (!(w & WA_T_STARTED)) { /* never started: nothing to clean up */
@@ -141,14 +138,14 @@ static void wa_task_run(wa_rt *rt, wa_task *t)
             return;
         }
     }
-    t->word = w | WA_T_RUNNING | WA_T_STARTED;
+    wa_word_store(t, w | WA_T_RUNNING | WA_T_STARTED);
     rt->budget = 128;
     rt->polls++;
     wa_cx cx = {{t, &wa_task_waker_vt}, rt, t, 0, &rt->budget};
     wa_future *f = wa_task_future(t);
     int rc = f->vt->poll(f, &cx);
-    w = t->word & ~(uint32_t)WA_T_RUNNING;
-    t->word = w;
+    w = wa_word_load(t) & ~(uint32_t)WA_T_RUNNING;
+    wa_word_store(t, w);
     if (rc == WA_PENDING) {
         if (!(w & WA_T_ABORT) && (w & (WA_T_CANCEL | WA_T_CLAIMED)) != WA_T_CANCEL)
             goto out;
@@ -190,7 +187,7 @@ void wa_task_abort_(wa_task *t)
     if (st & WA_T_DONE)
         return;
     if (st & WA_T_RUNNING) {
-        wa_task_set(t, WA_T_ABORT);
+        wa_word_or(t, WA_T_ABORT);
         return;
     }
     wa_task_finish(t, WA_ECANCELED);
@@ -199,9 +196,9 @@ void wa_task_abort_(wa_task *t)
 
 void wa_task_cancel_(wa_task *t)
 {
-    if (t->word & (WA_T_DONE | WA_T_CANCEL))
+    if (wa_word_load(t) & (WA_T_DONE | WA_T_CANCEL))
         return;
-    wa_task_set(t, WA_T_CANCEL);
+    wa_word_or(t, WA_T_CANCEL);
     wa_task_schedule(t);
 }
 
@@ -212,7 +209,7 @@ bool wa_cancel_requested(const wa_cx *cx) { return wa_cx_cancel_requested_(cx); 
 void wa_cancel_claim(wa_cx *cx)
 {
     if (cx->task)
-        wa_task_set(cx->task, WA_T_CLAIMED);
+        wa_word_or(cx->task, WA_T_CLAIMED);
 }
 
 /* Join handles. */
@@ -223,7 +220,7 @@ static int wa_join_poll(wa_future *f, wa_cx *cx)
     wa_task *t = j->task;
     if (!t)
         return wa_misuse(WA_EMISUSE, "poll of a dropped join handle");
-    if (t->word & WA_T_DONE)
+    if (wa_word_load(t) & WA_T_DONE)
         return t->status;
     wa_waker_store(&j->waker, cx);
     t->joiner = j;
@@ -260,7 +257,7 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
     return 0;
 }
 
-bool wa_join_done(const wa_join *j) { return j->task && (j->task->word & WA_T_DONE); }
+bool wa_join_done(const wa_join *j) { return j->task && (wa_word_load(j->task) & WA_T_DONE); }
 
 wa_future *wa_join_output(const wa_join *j)
 {

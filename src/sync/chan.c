@@ -2,8 +2,9 @@
  *
  * Elements always go through the buffer, never straight into a waiting
  * receiver, so a receive future dropped after being woken has taken
- * nothing and loses nothing. A woken sender that is dropped passes its turn
- * to the next one.
+ * nothing and loses nothing. A slot freed while senders wait is reserved
+ * for the first of them, so senders get in in the order they waited; one
+ * that is dropped before using its reservation passes it on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 struct wa_chan {
     size_t cap, elem_size, head, len;
+    size_t reserved;  /* free slots held for woken senders */
     size_t senders;   /* live wa_tx */
     size_t refs;      /* ends plus unfinished futures */
     int rx_alive;
@@ -89,13 +91,21 @@ static void wa_chan_push(wa_chan *ch, const void *elem)
         wa_waitq_grant_head(&ch->recvq);
 }
 
+/* Hands a free, unreserved slot to the first waiting sender. */
+static void wa_chan_grant_sender(wa_chan *ch)
+{
+    if (ch->sendq.head && ch->len + ch->reserved < ch->cap) {
+        ch->reserved++;
+        wa_waitq_grant_head(&ch->sendq);
+    }
+}
+
 static void wa_chan_pop(wa_chan *ch, void *out)
 {
     wa_copy_(out, ch->buf + ch->head * ch->elem_size, ch->elem_size);
     ch->head = ch->head + 1 == ch->cap ? 0 : ch->head + 1;
     ch->len--;
-    if (ch->sendq.head)
-        wa_waitq_grant_head(&ch->sendq);
+    wa_chan_grant_sender(ch);
 }
 
 int wa_try_send(wa_tx *tx, const void *elem)
@@ -105,7 +115,7 @@ int wa_try_send(wa_tx *tx, const void *elem)
         return wa_misuse(WA_ESTALE, "send on a dropped sender");
     if (!ch->rx_alive)
         return WA_ECLOSED;
-    if (ch->len == ch->cap)
+    if (ch->len + ch->reserved >= ch->cap)
         return WA_EAGAIN;
     wa_chan_push(ch, elem);
     return 0;
@@ -152,9 +162,13 @@ static int wa_send_poll(wa_future *f, wa_cx *cx)
         wa_waker_store(&s->w.waker, cx);
         return WA_PENDING;
     }
-    /* idle: go only if no one waits ahead; granted: it is our turn */
-    if (ch->len < ch->cap && (st == WA_W_GRANTED || !ch->sendq.head)) {
-        if (st == WA_W_IDLE && !wa_coop_proceed(cx))
+    if (st == WA_W_GRANTED) { /* our reserved slot */
+        ch->reserved--;
+        wa_chan_push(ch, s->elem);
+        return wa_chan_finish(ch, &s->w, 0);
+    }
+    if (ch->len + ch->reserved < ch->cap) {
+        if (!wa_coop_proceed(cx))
             return WA_PENDING;
         wa_chan_push(ch, s->elem);
         return wa_chan_finish(ch, &s->w, 0);
@@ -169,8 +183,10 @@ static void wa_send_drop(wa_future *f)
     wa_chan *ch = s->ch;
     if (!ch || s->w.state == WA_W_DONE)
         return;
-    if (wa_waiter_cancel(&ch->sendq, &s->w) == WA_W_GRANTED && ch->len < ch->cap && ch->sendq.head)
-        wa_waitq_grant_head(&ch->sendq);
+    if (wa_waiter_cancel(&ch->sendq, &s->w) == WA_W_GRANTED && ch->rx_alive) {
+        ch->reserved--; /* pass the reservation on */
+        wa_chan_grant_sender(ch);
+    }
     wa_chan_unref(ch);
 }
 
