@@ -277,13 +277,6 @@ static void test_coop_budget(void)
 }
 
 /* Cooperative cancellation with async cleanup, nested two deep. */
-static char trail[64];
-static void mark(char c)
-{
-    size_t n = strlen(trail);
-    trail[n] = c;
-    trail[n + 1] = 0;
-}
 
 typedef struct inner_c {
     WA_CORO;

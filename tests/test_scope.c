@@ -2,13 +2,6 @@
  * cancellation down the tree with async cleanup, hard drop. */
 #include "futures.h"
 
-static char trail[128];
-static void mark(char c)
-{
-    size_t n = strlen(trail);
-    trail[n] = c;
-    trail[n + 1] = 0;
-}
 
 /* A child that sleeps ms then returns rc; on cancellation it marks 'c',
  * awaits a 2 ms cleanup and marks 'C'. Its drop marks 'x'. */

@@ -5,16 +5,16 @@
  * owns), and no channel leaked (ASan's leak check). Helpers run as tasks, so
  * a waiter left linked in a queue after its task was freed is a
  * use-after-free that ASan reports. */
-#include "check.h"
+#include "futures.h"
 
 static int drops; /* helper coroutines dropped */
 
-static char trail[64]; /* the order in which helpers got something */
-static void mark(char c)
+/* A channel of capacity one, already holding the int 1. */
+static void full_chan(wa_tx *tx, wa_rx *rx)
 {
-    size_t n = strlen(trail);
-    trail[n] = c;
-    trail[n + 1] = 0;
+    int one = 1;
+    CHECK_EQ(wa_mpsc_new(1, sizeof(int), tx, rx), 0);
+    CHECK_EQ(wa_try_send(tx, &one), 0);
 }
 
 typedef struct intlog {
@@ -212,9 +212,8 @@ static void test_mpsc_blocked_senders_fifo(void)
     wa_rt *rt = check_sim_rt(0);
     wa_tx tx;
     wa_rx rx;
-    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
-    int v = 1, sent = 0;
-    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    int v, sent = 0;
+    full_chan(&tx, &rx);
     wa_join j[3];
     for (int i = 0; i < 3; i++)
         spawn_sender(rt, wa_tx_clone(&tx), 10 * (i + 1), 1, 0, &sent, &j[i]);
@@ -242,9 +241,8 @@ static void test_mpsc_newcomer_queues_behind(void)
     wa_rt *rt = check_sim_rt(0);
     wa_tx tx;
     wa_rx rx;
-    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
-    int v = 1, sent = 0;
-    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    int v, sent = 0;
+    full_chan(&tx, &rx);
     wa_join j[3];
     spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent, &j[0]);
     spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]);
@@ -272,9 +270,8 @@ static void test_mpsc_woken_sender_keeps_its_slot(void)
     wa_rt *rt = check_sim_rt(0);
     wa_tx tx;
     wa_rx rx;
-    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
-    int v = 1, sent = 0;
-    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    int v, sent = 0;
+    full_chan(&tx, &rx);
     wa_join j[2];
     spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent, &j[0]);
     wa_rt_tick(rt, NULL);
@@ -378,9 +375,8 @@ static void test_close_by_receiver(void)
     wa_rt *rt = check_sim_rt(0);
     wa_tx tx;
     wa_rx rx;
-    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
-    int v = 1, sent = 0;
-    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    int v, sent = 0;
+    full_chan(&tx, &rx);
     wa_join j[2];
     spawn_sender(rt, wa_tx_clone(&tx), 10, 3, 0, &sent, &j[0]);
     wa_rt_tick(rt, NULL);
