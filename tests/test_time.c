@@ -225,7 +225,7 @@ static void test_many_timers(void)
     wake_n = 0;
     for (int i = 0; i < 10000; i++)
         spawn_logger(rt, WA_US(splitmix(&seed) % 100000), i, 0);
-    wa_join js[10000];
+    static wa_join js[10000]; /* static: too big for a wasm stack */
     sleeper s;
     for (int i = 0; i < 10000; i++) {
         sleeper_init(&s, WA_SEC(1) + splitmix(&seed) % WA_SEC(1), 0);
