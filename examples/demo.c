@@ -91,7 +91,7 @@ static const wa_future_vt consumer_vt = {consumer_poll, wa_coro_drop, "consumer"
 /* 3. a slow job raced against a timeout */
 typedef struct racer {
     WA_CORO;
-    WA_JOIN(2) race;
+    WA_COMBO(2) race;
     wa_sleep job, limit;
 } racer;
 
@@ -105,7 +105,7 @@ static int racer_poll(wa_future *f, wa_cx *cx)
     wa_rt_stats st;
     wa_rt_stats_get(cx->rt, &st);
     say(cx, "race: %s won; the loser was dropped, %zu timer(s) left",
-        t->race.c.winner == 1 ? "the timeout" : "the job", st.timers);
+        wa_race_winner(&t->race.c) == 1 ? "the timeout" : "the job", st.timers);
     WA_END();
 }
 static const wa_future_vt racer_vt = {racer_poll, wa_coro_drop, "racer"};

@@ -6,7 +6,7 @@
 
 typedef struct combo3 {
     WA_CORO;
-    WA_JOIN(3) j;
+    WA_COMBO(3) j;
     sleeper s[3];
     uint64_t ms[3];
     int rc[3];
@@ -181,6 +181,76 @@ static void test_dynamic_join(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A child that sleeps long; on cancellation it awaits a cleanup of
+ * clean_ms and marks its name in upper case. */
+typedef struct tidy {
+    WA_CORO;
+    wa_sleep s;
+    uint64_t clean_ms;
+    char name;
+} tidy;
+
+static int tidy_poll(wa_future *f, wa_cx *cx)
+{
+    tidy *t = (tidy *)f;
+    WA_BEGIN(t, cx);
+    mark(t->name);
+    WA_AWAIT(wa_sleep_init(&t->s, WA_SEC(100)));
+    WA_ON_CANCEL();
+    WA_AWAIT(wa_sleep_init(&t->s, WA_MS(t->clean_ms)));
+    mark((char)(t->name - 'a' + 'A'));
+    WA_END();
+}
+static const wa_future_vt tidy_vt = {tidy_poll, wa_coro_drop, "tidy"};
+
+typedef struct tidy_pair {
+    WA_CORO;
+    WA_COMBO(3) j;
+    tidy a, b;
+    wa_sleep leaf;
+    int mode;
+} tidy_pair;
+
+static int tidy_pair_poll(wa_future *f, wa_cx *cx)
+{
+    tidy_pair *t = (tidy_pair *)f;
+    WA_BEGIN(t, cx);
+    wa_coro_init(&t->a.wa, &tidy_vt);
+    wa_coro_init(&t->b.wa, &tidy_vt);
+    t->a.name = 'a', t->a.clean_ms = 3;
+    t->b.name = 'b', t->b.clean_ms = 7;
+    WA_AWAIT(wa_combo_init(&t->j.c, t->mode, t->j.br, 3,
+                           (wa_future *[]){&t->a.wa.fut, &t->b.wa.fut,
+                                           wa_sleep_init(&t->leaf, WA_SEC(100))}));
+    mark('X'); /* never: the cancellation unwinds us */
+    WA_END();
+}
+static const wa_future_vt tidy_pair_vt = {tidy_pair_poll, wa_coro_drop, "tidy_pair"};
+
+/* Cancelling the task reaches the children of a join or a race: each runs
+ * its async cleanup, the combinator waits for both, the leaf is dropped. */
+static void test_cancel_reaches_children(void)
+{
+    int modes[] = {WA_ALL, WA_RACE};
+    for (int m = 0; m < 2; m++) {
+        wa_rt *rt = check_sim_rt(0);
+        trail[0] = 0;
+        tidy_pair t = {.mode = modes[m]};
+        wa_coro_init(&t.wa, &tidy_pair_vt);
+        wa_join j;
+        wa_spawn_of(rt, &t, &j);
+        wa_rt_tick(rt, NULL);
+        CHECK(strcmp(trail, "ab") == 0);
+        wa_join_cancel(&j);
+        CHECK_EQ(wa_rt_run(rt), 0);
+        CHECK(strcmp(trail, "abAB") == 0);
+        CHECK_EQ(wa_now(rt), WA_MS(7));
+        CHECK_EQ(wa_join_status(&j), WA_ECANCELED);
+        wa_join_drop(&j);
+        CHECK_RT_EMPTY_FREE(rt);
+    }
+}
+
 static void test_empty(void)
 {
     wa_rt *rt = check_sim_rt(0);
@@ -197,6 +267,7 @@ int main(void)
     RUN(test_race);
     RUN(test_wake_polls_only_the_woken_child);
     RUN(test_dynamic_join);
+    RUN(test_cancel_reaches_children);
     RUN(test_empty);
     return check_finish();
 }

@@ -402,7 +402,7 @@ typedef struct cancelled_sends {
     wa_tx *tx;
     wa_send s;
     wa_sleep sl;
-    WA_JOIN(2) race;
+    WA_COMBO(2) race;
     wa_timeout to;
     int v;
     int winner, send_status, timeout_rc;

@@ -5,7 +5,11 @@
  * dropped itself. Every child gets its own waker, so a wake polls only the
  * child that was woken, not all N.
  *
- *     WA_JOIN(2) j;                       // in the coroutine's struct
+ * When the task is cancelled, every child is polled so that coroutines among
+ * them reach their cancellation points and run their cleanup; the
+ * combinator then waits for all of them and finishes with WA_ECANCELED.
+ *
+ *     WA_COMBO(2) j;                       // in the coroutine's struct
  *     WA_AWAIT(wa_join_all(&t->j, wa_sleep_init(&t->a, WA_MS(5)),
  *                                 wa_sleep_init(&t->b, WA_MS(9))));
  */
@@ -26,7 +30,8 @@ typedef struct wa_branch {
     wa_combo *owner;
     struct wa_branch *next; /* in the owner's woken list */
     int status;           /* WA_PENDING until finished */
-    int woken;
+    short woken;          /* on the woken list */
+    short unwinding;      /* claimed the task's cancellation: cleaning up */
 } wa_branch;
 
 enum wa_combo_mode {
@@ -39,6 +44,7 @@ struct wa_combo {
     wa_future fut;
     wa_branch *br;
     size_t n, left;
+    size_t unwinding; /* children cleaning up after the task's cancellation */
     wa_branch *woken; /* children woken since the last poll */
     wa_waker waker;   /* the parent's */
     int mode;
@@ -58,7 +64,7 @@ wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n,
 wa_future *wa_combo_new(wa_combo *c, int mode, size_t n, wa_future *const *futs);
 
 /* Fixed-size storage for N children. */
-#define WA_JOIN(N)        \
+#define WA_COMBO(N)        \
     struct {              \
         wa_combo c;       \
         wa_branch br[N];  \
@@ -72,15 +78,19 @@ wa_future *wa_combo_new(wa_combo *c, int mode, size_t n, wa_future *const *futs)
 #define WA_COMBO_(j, mode, ...)                                                  \
     ((void)sizeof(struct {                                                       \
          _Static_assert(WA_COMBO_N_(__VA_ARGS__) <= sizeof((j)->br) / sizeof((j)->br[0]), \
-                        "more futures than the WA_JOIN storage holds");           \
+                        "more futures than the WA_COMBO storage holds");           \
          int x_;                                                                 \
      }),                                                                         \
      wa_combo_init(&(j)->c, (mode), (j)->br, WA_COMBO_N_(__VA_ARGS__),           \
                    WA_COMBO_ARGS_(__VA_ARGS__)))
 
-/* Join / race of the futures listed, in WA_JOIN(N) storage j. */
+/* Join / race of the futures listed (1 to 16), in WA_COMBO(N) storage j. */
 #define wa_join_all(j, ...) WA_COMBO_(j, WA_ALL, __VA_ARGS__)
+#define wa_join_settled(j, ...) WA_COMBO_(j, WA_ALL_SETTLED, __VA_ARGS__)
 #define wa_race(j, ...) WA_COMBO_(j, WA_RACE, __VA_ARGS__)
+
+/* After a race: the index of the child that finished first (-1: none). */
+static inline int wa_race_winner(const wa_combo *c) { return c->winner; }
 
 /* After completion: the status of child i (WA_PENDING if it was dropped
  * unfinished). With wa_combo_new storage, only until the combinator is

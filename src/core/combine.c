@@ -10,20 +10,28 @@
 
 #include "rt.h"
 
-enum { WA_COMBO_OWNS_BR = 1, WA_COMBO_RETURNED = 2 };
+enum { WA_COMBO_OWNS_BR = 1, WA_COMBO_RETURNED = 2, WA_COMBO_CANCELLING = 4 };
 
 static const wa_waker_vt wa_branch_waker_vt;
 
-static void wa_branch_wake(void *p)
+/* Puts b on its combinator's list of children to poll; false if it was
+ * already there or is finished. */
+static bool wa_branch_push(wa_branch *b)
 {
-    wa_branch *b = p;
     if (b->woken || !b->f)
-        return;
+        return false;
     wa_combo *c = b->owner;
     b->woken = 1;
     b->next = c->woken;
     c->woken = b;
-    wa_waker_wake_by_ref(&c->waker);
+    return true;
+}
+
+static void wa_branch_wake(void *p)
+{
+    wa_branch *b = p;
+    if (wa_branch_push(b))
+        wa_waker_wake_by_ref(&b->owner->waker);
 }
 
 /* Branch wakers hold no reference: a combinator outlives its children, and
@@ -61,32 +69,57 @@ static int wa_combo_poll(wa_future *f, wa_cx *cx)
     if (c->status != WA_PENDING || (c->n == 0 && c->mode == WA_RACE))
         return wa_combo_finish(c, c->status != WA_PENDING ? c->status : WA_EINVAL);
     wa_waker_store(&c->waker, cx);
+    if (!(c->flags & WA_COMBO_CANCELLING) && wa_cx_cancelling_(cx)) {
+        /* Poll every child once: coroutines among them reach their
+         * cancellation point and start their cleanup. */
+        c->flags |= WA_COMBO_CANCELLING;
+        for (size_t i = 0; i < c->n; i++)
+            wa_branch_push(&c->br[i]);
+    }
     wa_cx sub = *cx;
     wa_branch *b = c->woken;
     c->woken = NULL;
+    /* Each child takes the task's cancellation for itself: a sibling's
+     * claim must not stop it. A child that claimed is cleaning up until it
+     * finishes, and holds the parent back meanwhile, polled or not. */
+    bool claimed = cx->task && (wa_word_load(cx->task) & WA_T_CLAIMED);
     while (b) {
         wa_branch *next = b->next;
         b->woken = 0;
         if (b->f) {
             sub.waker = (wa_waker){b, &wa_branch_waker_vt};
+            if (claimed)
+                wa_word_and(cx->task, ~(uint32_t)WA_T_CLAIMED);
             int rc = wa_poll(b->f, &sub);
+            if (cx->task && (wa_word_load(cx->task) & WA_T_CLAIMED)) {
+                claimed = true;
+                c->unwinding += !b->unwinding;
+                b->unwinding = 1;
+            }
             if (rc != WA_PENDING) {
+                c->unwinding -= b->unwinding;
                 wa_future *done = b->f;
                 b->f = NULL;
                 b->status = rc;
                 wa_drop(done);
                 c->left--;
-                if (c->mode == WA_RACE) {
+                if (c->flags & WA_COMBO_CANCELLING)
+                    ; /* wait for every child's cleanup */
+                else if (c->mode == WA_RACE) {
                     c->winner = (int)(b - c->br);
                     return wa_combo_finish(c, rc);
-                }
-                if (rc < 0 && c->mode == WA_ALL)
+                } else if (rc < 0 && c->mode == WA_ALL) {
                     return wa_combo_finish(c, rc);
+                }
             }
         }
         b = next;
     }
-    return c->left ? WA_PENDING : wa_combo_finish(c, 0);
+    if (claimed || c->unwinding)
+        wa_word_or(cx->task, WA_T_CLAIMED);
+    if (c->left)
+        return WA_PENDING;
+    return wa_combo_finish(c, (c->flags & WA_COMBO_CANCELLING) ? WA_ECANCELED : 0);
 }
 
 static void wa_combo_drop(wa_future *f)
@@ -111,6 +144,7 @@ wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n, wa_futu
     c->fut.vt = &wa_combo_vt;
     c->br = br;
     c->n = c->left = n;
+    c->unwinding = 0;
     c->woken = NULL;
     c->waker = (wa_waker){NULL, NULL};
     c->mode = mode;
@@ -120,7 +154,7 @@ wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n, wa_futu
     /* Every child starts woken, pushed in reverse so the first poll goes
      * in order. */
     for (size_t i = n; i-- > 0;) {
-        br[i] = (wa_branch){futs[i], c, c->woken, WA_PENDING, 1};
+        br[i] = (wa_branch){futs[i], c, c->woken, WA_PENDING, 1, 0};
         c->woken = &br[i];
     }
     return &c->fut;

@@ -54,12 +54,14 @@ static inline void wa_word_store(wa_task *t, uint32_t w) { __atomic_store_n(&t->
 static inline uint32_t wa_word_add(wa_task *t, uint32_t v) { return __atomic_add_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
 static inline uint32_t wa_word_sub(wa_task *t, uint32_t v) { return __atomic_sub_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
 static inline uint32_t wa_word_or(wa_task *t, uint32_t v) { return __atomic_or_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
+static inline uint32_t wa_word_and(wa_task *t, uint32_t v) { return __atomic_and_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
 #else
 static inline uint32_t wa_word_load(const wa_task *t) { return t->word; }
 static inline void wa_word_store(wa_task *t, uint32_t w) { t->word = w; }
 static inline uint32_t wa_word_add(wa_task *t, uint32_t v) { return t->word += v; }
 static inline uint32_t wa_word_sub(wa_task *t, uint32_t v) { return t->word -= v; }
 static inline uint32_t wa_word_or(wa_task *t, uint32_t v) { return t->word |= v; }
+static inline uint32_t wa_word_and(wa_task *t, uint32_t v) { return t->word &= v; }
 #endif
 
 struct wa_rt {
