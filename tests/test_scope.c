@@ -201,6 +201,56 @@ static void test_spawn_into_cancelled_scope(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A task that returns early, leaving its scope live: misuse, and the scope
+ * and its children go with the task (no dangling scope, no leak). */
+typedef struct quitter {
+    WA_CORO;
+    wa_scope scope;
+} quitter;
+
+static int quitter_poll(wa_future *f, wa_cx *cx)
+{
+    quitter *t = (quitter *)f;
+    WA_BEGIN(t, cx);
+    wa_scope_init(&t->scope, cx->rt, 0);
+    spawn_child(&t->scope, 10, 0, 'a');
+    WA_RETURN(WA_EIO); /* forgot to await or drop the scope */
+    WA_END();
+}
+static const wa_future_vt quitter_vt = {quitter_poll, wa_coro_drop, "quitter"};
+
+static void test_task_ending_with_live_scope(void)
+{
+    check_catch_misuse();
+    int before = check_misuses;
+    wa_rt *rt = check_sim_rt(0);
+    trail[0] = 0;
+    quitter q;
+    wa_coro_init(&q.wa, &quitter_vt);
+    CHECK_EQ(wa_block_on(rt, &q.wa.fut), WA_EIO);
+    CHECK_EQ(check_misuses, before + 1);
+    CHECK(strcmp(trail, "x") == 0);
+    char dump[256];
+    wa_rt_dump(rt, dump, sizeof dump);
+    CHECK_EQ(strlen(dump), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+    wa_set_misuse_hook(NULL);
+}
+
+static void test_scope_cancel_status(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    trail[0] = 0;
+    wa_scope s;
+    wa_scope_init(&s, rt, 0);
+    spawn_child(&s, 10, 0, 'a');
+    wa_rt_tick(rt, NULL); /* the child starts sleeping */
+    wa_scope_cancel(&s);
+    CHECK_EQ(wa_block_on(rt, &s.fut), WA_ECANCELED);
+    CHECK(strcmp(trail, "cCx") == 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 /* A scope left in the runtime is torn down with it. */
 static void test_rt_free_drops_scopes(void)
 {
@@ -223,5 +273,7 @@ int main(void)
     RUN(test_drop_hard_drops_children);
     RUN(test_spawn_into_cancelled_scope);
     RUN(test_rt_free_drops_scopes);
+    RUN(test_task_ending_with_live_scope);
+    RUN(test_scope_cancel_status);
     return check_finish();
 }

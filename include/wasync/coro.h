@@ -99,13 +99,16 @@ int wa_coro_end_(wa_coro *co, int rc);
 
 #if defined(__GNUC__) || defined(__clang__)
 #define WA_CO_LABEL_ATTR_ __attribute__((unused))
+#define WA_CO_FALLTHROUGH_ __attribute__((fallthrough))
 #else
 #define WA_CO_LABEL_ATTR_
+#define WA_CO_FALLTHROUGH_ (void)0
 #endif
 
 #define WA_BEGIN(self, cx)                                                  \
     wa_coro *const wa_co_ = &(self)->wa;                                     \
     wa_cx *const wa_cx_ = (cx);                                              \
+    (void)wa_cx_;                                                            \
 wa_resume_:                                                                  \
     WA_CO_LABEL_ATTR_;                                                       \
     switch (wa_co_->line) {                                                  \
@@ -116,6 +119,7 @@ wa_resume_:                                                                  \
     do {                                                                     \
         wa_co_->child = (init);                                              \
         wa_co_->line = __LINE__;                                             \
+        WA_CO_FALLTHROUGH_;                                                  \
     case __LINE__: {                                                         \
         int wa_step_ = wa_coro_poll_(wa_co_, wa_cx_);                        \
         if (wa_step_ == 1)                                                   \
@@ -145,7 +149,8 @@ wa_resume_:                                                                  \
  * ends the coroutine with status 0. */
 #define WA_ON_CANCEL()                                                      \
     WA_RETURN(0);                                                            \
-    case WA_CO_LINE_CANCEL:
+    case WA_CO_LINE_CANCEL:                                                  \
+        (void)0
 
 #define WA_END()                                                            \
     WA_RETURN(0);                                                            \

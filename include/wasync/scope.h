@@ -2,7 +2,7 @@
  *
  * Tasks spawned into a scope cannot outlive it. Awaiting the scope waits
  * for all of them; its status is the first error a child returned. With
- * WA_SCOPE_FAIL_FAST (the default) that error also cancels the siblings.
+ * WA_SCOPE_FAIL_FAST that error also cancels the siblings.
  * Cancelling the task that awaits the scope cancels the children
  * (cooperatively: they may await their cleanup) and the scope waits for
  * them; dropping the scope hard-drops whatever is left.
@@ -27,6 +27,7 @@ enum {
 typedef struct wa_scope {
     wa_future fut;
     wa_rt *rt;
+    wa_task *owner;    /* the task that created the scope, or NULL */
     wa_task *children; /* list of live children */
     struct wa_scope *prev, *next; /* in the runtime's list of scopes */
     size_t live;
@@ -36,7 +37,9 @@ typedef struct wa_scope {
 } wa_scope;
 
 /* Initialises s on rt with WA_SCOPE_* flags. The scope must be dropped
- * (awaiting it with WA_AWAIT does that). Returns s's future. */
+ * (awaiting it with WA_AWAIT does that) by the task that created it: a task
+ * that ends with a live scope is reported as misuse and the scope is
+ * dropped then, its children with it. Returns s's future. */
 wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags);
 
 /* The scope's future, to await. */
@@ -49,7 +52,8 @@ int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join
 #define wa_scope_spawn_of(s, ptr, join) \
     wa_scope_spawn((s), (const wa_future *)(ptr), sizeof *(ptr), (join))
 
-/* Requests cooperative cancellation of every child. */
+/* Requests cooperative cancellation of every child; awaiting the scope then
+ * gives WA_ECANCELED (unless a child failed first). */
 void wa_scope_cancel(wa_scope *s);
 
 /* Live children. */

@@ -27,18 +27,22 @@ struct wa_task {
     wa_rt *rt;
     wa_scope *scope;             /* owner scope, or NULL */
     wa_join *joiner;             /* the handle awaiting completion */
-    uint32_t word;               /* WA_T_* state bits | refs << WA_REF_SHIFT */
+    uint32_t word;               /* state bits | scopes owned | refs */
     int status;
     uint32_t id;
     uint32_t size;               /* of the allocation, for the slab */
 } __attribute__((aligned(16)));
 
 /* State and reference count share one word, so that the multi-threaded
- * executor can update both with one atomic operation. References: alive
- * (until done), queued, the join handle, and each waker clone. */
-#define WA_REF_SHIFT 8
+ * executor can update both with one atomic operation. Bits 0-7: WA_T_*.
+ * Bits 8-11: how many live scopes the task created (saturating at 15), so
+ * that a task which ends without dropping one is caught. Bits 12-31:
+ * references: alive (until done), queued, the join handle, each waker. */
+#define WA_STATE_MASK 0xffu
+#define WA_SCOPE_ONE (1u << 8)
+#define WA_SCOPE_MASK (0xfu << 8)
+#define WA_REF_SHIFT 12
 #define WA_REF_ONE (1u << WA_REF_SHIFT)
-#define WA_STATE_MASK (WA_REF_ONE - 1)
 
 static inline wa_future *wa_task_future(wa_task *t) { return (wa_future *)(t + 1); }
 
@@ -77,6 +81,7 @@ struct wa_rt {
     uint64_t now;
     int now_fresh;
     int budget;                  /* coop budget of the running poll */
+    wa_task *current;            /* the task being polled, or NULL */
     size_t live;
     struct wa_slab *slab;        /* task allocations */
     uint64_t spawned, polls, ticks, waits;
@@ -121,6 +126,8 @@ static inline bool wa_cx_cancel_requested_(const wa_cx *cx)
 
 /* scope.c */
 void wa_scope_child_done_(wa_scope *s, wa_task *t);
+/* t finished while scopes it created were live: reports and drops them. */
+void wa_scope_orphans_(wa_rt *rt, wa_task *t);
 
 /* Intrusive owner-list helpers (roots and scope children). */
 static inline void wa_list_push_(wa_task **head, wa_task *t)

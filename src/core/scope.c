@@ -10,7 +10,12 @@ static void wa_scope_cancel_children(wa_scope *s)
         wa_task_cancel_(t);
 }
 
-void wa_scope_cancel(wa_scope *s) { wa_scope_cancel_children(s); }
+void wa_scope_cancel(wa_scope *s)
+{
+    if (s->status == 0)
+        s->status = WA_ECANCELED;
+    wa_scope_cancel_children(s);
+}
 
 void wa_scope_child_done_(wa_scope *s, wa_task *t)
 {
@@ -53,6 +58,8 @@ static void wa_scope_drop(wa_future *f)
     wa_scope *s = (wa_scope *)f;
     if (!s->rt)
         return;
+    if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
+        wa_word_sub(s->owner, WA_SCOPE_ONE); /* saturated counts stay */
     wa_waker_drop(&s->waker);
     s->flags |= WA_SCOPE_CANCELLING;
     while (s->children) {
@@ -84,6 +91,9 @@ wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags)
 {
     s->fut.vt = &wa_scope_vt;
     s->rt = rt;
+    s->owner = rt->current;
+    if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
+        wa_word_add(s->owner, WA_SCOPE_ONE);
     s->children = NULL;
     s->live = 0;
     s->status = 0;
@@ -107,4 +117,18 @@ int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join
     if (rc == 0)
         s->live++;
     return rc;
+}
+
+void wa_scope_orphans_(wa_rt *rt, wa_task *t)
+{
+    wa_scope *s = rt->scopes;
+    while (s) {
+        wa_scope *next = s->next;
+        if (s->owner == t) {
+            wa_misuse(WA_EMISUSE, "a task ended without dropping the scope it created");
+            wa_drop(&s->fut);
+            next = rt->scopes; /* the drop may have ended other scopes */
+        }
+        s = next;
+    }
 }

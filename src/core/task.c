@@ -112,6 +112,8 @@ static inline __attribute__((always_inline)) void wa_task_finish(wa_task *t, int
     wa_word_or(t, WA_T_DONE);
     rt->live--;
     wa_drop(wa_task_future(t));
+    if (wa_word_load(t) & WA_SCOPE_MASK)
+        wa_scope_orphans_(rt, t);
     if (t->scope) {
         wa_list_remove_(&t->scope->children, t);
         wa_scope_child_done_(t->scope, t);
@@ -143,6 +145,7 @@ static void wa_task_run(wa_rt *rt, wa_task *t)
     rt->polls++;
     wa_cx cx = {{t, &wa_task_waker_vt}, rt, t, 0, &rt->budget};
     wa_future *f = wa_task_future(t);
+    rt->current = t; /* reset once the round ends */
     int rc = f->vt->poll(f, &cx);
     w = wa_word_load(t) & ~(uint32_t)WA_T_RUNNING;
     wa_word_store(t, w);
@@ -176,6 +179,7 @@ int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
         wa_task_run(rt, t);
         t = next;
     }
+    rt->current = NULL;
     if (deadline)
         *deadline = wa_timers_next_(rt);
     return (int)rt->queued;
@@ -288,10 +292,12 @@ int wa_join_drop(wa_join *j)
     if (!t)
         return wa_misuse(WA_EMISUSE, "double drop of a join handle");
     j->task = NULL;
-    if (t->joiner == j)
-        t->joiner = NULL;
-    wa_waker_drop(&j->waker);
-    wa_task_unref_(t);
+    if (!(wa_word_load(t) & WA_T_DONE)) { /* detach; a finish has done this */
+        if (t->joiner == j)
+            t->joiner = NULL;
+        wa_waker_drop(&j->waker);
+    }
+    wa_task_unref_n(t, 1);
     return 0;
 }
 
