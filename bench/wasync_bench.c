@@ -191,8 +191,9 @@ static int sleepers_poll(wa_future *f, wa_cx *cx)
     WA_BEGIN(t, cx);
     uint64_t seed = 42;
     region_begin();
-    /* every sleep counts from the start, as the peers' do (libuv's loop
-     * time, tokio's Instant::now at creation) */
+    /* every sleep counts from the start (the runtime's cached time, as
+     * libuv's peer does with its loop time; tokio's peer creates each sleep
+     * at its task's first poll instead) */
     uint64_t start = wa_now(cx->rt);
     wa_scope_init(&t->scope, cx->rt, WA_SCOPE_FAIL_FAST);
     for (long i = 0; i < t->t; i++) {

@@ -137,8 +137,10 @@ static int demo_poll(wa_future *f, wa_cx *cx)
         consumer c;
         wa_coro_init(&p.wa, &producer_vt);
         wa_coro_init(&c.wa, &consumer_vt);
-        if (wa_mpsc_new(2, sizeof(int), &p.tx, &c.rx) < 0)
+        if (wa_mpsc_new(2, sizeof(int), &p.tx, &c.rx) < 0) {
+            wa_drop(&t->scope.fut);
             WA_RETURN(WA_ENOMEM);
+        }
         wa_scope_spawn_of(&t->scope, &p, NULL);
         wa_scope_spawn_of(&t->scope, &c, NULL);
     }

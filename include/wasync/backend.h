@@ -44,8 +44,9 @@ struct wa_backend {
  * a reproducible pseudo-random order. Returns NULL on ENOMEM. */
 wa_backend *wa_backend_sim_new(uint64_t seed);
 
-/* Advances the sim clock by ns (the runtime fires what became due). */
-void wa_sim_advance(wa_backend *sim, uint64_t ns);
+/* Advances the sim clock by ns (the runtime fires what became due).
+ * Returns 0, or WA_EINVAL (misuse) if sim is not the sim backend. */
+int wa_sim_advance(wa_backend *sim, uint64_t ns);
 
 #if defined(__linux__)
 /* Native Linux: epoll_wait with the next deadline, an eventfd for notify.
@@ -66,8 +67,9 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key);
 
 /* A future that is ready (status 0) when the registered fd has one of
  * `events` (a WA_READABLE | WA_WRITABLE mask) ready, which it then leaves in
- * `ready`; WA_ESTALE for a stale key. Readiness is edge-triggered: do the
- * I/O until EAGAIN before awaiting again. One waiter per direction per fd. */
+ * `ready`; WA_ECLOSED if the fd is deregistered while it waits, WA_ESTALE
+ * (misuse) for a key already stale. Readiness is edge-triggered: do the I/O
+ * until EAGAIN before awaiting again. One waiter per direction per fd. */
 typedef struct wa_fd_wait {
     wa_future fut;
     wa_fd_key key;

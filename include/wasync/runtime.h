@@ -49,7 +49,9 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
     wa_spawn((rt), (const wa_future *)(ptr), sizeof *(ptr), (join))
 
 /* The callback style: a task whose poll is fn(arg, cx), called until it
- * returns other than WA_PENDING. arg is borrowed for the task's life. */
+ * returns other than WA_PENDING. If the task is dropped before that
+ * (cancelled, aborted, runtime freed), fn(arg, NULL) is called once so that
+ * it can release what arg holds. arg is borrowed for the task's life. */
 typedef int (*wa_task_fn)(void *arg, wa_cx *cx);
 int wa_spawn_fn(wa_rt *rt, wa_task_fn fn, void *arg, wa_join *join);
 

@@ -194,7 +194,7 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
     if (!r)
         return wa_misuse(WA_ESTALE, "deregister of a stale fd key");
     epoll_ctl(e->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-    /* Whoever still waits is told (its next poll sees WA_ESTALE) rather
+    /* Whoever still waits is told (its next poll sees WA_ECLOSED) rather
      * than left waiting forever. */
     wa_waker_wake(&r->rd);
     wa_waker_wake(&r->wr);
@@ -211,8 +211,15 @@ static int wa_fd_wait_poll(wa_future *f, wa_cx *cx)
     wa_fd_wait *w = (wa_fd_wait *)f;
     wa_epoll *e = wa_epoll_of(cx->rt);
     wa_reg *r = e ? wa_epoll_lookup(e, w->key) : NULL;
-    if (!r)
-        return e ? wa_misuse(WA_ESTALE, "wait on a stale fd key") : WA_ENOSYS;
+    if (!r) {
+        if (!e)
+            return WA_ENOSYS;
+        /* Deregistered while we waited (closing a source is how another
+         * task stops a wait): an error, not misuse. */
+        if (w->rt)
+            return WA_ECLOSED;
+        return wa_misuse(WA_ESTALE, "wait on a stale fd key");
+    }
     w->rt = cx->rt;
     unsigned got = r->ready & w->events;
     if (got) {

@@ -34,11 +34,10 @@ wa_backend *wa_backend_sim_new(uint64_t seed)
     return &s->base;
 }
 
-void wa_sim_advance(wa_backend *b, uint64_t ns)
+int wa_sim_advance(wa_backend *b, uint64_t ns)
 {
-    if (b->vt != &wa_sim_vt) {
-        wa_misuse(WA_EINVAL, "wa_sim_advance on a backend that is not sim");
-        return;
-    }
+    if (b->vt != &wa_sim_vt)
+        return wa_misuse(WA_EINVAL, "wa_sim_advance on a backend that is not sim");
     ((wa_sim *)b)->now += ns;
+    return 0;
 }

@@ -195,13 +195,20 @@ static void wa_dump_printf(wa_dump *d, const char *fmt, ...)
         d->need += (size_t)n;
 }
 
+static const char *wa_future_name(const wa_future *f)
+{
+    return f->vt->name ? f->vt->name : "?";
+}
+
 static void wa_dump_tasks(wa_dump *d, const wa_task *t, const char *indent)
 {
     for (; t; t = t->lnext) {
         const wa_future *f = (const wa_future *)(t + 1);
         uint32_t st = wa_word_load(t) & WA_STATE_MASK;
-        wa_dump_printf(d, "%stask %u \"%s\"%s%s\n", indent, t->id,
-                       f->vt->name ? f->vt->name : "?", (st & WA_T_QUEUED) ? " queued" : " waiting",
+        bool root = f->vt == &wa_root_vt; /* name the future block_on runs */
+        wa_dump_printf(d, "%stask %u \"%s%s%s\"%s%s\n", indent, t->id, root ? "block_on(" : "",
+                       wa_future_name(root ? ((const wa_root *)f)->inner : f), root ? ")" : "",
+                       (st & WA_T_QUEUED) ? " queued" : " waiting",
                        (st & WA_T_CANCEL) ? " cancelling" : "");
     }
 }

@@ -301,23 +301,36 @@ int wa_join_drop(wa_join *j)
     return 0;
 }
 
-/* The callback style: a future that calls fn(arg, cx). */
+/* The callback style: a future that calls fn(arg, cx), and fn(arg, NULL)
+ * if it is dropped before fn finished, so that arg can be released. */
 typedef struct wa_fn_future {
     wa_future fut;
     wa_task_fn fn;
     void *arg;
+    int done;
 } wa_fn_future;
 
 static int wa_fn_poll(wa_future *f, wa_cx *cx)
 {
     wa_fn_future *ff = (wa_fn_future *)f;
-    return ff->fn(ff->arg, cx);
+    int rc = ff->fn(ff->arg, cx);
+    ff->done = rc != WA_PENDING;
+    return rc;
 }
 
-static const wa_future_vt wa_fn_vt = {wa_fn_poll, NULL, "fn"};
+static void wa_fn_drop(wa_future *f)
+{
+    wa_fn_future *ff = (wa_fn_future *)f;
+    if (!ff->done) {
+        ff->done = 1;
+        ff->fn(ff->arg, NULL);
+    }
+}
+
+static const wa_future_vt wa_fn_vt = {wa_fn_poll, wa_fn_drop, "fn"};
 
 int wa_spawn_fn(wa_rt *rt, wa_task_fn fn, void *arg, wa_join *join)
 {
-    wa_fn_future ff = {{&wa_fn_vt}, fn, arg};
+    wa_fn_future ff = {{&wa_fn_vt}, fn, arg, 0};
     return wa_spawn(rt, &ff.fut, sizeof ff, join);
 }
