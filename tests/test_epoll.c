@@ -467,7 +467,7 @@ static void test_deadlock_only_without_sources(void)
     never n;
     CHECK_EQ(wa_block_on(rt, never_init(&n, &drops)), WA_EDEADLK);
     CHECK(strstr(report, "deadlock") != NULL);
-    CHECK(strstr(report, "\"block_on\"") != NULL);
+    CHECK(strstr(report, "\"block_on(never)\"") != NULL);
     CHECK_EQ(drops, 1);
     close_pipe(p);
     CHECK_RT_EMPTY_FREE(rt);
