@@ -1,8 +1,8 @@
 /* Error strings and the misuse hook. */
-#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "wasync/error.h"
+#include "rt.h"
 
 const char *wa_strerror(int err)
 {
@@ -21,7 +21,15 @@ const char *wa_strerror(int err)
 
 static void wa_misuse_default(const char *what)
 {
-    fprintf(stderr, "wasync: misuse: %s\n", what);
+    static const char head[] = "wasync: misuse: ";
+    char line[160];
+    size_t n = strlen(what);
+    if (n > sizeof line - sizeof head)
+        n = sizeof line - sizeof head;
+    memcpy(line, head, sizeof head - 1);
+    memcpy(line + sizeof head - 1, what, n);
+    line[sizeof head - 1 + n] = 0;
+    wa_log_(line);
 #ifndef NDEBUG
     abort();
 #endif

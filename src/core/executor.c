@@ -1,6 +1,4 @@
 /* The local executor: run queue, fair ticks, block_on, deadlock detection. */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "rt.h"
@@ -60,29 +58,10 @@ uint64_t wa_now(wa_rt *rt)
     return rt->now;
 }
 
-static void wa_report_stderr(void *arg, const char *text)
-{
-    (void)arg;
-    fputs(text, stderr);
-}
-
 void wa_rt_set_report(wa_rt *rt, wa_report_fn fn, void *arg)
 {
     rt->report = fn;
     rt->report_arg = arg;
-}
-
-static void wa_report_deadlock(wa_rt *rt)
-{
-    size_t need = wa_rt_dump(rt, NULL, 0) + 64;
-    char *buf = malloc(need);
-    if (!buf)
-        return;
-    int head = snprintf(buf, need, "wasync: deadlock: %zu task(s) pending, nothing can wake them\n",
-                        rt->live);
-    wa_rt_dump(rt, buf + head, need - (size_t)head);
-    (rt->report ? rt->report : wa_report_stderr)(rt->report_arg, buf);
-    free(buf);
 }
 
 /* Drives rt until root finishes (or, with root NULL, until no task is
@@ -101,7 +80,7 @@ static int wa_rt_drive(wa_rt *rt, const wa_join *root)
                 continue;
             until = 0;
         } else if (deadline == WA_NEVER && b->sources == 0) {
-            wa_report_deadlock(rt);
+            wa_report_deadlock_(rt);
             return WA_EDEADLK;
         }
         rt->waits++;
@@ -112,19 +91,13 @@ static int wa_rt_drive(wa_rt *rt, const wa_join *root)
     }
 }
 
-/* block_on's root task polls the caller's future in place. */
-typedef struct wa_root {
-    wa_future fut;
-    wa_future *inner;
-} wa_root;
-
 static int wa_root_poll(wa_future *f, wa_cx *cx) { return wa_poll(((wa_root *)f)->inner, cx); }
 static void wa_root_drop(wa_future *f) { wa_drop(((wa_root *)f)->inner); }
-static const wa_future_vt wa_root_vt = {wa_root_poll, wa_root_drop, "block_on"};
+const wa_future_vt wa_root_vt_ = {wa_root_poll, wa_root_drop, "block_on"};
 
 int wa_block_on(wa_rt *rt, wa_future *fut)
 {
-    wa_root r = {{&wa_root_vt}, fut};
+    wa_root r = {{&wa_root_vt_}, fut};
     wa_join j;
     int rc = wa_spawn(rt, &r.fut, sizeof r, &j);
     if (rc < 0) {
@@ -174,56 +147,3 @@ void wa_rt_stats_get(const wa_rt *rt, wa_rt_stats *st)
 }
 
 wa_backend *wa_rt_backend(wa_rt *rt) { return rt->backend; }
-
-/* Task dumps. */
-
-typedef struct wa_dump {
-    char *buf;
-    size_t len, need;
-} wa_dump;
-
-static void wa_dump_printf(wa_dump *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void wa_dump_printf(wa_dump *d, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = d->need < d->len ? d->len - d->need : 0;
-    int n = vsnprintf(room ? d->buf + d->need : NULL, room, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        d->need += (size_t)n;
-}
-
-static const char *wa_future_name(const wa_future *f)
-{
-    return f->vt->name ? f->vt->name : "?";
-}
-
-static void wa_dump_tasks(wa_dump *d, const wa_task *t, const char *indent)
-{
-    for (; t; t = t->lnext) {
-        const wa_future *f = (const wa_future *)(t + 1);
-        uint32_t st = wa_word_load(t) & WA_STATE_MASK;
-        bool root = f->vt == &wa_root_vt; /* name the future block_on runs */
-        wa_dump_printf(d, "%stask %u \"%s%s%s\"%s%s\n", indent, t->id, root ? "block_on(" : "",
-                       wa_future_name(root ? ((const wa_root *)f)->inner : f), root ? ")" : "",
-                       (st & WA_T_QUEUED) ? " queued" : " waiting",
-                       (st & WA_T_CANCEL) ? " cancelling" : "");
-    }
-}
-
-size_t wa_rt_dump(const wa_rt *rt, char *buf, size_t len)
-{
-    wa_dump d = {buf, len, 0};
-    if (len)
-        buf[0] = 0;
-    wa_dump_tasks(&d, rt->roots, "  ");
-    for (const wa_scope *s = rt->scopes; s; s = s->next) {
-        if (s->children) {
-            wa_dump_printf(&d, "  scope %p (%zu live):\n", (const void *)s, s->live);
-            wa_dump_tasks(&d, s->children, "    ");
-        }
-    }
-    return d.need;
-}

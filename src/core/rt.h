@@ -114,6 +114,20 @@ static inline bool wa_cx_cancelling_(const wa_cx *cx)
     return cx->task && cx->shield == 0 && (wa_word_load(cx->task) & WA_T_CANCEL);
 }
 
+/* executor.c: block_on's root task polls the caller's future in place. */
+typedef struct wa_root {
+    wa_future fut;
+    wa_future *inner;
+} wa_root;
+extern const wa_future_vt wa_root_vt_;
+
+/* dump.c: reports a deadlock through rt's report hook (default: wa_log_). */
+void wa_report_deadlock_(wa_rt *rt);
+
+/* Writes diagnostic text where the host shows it (stderr; the JS console).
+ * One definition per host: backend/log_stderr.c, or the JS backend's. */
+void wa_log_(const char *text);
+
 /* backend/default.c: the platform's backend, or NULL with *err set. */
 wa_backend *wa_backend_default_(int *err);
 

@@ -1,6 +1,5 @@
 /* Tasks: allocation, reference counting, the task waker, completion,
  * cancellation and join handles. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +10,7 @@ static inline uint32_t wa_task_state(const wa_task *t) { return wa_word_load(t) 
 static inline void wa_task_ref(wa_task *t)
 {
     if (wa_word_load(t) >= UINT32_MAX - WA_REF_ONE) {
-        fprintf(stderr, "wasync: task reference count overflow\n");
+        wa_log_("wasync: task reference count overflow");
         abort();
     }
     wa_word_add(t, WA_REF_ONE);
