@@ -1,0 +1,39 @@
+/* The smallest useful program for the JS host: one exported async
+ * function that sleeps, fetches a URL and resolves with the body's length.
+ * From JavaScript: await rt.callAsync('sleep_then_fetch', url). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "wasync.h"
+#include "wasync/js.h"
+
+typedef struct job {
+    WA_CORO;
+    uint32_t call;
+    wa_sleep sleep;
+    wa_js_op fetch;
+    char url[256];
+} job;
+
+static int job_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    WA_AWAIT(wa_sleep_init(&j->sleep, WA_MS(10)));
+    WA_AWAIT(wa_js_fetch(&j->fetch, j->url));
+    wa_js_settle(j->call, WA_STATUS, NULL, 0, (double)j->fetch.len);
+    free(j->fetch.data);
+    WA_END();
+}
+static const wa_future_vt job_vt = {job_poll, wa_coro_drop, "job"};
+
+__attribute__((export_name("sleep_then_fetch"))) int sleep_then_fetch(uint32_t call, const char *url,
+                                                                       size_t len)
+{
+    job j = {.call = call};
+    if (len >= sizeof j.url)
+        return WA_EINVAL;
+    memcpy(j.url, url, len);
+    wa_coro_init(&j.wa, &job_vt);
+    return wa_spawn_of(wa_js_rt(), &j, NULL);
+}

@@ -1,0 +1,80 @@
+/* wasync/js.h - the JavaScript host (browser, Node).
+ *
+ * WebAssembly cannot block, so the host's event loop drives the runtime:
+ * the glue (js/wasync.mjs) calls the exported wasync_tick from a microtask
+ * whenever work is queued, arms one host timer for the runtime's earliest
+ * deadline, and completes host operations (a fetch, a Promise handed in by
+ * the embedder) by calling wasync_deliver. The module imports only from
+ * "wasync"; it has no WASI imports.
+ *
+ * The runtime of a JS module is a single one, created by wasync_init (the
+ * glue calls it) and returned by wa_js_rt().
+ */
+#ifndef WASYNC_JS_H
+#define WASYNC_JS_H
+
+#include "runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The module's runtime (borrowed), or NULL before wasync_init. */
+wa_rt *wa_js_rt(void);
+
+/* Kinds of host operation (the glue's table of starters). */
+enum {
+    WA_JS_FETCH = 1, /* request: a URL; result: the body, number = HTTP status */
+    WA_JS_AWAIT = 2, /* request: a promise handle; result: bytes or a number */
+};
+
+/* A host operation as a future. Status 0 when the host delivered a result,
+ * a negative WA_E* code when it failed (a rejected promise gives WA_EIO; the
+ * rejection's message is in data). Once it completed, data belongs to the
+ * caller (free() it; NULL when nothing was delivered). Dropping it before
+ * completion cancels the operation in the host (a fetch is aborted) and
+ * frees what had arrived. */
+typedef struct wa_js_op {
+    wa_future fut;
+    uint32_t id;          /* the host's key, 0 until started */
+    int kind;
+    int state;
+    uint32_t handle;      /* WA_JS_AWAIT: the promise handle */
+    const char *req;      /* borrowed until completion */
+    size_t req_len;
+    wa_waker waker;
+    int status;
+    unsigned char *data;  /* delivered bytes: the caller's once complete */
+    size_t len;
+    double number;        /* a delivered number (HTTP status, resolved value) */
+} wa_js_op;
+
+/* Fetches url (borrowed until completion). The body arrives in data/len
+ * (in chunks as the host streams it), the HTTP status in number. */
+wa_future *wa_js_fetch(wa_js_op *op, const char *url);
+
+/* Awaits the JS promise the embedder registered as handle (the glue's
+ * adopt(promise) returns it). Resolving with a number sets number; with a
+ * string, ArrayBuffer or typed array sets data/len. */
+wa_future *wa_js_await(wa_js_op *op, uint32_t handle);
+
+/* Settles the JS promise of an exported async call (the glue's
+ * callAsync(name, ...)): status 0 resolves it with data (copied; as a
+ * Uint8Array) or, when data is NULL, with number; a negative status rejects
+ * it with an Error naming the code. Call once per call id. */
+void wa_js_settle(uint32_t call, int status, const void *data, size_t len, double number);
+
+/* The module's exports, called by the glue (not by C code). */
+int wasync_init(void);        /* creates the runtime: 0 or WA_ENOMEM */
+int wasync_tick(void);        /* one round; returns the runnable count */
+void *wasync_alloc(size_t n); /* memory the host fills for wasync_deliver */
+void wasync_free(void *p);
+/* Completes host op id with status (WA_PENDING: a chunk, more to come),
+ * the n bytes at p (taken) and a number. Stale ids are ignored. */
+void wasync_deliver(uint32_t id, int status, void *p, size_t n, double number);
+void wasync_wake(uint32_t id); /* wasync_deliver with no result */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,164 @@
+/* The C side of the JS host tests: exported async functions that the tests
+ * call through the glue's callAsync(name, ...args). Each takes the call id
+ * first and settles it with wa_js_settle when its task finishes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "wasync.h"
+#include "wasync/js.h"
+
+#define EXPORT(name) __attribute__((export_name(#name)))
+
+/* A task that settles call with status rc and number or bytes at the end. */
+typedef struct job {
+    WA_CORO;
+    uint32_t call;
+    wa_sleep s;
+    wa_js_op op;
+    WA_COMBO(2) race;
+    uint64_t ms, t0;
+    long n, i;
+    char *url;
+} job;
+
+static int spawn_job(const wa_future_vt *vt, job *j)
+{
+    wa_coro_init(&j->wa, vt);
+    return wa_spawn_of(wa_js_rt(), j, NULL);
+}
+
+static char *copy_str(const char *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (s) {
+        memcpy(s, p, n);
+        s[n] = 0;
+    }
+    return s;
+}
+
+static void job_drop(wa_future *f)
+{
+    job *j = (job *)f;
+    wa_coro_drop(f);
+    free(j->url);
+    j->url = NULL;
+}
+
+/* sleep_ms(ms): resolves with the ms it took. */
+static int sleeper_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    j->t0 = wa_now(cx->rt);
+    WA_AWAIT(wa_sleep_init(&j->s, WA_MS(j->ms)));
+    wa_js_settle(j->call, 0, NULL, 0, (double)(wa_now(cx->rt) - j->t0) / 1e6);
+    WA_END();
+}
+static const wa_future_vt sleeper_vt = {sleeper_poll, job_drop, "sleeper"};
+
+EXPORT(sleep_ms) int sleep_ms(uint32_t call, double ms)
+{
+    job j = {.call = call, .ms = (uint64_t)ms};
+    return spawn_job(&sleeper_vt, &j);
+}
+
+/* fetch_body(url): resolves with the body; rejects on failure. */
+static int fetcher_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    WA_AWAIT(wa_js_fetch(&j->op, j->url));
+    wa_js_settle(j->call, WA_STATUS, j->op.data, j->op.len, j->op.number);
+    free(j->op.data);
+    WA_END();
+}
+static const wa_future_vt fetcher_vt = {fetcher_poll, job_drop, "fetcher"};
+
+EXPORT(fetch_body) int fetch_body(uint32_t call, const char *url, size_t len)
+{
+    job j = {.call = call, .url = copy_str(url, len)};
+    return j.url ? spawn_job(&fetcher_vt, &j) : WA_ENOMEM;
+}
+
+/* fetch_timeout(url, ms): a fetch raced against a sleep; when the sleep
+ * wins the fetch is dropped, which aborts it in the host. Resolves with 1
+ * if the fetch won, 0 if the timeout did. */
+static int fetch_timeout_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    WA_AWAIT(wa_race(&j->race, wa_js_fetch(&j->op, j->url), wa_sleep_init(&j->s, WA_MS(j->ms))));
+    if (wa_race_winner(&j->race.c) == 0)
+        free(j->op.data);
+    wa_js_settle(j->call, 0, NULL, 0, wa_race_winner(&j->race.c) == 0);
+    WA_END();
+}
+static const wa_future_vt fetch_timeout_vt = {fetch_timeout_poll, job_drop, "fetch_timeout"};
+
+EXPORT(fetch_timeout) int fetch_timeout(uint32_t call, const char *url, size_t len, double ms)
+{
+    job j = {.call = call, .url = copy_str(url, len), .ms = (uint64_t)ms};
+    return j.url ? spawn_job(&fetch_timeout_vt, &j) : WA_ENOMEM;
+}
+
+/* await_promise(handle): settles like the promise did (bytes or number;
+ * a rejection rejects, with the code of WA_EIO). */
+static int awaiter_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    WA_AWAIT(wa_js_await(&j->op, (uint32_t)j->n));
+    wa_js_settle(j->call, WA_STATUS, j->op.data, j->op.len, j->op.number);
+    free(j->op.data);
+    WA_END();
+}
+static const wa_future_vt awaiter_vt = {awaiter_poll, job_drop, "awaiter"};
+
+EXPORT(await_promise) int await_promise(uint32_t call, uint32_t handle)
+{
+    job j = {.call = call, .n = handle};
+    return spawn_job(&awaiter_vt, &j);
+}
+
+/* yield_n(n): a task that wakes itself n times; resolves with n. */
+static int yielder_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    for (j->i = 0; j->i < j->n; j->i++)
+        WA_YIELD();
+    wa_js_settle(j->call, 0, NULL, 0, (double)j->n);
+    WA_END();
+}
+static const wa_future_vt yielder_vt = {yielder_poll, job_drop, "yielder"};
+
+EXPORT(yield_n) int yield_n(uint32_t call, double n)
+{
+    job j = {.call = call, .n = (long)n};
+    return spawn_job(&yielder_vt, &j);
+}
+
+/* fail_with(code): rejects with the given (negative) code at once. */
+static int failer_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    wa_js_settle(j->call, (int)j->n, NULL, 0, 0);
+    WA_END();
+}
+static const wa_future_vt failer_vt = {failer_poll, job_drop, "failer"};
+
+EXPORT(fail_with) int fail_with(uint32_t call, int code)
+{
+    job j = {.call = call, .n = code};
+    return spawn_job(&failer_vt, &j);
+}
+
+/* live_tasks(): how many tasks are alive (a synchronous export). */
+EXPORT(live_tasks) int live_tasks(void)
+{
+    wa_rt_stats st;
+    wa_rt_stats_get(wa_js_rt(), &st);
+    return (int)st.tasks;
+}
