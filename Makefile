@@ -6,7 +6,8 @@ all: test
 deps:
 	@scripts/deps.sh test
 
-# Native tests under ASan+UBSan, then the optimised build.
+# Native tests under ASan+UBSan, then the optimised build, then the JS host
+# (wasm32 modules on Node 20, Node 24 and headless Chromium).
 test: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan
@@ -14,8 +15,12 @@ test: deps
 	cmake --preset release >/dev/null
 	cmake --build --preset release
 	ctest --preset release -j2
+	cmake --preset js >/dev/null
+	cmake --build --preset js
+	ctest --preset js
 
-demo: deps
+demo:
+	@scripts/deps.sh demo
 	cmake --preset release >/dev/null
 	cmake --build --preset release --target demo
 	./build/release/examples/demo

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build needs, by name, when missing.
-# Usage: scripts/deps.sh [test|bench]
+# Installs what the build needs when missing: Debian packages by name, and
+# the npm packages pinned in package-lock.json.
+# Usage: scripts/deps.sh [demo|test|bench]
 set -euo pipefail
+cd "$(dirname "$0")/.."
 need=(clang-19 lld-19 cmake ninja-build make)
 case "${1:-test}" in
-  bench) need+=(libuv1-dev librust-tokio-dev valgrind cargo) ;;
+  test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium) ;;
+  bench) need+=(wasi-libc libclang-rt-19-dev-wasm32 binaryen libuv1-dev librust-tokio-dev valgrind cargo) ;;
 esac
 missing=()
 for p in "${need[@]}"; do
@@ -15,12 +18,18 @@ if [[ " ${missing[*]} " == *" cargo "* ]] && command -v cargo >/dev/null 2>&1; t
   missing=("${missing[@]/cargo}")
 fi
 missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
-[ ${#missing[@]} -eq 0 ] && exit 0
-echo "deps: installing ${missing[*]}" >&2
-SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO=sudo
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || {
-  $SUDO apt-get update -q >/dev/null
-  $SUDO apt-get install -y -q "${missing[@]}" >/dev/null
-}
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || {
+    $SUDO apt-get update -q >/dev/null
+    $SUDO apt-get install -y -q "${missing[@]}" >/dev/null
+  }
+fi
+# npm packages (Node 24, playwright-core), exactly as the lockfile says
+if [ "${1:-test}" != demo ] && { [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; }; then
+  echo "deps: npm ci" >&2
+  npm ci --no-audit --no-fund >/dev/null
+fi

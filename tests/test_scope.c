@@ -237,6 +237,46 @@ static void test_task_ending_with_live_scope(void)
     wa_set_misuse_hook(NULL);
 }
 
+/* A task hard-dropped while its scope is live (it awaited something else):
+ * the scope goes with it, silently: that is what a hard drop means. */
+typedef struct elsewhere {
+    WA_CORO;
+    wa_scope scope;
+    wa_sleep s;
+} elsewhere;
+
+static int elsewhere_poll(wa_future *f, wa_cx *cx)
+{
+    elsewhere *t = (elsewhere *)f;
+    WA_BEGIN(t, cx);
+    wa_scope_init(&t->scope, cx->rt, 0);
+    spawn_child(&t->scope, 10, 0, 'a');
+    WA_AWAIT(wa_sleep_init(&t->s, WA_SEC(5)));
+    WA_AWAIT(wa_scope_wait(&t->scope));
+    WA_END();
+}
+static const wa_future_vt elsewhere_vt = {elsewhere_poll, wa_coro_drop, "elsewhere"};
+
+static void test_abort_drops_live_scope_silently(void)
+{
+    check_catch_misuse();
+    int before = check_misuses;
+    wa_rt *rt = check_sim_rt(0);
+    trail[0] = 0;
+    elsewhere e;
+    wa_coro_init(&e.wa, &elsewhere_vt);
+    wa_join j;
+    wa_spawn_of(rt, &e, &j);
+    wa_rt_tick(rt, NULL);
+    wa_rt_tick(rt, NULL);
+    wa_join_abort(&j);
+    CHECK_EQ(check_misuses, before);
+    CHECK(strcmp(trail, "x") == 0);
+    wa_join_drop(&j);
+    CHECK_RT_EMPTY_FREE(rt);
+    wa_set_misuse_hook(NULL);
+}
+
 static void test_scope_cancel_status(void)
 {
     wa_rt *rt = check_sim_rt(0);
@@ -275,5 +315,6 @@ int main(void)
     RUN(test_rt_free_drops_scopes);
     RUN(test_task_ending_with_live_scope);
     RUN(test_scope_cancel_status);
+    RUN(test_abort_drops_live_scope_silently);
     return check_finish();
 }

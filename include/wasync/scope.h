@@ -37,9 +37,10 @@ typedef struct wa_scope {
 } wa_scope;
 
 /* Initialises s on rt with WA_SCOPE_* flags. The scope must be dropped
- * (awaiting it with WA_AWAIT does that) by the task that created it: a task
- * that ends with a live scope is reported as misuse and the scope is
- * dropped then, its children with it. Returns s's future. */
+ * (awaiting it with WA_AWAIT does that) by the task that created it. When
+ * that task ends, a scope it left live is dropped with it (its children
+ * hard-dropped); if the task returned normally rather than being cancelled,
+ * that is reported as misuse. Returns s's future. */
 wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags);
 
 /* The scope's future, to await. */

@@ -140,8 +140,10 @@ static inline bool wa_cx_cancel_requested_(const wa_cx *cx)
 
 /* scope.c */
 void wa_scope_child_done_(wa_scope *s, wa_task *t);
-/* t finished while scopes it created were live: reports and drops them. */
-void wa_scope_orphans_(wa_rt *rt, wa_task *t);
+/* t finished while scopes it created were live: drops them, and reports
+ * misuse when t returned normally (a cancelled or dropped task's scopes go
+ * with it as a matter of course). */
+void wa_scope_orphans_(wa_rt *rt, wa_task *t, bool report);
 
 /* Intrusive owner-list helpers (roots and scope children). */
 static inline void wa_list_push_(wa_task **head, wa_task *t)

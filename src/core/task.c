@@ -112,7 +112,7 @@ static inline __attribute__((always_inline)) void wa_task_finish(wa_task *t, int
     rt->live--;
     wa_drop(wa_task_future(t));
     if (wa_word_load(t) & WA_SCOPE_MASK)
-        wa_scope_orphans_(rt, t);
+        wa_scope_orphans_(rt, t, rc != WA_ECANCELED);
     if (t->scope) {
         wa_list_remove_(&t->scope->children, t);
         wa_scope_child_done_(t->scope, t);

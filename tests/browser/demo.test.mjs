@@ -1,0 +1,32 @@
+// The web demo in Chromium: every task reaches the end of the timeline, at
+// the times the plan says, and a screenshot of the finished page is saved.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve } from '../../examples/web/serve.mjs';
+import { launch } from './chromium.mjs';
+
+test('the timeline demo finishes in Chromium', async () => {
+  const server = await serve();
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 420 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`http://127.0.0.1:${server.address().port}/examples/web/index.html`);
+    await page.waitForSelector('body[data-done="1"]', { timeout: 15000 });
+    const status = await page.textContent('#status');
+    assert.match(status, /^all tasks finished at \+\d+ ms$/);
+    const total = Number(status.match(/\+(\d+)/)[1]);
+    assert.ok(total >= 1500 && total < 2500, `finished at ${total} ms`); // the longest task: 1.5 s
+    assert.equal(await page.locator('.done').count(), 7);
+    assert.equal(await page.locator('.fail').count(), 0);
+    // the three 1 s sleeps end together, about 1000 ms in
+    const ends = await page.$$eval('.row', (rows) => rows.slice(0, 3).map((r) => parseFloat(r.querySelector('.done').style.left)));
+    for (const px of ends) assert.ok(Math.abs(px / 0.5 - 1000) < 100, `sleep ended at ${px / 0.5} ms`);
+    await page.screenshot({ path: process.env.WASYNC_SCREENSHOT ?? 'timeline.png' });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
