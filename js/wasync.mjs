@@ -12,8 +12,9 @@
 //     starves timers, I/O or rendering;
 //   - the runtime's timers all live in wasm; the host keeps ONE setTimeout
 //     on the earliest deadline (the `timer` import);
-//   - host operations (fetch, a Promise adopted by the embedder) complete
-//     through wasync_deliver, from a later (micro)task;
+//   - host operations (a fetch) complete through wasync_deliver, and
+//     promises adopted for C through wasync_settled, both at the start of
+//     the next tick;
 //   - imports never call into wasm: they only record work (copy bytes out,
 //     start a fetch, attach promise handlers, arm the timer). Deliveries,
 //     ticks and export calls all happen from the glue's own (micro)tasks.
@@ -40,8 +41,8 @@ const ERRORS = new Map([
 /** The WA_E* codes by name: codes.EIO === -10. */
 export const codes = Object.freeze(Object.fromEntries([...ERRORS].map(([c, [n]]) => [n, c])));
 
-/** Host operation kinds (js.h: WA_JS_FETCH, WA_JS_AWAIT). */
-export const FETCH = 1, AWAIT = 2;
+/** Host operation kinds (js.h: WA_JS_FETCH). */
+export const FETCH = 1;
 
 const PENDING = 1; // WA_PENDING: a chunk, more to come
 
@@ -128,7 +129,7 @@ async function compile(source, imports) {
  *             called as fetch(url, { signal }).
  *   imports:  extra import modules ({ demo: { event } }); "wasync" is ours.
  *   ops:      extra host operation kinds: { [kind]: ({ id, handle, bytes,
- *             signal }) => value or promise }, delivered like AWAIT.
+ *             signal }) => value or promise }, delivered like an adopted promise.
  *   chunkSize: a streamed body is delivered in pieces of about this many
  *             bytes (default 64 KiB); a smaller body arrives in one piece.
  *   burst, sliceMs: consecutive microtask ticks allowed (default 64, 4 ms)
@@ -136,6 +137,8 @@ async function compile(source, imports) {
  *   timerYieldMs: at least every this many ms (default 8) of continuous
  *             ticking, the macrotask hop is a setTimeout, so that timers
  *             run even where MessageChannel messages are batched (Node).
+ *   adoptPool: handles made in advance for adopt() calls made from inside
+ *             an import (default 16 per tick).
  *   log:      diagnostics sink (default console.error).
  *   onError:  called with a trap raised by a tick or a delivery (default:
  *             reject every pending call with it; console.error if none).
@@ -158,7 +161,7 @@ export async function instantiate(source, options = {}) {
 
   const stats = {
     ticks: 0, microtaskTicks: 0, macrotaskTicks: 0, manualTicks: 0,
-    deliveries: 0, chunks: 0, reentries: 0, timerFires: 0,
+    deliveries: 0, chunks: 0, reentries: 0, timerFires: 0, timerRearms: 0, timerEarly: 0,
   };
 
   // --- calls into wasm ----------------------------------------------------
@@ -194,6 +197,8 @@ export async function instantiate(source, options = {}) {
     if (broken) return;
     broken = err instanceof Error ? err : new Error(String(err));
     clearTimer();
+    channelInFlight = 0;
+    closeChannel();
     for (const op of ops.values()) abortOp(op);
     ops.clear();
     const pending = [...calls.values()];
@@ -209,7 +214,7 @@ export async function instantiate(source, options = {}) {
   let burstTicks = 0, burstStart = 0; // the current run of microtask ticks
   let lastTimerHop = performance.now();
   let lastRunnable = 0, dirty = false;
-  let channel = null, channelPending = false;
+  let channel = null, channelInFlight = 0; // the MessageChannel hop
 
   function scheduleTick() {
     dirty = true;
@@ -224,7 +229,7 @@ export async function instantiate(source, options = {}) {
         channel = new MessageChannel();
         channel.port1.onmessage = channelTick;
       }
-      channelPending = true;
+      channelInFlight++;
       channel.port2.postMessage(0);
     } else {
       setTimeout(timeoutTick, 0);
@@ -232,32 +237,43 @@ export async function instantiate(source, options = {}) {
   }
 
   function microTick() {
+    tickScheduled = false;
     burstTicks++;
     stats.microtaskTicks++;
     runTick();
   }
 
   function channelTick() {
-    channelPending = false;
+    channelInFlight--;
+    tickScheduled = false;
     burstTicks = 0;
     stats.macrotaskTicks++;
     runTick();
-    if (!channelPending && channel) { // idle: an open port would keep Node alive
+  }
+
+  // An open port keeps Node's process alive: close it when ticking stops.
+  function closeChannel() {
+    if (channel && !channelInFlight) {
       channel.port1.close();
       channel = null;
     }
   }
 
   function timeoutTick() {
+    tickScheduled = false;
     lastTimerHop = performance.now();
     burstTicks = 0;
     stats.macrotaskTicks++;
     runTick();
   }
 
+  // One tick: the waiting deliveries, then one round of the runtime. Called
+  // by the scheduled (micro/macro)tasks above, or by rt.tick().
   function runTick() {
-    tickScheduled = false;
-    if (closed || broken) return 0;
+    if (closed || broken) {
+      closeChannel();
+      return 0;
+    }
     let r;
     try {
       flushDeliveries();
@@ -271,9 +287,16 @@ export async function instantiate(source, options = {}) {
     lastRunnable = r > 0 ? r : 0;
     // The host timer fired but the runtime's earliest deadline did not
     // change (the timer came a hair early): C will not re-arm, so we do.
-    if (!manual && timerAt >= 0 && timerHandle === null) armTimer(timerAt);
-    if (deliveries.length || r > 0) scheduleTick();
-    else burstTicks = 0;
+    if (!manual && timerAt >= 0 && timerHandle === null) {
+      stats.timerRearms++;
+      armTimer(timerAt);
+    }
+    if (deliveries.length || r > 0) {
+      scheduleTick();
+    } else {
+      burstTicks = 0;
+      closeChannel();
+    }
     return r;
   }
 
@@ -297,39 +320,48 @@ export async function instantiate(source, options = {}) {
     const t = performance.now();
     lastTimerHop = t;
     burstTicks = 0;
-    if (t < timerAt) armTimer(timerAt); // too early: wait for the rest
-    else scheduleTick();
+    if (t < timerAt) { // too early (Node's timers can be): wait for the rest
+      stats.timerEarly++;
+      armTimer(timerAt);
+    } else {
+      scheduleTick();
+    }
   }
 
   // --- host operations ----------------------------------------------------
 
   const ops = new Map(); // id -> op
-  let deliveries = [];   // waiting for the next tick: { op, status, bytes, number }
+  // Results waiting for the next tick, which hands them to wasm first:
+  // { op, status, bytes, number } for wasync_deliver (an op's result) or
+  // { entry, status, bytes, number } for wasync_settled (a promise's).
+  let deliveries = [];
 
-  // Records a delivery; it reaches wasm at the start of the next tick.
+  // Records an op's result; it reaches wasm at the start of the next tick.
   function post(op, status, bytes, number = 0) {
     if (op.cancelled || op.finished) return;
     if (status !== PENDING) op.finished = true;
-    deliveries.push({ op, status, bytes, number });
+    deliveries.push({ op, entry: null, status, bytes, number });
     scheduleTick();
   }
 
   function flushDeliveries() {
+    if (pool.length < POOL) refillPool();
     while (deliveries.length) {
       const batch = deliveries;
       deliveries = [];
       for (let i = 0; i < batch.length; i++) {
-        const { op, status, bytes, number } = batch[i];
-        if (op.cancelled) continue;
+        const { op, entry, status, bytes, number } = batch[i];
+        if (op ? op.cancelled : entry.released) continue;
         let p = 0, n = 0, st = status;
         if (bytes && bytes.byteLength) {
           p = copyIn(bytes);
           if (p) n = bytes.byteLength;
           else st = codes.ENOMEM;
         }
-        if (st !== PENDING) ops.delete(op.id);
+        if (op && st !== PENDING) ops.delete(op.id);
         try {
-          enter(ex.wasync_deliver, op.id, st, p, n, number);
+          if (op) enter(ex.wasync_deliver, op.id, st, p, n, number);
+          else enter(ex.wasync_settled, entry.handle, st, p, n, number);
         } catch (e) {
           deliveries = batch.slice(i + 1).concat(deliveries);
           throw e;
@@ -342,17 +374,15 @@ export async function instantiate(source, options = {}) {
 
   function abortOp(op) {
     op.cancelled = true;
-    if (op.waiters) op.waiters.delete(op);
     try { op.reader?.cancel().catch(() => {}); } catch {}
     try { op.ctrl?.abort(); } catch {}
   }
 
   function startOp(id, kind, handle, bytes) {
-    const op = { id, kind, cancelled: false, finished: false, ctrl: null, reader: null, waiters: null };
+    const op = { id, kind, cancelled: false, finished: false, ctrl: null, reader: null };
     ops.set(id, op);
     try {
       if (kind === FETCH) startFetch(op, decoder.decode(bytes));
-      else if (kind === AWAIT) startAwait(op, handle);
       else if (typeof extraOps[kind] === 'function') {
         op.ctrl = new AbortController();
         const signal = op.ctrl.signal;
@@ -408,54 +438,72 @@ export async function instantiate(source, options = {}) {
   }
 
   // --- adopted promises ---------------------------------------------------
+  //
+  // A promise's handle comes from wasm (wasync_adopt); its outcome goes to
+  // wasm (wasync_settled) at the next tick after it settles, and stays there
+  // until released, so C can await it any number of times. Handles for
+  // adopt() calls made from inside an import (an import returning a promise
+  // to C is the natural use) come from a small pool made in advance, since
+  // that is no time to call into wasm.
 
-  const promises = new Map(); // handle -> { state, value, waiters: Set<op> }
-  let nextHandle = 1;
+  const POOL = options.adoptPool ?? 16;
+  const pool = [];
+  const promises = new Map(); // handle -> entry, until its outcome is posted
+
+  function refillPool() {
+    if (typeof ex.wasync_adopt !== 'function') return;
+    while (pool.length < POOL) {
+      const h = enter(ex.wasync_adopt) >>> 0;
+      if (!h) break;
+      pool.push(h);
+    }
+  }
 
   function adopt(promise) {
     if (closed) throw new Error('wasync: runtime closed');
-    while (promises.has(nextHandle) || nextHandle === 0) nextHandle = (nextHandle + 1) >>> 0;
-    const handle = nextHandle;
-    nextHandle = (nextHandle + 1) >>> 0;
-    const entry = { state: 'pending', value: undefined, waiters: new Set() };
+    if (broken) throw broken;
+    if (typeof ex.wasync_adopt !== 'function')
+      throw new WasyncError(codes.ENOSYS, 'the module does not export wasync_adopt');
+    let handle;
+    if (wasmDepth > 0) {
+      handle = pool.pop();
+      if (handle === undefined)
+        throw new WasyncError(codes.EAGAIN, `more than ${POOL} adopt() calls from inside imports in one tick`);
+      scheduleTick(); // which refills the pool
+    } else {
+      handle = enter(ex.wasync_adopt) >>> 0;
+      if (!handle) throw new WasyncError(codes.ENOMEM, 'wasync_adopt failed');
+    }
+    const entry = { handle, released: false };
     promises.set(handle, entry);
     // Handlers are attached now, so a rejection is never "unhandled".
     Promise.resolve(promise).then(
-      (v) => settleEntry(handle, entry, 'fulfilled', v),
-      (e) => settleEntry(handle, entry, 'rejected', e));
+      (v) => settleEntry(entry, valueToResult(v)),
+      (e) => settleEntry(entry, { status: codes.EIO, bytes: encoder.encode(messageOf(e)), number: 0 }));
     return handle;
   }
 
-  function settleEntry(handle, entry, state, value) {
-    entry.state = state;
-    entry.value = value;
-    if (entry.waiters.size) {
-      for (const op of entry.waiters) deliverOutcome(op, entry);
-      entry.waiters.clear();
-      promises.delete(handle); // a handle is spent once an await completed on it
-    }
+  function settleEntry(entry, r) {
+    if (entry.released || closed || broken) return;
+    promises.delete(entry.handle);
+    deliveries.push({ op: null, entry, status: r.status, bytes: r.bytes, number: r.number });
+    scheduleTick();
   }
 
-  function deliverOutcome(op, entry) {
-    if (entry.state === 'rejected') {
-      post(op, codes.EIO, encoder.encode(messageOf(entry.value)));
-    } else {
-      const r = valueToResult(entry.value);
-      post(op, r.status, r.bytes, r.number);
-    }
-  }
-
-  function startAwait(op, handle) {
+  function release(handle) {
+    handle >>>= 0;
     const entry = promises.get(handle);
-    if (!entry) {
-      post(op, codes.EINVAL, encoder.encode(`no adopted promise ${handle}`));
-    } else if (entry.state !== 'pending') {
-      deliverOutcome(op, entry);
+    if (entry) {
+      entry.released = true;
       promises.delete(handle);
-    } else {
-      entry.waiters.add(op);
-      op.waiters = entry.waiters;
     }
+    if (closed || broken || typeof ex.wasync_release !== 'function') return;
+    if (wasmDepth > 0) {
+      queueMicrotask(() => release(handle));
+      return;
+    }
+    enter(ex.wasync_release, handle);
+    scheduleTick(); // awaits pending on it finish (WA_ECANCELED)
   }
 
   // --- exported async calls -----------------------------------------------
@@ -543,9 +591,16 @@ export async function instantiate(source, options = {}) {
     op_start: (id, kind, handle, ptr, len) => {
       startOp(id >>> 0, kind, handle >>> 0, len ? copyOut(ptr, len) : new Uint8Array(0));
     },
-    op_cancel: (id) => {
+    op_cancel: (id) => { // a host op dropped in C, or a promise handle released
       const op = ops.get(id >>> 0);
-      if (!op) return;
+      if (!op) {
+        const entry = promises.get(id >>> 0);
+        if (entry) {
+          entry.released = true;
+          promises.delete(id >>> 0);
+        }
+        return;
+      }
       ops.delete(op.id);
       abortOp(op);
     },
@@ -565,6 +620,7 @@ export async function instantiate(source, options = {}) {
   if (typeof ex._initialize === 'function') enter(ex._initialize);
   const rc = enter(ex.wasync_init);
   if (rc < 0) throw new WasyncError(rc, 'wasync_init failed');
+  refillPool();
 
   // --- the runtime object -------------------------------------------------
 
@@ -579,16 +635,18 @@ export async function instantiate(source, options = {}) {
       if (closed) throw new Error('wasync: runtime closed');
       return invoke(name, args, undefined);
     },
-    /** Registers a promise for C to await (wa_js_await); returns its handle.
-     * The handle is spent once an await on it has completed. */
+    /** Registers a promise (or value) for C to await with wa_js_await;
+     * returns its handle. The outcome stays in wasm until release(). */
     adopt,
-    /** Forgets an adopted promise that C will not await. */
-    release(handle) {
-      return promises.delete(handle >>> 0);
-    },
+    /** Forgets a handle: its outcome in wasm, the glue's reference. Awaits
+     * still pending on it finish with WA_ECANCELED. */
+    release,
     /** Runs one tick now (manual driving); returns the runnable count. */
     tick() {
-      if (wasmDepth > 0) throw new Error('wasync: tick from inside an import');
+      if (wasmDepth > 0) {
+        stats.reentries++;
+        throw new Error('wasync: tick from inside an import (re-entrance)');
+      }
       if (broken) throw broken;
       stats.manualTicks++;
       const r = runTick();
@@ -619,13 +677,12 @@ export async function instantiate(source, options = {}) {
       if (closed) return;
       closed = true;
       clearTimer();
-      if (channel) {
-        channel.port1.close();
-        channel = null;
-      }
+      channelInFlight = 0;
+      closeChannel();
       for (const op of ops.values()) abortOp(op);
       ops.clear();
       deliveries = [];
+      for (const e of promises.values()) e.released = true;
       promises.clear();
       const pending = [...calls.values()];
       calls.clear();

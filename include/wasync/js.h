@@ -25,7 +25,6 @@ wa_rt *wa_js_rt(void);
 /* Kinds of host operation (the glue's table of starters). */
 enum {
     WA_JS_FETCH = 1, /* request: a URL; result: the body, number = HTTP status */
-    WA_JS_AWAIT = 2, /* request: a promise handle; result: bytes or a number */
 };
 
 /* A host operation as a future. Status 0 when the host delivered a result,
@@ -37,9 +36,10 @@ enum {
 typedef struct wa_js_op {
     wa_future fut;
     uint32_t id;          /* the host's key, 0 until started */
-    int kind;
+    int kind;             /* WA_JS_FETCH, or 0 for a promise await */
     int state;
-    uint32_t handle;      /* WA_JS_AWAIT: the promise handle */
+    uint32_t handle;      /* a promise await: the promise's handle */
+    struct wa_js_op *next; /* a promise await: in the promise's waiters */
     const char *req;      /* borrowed until completion */
     size_t req_len;
     wa_waker waker;
@@ -55,8 +55,14 @@ wa_future *wa_js_fetch(wa_js_op *op, const char *url);
 
 /* Awaits the JS promise the embedder registered as handle (the glue's
  * adopt(promise) returns it). Resolving with a number sets number; with a
- * string, ArrayBuffer or typed array sets data/len. */
+ * string, ArrayBuffer or typed array sets data/len (a copy per await). A
+ * promise's outcome is kept in wasm once it settled, so awaiting a settled
+ * promise completes at once, without a trip through JavaScript. */
 wa_future *wa_js_await(wa_js_op *op, uint32_t handle);
+
+/* Forgets a promise handle (its outcome and the glue's reference). Awaits
+ * still pending on it finish with WA_ECANCELED; new ones get WA_ESTALE. */
+void wa_js_release(uint32_t handle);
 
 /* Settles the JS promise of an exported async call (the glue's
  * callAsync(name, ...)): status 0 resolves it with data (copied; as a
@@ -73,6 +79,11 @@ void wasync_free(void *p);
  * the n bytes at p (taken) and a number. Stale ids are ignored. */
 void wasync_deliver(uint32_t id, int status, void *p, size_t n, double number);
 void wasync_wake(uint32_t id); /* wasync_deliver with no result */
+/* A new promise handle (pending); 0 when out of memory. */
+uint32_t wasync_adopt(void);
+/* The promise of handle settled (status 0 or WA_EIO), bytes at p taken. */
+void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number);
+void wasync_release(uint32_t handle);
 
 #ifdef __cplusplus
 }

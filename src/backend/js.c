@@ -28,16 +28,30 @@ WA_JS_IMPORT(op_cancel) void wa_js_op_cancel_(uint32_t id);
 WA_JS_IMPORT(settle) void wa_js_settle_(uint32_t call, int status, const void *p, size_t n, double number);
 WA_JS_IMPORT(log) void wa_js_log_(const char *p, size_t n);
 
-/* Host operations in flight: key = generation << 20 | slot + 1, so stale
- * deliveries (an op dropped meanwhile) are recognised and ignored. */
+/* Keys handed to JavaScript (host operations, promise handles): generation
+ * << 20 | slot + 1, so a stale key (its op dropped, its handle released) is
+ * recognised and ignored. */
 #define WA_JS_SLOT_BITS 20
 #define WA_JS_SLOT_MASK ((1u << WA_JS_SLOT_BITS) - 1)
 
+enum { WA_JS_KEY_OP = 1, WA_JS_KEY_PROMISE };
+
 typedef struct wa_js_slot {
-    wa_js_op *op;      /* NULL when free */
+    void *ptr;          /* a wa_js_op or a wa_js_promise; NULL when free */
+    int kind;
     uint32_t gen;
     uint32_t next_free;
 } wa_js_slot;
+
+/* A promise the embedder handed in, and what it settled to. */
+typedef struct wa_js_promise {
+    int settled;
+    int status;
+    unsigned char *data;
+    size_t len;
+    double number;
+    wa_js_op *waiters;
+} wa_js_promise;
 
 typedef struct wa_js {
     wa_backend base;
@@ -116,17 +130,21 @@ WA_JS_EXPORT(wasync_tick) int wasync_tick(void)
 WA_JS_EXPORT(wasync_alloc) void *wasync_alloc(size_t n) { return malloc(n ? n : 1); }
 WA_JS_EXPORT(wasync_free) void wasync_free(void *p) { free(p); }
 
-static wa_js_slot *wa_js_lookup(uint32_t id)
+static void *wa_js_key_get(uint32_t key, int kind)
 {
     wa_js *h = wa_js_host;
-    uint32_t slot = (id & WA_JS_SLOT_MASK) - 1;
-    if (!h || slot >= h->nslots || h->slots[slot].gen != id >> WA_JS_SLOT_BITS || !h->slots[slot].op)
+    uint32_t slot = (key & WA_JS_SLOT_MASK) - 1;
+    if (!h || slot >= h->nslots || h->slots[slot].gen != key >> WA_JS_SLOT_BITS ||
+        h->slots[slot].kind != kind)
         return NULL;
-    return &h->slots[slot];
+    return h->slots[slot].ptr;
 }
 
-static int wa_js_slot_new(wa_js *h, wa_js_op *op, uint32_t *id)
+static int wa_js_key_new(void *ptr, int kind, uint32_t *key)
 {
+    wa_js *h = wa_js_host;
+    if (!h)
+        return WA_EINVAL;
     if (!h->free_head) {
         if (h->nslots == h->cap) {
             uint32_t cap = h->cap ? h->cap * 2 : 16;
@@ -136,21 +154,24 @@ static int wa_js_slot_new(wa_js *h, wa_js_op *op, uint32_t *id)
             h->slots = s;
             h->cap = cap;
         }
-        h->slots[h->nslots] = (wa_js_slot){NULL, 1, 0};
+        h->slots[h->nslots] = (wa_js_slot){NULL, 0, 1, 0};
         h->free_head = ++h->nslots;
     }
     wa_js_slot *s = &h->slots[h->free_head - 1];
-    *id = s->gen << WA_JS_SLOT_BITS | h->free_head;
+    *key = s->gen << WA_JS_SLOT_BITS | h->free_head;
     h->free_head = s->next_free;
-    s->op = op;
+    s->ptr = ptr;
+    s->kind = kind;
     h->base.sources++;
     return 0;
 }
 
-static void wa_js_slot_release(wa_js_slot *s)
+static void wa_js_key_free(uint32_t key)
 {
     wa_js *h = wa_js_host;
-    s->op = NULL;
+    wa_js_slot *s = &h->slots[(key & WA_JS_SLOT_MASK) - 1];
+    s->ptr = NULL;
+    s->kind = 0;
     s->gen = (s->gen + 1) & (UINT32_MAX >> WA_JS_SLOT_BITS); /* old keys go stale */
     if (!s->gen)
         s->gen = 1;
@@ -159,51 +180,118 @@ static void wa_js_slot_release(wa_js_slot *s)
     h->base.sources--;
 }
 
+/* Appends the n bytes at p (taken) to a growing buffer. */
+static int wa_js_append(unsigned char **data, size_t *len, void *p, size_t n)
+{
+    if (!n) {
+        free(p);
+        return 0;
+    }
+    unsigned char *d = *data ? realloc(*data, *len + n) : p;
+    if (!d) {
+        free(p);
+        return WA_ENOMEM;
+    }
+    if (d != p) {
+        memcpy(d + *len, p, n);
+        free(p);
+    }
+    *data = d;
+    *len += n;
+    return 0;
+}
+
 /* A result (or, with status WA_PENDING, one more chunk) from the host. The
  * bytes at p were allocated with wasync_alloc; they are taken here. */
 WA_JS_EXPORT(wasync_deliver) void wasync_deliver(uint32_t id, int status, void *p, size_t n, double number)
 {
-    wa_js_slot *s = wa_js_lookup(id);
-    if (!s) { /* the op was dropped: its result goes nowhere */
+    wa_js_op *op = wa_js_key_get(id, WA_JS_KEY_OP);
+    if (!op) { /* the op was dropped: its result goes nowhere */
         free(p);
         return;
     }
-    wa_js_op *op = s->op;
-    if (n) {
-        unsigned char *d = op->data ? realloc(op->data, op->len + n) : p;
-        if (!d) {
-            free(p);
-            status = WA_ENOMEM;
-        } else {
-            if (d != p) {
-                memcpy(d + op->len, p, n);
-                free(p);
-            }
-            op->data = d;
-            op->len += n;
-        }
-    } else {
-        free(p);
+    if (status < 0) { /* a failure: data is its message, not a partial body */
+        free(op->data);
+        op->data = NULL;
+        op->len = 0;
+    }
+    if (wa_js_append(&op->data, &op->len, p, n) < 0) {
+        if (status == WA_PENDING)
+            wa_js_op_cancel_(id); /* stop the download: nowhere to put it */
+        status = WA_ENOMEM;
     }
     if (status == WA_PENDING)
         return; /* more to come */
     op->status = status;
     op->number = number;
     op->state = WA_JS_DELIVERED;
-    wa_js_slot_release(s);
+    wa_js_key_free(id);
     wa_waker_wake(&op->waker);
 }
 
 WA_JS_EXPORT(wasync_wake) void wasync_wake(uint32_t id) { wasync_deliver(id, 0, NULL, 0, 0); }
 
+/* Copies a settled promise's outcome into op. */
+static int wa_js_take_outcome(wa_js_op *op, const wa_js_promise *pr)
+{
+    op->state = WA_JS_DONE;
+    op->number = pr->number;
+    op->status = pr->status;
+    if (pr->len) {
+        if (!(op->data = malloc(pr->len)))
+            return op->status = WA_ENOMEM;
+        memcpy(op->data, pr->data, pr->len);
+        op->len = pr->len;
+    }
+    return op->status;
+}
+
+static void wa_js_unwait(wa_js_op *op)
+{
+    wa_js_promise *pr = wa_js_key_get(op->handle, WA_JS_KEY_PROMISE);
+    for (wa_js_op **p = pr ? &pr->waiters : NULL; p && *p; p = &(*p)->next) {
+        if (*p == op) {
+            *p = op->next;
+            break;
+        }
+    }
+}
+
 static int wa_js_op_poll(wa_future *f, wa_cx *cx)
 {
     wa_js_op *op = (wa_js_op *)f;
-    switch (op->state) {
-    case WA_JS_NEW: {
-        if (!wa_js_host)
-            return WA_EINVAL;
-        int rc = wa_js_slot_new(wa_js_host, op, &op->id);
+    if (op->state == WA_JS_DELIVERED) {
+        op->state = WA_JS_DONE;
+        return op->status;
+    }
+    if (op->state == WA_JS_DONE)
+        return wa_misuse(WA_EMISUSE, "poll of a finished host operation");
+    if (!op->kind) { /* a promise: its outcome is here once settled */
+        wa_js_promise *pr = wa_js_key_get(op->handle, WA_JS_KEY_PROMISE);
+        if (!pr) {
+            int fresh = op->state == WA_JS_NEW;
+            op->state = WA_JS_DONE;
+            wa_waker_drop(&op->waker);
+            /* released (a JS release may race a C await): not misuse */
+            return fresh ? WA_ESTALE : WA_ECANCELED;
+        }
+        if (pr->settled) {
+            if (op->state == WA_JS_STARTED)
+                wa_waker_drop(&op->waker);
+            else if (!wa_coop_proceed(cx))
+                return WA_PENDING;
+            return wa_js_take_outcome(op, pr);
+        }
+        if (op->state == WA_JS_NEW) {
+            op->next = pr->waiters;
+            pr->waiters = op;
+            op->state = WA_JS_STARTED;
+        }
+        wa_waker_store(&op->waker, cx);
+        return WA_PENDING;
+    }
+    if (op->state == WA_JS_NEW) {
+        int rc = wa_js_key_new(op, WA_JS_KEY_OP, &op->id);
         if (rc < 0) {
             op->state = WA_JS_DONE;
             return rc;
@@ -213,25 +301,21 @@ static int wa_js_op_poll(wa_future *f, wa_cx *cx)
         wa_js_op_start_(op->id, op->kind, op->handle, op->req, op->req_len);
         return WA_PENDING;
     }
-    case WA_JS_STARTED:
-        wa_waker_store(&op->waker, cx);
-        return WA_PENDING;
-    case WA_JS_DELIVERED:
-        op->state = WA_JS_DONE;
-        return op->status;
-    default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished host operation");
-    }
+    wa_waker_store(&op->waker, cx);
+    return WA_PENDING;
 }
 
 static void wa_js_op_drop(wa_future *f)
 {
     wa_js_op *op = (wa_js_op *)f;
     if (op->state == WA_JS_STARTED) {
-        wa_js_slot *s = wa_js_lookup(op->id);
-        if (s)
-            wa_js_slot_release(s);
-        wa_js_op_cancel_(op->id);
+        if (!op->kind) {
+            wa_js_unwait(op);
+        } else {
+            if (wa_js_key_get(op->id, WA_JS_KEY_OP))
+                wa_js_key_free(op->id);
+            wa_js_op_cancel_(op->id);
+        }
     }
     if (op->state == WA_JS_STARTED || op->state == WA_JS_DELIVERED) {
         free(op->data); /* never handed over */
@@ -262,8 +346,51 @@ wa_future *wa_js_fetch(wa_js_op *op, const char *url)
 
 wa_future *wa_js_await(wa_js_op *op, uint32_t handle)
 {
-    return wa_js_op_init(op, WA_JS_AWAIT, handle, NULL, 0);
+    return wa_js_op_init(op, 0, handle, NULL, 0);
 }
+
+WA_JS_EXPORT(wasync_adopt) uint32_t wasync_adopt(void)
+{
+    uint32_t key;
+    wa_js_promise *pr = calloc(1, sizeof *pr);
+    if (!pr || wa_js_key_new(pr, WA_JS_KEY_PROMISE, &key) < 0) {
+        free(pr);
+        return 0;
+    }
+    return key;
+}
+
+WA_JS_EXPORT(wasync_settled) void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number)
+{
+    wa_js_promise *pr = wa_js_key_get(handle, WA_JS_KEY_PROMISE);
+    if (!pr || pr->settled) {
+        free(p);
+        return;
+    }
+    if (wa_js_append(&pr->data, &pr->len, p, n) < 0)
+        status = WA_ENOMEM;
+    pr->settled = 1;
+    pr->status = status;
+    pr->number = number;
+    for (wa_js_op *op = pr->waiters; op; op = op->next)
+        wa_waker_wake_by_ref(&op->waker);
+    pr->waiters = NULL; /* each polls the outcome and finishes */
+}
+
+void wa_js_release(uint32_t handle)
+{
+    wa_js_promise *pr = wa_js_key_get(handle, WA_JS_KEY_PROMISE);
+    if (!pr)
+        return;
+    wa_js_op_cancel_(handle); /* the glue forgets the promise too */
+    for (wa_js_op *op = pr->waiters; op; op = op->next)
+        wa_waker_wake_by_ref(&op->waker); /* they find the handle gone */
+    wa_js_key_free(handle);
+    free(pr->data);
+    free(pr);
+}
+
+WA_JS_EXPORT(wasync_release) void wasync_release(uint32_t handle) { wa_js_release(handle); }
 
 void wa_js_settle(uint32_t call, int status, const void *data, size_t len, double number)
 {

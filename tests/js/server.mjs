@@ -4,6 +4,7 @@
 //   /hang?id=ID             never answers; its connection closing is recorded
 //   /big?size=N             N bytes of pattern(i), written in 16 KiB pieces
 //   /status?code=N          an empty body with status N
+//   /cut?size=N&at=M        announces N bytes, sends M, then drops the connection
 //
 // serve() resolves with { url(path), closed(id, ms), close() }.
 import http from 'node:http';
@@ -53,6 +54,12 @@ export function serve() {
           res.end();
         };
         write();
+        break;
+      }
+      case '/cut': {
+        const size = Number(q('size', 1 << 20)), at = Number(q('at', 1 << 18));
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': size });
+        res.write(Buffer.alloc(at, 'x'), () => setTimeout(() => req.socket.destroy(), 20));
         break;
       }
       case '/status':
