@@ -70,3 +70,12 @@ echo "medians of $runs runs; RSS ratio wasync/tokio for timers: $(
   w=$(while read -r l; do field maxrss_kb "$l"; done <"$tmp/wasync.timers" | median)
   t=$(while read -r l; do field maxrss_kb "$l"; done <"$tmp/tokio.timers" | median)
   awk -v a="$w" -v b="$t" 'BEGIN {printf "%.2f", a / b}')"
+
+# The JS host: awaits and timers against plain JavaScript in the same Node
+# process, and the size of the minimal program after wasm-opt -Oz.
+cmake --preset js >/dev/null
+cmake --build --preset js >/dev/null
+echo
+node bench/js/run.mjs build/js/tests/js/bench_js.wasm "$runs"
+wasm-opt -Oz build/js/tests/js/minimal.wasm -o "$tmp/minimal.wasm"
+echo "minimal.wasm (one sleep, one fetch, one exported async function): $(stat -c %s "$tmp/minimal.wasm") bytes after wasm-opt -Oz"

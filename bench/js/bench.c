@@ -1,5 +1,7 @@
 /* The JS host's benchmarks, C side (bench/js/run.mjs is the other half):
  * awaiting an already-resolved JS promise n times, and n concurrent timers. */
+#include <stdlib.h>
+
 #include "wasync.h"
 #include "wasync/js.h"
 
@@ -8,6 +10,7 @@
 typedef struct bench {
     WA_CORO;
     uint32_t call, handle;
+    uint32_t *list; /* await_list: handles, taken */
     long n, i;
     double sum;
     wa_js_op op;
@@ -35,6 +38,38 @@ EXPORT(await_n) int await_n(uint32_t call, uint32_t handle, double n)
 {
     bench b = {.call = call, .handle = handle, .n = (long)n};
     wa_coro_init(&b.wa, &await_n_vt);
+    return wa_spawn_of(wa_js_rt(), &b, NULL);
+}
+
+/* await_list(ptr, n): awaits n distinct promises (handles in a u32 array
+ * from wasync_alloc, taken), each settling through the glue. */
+static int await_list_poll(wa_future *f, wa_cx *cx)
+{
+    bench *b = (bench *)f;
+    WA_BEGIN(b, cx);
+    for (b->i = 0; b->i < b->n; b->i++) {
+        WA_AWAIT(wa_js_await(&b->op, b->list[b->i]));
+        if (WA_STATUS < 0)
+            WA_RETURN(WA_STATUS);
+        b->sum += b->op.number;
+        wa_js_release(b->list[b->i]);
+    }
+    wa_js_settle(b->call, 0, NULL, 0, b->sum);
+    WA_END();
+}
+static void await_list_drop(wa_future *f)
+{
+    bench *b = (bench *)f;
+    wa_coro_drop(f);
+    free(b->list);
+    b->list = NULL;
+}
+static const wa_future_vt await_list_vt = {await_list_poll, await_list_drop, "await_list"};
+
+EXPORT(await_list) int await_list(uint32_t call, uint32_t *list, double n)
+{
+    bench b = {.call = call, .list = list, .n = (long)n};
+    wa_coro_init(&b.wa, &await_list_vt);
     return wa_spawn_of(wa_js_rt(), &b, NULL);
 }
 

@@ -1,0 +1,73 @@
+// The JS host's benchmarks, against plain JavaScript in the same process:
+//   await      n awaits of one already-resolved promise (C: wa_js_await on
+//              an adopted handle; JS: `await p` in a loop)
+//   await_each n awaits of n distinct resolved promises (each outcome
+//              crosses from JS into wasm once)
+//   timers     n concurrent 1 ms sleeps (C: n tasks, one host timer;
+//              JS: n setTimeout promises)
+// Prints one line per measurement (median of RUNS runs) and the ratio.
+// Usage: node bench/js/run.mjs BENCH_WASM [RUNS]
+import { readFile } from 'node:fs/promises';
+import { instantiate } from '../../js/wasync.mjs';
+
+const wasm = await readFile(process.argv[2]);
+const runs = Number(process.argv[3] ?? 7);
+const rt = await instantiate(wasm);
+
+const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+async function measure(fn) {
+  await fn(); // warm-up
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
+function report(name, n, cMs, jsMs) {
+  const c = (cMs * 1e6) / n, js = (jsMs * 1e6) / n;
+  console.log(`js-bench ${name} n=${n} wasync_ns=${c.toFixed(1)} js_ns=${js.toFixed(1)} ratio=${(c / js).toFixed(2)}`);
+}
+
+// one resolved promise, awaited n times
+{
+  const n = 1_000_000, p = Promise.resolve(1), h = rt.adopt(p);
+  await rt.callAsync('await_n', h, 1); // its outcome is now in wasm
+  const cMs = await measure(() => rt.callAsync('await_n', h, n));
+  const jsMs = await measure(async () => {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += await p;
+    return s;
+  });
+  report('await', n, cMs, jsMs);
+}
+
+// n distinct resolved promises, one await each
+{
+  const n = 100_000;
+  const cMs = await measure(async () => {
+    const handles = Array.from({ length: n }, () => rt.adopt(Promise.resolve(1)));
+    const ptr = rt.exports.wasync_alloc(4 * n); // (after the adopts: they may grow memory)
+    new Uint32Array(rt.exports.memory.buffer, ptr, n).set(handles);
+    return rt.callAsync('await_list', ptr, n); // takes the list
+  });
+  const jsMs = await measure(async () => {
+    const ps = [];
+    for (let i = 0; i < n; i++) ps.push(Promise.resolve(1));
+    let s = 0;
+    for (const p of ps) s += await p;
+    return s;
+  });
+  report('await_each', n, cMs, jsMs);
+}
+
+// n concurrent 1 ms timers
+{
+  const n = 10_000;
+  const cMs = await measure(() => rt.callAsync('sleep_many', n, 1));
+  const jsMs = await measure(() => Promise.all(Array.from({ length: n }, () => new Promise((r) => setTimeout(r, 1)))));
+  report('timers', n, cMs, jsMs);
+}
+rt.close();
