@@ -1,0 +1,21 @@
+// The modules built for JS hosts import nothing but "wasync" (no WASI), and
+// the minimal program stays small.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+const dir = dirname(process.env.WASYNC_PROG ?? '/work/main/build/js/tests/js/prog.wasm');
+
+for (const name of ['prog', 'minimal', 'timeline', 'bench_js']) {
+  test(`${name}.wasm imports only from "wasync"`, async () => {
+    const mod = await WebAssembly.compile(await readFile(join(dir, `${name}.wasm`)));
+    const foreign = WebAssembly.Module.imports(mod).filter((i) => i.module !== 'wasync' && i.module !== 'demo');
+    assert.deepEqual(foreign, []);
+  });
+}
+
+test('minimal.wasm is under 16 KiB', async () => {
+  const bytes = await readFile(join(dir, 'minimal.wasm'));
+  assert.ok(bytes.length < 16 * 1024, `${bytes.length} bytes`);
+});
