@@ -2,7 +2,7 @@
 // the times the plan says, and a screenshot of the finished page is saved.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve } from '../../examples/web/serve.mjs';
+import { serve } from '../js/server.mjs';
 import { launch } from './chromium.mjs';
 
 test('the timeline demo finishes in Chromium', async () => {
@@ -12,7 +12,7 @@ test('the timeline demo finishes in Chromium', async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 420 } });
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`http://127.0.0.1:${server.address().port}/examples/web/index.html`);
+    await page.goto(server.url('/examples/web/index.html'));
     await page.waitForSelector('body[data-done="1"]', { timeout: 15000 });
     const status = await page.textContent('#status');
     assert.match(status, /^all tasks finished at \+\d+ ms$/);
@@ -27,6 +27,6 @@ test('the timeline demo finishes in Chromium', async () => {
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
-    server.close();
+    await server.close();
   }
 });

@@ -1,27 +1,16 @@
-// FETCH host operations: bodies, statuses, errors, streaming, abort on drop.
+// FETCH host operations: bodies, statuses, errors, streaming, abort on drop
+// (that one shared with Chromium: tests/js/cases.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { prog, since, utf8 } from './prog.mjs';
+import { prog, runCase, since, utf8 } from './prog.mjs';
 import { serve, pattern } from './server.mjs';
+import { droppedFetch } from './cases.mjs';
 
 let server;
 before(async () => { server = await serve(); });
 after(() => server.close());
 
-test('a dropped fetch is aborted: the server sees the connection close', async () => {
-  const rt = await prog();
-  const t0 = performance.now();
-  const won = await rt.callAsync('fetch_timeout', server.url('/hang?id=drop'), 100);
-  const resolvedAt = since(t0);
-  assert.equal(won, 0, 'the timeout won');
-  assert.ok(resolvedAt >= 100 && resolvedAt < 300, `resolved at +${resolvedAt.toFixed(1)} ms`);
-  const closedAt = await server.closed('drop', 1000);
-  assert.notEqual(closedAt, null, 'the server never saw the connection close');
-  assert.ok(closedAt - t0 - resolvedAt < 1000);
-  assert.equal(rt.stats().hostOps, 0);
-  assert.equal(rt.exports.live_tasks(), 0);
-  rt.close();
-});
+test(droppedFetch.title, (t) => runCase(droppedFetch, { base: server.base, t }));
 
 test('a fetch that wins its race cancels the timer', async () => {
   const rt = await prog();

@@ -30,3 +30,17 @@ export function track(p) {
 }
 
 export const utf8 = (s) => new TextEncoder().encode(s);
+
+/** Runs a case of cases.mjs on a fresh instance (closed afterwards): base
+ * is the test server's URL, t (optional) the node:test context that gets
+ * the case's report as a diagnostic. */
+export async function runCase(fn, { base, t, options } = {}) {
+  const rt = await prog(options);
+  try {
+    const detail = await fn({ rt, base });
+    if (detail) t?.diagnostic(detail);
+    return detail;
+  } finally {
+    rt.close();
+  }
+}

@@ -1,21 +1,11 @@
-// AWAIT host operations: a JS promise adopted by the embedder, awaited in C.
+// AWAIT host operations: a JS promise adopted by the embedder, awaited in C
+// (a rejection's case shared with Chromium: tests/js/cases.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { prog, delay, utf8 } from './prog.mjs';
+import { prog, runCase, delay, utf8 } from './prog.mjs';
+import { rejectedPromise } from './cases.mjs';
 
-test('a rejected promise is WA_EIO in C, with its message', async () => {
-  const rt = await prog();
-  await assert.rejects(rt.callAsync('await_promise', rt.adopt(Promise.reject(new Error('boom')))), (e) => {
-    assert.equal(e.code, -10);
-    assert.equal(e.codeName, 'EIO');
-    assert.match(e.message, /boom/);
-    assert.match(e.message, /EIO/);
-    return true;
-  });
-  // a rejection with a non-Error
-  await assert.rejects(rt.callAsync('await_promise', rt.adopt(Promise.reject('plain'))), { code: -10, message: /plain/ });
-  rt.close();
-});
+test(rejectedPromise.title, (t) => runCase(rejectedPromise, { t }));
 
 test('a promise resolving with a number, a string, bytes, nothing', async () => {
   const rt = await prog();

@@ -1,35 +1,81 @@
-// A small HTTP server for the JS host's tests, on 127.0.0.1 and a free port.
+// The one HTTP server of the JS host's tests (Node and Chromium) and of the
+// web demo, on 127.0.0.1 and a free port (or the one given).
 //
 //   /delay?ms=N&body=TEXT   answers TEXT after N ms
 //   /hang?id=ID             never answers; its connection closing is recorded
+//   /closed?id=ID&ms=N      {"closed":true} once /hang?id=ID's connection has
+//                           closed, or {"closed":false} if it did not within N ms
 //   /big?size=N             N bytes of pattern(i), written in 16 KiB pieces
 //   /status?code=N          an empty body with status N
 //   /cut?size=N&at=M        announces N bytes, sends M, then drops the connection
+//   /api/slow?ms=N          "ok" after N ms (the web demo's fetches)
+//   anything else           a file of the repository: /js/wasync.mjs,
+//                           /build/js/..., /tests/browser/cases.html; / is the
+//                           web demo (examples/web/index.html)
 //
-// serve() resolves with { url(path), closed(id, ms), close() }.
+// serve(port) resolves with { base, url(path), closed(id, ms), close() }.
 import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The byte at offset i of a /big body. */
 export const pattern = (i) => (i * 31 + 7) & 255;
 
-export function serve() {
+const root = normalize(join(fileURLToPath(import.meta.url), '../../..'));
+const types = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript',
+                '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json',
+                '.png': 'image/png' };
+
+export function serve(port = 0) {
   const closedAt = new Map(); // hang id -> performance.now() of the close
   const waiters = new Map();  // hang id -> resolve
   const timers = new Set();
+  const later = (ms, fn) => {
+    const t = setTimeout(() => { timers.delete(t); fn(); }, ms);
+    timers.add(t);
+    return () => { clearTimeout(t); timers.delete(t); };
+  };
+
+  /** Resolves with the time the /hang?id=ID connection closed, or null if
+   * it did not within ms. */
+  function closed(id, ms) {
+    if (closedAt.has(id)) return Promise.resolve(closedAt.get(id));
+    return new Promise((res) => {
+      const cancel = later(ms, () => { waiters.delete(id); res(null); });
+      waiters.set(id, () => { cancel(); waiters.delete(id); res(closedAt.get(id)); });
+    });
+  }
+
+  async function file(pathname, res) {
+    const path = normalize(join(root, decodeURIComponent(pathname === '/' ? '/examples/web/index.html' : pathname)));
+    if (path !== root && !path.startsWith(root + sep)) return res.writeHead(403).end();
+    try {
+      const body = await readFile(path);
+      res.writeHead(200, { 'content-type': types[extname(path)] ?? 'application/octet-stream',
+                           'cache-control': 'no-store' }).end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  }
+
   const server = http.createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
     const q = (k, d) => u.searchParams.get(k) ?? d;
+    const answerLater = (ms, body) => {
+      const cancel = later(ms, () => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(body);
+      });
+      res.on('close', cancel);
+    };
     switch (u.pathname) {
-      case '/delay': {
-        const t = setTimeout(() => {
-          timers.delete(t);
-          res.writeHead(200, { 'content-type': 'text/plain' });
-          res.end(q('body', 'hello'));
-        }, Number(q('ms', 0)));
-        timers.add(t);
-        res.on('close', () => { clearTimeout(t); timers.delete(t); });
+      case '/delay':
+        answerLater(Number(q('ms', 0)), q('body', 'hello'));
         break;
-      }
+      case '/api/slow':
+        answerLater(Number(q('ms', 0)), 'ok');
+        break;
       case '/hang': {
         const id = q('id', '');
         // The socket, not the response: a closed connection is the client's abort.
@@ -39,6 +85,12 @@ export function serve() {
         });
         break;
       }
+      case '/closed':
+        closed(q('id', ''), Number(q('ms', 1000))).then((at) => {
+          res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+          res.end(JSON.stringify({ closed: at !== null }));
+        });
+        break;
       case '/big': {
         const size = Number(q('size', 1 << 20));
         res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': size });
@@ -59,7 +111,7 @@ export function serve() {
       case '/cut': {
         const size = Number(q('size', 1 << 20)), at = Number(q('at', 1 << 18));
         res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': size });
-        res.write(Buffer.alloc(at, 'x'), () => setTimeout(() => req.socket.destroy(), 20));
+        res.write(Buffer.alloc(at, 'x'), () => later(20, () => req.socket.destroy()));
         break;
       }
       case '/status':
@@ -67,26 +119,20 @@ export function serve() {
         res.end();
         break;
       default:
-        res.writeHead(404);
-        res.end('no such route');
+        if (req.method === 'GET' || req.method === 'HEAD') file(u.pathname, res);
+        else res.writeHead(405).end();
     }
   });
   return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const base = `http://127.0.0.1:${server.address().port}`;
       resolve({
+        base,
         url: (path) => base + path,
-        /** Resolves with the time the /hang?id=ID connection closed, or
-         * null if it did not within ms. */
-        closed(id, ms) {
-          if (closedAt.has(id)) return Promise.resolve(closedAt.get(id));
-          return new Promise((res) => {
-            const t = setTimeout(() => { waiters.delete(id); res(null); }, ms);
-            waiters.set(id, () => { clearTimeout(t); waiters.delete(id); res(closedAt.get(id)); });
-          });
-        },
+        closed,
         close() {
           for (const t of timers) clearTimeout(t);
+          timers.clear();
           server.closeAllConnections();
           return new Promise((res) => server.close(res));
         },

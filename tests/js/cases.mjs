@@ -1,0 +1,147 @@
+// Scenarios run both by the Node suite (tests/js/*.test.mjs) and in headless
+// Chromium (tests/browser/cases.html, driven by tests/browser/cases.test.mjs).
+//
+// Each case is an async function ({ rt, base }) => detail: rt is a fresh
+// runtime of tests/js/prog.wasm made by instantiate() (the caller closes
+// it), base the URL of tests/js/server.mjs (no trailing slash). It throws
+// on failure and returns a short text for the report. Web-standard APIs
+// only: no node: imports, no node:assert, nothing of the server's but HTTP.
+
+const since = (t0) => performance.now() - t0;
+const ms = (x) => `${x.toFixed(1)} ms`;
+const show = (v) => (v instanceof Uint8Array ? `bytes [${v}]` : typeof v === 'string' ? JSON.stringify(v) : String(v));
+
+function check(ok, message) {
+  if (!ok) throw new Error(message);
+}
+function equal(actual, expected, what) {
+  check(Object.is(actual, expected), `${what}: ${show(actual)}, expected ${show(expected)}`);
+}
+function match(text, re, what) {
+  check(re.test(text), `${what}: ${JSON.stringify(text)} does not match ${re}`);
+}
+/** The error p rejects with; throws if it resolves. */
+async function rejection(p, what) {
+  let value;
+  try {
+    value = await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error(`${what}: resolved with ${show(value)}, expected a rejection`);
+}
+const text = (bytes) => new TextDecoder().decode(bytes);
+
+/** A case: fn with its title (the test's name on both hosts). */
+const define = (title, fn) => Object.assign(fn, { title });
+
+export const demo = define('three sleep_ms(1000) and a 300 ms fetch run concurrently', async ({ rt, base }) => {
+  const t0 = performance.now();
+  const sleeps = [0, 1, 2].map(() => rt.callAsync('sleep_ms', 1000).then((took) => ({ took, at: since(t0) })));
+  const fetched = rt.callAsync('fetch_body', `${base}/delay?ms=300&body=Example%20Domain`)
+    .then((body) => ({ body, at: since(t0) }));
+
+  const f = await fetched;
+  check(f.body instanceof Uint8Array, `the body is ${show(f.body)}, not bytes`);
+  equal(text(f.body), 'Example Domain', 'the body');
+  check(f.at >= 295 && f.at < 500, `fetch resolved at +${ms(f.at)}`);
+
+  const s = await Promise.all(sleeps);
+  for (const { at, took } of s) {
+    check(at >= 990 && at <= 1100, `sleep resolved at +${ms(at)}`);
+    check(took >= 1000 && took < 1100, `C measured ${took} ms`);
+  }
+  const ats = s.map((x) => x.at);
+  const spread = Math.max(...ats) - Math.min(...ats);
+  check(spread <= 30, `sleeps spread over ${ats.map(ms)}`);
+  check(f.at < Math.min(...ats), 'the fetch finished first');
+  equal(rt.exports.live_tasks(), 0, 'live tasks');
+  equal(rt.stats().hostOps, 0, 'host operations in flight');
+  return `fetch at +${ms(f.at)}, sleeps at +${ms(Math.min(...ats))} (spread ${ms(spread)})`;
+});
+
+export const yieldMillion = define('yield_n(1e6) finishes without starving timers or the event loop', async ({ rt }) => {
+  const t0 = performance.now();
+  let jsTimer = null;
+  setTimeout(() => { jsTimer = since(t0); }, 10);
+  const slept = rt.callAsync('sleep_ms', 50).then(() => since(t0));
+  const yielded = rt.callAsync('yield_n', 1e6).then((n) => ({ n, at: since(t0) }));
+
+  const { n, at } = await yielded;
+  equal(n, 1000000, 'yield_n resolved with');
+  const sleptAt = await slept;
+  check(sleptAt >= 50 && sleptAt < 100, `sleep_ms(50) resolved at +${ms(sleptAt)}`);
+  check(jsTimer !== null && jsTimer < at, `setTimeout(10) fired at ${jsTimer} ms, yield_n done at ${ms(at)}`);
+  check(jsTimer < 60, `setTimeout(10) fired late: +${ms(jsTimer)}`);
+  check(sleptAt < at, 'the sleeper finished while the yielder ran');
+
+  const st = rt.stats();
+  check(st.ticks >= 1000000, `${st.ticks} ticks`);
+  check(st.macrotaskTicks > 0, 'ticks continued from macrotasks');
+  check(st.microtaskTicks > st.macrotaskTicks, 'most ticks are microtasks');
+  equal(rt.exports.live_tasks(), 0, 'live tasks');
+  return `done at +${ms(at)}; setTimeout(10) at +${ms(jsTimer)}, sleep_ms(50) at +${ms(sleptAt)}; ` +
+    `${st.microtaskTicks} microtask + ${st.macrotaskTicks} macrotask ticks`;
+});
+
+export const droppedFetch = define('a dropped fetch is aborted: the server sees the connection close', async ({ rt, base }) => {
+  const id = `drop-${Math.random().toString(36).slice(2)}`;
+  const t0 = performance.now();
+  const won = await rt.callAsync('fetch_timeout', `${base}/hang?id=${id}`, 100);
+  const resolvedAt = since(t0);
+  equal(won, 0, 'fetch_timeout (0: the timeout won)');
+  check(resolvedAt >= 100 && resolvedAt < 300, `resolved at +${ms(resolvedAt)}`);
+  equal(rt.stats().hostOps, 0, 'host operations in flight');
+  equal(rt.exports.live_tasks(), 0, 'live tasks');
+  const seen = await (await fetch(`${base}/closed?id=${id}&ms=1000`)).json();
+  check(seen.closed, 'the server never saw the connection close');
+  return `timeout won at +${ms(resolvedAt)}; server saw the close by +${ms(since(t0))}`;
+});
+
+export const rejectedPromise = define('a rejected promise is WA_EIO in C, with its message', async ({ rt }) => {
+  const e = await rejection(rt.callAsync('await_promise', rt.adopt(Promise.reject(new Error('boom')))), 'await_promise');
+  equal(e.code, -10, 'the code');
+  equal(e.codeName, 'EIO', 'the code name');
+  match(e.message, /boom/, 'the message');
+  match(e.message, /EIO/, 'the message');
+  // a rejection with a non-Error
+  const p = await rejection(rt.callAsync('await_promise', rt.adopt(Promise.reject('plain'))), 'await_promise');
+  equal(p.code, -10, 'the code');
+  match(p.message, /plain/, 'the message');
+  equal(rt.exports.live_tasks(), 0, 'live tasks');
+  return e.message;
+});
+
+export const timers10k = define('10,000 concurrent timers', async ({ rt }) => {
+  const n = 10000;
+  const t0 = performance.now();
+  const ds = Array.from({ length: n }, (_, i) => (i * 37) % 101); // 0..100 ms
+  const ats = await Promise.all(ds.map((d) => rt.callAsync('sleep_ms', d).then(() => since(t0))));
+  const total = since(t0);
+  ats.forEach((at, i) => check(at >= ds[i] - 1, `sleep_ms(${ds[i]}) resolved at +${ms(at)}`));
+  const last = Math.max(...ats);
+  check(last >= 100 && last < 1000, `the last resolved at +${ms(last)}`);
+  check(total < 1000, `${ms(total)} in all`);
+  equal(rt.exports.live_tasks(), 0, 'live tasks');
+  const st = rt.stats();
+  equal(st.timerArmed, false, 'the host timer is armed');
+  check(st.timerFires <= 150, `${st.timerFires} host timer fires for 101 distinct deadlines`);
+  return `all resolved by +${ms(last)}; ${st.timerFires} host timer fires`;
+});
+
+export const exportedCalls = define('exported async functions: fail_with rejects with its code, sleep_ms(0) resolves', async ({ rt }) => {
+  const e = await rejection(rt.callAsync('fail_with', -4), 'fail_with(-4)');
+  equal(e.code, -4, 'the code');
+  equal(e.codeName, 'ETIMEDOUT', 'the code name');
+  match(e.message, /ETIMEDOUT/, 'the message');
+  for (const code of [-1, -3, -12])
+    equal((await rejection(rt.callAsync('fail_with', code), `fail_with(${code})`)).code, code, `fail_with(${code})'s code`);
+  const took = await rt.callAsync('sleep_ms', 0);
+  equal(typeof took, 'number', 'sleep_ms(0) resolved with a');
+  check(took >= 0 && took < 50, `sleep_ms(0) took ${took} ms`);
+  equal(rt.exports.live_tasks(), 0, 'live tasks');
+  return `fail_with(-4): ${e.message}; sleep_ms(0) took ${took.toFixed(3)} ms`;
+});
+
+/** Every case, by name, in the order they run. */
+export const cases = { demo, yieldMillion, droppedFetch, rejectedPromise, timers10k, exportedCalls };
