@@ -16,32 +16,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <valgrind/callgrind.h>
 
 #include "wasync.h"
+#include "region.h"
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t t_start, t_end;
-
-static void region_begin(void)
-{
-    CALLGRIND_ZERO_STATS;
-    CALLGRIND_TOGGLE_COLLECT;
-    t_start = mono_ns();
-}
-
-static void region_end(void)
-{
-    t_end = mono_ns();
-    CALLGRIND_TOGGLE_COLLECT;
-    CALLGRIND_DUMP_STATS_AT("region");
-}
 
 /* spawn_join: a trivial task returns its index (through a pointer: the
  * awaiter reads it after the handle is consumed). */
@@ -246,7 +224,7 @@ int main(int argc, char **argv)
         wa_coro_init(&s.wa, &sleepers_vt);
         rc = wa_block_on(rt, &s.wa.fut);
         snprintf(extra, sizeof extra, " over_ideal_ms=%.3f",
-                 (double)(t_end - t_start) / 1e6 - (double)s.ideal_ms);
+                 (double)region_ns() / 1e6 - (double)s.ideal_ms);
     } else {
         fprintf(stderr, "unknown workload %s\n", w);
         return 2;
@@ -258,7 +236,7 @@ int main(int argc, char **argv)
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double wall = (double)(t_end - t_start);
+    double wall = (double)region_ns();
     printf("peer=wasync workload=%s n=%ld wall_ms=%.3f ns_per_op=%.3f ops_per_s=%.3f maxrss_kb=%ld%s\n",
            w, n, wall / 1e6, n ? wall / (double)n : 0.0, wall > 0 ? (double)n * 1e9 / wall : 0.0,
            ru.ru_maxrss, extra);

@@ -27,7 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <valgrind/callgrind.h>
+
+#include "../region.h"
 
 #ifdef TQ_WHEEL
 #include "wheel.h"
@@ -65,28 +66,6 @@ static uint64_t uniform(uint64_t lo, uint64_t hi)
     return lo + splitmix64() % (hi - lo + 1);
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t t_start, t_end;
-
-static void region_begin(void)
-{
-    CALLGRIND_ZERO_STATS;
-    CALLGRIND_TOGGLE_COLLECT;
-    t_start = mono_ns();
-}
-
-static void region_end(void)
-{
-    t_end = mono_ns();
-    CALLGRIND_TOGGLE_COLLECT;
-    CALLGRIND_DUMP_STATS_AT("region");
-}
 
 static void *xmalloc(size_t n)
 {
@@ -243,7 +222,7 @@ int main(int argc, char **argv)
             r->items[i].id = i;
         workloads[w].fn(r, (uint32_t)n);
         printf("impl=%s workload=%s n=%ld ns_per_op=%.2f fired=%llu checksum=%llu entry_bytes=%zu\n",
-               TQ_IMPL, workloads[w].name, n, (double)(t_end - t_start) / (double)n,
+               TQ_IMPL, workloads[w].name, n, (double)region_ns() / (double)n,
                (unsigned long long)r->fired, (unsigned long long)r->checksum, sizeof(tq_entry));
         tq_fini(&r->q);
         free(r->items);
