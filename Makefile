@@ -7,7 +7,8 @@ deps:
 	@scripts/deps.sh test
 
 # Native tests under ASan+UBSan, then the optimised build, then the JS host
-# (wasm32 modules on Node 20, Node 24 and headless Chromium).
+# (wasm32 modules on Node 20, Node 24 and headless Chromium), then WASI 0.2
+# components (the core suite and the wasip2 backend's, under jco).
 test: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan
@@ -18,6 +19,9 @@ test: deps
 	cmake --preset js >/dev/null
 	cmake --build --preset js
 	ctest --preset js
+	cmake --preset wasip2 >/dev/null
+	cmake --build --preset wasip2
+	ctest --preset wasip2
 
 demo:
 	@scripts/deps.sh demo

@@ -1,0 +1,145 @@
+// WASI 0.2 components from core modules, with jco's wasm-tools (no native
+// wasm-tools here). WORLD is a world of wit/wasync.wit.
+//
+//   node scripts/component.mjs [--wit DIR] IN.wasm OUT.wasm WORLD command|reactor
+//       embed WORLD in IN and wrap it, with that preview1 adapter, as OUT
+//   node scripts/component.mjs [--wit DIR] --dummy WORLD OUT.wasm
+//       write wit-component's dummy core module for WORLD: its imports and
+//       exports are the exact names and flat signatures the world expects
+//   node scripts/component.mjs [--wit DIR] --check IN.wasm WORLD [command|reactor]
+//       compare every import of IN with what WORLD (plus, for module
+//       wasi_snapshot_preview1, the adapter) provides; exit 1 on a mismatch
+//
+// DIR (default build/wit) caches the WIT folder: our wit/*.wit plus copies of
+// jco's wasi:* packages in deps/ (wit-parser does not follow symlinks there).
+import { _setPreopens } from '@bytecodealliance/preview2-shim/filesystem';
+import { componentEmbed, componentNew } from '@bytecodealliance/jco-transpile/wasm-tools';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const WASI = '0.2.12';
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const jco = join(root, 'node_modules/@bytecodealliance/jco/lib');
+const adapter = kind => {
+    if (kind !== 'command' && kind !== 'reactor') throw new Error(`adapter must be command or reactor, not ${kind}`);
+    return readFileSync(join(jco, `wasi_snapshot_preview1.${kind}.wasm`));
+};
+
+// Copies a file unless the copy is already identical; the rename keeps
+// parallel builds sharing DIR from seeing half-written files.
+function sync(src, dst) {
+    const data = readFileSync(src);
+    if (existsSync(dst) && readFileSync(dst).equals(data)) return;
+    mkdirSync(dirname(dst), { recursive: true });
+    writeFileSync(`${dst}.${process.pid}`, data);
+    renameSync(`${dst}.${process.pid}`, dst);
+}
+
+function witDir(dir) {
+    for (const f of readdirSync(join(root, 'wit')).filter(f => f.endsWith('.wit')))
+        sync(join(root, 'wit', f), join(dir, f));
+    const wasi = join(jco, 'wit/builtin', WASI);
+    for (const pkg of readdirSync(wasi))
+        for (const f of readdirSync(join(wasi, pkg))) sync(join(wasi, pkg, f), join(dir, 'deps', pkg, f));
+    return dir;
+}
+
+// Imports (with flat signatures) and function exports of a core module.
+function parse(bytes) {
+    let p = 8;
+    const u32 = () => { let r = 0, s = 0, b; do { b = bytes[p++]; r += (b & 0x7f) * 2 ** s; s += 7; } while (b & 0x80); return r; };
+    const str = () => { const n = u32(); p += n; return Buffer.from(bytes.subarray(p - n, p)).toString(); };
+    const VAL = { 0x7f: 'i32', 0x7e: 'i64', 0x7d: 'f32', 0x7c: 'f64', 0x7b: 'v128', 0x70: 'funcref', 0x6f: 'externref' };
+    const vec = () => Array.from({ length: u32() }, () => VAL[bytes[p++]] ?? fail('value type'));
+    const limits = () => { const flags = bytes[p++]; u32(); if (flags & 1) u32(); };
+    const fail = what => { throw new Error(`unsupported ${what} at byte ${p - 1}`); };
+    const types = [], imports = [], funcs = [], exports = new Map();
+    while (p < bytes.length) {
+        const id = bytes[p++], size = u32(), end = p + size;
+        if (id === 1) for (let n = u32(); n--;) {
+            if (bytes[p++] !== 0x60) fail('type form');
+            const params = vec(), results = vec();
+            types.push(`[${params.join(' ')}] -> [${results.join(' ')}]`);
+        } else if (id === 2) for (let n = u32(); n--;) {
+            const imp = { module: str(), name: str(), kind: bytes[p++] };
+            if (imp.kind === 0) { imp.type = types[u32()]; funcs.push(imp.type); }
+            else if (imp.kind === 1) { p++; limits(); imp.type = 'table'; }
+            else if (imp.kind === 2) { limits(); imp.type = 'memory'; }
+            else if (imp.kind === 3) { p += 2; imp.type = 'global'; }
+            else fail('import kind');
+            imports.push(imp);
+        } else if (id === 3) for (let n = u32(); n--;) funcs.push(types[u32()]);
+        else if (id === 7) for (let n = u32(); n--;) {
+            const name = str(), kind = bytes[p++], index = u32();
+            if (kind === 0) exports.set(name, funcs[index]);
+        }
+        p = end;
+    }
+    return { imports, exports };
+}
+
+// Our C bindings may use wit-component's legacy names
+// ("wasi:io/poll@0.2.12" "[resource-drop]pollable"); the dummy module uses the
+// standard ones ("cm32p2|wasi:io/poll@0.2" "pollable_drop"). Compare in the latter.
+function standard(module, name) {
+    if (module.startsWith('cm32p2')) return `${module} ${name}`;
+    const res = /^\[resource-(drop|new|rep)\](.*)$/.exec(name);
+    if (res) name = `${res[2]}_${res[1]}`;
+    const ex = module.startsWith('[export]') ? '_ex_' : '';
+    if (ex) module = module.slice(8);
+    if (module === '$root') return `cm32p2 ${name}`;
+    module = module.replace(/@(\d+)\.(\d+)\.(\d+)(-[^+]*)?(\+.*)?$/, (_, x, y, z, pre) =>
+        `@${pre ? `${x}.${y}.${z}${pre}` : x !== '0' ? x : y !== '0' ? `0.${y}` : `0.0.${z}`}`);
+    return `cm32p2|${ex}${module} ${name}`;
+}
+
+async function dummy(wit, world) {
+    return componentEmbed({ dummy: true, witPath: wit, world });
+}
+
+async function check(wit, input, world, kind = 'command') {
+    const want = new Map(parse(await dummy(wit, world)).imports.map(i => [standard(i.module, i.name), i.type]));
+    const preview1 = parse(adapter(kind)).exports;
+    let bad = 0;
+    const { imports } = parse(readFileSync(input));
+    for (const { module, name, type } of imports) {
+        const [from, expected] = module === 'wasi_snapshot_preview1'
+            ? [`the ${kind} adapter`, preview1.get(name)]
+            : [`world ${world}`, want.get(standard(module, name))];
+        if (expected === type) continue;
+        bad++;
+        console.log(expected ? `${module} ${name}: ${type}, but ${from} has ${expected}`
+                             : `${module} ${name}: not in ${from}`);
+    }
+    console.log(`${input}: ${imports.length - bad} of ${imports.length} imports match world ${world}`);
+    return bad === 0;
+}
+
+async function main(args) {
+    let wit = join(root, 'build/wit');
+    if (args[0] === '--wit') [, wit] = args.splice(0, 2);
+    // The embedded wasm-tools reads files through preview2-shim, which has no
+    // preopened folders unless told.
+    _setPreopens({ '/': '/' });
+    wit = witDir(resolve(wit));
+    if (args[0] === '--dummy' && args.length === 3) {
+        writeFileSync(args[2], await dummy(wit, args[1]));
+    } else if (args[0] === '--check' && (args.length === 3 || args.length === 4)) {
+        return check(wit, args[1], args[2], args[3]);
+    } else if (args.length === 4 && !args[0].startsWith('--')) {
+        const [input, output, world, kind] = args;
+        const embedded = await componentEmbed({ binary: readFileSync(input), witPath: wit, world });
+        writeFileSync(output, await componentNew(embedded, [['wasi_snapshot_preview1', adapter(kind)]]));
+    } else {
+        throw new Error('usage: see the top of scripts/component.mjs');
+    }
+    return true;
+}
+
+try {
+    process.exitCode = await main(process.argv.slice(2)) ? 0 : 1;
+} catch (e) {
+    console.error(`component.mjs: ${e?.payload ?? e?.message ?? e}`);
+    process.exitCode = 1;
+}

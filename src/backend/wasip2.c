@@ -1,0 +1,289 @@
+/* The WASI 0.2 host: wasi:io/poll with a persistent set of pollables.
+ *
+ * Registrations live in a slab of slots (key = generation << 32 | slot).
+ * Only the pollables that a future waits on are "armed": they sit in a
+ * dense array, with a parallel array of their slots, and that array is
+ * what poll() gets, without rebuilding anything; arming appends, disarming
+ * swaps the last one into the hole. An unarmed pollable is left out so that
+ * a ready source nobody waits on cannot turn every wait into a busy loop.
+ * The runtime's earliest deadline is one subscribe-instant pollable, kept
+ * while the deadline stays the same and put last in the array for a wait.
+ */
+#include <stdlib.h>
+
+#include "../core/rt.h"
+#include "../wasi/io.h"
+#include "wasync/wasi.h"
+
+#define WA_P2_NONE UINT32_MAX
+
+typedef struct wa_p2_slot {
+    wa_p2_pollable pollable;
+    uint32_t gen;
+    uint32_t dense;      /* index in the armed array, or WA_P2_NONE */
+    uint32_t next_free;  /* while free */
+    int live, ready;
+    wa_waker waker;
+} wa_p2_slot;
+
+typedef struct wa_p2 {
+    wa_backend base;
+    wa_p2_slot *slots;
+    uint32_t nslots, slot_cap, free_head; /* free list through next_free */
+    wa_p2_pollable *armed; /* + one cell for the timer */
+    uint32_t *armed_slot;
+    uint32_t narmed, armed_cap;
+    wa_p2_pollable timer;
+    uint64_t timer_at;     /* WA_NEVER: no timer pollable */
+    wa_wasip2_stats stats;
+} wa_p2;
+
+static uint64_t wa_p2_clock(wa_backend *b)
+{
+    ((wa_p2 *)b)->stats.nows++;
+    return wa_p2_now();
+}
+
+static void wa_p2_drop_pollable(wa_p2 *h, wa_p2_pollable p)
+{
+    h->stats.drops++;
+    wa_p2_pollable_drop(p);
+}
+
+static void wa_p2_disarm(wa_p2 *h, wa_p2_slot *s)
+{
+    uint32_t i = s->dense, last = --h->narmed;
+    if (i != last) {
+        h->armed[i] = h->armed[last];
+        h->armed_slot[i] = h->armed_slot[last];
+        h->slots[h->armed_slot[i]].dense = i;
+    }
+    s->dense = WA_P2_NONE;
+    h->base.sources--;
+}
+
+static int wa_p2_arm(wa_p2 *h, wa_p2_slot *s)
+{
+    if (h->narmed + 1 >= h->armed_cap) { /* keep a cell for the timer */
+        uint32_t cap = h->armed_cap ? h->armed_cap * 2 : 16;
+        wa_p2_pollable *a = realloc(h->armed, cap * sizeof *a);
+        if (a)
+            h->armed = a;
+        uint32_t *k = realloc(h->armed_slot, cap * sizeof *k);
+        if (k)
+            h->armed_slot = k;
+        if (!a || !k)
+            return WA_ENOMEM;
+        h->armed_cap = cap;
+    }
+    s->dense = h->narmed++;
+    h->armed[s->dense] = s->pollable;
+    h->armed_slot[s->dense] = (uint32_t)(s - h->slots);
+    h->base.sources++;
+    return 0;
+}
+
+/* The pollable that ends this wait: the runtime's deadline (kept for the
+ * next wait while it stays the same), or one that is ready at once. */
+static wa_p2_pollable wa_p2_deadline(wa_p2 *h, uint64_t deadline)
+{
+    if (deadline == 0) {
+        h->stats.subscribes++;
+        return wa_p2_subscribe_duration(0);
+    }
+    if (h->timer_at != deadline) {
+        if (h->timer_at != WA_NEVER)
+            wa_p2_drop_pollable(h, h->timer);
+        h->stats.subscribes++;
+        h->timer = wa_p2_subscribe_instant(deadline);
+        h->timer_at = deadline;
+    }
+    return h->timer;
+}
+
+static int wa_p2_wait(wa_backend *b, uint64_t deadline)
+{
+    wa_p2 *h = (wa_p2 *)b;
+    if (deadline == 0 && h->narmed == 0)
+        return 0; /* nothing could be ready */
+    uint32_t n = h->narmed;
+    if (deadline != WA_NEVER)
+        h->armed[n++] = wa_p2_deadline(h, deadline);
+    else if (n == 0)
+        return WA_EDEADLK;
+    h->stats.polls++;
+    size_t nready;
+    uint32_t *ready = wa_p2_poll(h->armed, n, &nready);
+    /* The indices refer to the array as it was: take their slots first,
+     * then disarm and wake (which reorders it). */
+    uint32_t narmed = h->narmed;
+    int deadline_hit = 0;
+    for (size_t i = 0; i < nready; i++) {
+        if (ready[i] < narmed)
+            ready[i] = h->armed_slot[ready[i]];
+        else
+            deadline_hit = 1, ready[i] = WA_P2_NONE;
+    }
+    for (size_t i = 0; i < nready; i++) {
+        if (ready[i] == WA_P2_NONE)
+            continue;
+        wa_p2_slot *s = &h->slots[ready[i]];
+        s->ready = 1;
+        wa_p2_disarm(h, s);
+        wa_waker_wake(&s->waker);
+    }
+    free(ready);
+    if (deadline == 0) {
+        wa_p2_drop_pollable(h, h->armed[narmed]);
+    } else if (deadline_hit && deadline != WA_NEVER) {
+        wa_p2_drop_pollable(h, h->timer); /* an instant that passed stays ready */
+        h->timer_at = WA_NEVER;
+    }
+    return 0;
+}
+
+static void wa_p2_free(wa_backend *b)
+{
+    wa_p2 *h = (wa_p2 *)b;
+    for (uint32_t i = 0; i < h->nslots; i++) {
+        if (h->slots[i].live) {
+            wa_waker_drop(&h->slots[i].waker);
+            wa_p2_drop_pollable(h, h->slots[i].pollable);
+        }
+    }
+    if (h->timer_at != WA_NEVER)
+        wa_p2_drop_pollable(h, h->timer);
+    free(h->slots);
+    free(h->armed);
+    free(h->armed_slot);
+    free(h);
+}
+
+static const wa_backend_vt wa_p2_vt = {"wasip2", wa_p2_clock, wa_p2_wait, NULL, wa_p2_free};
+
+wa_backend *wa_backend_wasip2_new(int *err)
+{
+    wa_p2 *h = calloc(1, sizeof *h);
+    if (!h) {
+        if (err)
+            *err = WA_ENOMEM;
+        return NULL;
+    }
+    h->base.vt = &wa_p2_vt;
+    h->timer_at = WA_NEVER;
+    h->free_head = WA_P2_NONE;
+    return &h->base;
+}
+
+static wa_p2 *wa_p2_of(wa_rt *rt)
+{
+    return rt->backend->vt == &wa_p2_vt ? (wa_p2 *)rt->backend : NULL;
+}
+
+static wa_p2_slot *wa_p2_lookup(wa_p2 *h, wa_pollable_key key)
+{
+    uint32_t i = (uint32_t)key, gen = (uint32_t)(key >> 32);
+    if (!h || i >= h->nslots || !h->slots[i].live || h->slots[i].gen != gen)
+        return NULL;
+    return &h->slots[i];
+}
+
+int wa_pollable_register(wa_rt *rt, uint32_t p, wa_pollable_key *key)
+{
+    wa_p2 *h = wa_p2_of(rt);
+    if (!h)
+        return WA_ENOSYS;
+    if (h->free_head == WA_P2_NONE) {
+        if (h->nslots == h->slot_cap) {
+            uint32_t cap = h->slot_cap ? h->slot_cap * 2 : 16;
+            wa_p2_slot *s = realloc(h->slots, cap * sizeof *s);
+            if (!s)
+                return WA_ENOMEM;
+            h->slots = s;
+            h->slot_cap = cap;
+        }
+        h->slots[h->nslots] = (wa_p2_slot){.gen = 1, .dense = WA_P2_NONE, .next_free = WA_P2_NONE};
+        h->free_head = h->nslots++;
+    }
+    wa_p2_slot *s = &h->slots[h->free_head];
+    h->free_head = s->next_free;
+    s->pollable = p;
+    s->live = 1;
+    s->ready = 0;
+    s->dense = WA_P2_NONE;
+    s->waker = (wa_waker){NULL, NULL};
+    *key = (uint64_t)s->gen << 32 | (uint32_t)(s - h->slots);
+    return 0;
+}
+
+int wa_pollable_deregister(wa_rt *rt, wa_pollable_key key)
+{
+    wa_p2 *h = wa_p2_of(rt);
+    if (!h)
+        return WA_ENOSYS;
+    wa_p2_slot *s = wa_p2_lookup(h, key);
+    if (!s)
+        return wa_misuse(WA_ESTALE, "deregister of a stale pollable key");
+    if (s->dense != WA_P2_NONE)
+        wa_p2_disarm(h, s);
+    wa_waker_wake(&s->waker); /* its next poll sees WA_ECLOSED */
+    wa_p2_drop_pollable(h, s->pollable);
+    s->live = 0;
+    s->gen++;
+    s->next_free = h->free_head;
+    h->free_head = (uint32_t)(s - h->slots);
+    return 0;
+}
+
+static int wa_pollable_wait_poll(wa_future *f, wa_cx *cx)
+{
+    wa_pollable_wait *w = (wa_pollable_wait *)f;
+    wa_p2 *h = wa_p2_of(cx->rt);
+    wa_p2_slot *s = wa_p2_lookup(h, w->key);
+    if (!s) {
+        if (!h)
+            return WA_ENOSYS;
+        return w->rt ? WA_ECLOSED : wa_misuse(WA_ESTALE, "wait on a stale pollable key");
+    }
+    w->rt = cx->rt;
+    if (s->ready) {
+        s->ready = 0;
+        return WA_READY;
+    }
+    wa_waker_store(&s->waker, cx);
+    if (s->dense == WA_P2_NONE && wa_p2_arm(h, s) < 0)
+        return WA_ENOMEM;
+    return WA_PENDING;
+}
+
+static void wa_pollable_wait_drop(wa_future *f)
+{
+    wa_pollable_wait *w = (wa_pollable_wait *)f;
+    wa_p2_slot *s = w->rt ? wa_p2_lookup(wa_p2_of(w->rt), w->key) : NULL;
+    if (s) {
+        if (s->dense != WA_P2_NONE)
+            wa_p2_disarm(wa_p2_of(w->rt), s);
+        wa_waker_drop(&s->waker);
+    }
+    w->rt = NULL;
+}
+
+static const wa_future_vt wa_pollable_wait_vt = {wa_pollable_wait_poll, wa_pollable_wait_drop,
+                                                 "pollable_wait"};
+
+wa_future *wa_pollable_wait_init(wa_pollable_wait *w, wa_pollable_key key)
+{
+    w->fut.vt = &wa_pollable_wait_vt;
+    w->key = key;
+    w->rt = NULL;
+    return &w->fut;
+}
+
+int wa_wasip2_stats_get(wa_rt *rt, wa_wasip2_stats *st)
+{
+    wa_p2 *h = wa_p2_of(rt);
+    if (!h)
+        return WA_ENOSYS;
+    *st = h->stats;
+    return 0;
+}

@@ -1,0 +1,129 @@
+/* The WASI 0.2 backend under a real component host (jco + preview2-shim):
+ * real-time sleeps, one timer pollable shared by all sleeps, registered
+ * pollables, stale keys, and the host calls each costs. */
+#include "../futures.h"
+#include "../../src/wasi/io.h"
+#include "wasync/wasi.h"
+
+static wa_rt *p2_rt(void)
+{
+    wa_rt *rt = NULL;
+    CHECK_EQ(wa_rt_new(&rt, NULL), 0); /* the default backend here: wasip2 */
+    return rt;
+}
+
+static void test_concurrent_sleeps(void)
+{
+    wa_rt *rt = p2_rt();
+    sleeper s[3];
+    uint64_t woke[3];
+    wa_join j[3];
+    for (int i = 0; i < 3; i++) {
+        sleeper_init(&s[i], WA_MS(100), 0);
+        s[i].woke = &woke[i];
+        wa_spawn_of(rt, &s[i], &j[i]);
+    }
+    uint64_t t0 = wa_now(rt);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    for (int i = 0; i < 3; i++) {
+        /* each task's copy wrote through the pointer */
+        CHECK(woke[i] - t0 >= WA_MS(100));
+        CHECK(woke[i] - t0 < WA_MS(400));
+        wa_join_drop(&j[i]);
+    }
+    wa_wasip2_stats st;
+    CHECK_EQ(wa_wasip2_stats_get(rt, &st), 0);
+    /* three sleeps with one deadline: one timer pollable, not three */
+    CHECK_EQ(st.subscribes, 1);
+    CHECK_EQ(st.drops, 1);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Waits for a registered pollable. */
+typedef struct waiter {
+    WA_CORO;
+    wa_pollable_wait w;
+    wa_pollable_key key;
+} waiter;
+
+static int waiter_poll(wa_future *f, wa_cx *cx)
+{
+    waiter *t = (waiter *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_pollable_wait_init(&t->w, t->key));
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt waiter_vt = {waiter_poll, wa_coro_drop, "waiter"};
+
+static void test_registered_pollable(void)
+{
+    wa_rt *rt = p2_rt();
+    wa_pollable_key key;
+    CHECK_EQ(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_MS(30)), &key), 0);
+    waiter w;
+    wa_coro_init(&w.wa, &waiter_vt);
+    w.key = key;
+    uint64_t t0 = wa_now(rt);
+    CHECK_EQ(wa_block_on(rt, &w.wa.fut), 0);
+    uint64_t took = wa_now(rt) - t0;
+    CHECK(took >= WA_MS(30) && took < WA_MS(300));
+    wa_rt_stats rs;
+    wa_rt_stats_get(rt, &rs);
+    CHECK_EQ(rs.sources, 0); /* nobody waits on it now */
+    CHECK_EQ(wa_pollable_deregister(rt, key), 0);
+    check_catch_misuse();
+    int before = check_misuses;
+    CHECK_EQ(wa_pollable_deregister(rt, key), WA_ESTALE);
+    CHECK_EQ(check_misuses, before + 1);
+    wa_set_misuse_hook(NULL);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* A waiter whose pollable is deregistered is woken with WA_ECLOSED. */
+static void test_deregister_wakes(void)
+{
+    wa_rt *rt = p2_rt();
+    wa_pollable_key key;
+    CHECK_EQ(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_SEC(60)), &key), 0);
+    waiter w;
+    wa_coro_init(&w.wa, &waiter_vt);
+    w.key = key;
+    wa_join j;
+    wa_spawn_of(rt, &w, &j);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_pollable_deregister(rt, key), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(wa_join_done(&j));
+    CHECK_EQ(wa_join_status(&j), WA_ECLOSED);
+    wa_join_drop(&j);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Many sleeps, few host calls: 1,000 sleeps over 20 distinct deadlines. */
+static void test_host_calls_per_sleep(void)
+{
+    wa_rt *rt = p2_rt();
+    static sleeper s[1000];
+    for (int i = 0; i < 1000; i++) {
+        sleeper_init(&s[i], WA_MS(5 * (i % 20 + 1)), 0);
+        wa_spawn_of(rt, &s[i], NULL);
+    }
+    CHECK_EQ(wa_rt_run(rt), 0);
+    wa_wasip2_stats st;
+    wa_wasip2_stats_get(rt, &st);
+    /* at most one timer pollable per distinct deadline (often fewer: one
+     * wait can pass several) */
+    CHECK(st.subscribes <= 20);
+    CHECK(st.polls <= 40);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+int main(void)
+{
+    RUN(test_concurrent_sleeps);
+    RUN(test_registered_pollable);
+    RUN(test_deregister_wakes);
+    RUN(test_host_calls_per_sleep);
+    return check_finish();
+}
