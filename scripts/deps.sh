@@ -28,8 +28,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     $SUDO apt-get install -y -q "${missing[@]}" >/dev/null
   }
 fi
-# npm packages (Node 24, playwright-core), exactly as the lockfile says
+# npm packages (Node 24, playwright-core, jco), the versions package-lock.json
+# records. `npm install` rather than `npm ci`: the registry here lacks other
+# platforms' optional binaries, which npm leaves out of the lockfile and
+# `npm ci` then refuses; `npm install` installs the locked set unchanged.
 if [ "${1:-test}" != demo ] && { [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; }; then
-  echo "deps: npm ci" >&2
-  npm ci --no-audit --no-fund >/dev/null
+  echo "deps: npm install (from package-lock.json)" >&2
+  npm install --no-audit --no-fund >/dev/null
 fi
