@@ -79,3 +79,12 @@ echo
 node bench/js/run.mjs build/js/tests/js/bench_js.wasm "$runs"
 wasm-opt -Oz build/js/tests/js/minimal.wasm -o "$tmp/minimal.wasm"
 echo "minimal.wasm (one sleep, one fetch, one exported async function): $(stat -c %s "$tmp/minimal.wasm") bytes after wasm-opt -Oz"
+
+# The WASI 0.2 backend: guest instructions per wakeup with K idle pollables,
+# its persistent set against a rebuild-every-wait poller (bench/wasip2).
+bench/wasip2/run.sh "$build/wasip2"
+
+# WASI 0.2 under jco: 10,000 concurrent sleeps against the ideal time.
+cmake --preset wasip2 >/dev/null
+cmake --build --preset wasip2 >/dev/null
+node node_modules/@bytecodealliance/jco/dist/jco.js run build/wasip2/tests/wasip2/sleeps.component.wasm
