@@ -10,6 +10,7 @@
 #define WASYNC_WASI_H
 
 #include "runtime.h"
+#include "stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,6 +39,16 @@ typedef struct wa_pollable_wait {
     wa_rt *rt; /* set once polled */
 } wa_pollable_wait;
 wa_future *wa_pollable_wait_init(wa_pollable_wait *w, wa_pollable_key key);
+
+/* A wasync stream (stream.h) over wasi:io/streams handles, taken: in, out
+ * (WA_NO_HANDLE for a direction that is absent). Each direction's pollable
+ * is subscribed once, on its first wait, and kept for the stream's life.
+ * Close with wa_stream_close. Returns 0 or WA_ENOMEM. */
+#define WA_NO_HANDLE UINT32_MAX
+int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s);
+
+/* stdin (0), stdout (1) or stderr (2) as a wasync stream. */
+int wa_wasi_stdio(wa_rt *rt, int fd, wa_stream **s);
 
 /* Host calls made by the backend so far. */
 typedef struct wa_wasip2_stats {

@@ -1,0 +1,84 @@
+/* wasync/stream.h - byte streams: read, write with backpressure, copy.
+ *
+ * A stream is whatever a host gives (wasi:io/streams on WASI 0.2; a pipe or
+ * a socket natively) behind one small vtable of non-blocking operations and
+ * a readiness future. The futures here are written once over that vtable,
+ * so they behave the same on every host: a write waits while the stream
+ * says it cannot take more (backpressure), a read completes with what is
+ * there, a copy moves bytes until the end of the input.
+ */
+#ifndef WASYNC_STREAM_H
+#define WASYNC_STREAM_H
+
+#include "future.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wa_stream wa_stream;
+
+enum { WA_STREAM_READ = 1, WA_STREAM_WRITE = 2 };
+
+/* What a host implements. The try_ functions never block: they return 0
+ * (with *n > 0 bytes done), WA_EAGAIN (nothing possible now: await
+ * readiness), WA_ECLOSED (end of stream / the other side closed) or another
+ * negative code. */
+typedef struct wa_stream_vt {
+    int (*try_read)(wa_stream *s, void *buf, size_t cap, size_t *n);
+    int (*try_write)(wa_stream *s, const void *buf, size_t len, size_t *n);
+    /* Starts or continues a flush: 0 once flushed, WA_EAGAIN while not. */
+    int (*try_flush)(wa_stream *s);
+    /* Initialises the future in storage (at least WA_STREAM_WAIT_SIZE
+     * bytes) that is ready when the stream may be able to do `dir`. */
+    wa_future *(*ready)(wa_stream *s, int dir, void *storage);
+    /* Releases the stream's host resources. */
+    void (*close)(wa_stream *s);
+} wa_stream_vt;
+
+struct wa_stream {
+    const wa_stream_vt *vt;
+};
+
+#define WA_STREAM_WAIT_SIZE 48
+
+/* Storage for a stream's readiness future (private). */
+typedef union wa_stream_wait {
+    wa_future fut;
+    char bytes[WA_STREAM_WAIT_SIZE];
+    void *align_;
+    uint64_t align64_;
+} wa_stream_wait;
+
+/* Reads up to cap bytes into buf (borrowed): status 0 with n > 0, or
+ * WA_ECLOSED at the end of the stream. */
+typedef struct wa_read {
+    wa_future fut;
+    wa_stream *s;
+    void *buf;
+    size_t cap, n;
+    int waiting;
+    wa_stream_wait wait;
+} wa_read;
+wa_future *wa_read_init(wa_read *r, wa_stream *s, void *buf, size_t cap);
+
+/* Writes all len bytes of buf (borrowed), waiting whenever the stream says
+ * it cannot take more, then flushes. Status 0, or the error; done says how
+ * many bytes the stream took. */
+typedef struct wa_write {
+    wa_future fut;
+    wa_stream *s;
+    const unsigned char *buf;
+    size_t len, done;
+    int waiting;
+    wa_stream_wait wait;
+} wa_write;
+wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len);
+
+/* Closes the stream (its host resources go). */
+static inline void wa_stream_close(wa_stream *s) { s->vt->close(s); }
+
+#ifdef __cplusplus
+}
+#endif
+#endif
