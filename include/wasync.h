@@ -14,6 +14,7 @@
 #include "wasync/scope.h"
 #include "wasync/sync.h"
 #include "wasync/channel.h"
+#include "wasync/stream.h"
 #include "wasync/backend.h"
 
 #endif

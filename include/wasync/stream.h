@@ -75,6 +75,11 @@ typedef struct wa_write {
 } wa_write;
 wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len);
 
+/* An in-process pipe of cap bytes between tasks of one runtime: *reader
+ * reads what *writer writes; a full pipe makes the writer wait. Close both
+ * ends (the pipe goes with the second). Returns 0, WA_EINVAL or WA_ENOMEM. */
+int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer);
+
 /* Closes the stream (its host resources go). */
 static inline void wa_stream_close(wa_stream *s) { s->vt->close(s); }
 

@@ -1,0 +1,150 @@
+/* An in-process byte pipe: a bounded ring buffer with a stream at each end
+ * (stream.h), for tasks of one runtime. A full pipe makes writers wait; an
+ * empty one, readers; closing either end is seen by the other. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "wasync/stream.h"
+
+typedef struct wa_pipe wa_pipe;
+
+typedef struct wa_pipe_end {
+    wa_stream base;
+    wa_pipe *p;
+} wa_pipe_end;
+
+struct wa_pipe {
+    wa_pipe_end r, w;
+    unsigned char *buf;
+    size_t cap, head, len;
+    int open[2];         /* [0] the reading end, [1] the writing end */
+    wa_waker waiter[2];  /* who waits to read, to write */
+};
+
+static bool wa_pipe_can(const wa_pipe *p, int dir)
+{
+    return dir == WA_STREAM_READ ? p->len > 0 || !p->open[1] : p->len < p->cap || !p->open[0];
+}
+
+/* Wakes whoever waits for dir, if it now can. */
+static void wa_pipe_kick(wa_pipe *p, int dir)
+{
+    if (wa_pipe_can(p, dir))
+        wa_waker_wake(&p->waiter[dir == WA_STREAM_WRITE]);
+}
+
+static int wa_pipe_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
+{
+    wa_pipe *p = ((wa_pipe_end *)s)->p;
+    if (!p->len)
+        return p->open[1] ? WA_EAGAIN : WA_ECLOSED;
+    size_t k = 0, want = cap < p->len ? cap : p->len;
+    while (k < want) { /* at most two pieces: up to the end, then from 0 */
+        size_t piece = p->cap - p->head < want - k ? p->cap - p->head : want - k;
+        memcpy((unsigned char *)buf + k, p->buf + p->head, piece);
+        p->head = (p->head + piece) % p->cap;
+        k += piece;
+    }
+    p->len -= k;
+    *n = k;
+    wa_pipe_kick(p, WA_STREAM_WRITE);
+    return 0;
+}
+
+static int wa_pipe_try_write(wa_stream *s, const void *buf, size_t len, size_t *n)
+{
+    wa_pipe *p = ((wa_pipe_end *)s)->p;
+    if (!p->open[0])
+        return WA_ECLOSED;
+    size_t room = p->cap - p->len, want = len < room ? len : room, k = 0;
+    if (!want)
+        return WA_EAGAIN;
+    while (k < want) {
+        size_t tail = (p->head + p->len) % p->cap;
+        size_t piece = p->cap - tail < want - k ? p->cap - tail : want - k;
+        memcpy(p->buf + tail, (const unsigned char *)buf + k, piece);
+        p->len += piece;
+        k += piece;
+    }
+    *n = k;
+    wa_pipe_kick(p, WA_STREAM_READ);
+    return 0;
+}
+
+/* The bytes are the reader's as soon as they are written. */
+static int wa_pipe_try_flush(wa_stream *s)
+{
+    (void)s;
+    return 0;
+}
+
+/* Readiness: a future that stores its waker in the pipe until it can. */
+typedef struct wa_pipe_wait {
+    wa_future fut;
+    wa_pipe *p;
+    int dir;
+} wa_pipe_wait;
+
+static int wa_pipe_wait_poll(wa_future *f, wa_cx *cx)
+{
+    wa_pipe_wait *w = (wa_pipe_wait *)f;
+    if (wa_pipe_can(w->p, w->dir))
+        return WA_READY;
+    wa_waker_store(&w->p->waiter[w->dir == WA_STREAM_WRITE], cx);
+    return WA_PENDING;
+}
+
+static void wa_pipe_wait_drop(wa_future *f)
+{
+    wa_pipe_wait *w = (wa_pipe_wait *)f;
+    wa_waker_drop(&w->p->waiter[w->dir == WA_STREAM_WRITE]);
+}
+
+static const wa_future_vt wa_pipe_wait_vt = {wa_pipe_wait_poll, wa_pipe_wait_drop, "pipe_wait"};
+
+_Static_assert(sizeof(wa_pipe_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
+
+static wa_future *wa_pipe_ready(wa_stream *s, int dir, void *storage)
+{
+    wa_pipe_wait *w = storage;
+    w->fut.vt = &wa_pipe_wait_vt;
+    w->p = ((wa_pipe_end *)s)->p;
+    w->dir = dir;
+    return &w->fut;
+}
+
+static void wa_pipe_close(wa_stream *s)
+{
+    wa_pipe_end *e = (wa_pipe_end *)s;
+    wa_pipe *p = e->p;
+    p->open[e == &p->w] = 0;
+    wa_pipe_kick(p, WA_STREAM_READ);
+    wa_pipe_kick(p, WA_STREAM_WRITE);
+    if (!p->open[0] && !p->open[1]) {
+        wa_waker_drop(&p->waiter[0]);
+        wa_waker_drop(&p->waiter[1]);
+        free(p->buf);
+        free(p);
+    }
+}
+
+static const wa_stream_vt wa_pipe_vt = {wa_pipe_try_read, wa_pipe_try_write, wa_pipe_try_flush, wa_pipe_ready,
+                                        wa_pipe_close};
+
+int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer)
+{
+    if (!cap)
+        return WA_EINVAL;
+    wa_pipe *p = calloc(1, sizeof *p);
+    if (!p || !(p->buf = malloc(cap))) {
+        free(p);
+        return WA_ENOMEM;
+    }
+    p->cap = cap;
+    p->open[0] = p->open[1] = 1;
+    p->r = (wa_pipe_end){{&wa_pipe_vt}, p};
+    p->w = (wa_pipe_end){{&wa_pipe_vt}, p};
+    *reader = &p->r.base;
+    *writer = &p->w.base;
+    return 0;
+}

@@ -1,0 +1,160 @@
+/* Byte streams: the read/write futures over an in-process pipe, with
+ * backpressure, close from either side, and cancellation. */
+#include <stdlib.h>
+
+#include "futures.h"
+
+#define TOTAL (1 << 20)
+
+typedef struct producer {
+    WA_CORO;
+    wa_stream *out;
+    wa_write w;
+    unsigned char *data;
+    size_t len;
+    int close;
+} producer;
+
+static int producer_poll(wa_future *f, wa_cx *cx)
+{
+    producer *t = (producer *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_write_init(&t->w, t->out, t->data, t->len));
+    if (t->close)
+        wa_stream_close(t->out);
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt producer_vt = {producer_poll, wa_coro_drop, "producer"};
+
+typedef struct consumer {
+    WA_CORO;
+    wa_stream *in;
+    wa_read r;
+    unsigned char *into;
+    size_t got, chunk;
+    int reads;
+} consumer;
+
+static int consumer_poll(wa_future *f, wa_cx *cx)
+{
+    consumer *t = (consumer *)f;
+    WA_BEGIN(t, cx);
+    for (;;) {
+        WA_AWAIT(wa_read_init(&t->r, t->in, t->into + t->got, t->chunk));
+        if (WA_STATUS == WA_ECLOSED)
+            break;
+        if (WA_STATUS < 0)
+            WA_RETURN(WA_STATUS);
+        t->got += t->r.n;
+        t->reads++;
+    }
+    wa_stream_close(t->in);
+    WA_END();
+}
+static const wa_future_vt consumer_vt = {consumer_poll, wa_coro_drop, "consumer"};
+
+/* 1 MiB through a 4 KiB pipe, read 1000 bytes at a time: all of it, in
+ * order; the writer waited (the pipe was full) and the end was seen. */
+static void test_pipe_backpressure(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream *rd, *wr;
+    CHECK_EQ(wa_pipe_new(4096, &rd, &wr), 0);
+    unsigned char *data = malloc(TOTAL), *into = malloc(TOTAL);
+    for (size_t i = 0; i < TOTAL; i++)
+        data[i] = (unsigned char)(i * 7 + (i >> 9));
+    producer p = {.out = wr, .data = data, .len = TOTAL, .close = 1};
+    consumer c = {.in = rd, .into = into, .chunk = 1000};
+    wa_coro_init(&p.wa, &producer_vt);
+    wa_coro_init(&c.wa, &consumer_vt);
+    wa_join jp, jc;
+    wa_spawn_of(rt, &p, &jp);
+    wa_spawn_of(rt, &c, &jc);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_join_status(&jp), 0);
+    CHECK_EQ(wa_join_status(&jc), 0);
+    consumer *co = (consumer *)wa_join_output(&jc);
+    CHECK_EQ(co->got, TOTAL);
+    CHECK(memcmp(data, into, TOTAL) == 0);
+    CHECK(co->reads >= TOTAL / 1000); /* never more than was asked */
+    wa_rt_stats st;
+    wa_rt_stats_get(rt, &st);
+    CHECK(st.polls >= TOTAL / 4096); /* the writer waited: 4 KiB at most per poll */
+    wa_join_drop(&jp);
+    wa_join_drop(&jc);
+    free(data);
+    free(into);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* The reader goes away: a writer blocked on the full pipe gets WA_ECLOSED. */
+static void test_pipe_reader_closes(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream *rd, *wr;
+    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    static unsigned char data[100];
+    producer p = {.out = wr, .data = data, .len = sizeof data};
+    wa_coro_init(&p.wa, &producer_vt);
+    wa_join jp;
+    wa_spawn_of(rt, &p, &jp);
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&jp)); /* 16 bytes in, waiting for room */
+    wa_stream_close(rd);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_join_status(&jp), WA_ECLOSED);
+    CHECK_EQ(((producer *)wa_join_output(&jp))->w.done, 16);
+    wa_join_drop(&jp);
+    wa_stream_close(wr);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* A write waiting for room is cancelled by a timeout: it releases its
+ * readiness wait, and what it had written stays written. */
+typedef struct slow_writer {
+    WA_CORO;
+    wa_timeout to;
+    wa_write w;
+    wa_stream *out;
+    unsigned char data[64];
+} slow_writer;
+
+static int slow_writer_poll(wa_future *f, wa_cx *cx)
+{
+    slow_writer *t = (slow_writer *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_timeout_init(&t->to, wa_write_init(&t->w, t->out, t->data, sizeof t->data), WA_MS(10)));
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt slow_writer_vt = {slow_writer_poll, wa_coro_drop, "slow_writer"};
+
+static void test_write_timeout(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream *rd, *wr;
+    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    slow_writer s = {.out = wr};
+    wa_coro_init(&s.wa, &slow_writer_vt);
+    CHECK_EQ(wa_block_on(rt, &s.wa.fut), WA_ETIMEDOUT);
+    CHECK_EQ(s.w.done, 16);
+    CHECK_EQ(wa_now(rt), WA_MS(10));
+    unsigned char buf[32];
+    size_t n = 0;
+    CHECK_EQ(rd->vt->try_read(rd, buf, sizeof buf, &n), 0);
+    CHECK_EQ(n, 16);
+    CHECK_EQ(rd->vt->try_read(rd, buf, sizeof buf, &n), WA_EAGAIN);
+    wa_stream_close(wr);
+    CHECK_EQ(rd->vt->try_read(rd, buf, sizeof buf, &n), WA_ECLOSED);
+    wa_stream_close(rd);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+int main(void)
+{
+    RUN(test_pipe_backpressure);
+    RUN(test_pipe_reader_closes);
+    RUN(test_write_timeout);
+    return check_finish();
+}
