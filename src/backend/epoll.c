@@ -9,23 +9,27 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/keys.h"
 #include "../core/rt.h"
 
 typedef struct wa_reg {
-    int fd;             /* -1 when free */
-    uint32_t gen;
+    wa_keyslot slot;
+    int fd;
     unsigned ready;     /* WA_READABLE | WA_WRITABLE seen and not yet taken */
-    uint32_t next_free;
     wa_waker rd, wr;
 } wa_reg;
 
 typedef struct wa_epoll {
     wa_backend base;
     int epfd, evfd;
-    wa_reg *regs;
-    uint32_t nregs, cap, free_head; /* free list through next_free; UINT32_MAX ends */
+    wa_keys regs;       /* key = generation << 32 | slot */
     int have_pwait2;
 } wa_epoll;
+
+static wa_reg *wa_epoll_lookup(wa_epoll *e, wa_fd_key key)
+{
+    return wa_keys_get(&e->regs, (uint32_t)key, (uint32_t)(key >> 32));
+}
 
 #define WA_EVFD_KEY UINT64_MAX
 #define WA_EPOLL_BATCH 64
@@ -46,10 +50,9 @@ static void wa_epoll_dispatch(wa_epoll *e, const struct epoll_event *ev)
         }
         return;
     }
-    uint32_t idx = (uint32_t)ev->data.u64, gen = (uint32_t)(ev->data.u64 >> 32);
-    if (idx >= e->nregs || e->regs[idx].gen != gen)
+    wa_reg *r = wa_epoll_lookup(e, ev->data.u64);
+    if (!r)
         return; /* deregistered while the event was in flight */
-    wa_reg *r = &e->regs[idx];
     if (ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
         r->ready |= WA_READABLE;
         wa_waker_wake(&r->rd);
@@ -99,13 +102,16 @@ static void wa_epoll_notify(wa_backend *b)
 static void wa_epoll_free(wa_backend *b)
 {
     wa_epoll *e = (wa_epoll *)b;
-    for (uint32_t i = 0; i < e->nregs; i++) {
-        wa_waker_drop(&e->regs[i].rd);
-        wa_waker_drop(&e->regs[i].wr);
+    for (uint32_t i = 0; i < e->regs.n; i++) {
+        wa_reg *r = (wa_reg *)wa_keys_at(&e->regs, i);
+        if (r->slot.live) {
+            wa_waker_drop(&r->rd);
+            wa_waker_drop(&r->wr);
+        }
     }
     close(e->epfd);
     close(e->evfd);
-    free(e->regs);
+    wa_keys_free(&e->regs);
     free(e);
 }
 
@@ -121,7 +127,7 @@ wa_backend *wa_backend_epoll_new(int *err)
         return NULL;
     }
     e->base.vt = &wa_epoll_vt;
-    e->free_head = UINT32_MAX;
+    wa_keys_init(&e->regs, sizeof(wa_reg), UINT32_MAX);
     e->have_pwait2 = 1;
     e->epfd = epoll_create1(EPOLL_CLOEXEC);
     e->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -144,42 +150,23 @@ static wa_epoll *wa_epoll_of(wa_rt *rt)
     return rt->backend->vt == &wa_epoll_vt ? (wa_epoll *)rt->backend : NULL;
 }
 
-static wa_reg *wa_epoll_lookup(wa_epoll *e, wa_fd_key key)
-{
-    uint32_t idx = (uint32_t)key, gen = (uint32_t)(key >> 32);
-    if (idx >= e->nregs || e->regs[idx].gen != gen || e->regs[idx].fd < 0)
-        return NULL;
-    return &e->regs[idx];
-}
-
 int wa_fd_register(wa_rt *rt, int fd, wa_fd_key *key)
 {
     wa_epoll *e = wa_epoll_of(rt);
     if (!e)
         return WA_ENOSYS;
-    if (e->free_head == UINT32_MAX) {
-        if (e->nregs == e->cap) {
-            uint32_t cap = e->cap ? e->cap * 2 : 16;
-            wa_reg *r = realloc(e->regs, cap * sizeof *r);
-            if (!r)
-                return WA_ENOMEM;
-            e->regs = r;
-            e->cap = cap;
-        }
-        /* next_free must end the list: a 0 here would put slot 0, in use,
-         * back on the free list once this slot is taken. */
-        e->regs[e->nregs] = (wa_reg){.fd = -1, .gen = 1, .next_free = UINT32_MAX};
-        e->free_head = e->nregs++;
-    }
-    uint32_t idx = e->free_head;
-    wa_reg *r = &e->regs[idx];
+    uint32_t idx;
+    if (wa_keys_alloc(&e->regs, &idx) < 0)
+        return WA_ENOMEM;
+    wa_reg *r = (wa_reg *)wa_keys_at(&e->regs, idx);
     struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-                             .data.u64 = ((uint64_t)r->gen << 32) | idx};
-    if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
-        return errno == ENOMEM ? WA_ENOMEM : WA_EINVAL;
-    e->free_head = r->next_free;
+                             .data.u64 = ((uint64_t)r->slot.gen << 32) | idx};
+    if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        int err = errno;
+        wa_keys_release(&e->regs, idx);
+        return err == ENOMEM ? WA_ENOMEM : WA_EINVAL;
+    }
     r->fd = fd;
-    r->ready = 0;
     *key = ev.data.u64;
     e->base.sources++;
     return 0;
@@ -198,10 +185,7 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
      * than left waiting forever. */
     wa_waker_wake(&r->rd);
     wa_waker_wake(&r->wr);
-    r->fd = -1;
-    r->gen++; /* every outstanding key to this slot is now stale */
-    r->next_free = e->free_head;
-    e->free_head = (uint32_t)(r - e->regs);
+    wa_keys_release(&e->regs, (uint32_t)key);
     e->base.sources--;
     return 0;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/keys.h"
 #include "../core/rt.h"
 #include "wasync/js.h"
 
@@ -37,10 +38,9 @@ WA_JS_IMPORT(log) void wa_js_log_(const char *p, size_t n);
 enum { WA_JS_KEY_OP = 1, WA_JS_KEY_PROMISE };
 
 typedef struct wa_js_slot {
-    void *ptr;          /* a wa_js_op or a wa_js_promise; NULL when free */
+    wa_keyslot slot;
+    void *ptr;          /* a wa_js_op or a wa_js_promise */
     int kind;
-    uint32_t gen;
-    uint32_t next_free;
 } wa_js_slot;
 
 /* A promise the embedder handed in, and what it settled to. */
@@ -55,8 +55,7 @@ typedef struct wa_js_promise {
 
 typedef struct wa_js {
     wa_backend base;
-    wa_js_slot *slots;
-    uint32_t nslots, cap, free_head; /* free list through next_free; 0 ends */
+    wa_keys keys;
     double armed_ms;                 /* the host timer's deadline, -1 none */
 } wa_js;
 
@@ -84,7 +83,7 @@ static int wa_js_wait(wa_backend *b, uint64_t deadline)
 static void wa_js_free(wa_backend *b)
 {
     wa_js *h = (wa_js *)b;
-    free(h->slots);
+    wa_keys_free(&h->keys);
     free(h);
 }
 
@@ -101,6 +100,7 @@ WA_JS_EXPORT(wasync_init) int wasync_init(void)
         return WA_ENOMEM;
     h->base.vt = &wa_js_vt;
     h->armed_ms = -1;
+    wa_keys_init(&h->keys, sizeof(wa_js_slot), UINT32_MAX >> WA_JS_SLOT_BITS);
     int rc = wa_rt_new(&wa_js_runtime, &h->base);
     if (rc == 0)
         wa_js_host = h;
@@ -133,35 +133,26 @@ WA_JS_EXPORT(wasync_free) void wasync_free(void *p) { free(p); }
 static void *wa_js_key_get(uint32_t key, int kind)
 {
     wa_js *h = wa_js_host;
-    uint32_t slot = (key & WA_JS_SLOT_MASK) - 1;
-    if (!h || slot >= h->nslots || h->slots[slot].gen != key >> WA_JS_SLOT_BITS ||
-        h->slots[slot].kind != kind)
-        return NULL;
-    return h->slots[slot].ptr;
+    wa_js_slot *s = h ? wa_keys_get(&h->keys, (key & WA_JS_SLOT_MASK) - 1, key >> WA_JS_SLOT_BITS) : NULL;
+    return s && s->kind == kind ? s->ptr : NULL;
 }
 
 static int wa_js_key_new(void *ptr, int kind, uint32_t *key)
 {
     wa_js *h = wa_js_host;
+    uint32_t i;
     if (!h)
         return WA_EINVAL;
-    if (!h->free_head) {
-        if (h->nslots == h->cap) {
-            uint32_t cap = h->cap ? h->cap * 2 : 16;
-            wa_js_slot *s = cap <= WA_JS_SLOT_MASK ? realloc(h->slots, cap * sizeof *s) : NULL;
-            if (!s)
-                return WA_ENOMEM;
-            h->slots = s;
-            h->cap = cap;
-        }
-        h->slots[h->nslots] = (wa_js_slot){NULL, 0, 1, 0};
-        h->free_head = ++h->nslots;
+    if (wa_keys_alloc(&h->keys, &i) < 0)
+        return WA_ENOMEM;
+    if (i >= WA_JS_SLOT_MASK) { /* a key must fit in its 20 bits */
+        wa_keys_release(&h->keys, i);
+        return WA_ENOMEM;
     }
-    wa_js_slot *s = &h->slots[h->free_head - 1];
-    *key = s->gen << WA_JS_SLOT_BITS | h->free_head;
-    h->free_head = s->next_free;
+    wa_js_slot *s = (wa_js_slot *)wa_keys_at(&h->keys, i);
     s->ptr = ptr;
     s->kind = kind;
+    *key = s->slot.gen << WA_JS_SLOT_BITS | (i + 1);
     h->base.sources++;
     return 0;
 }
@@ -169,14 +160,7 @@ static int wa_js_key_new(void *ptr, int kind, uint32_t *key)
 static void wa_js_key_free(uint32_t key)
 {
     wa_js *h = wa_js_host;
-    wa_js_slot *s = &h->slots[(key & WA_JS_SLOT_MASK) - 1];
-    s->ptr = NULL;
-    s->kind = 0;
-    s->gen = (s->gen + 1) & (UINT32_MAX >> WA_JS_SLOT_BITS); /* old keys go stale */
-    if (!s->gen)
-        s->gen = 1;
-    s->next_free = h->free_head;
-    h->free_head = (uint32_t)(s - h->slots) + 1;
+    wa_keys_release(&h->keys, (key & WA_JS_SLOT_MASK) - 1);
     h->base.sources--;
 }
 

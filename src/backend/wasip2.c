@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 
+#include "../core/keys.h"
 #include "../core/rt.h"
 #include "../wasi/io.h"
 #include "wasync/wasi.h"
@@ -18,18 +19,16 @@
 #define WA_P2_NONE UINT32_MAX
 
 typedef struct wa_p2_slot {
+    wa_keyslot slot;
     wa_p2_pollable pollable;
-    uint32_t gen;
     uint32_t dense;      /* index in the armed array, or WA_P2_NONE */
-    uint32_t next_free;  /* while free */
-    int live, ready;
+    int ready;
     wa_waker waker;
 } wa_p2_slot;
 
 typedef struct wa_p2 {
     wa_backend base;
-    wa_p2_slot *slots;
-    uint32_t nslots, slot_cap, free_head; /* free list through next_free */
+    wa_keys slots;         /* key = generation << 32 | slot */
     wa_p2_pollable *armed; /* + one cell for the timer */
     uint32_t *armed_slot;
     uint32_t narmed, armed_cap;
@@ -56,13 +55,13 @@ static void wa_p2_disarm(wa_p2 *h, wa_p2_slot *s)
     if (i != last) {
         h->armed[i] = h->armed[last];
         h->armed_slot[i] = h->armed_slot[last];
-        h->slots[h->armed_slot[i]].dense = i;
+        ((wa_p2_slot *)wa_keys_at(&h->slots, h->armed_slot[i]))->dense = i;
     }
     s->dense = WA_P2_NONE;
     h->base.sources--;
 }
 
-static int wa_p2_arm(wa_p2 *h, wa_p2_slot *s)
+static int wa_p2_arm(wa_p2 *h, wa_p2_slot *s, uint32_t index)
 {
     if (h->narmed + 1 >= h->armed_cap) { /* keep a cell for the timer */
         uint32_t cap = h->armed_cap ? h->armed_cap * 2 : 16;
@@ -78,7 +77,7 @@ static int wa_p2_arm(wa_p2 *h, wa_p2_slot *s)
     }
     s->dense = h->narmed++;
     h->armed[s->dense] = s->pollable;
-    h->armed_slot[s->dense] = (uint32_t)(s - h->slots);
+    h->armed_slot[s->dense] = index;
     h->base.sources++;
     return 0;
 }
@@ -127,7 +126,7 @@ static int wa_p2_wait(wa_backend *b, uint64_t deadline)
     for (size_t i = 0; i < nready; i++) {
         if (ready[i] == WA_P2_NONE)
             continue;
-        wa_p2_slot *s = &h->slots[ready[i]];
+        wa_p2_slot *s = (wa_p2_slot *)wa_keys_at(&h->slots, ready[i]);
         s->ready = 1;
         wa_p2_disarm(h, s);
         wa_waker_wake(&s->waker);
@@ -145,15 +144,16 @@ static int wa_p2_wait(wa_backend *b, uint64_t deadline)
 static void wa_p2_free(wa_backend *b)
 {
     wa_p2 *h = (wa_p2 *)b;
-    for (uint32_t i = 0; i < h->nslots; i++) {
-        if (h->slots[i].live) {
-            wa_waker_drop(&h->slots[i].waker);
-            wa_p2_drop_pollable(h, h->slots[i].pollable);
+    for (uint32_t i = 0; i < h->slots.n; i++) {
+        wa_p2_slot *s = (wa_p2_slot *)wa_keys_at(&h->slots, i);
+        if (s->slot.live) {
+            wa_waker_drop(&s->waker);
+            wa_p2_drop_pollable(h, s->pollable);
         }
     }
     if (h->timer_at != WA_NEVER)
         wa_p2_drop_pollable(h, h->timer);
-    free(h->slots);
+    wa_keys_free(&h->slots);
     free(h->armed);
     free(h->armed_slot);
     free(h);
@@ -171,7 +171,7 @@ wa_backend *wa_backend_wasip2_new(int *err)
     }
     h->base.vt = &wa_p2_vt;
     h->timer_at = WA_NEVER;
-    h->free_head = WA_P2_NONE;
+    wa_keys_init(&h->slots, sizeof(wa_p2_slot), UINT32_MAX);
     return &h->base;
 }
 
@@ -182,10 +182,7 @@ static wa_p2 *wa_p2_of(wa_rt *rt)
 
 static wa_p2_slot *wa_p2_lookup(wa_p2 *h, wa_pollable_key key)
 {
-    uint32_t i = (uint32_t)key, gen = (uint32_t)(key >> 32);
-    if (!h || i >= h->nslots || !h->slots[i].live || h->slots[i].gen != gen)
-        return NULL;
-    return &h->slots[i];
+    return h ? wa_keys_get(&h->slots, (uint32_t)key, (uint32_t)(key >> 32)) : NULL;
 }
 
 int wa_pollable_register(wa_rt *rt, uint32_t p, wa_pollable_key *key)
@@ -193,26 +190,13 @@ int wa_pollable_register(wa_rt *rt, uint32_t p, wa_pollable_key *key)
     wa_p2 *h = wa_p2_of(rt);
     if (!h)
         return WA_ENOSYS;
-    if (h->free_head == WA_P2_NONE) {
-        if (h->nslots == h->slot_cap) {
-            uint32_t cap = h->slot_cap ? h->slot_cap * 2 : 16;
-            wa_p2_slot *s = realloc(h->slots, cap * sizeof *s);
-            if (!s)
-                return WA_ENOMEM;
-            h->slots = s;
-            h->slot_cap = cap;
-        }
-        h->slots[h->nslots] = (wa_p2_slot){.gen = 1, .dense = WA_P2_NONE, .next_free = WA_P2_NONE};
-        h->free_head = h->nslots++;
-    }
-    wa_p2_slot *s = &h->slots[h->free_head];
-    h->free_head = s->next_free;
+    uint32_t i;
+    if (wa_keys_alloc(&h->slots, &i) < 0)
+        return WA_ENOMEM;
+    wa_p2_slot *s = (wa_p2_slot *)wa_keys_at(&h->slots, i);
     s->pollable = p;
-    s->live = 1;
-    s->ready = 0;
     s->dense = WA_P2_NONE;
-    s->waker = (wa_waker){NULL, NULL};
-    *key = (uint64_t)s->gen << 32 | (uint32_t)(s - h->slots);
+    *key = (uint64_t)s->slot.gen << 32 | i;
     return 0;
 }
 
@@ -228,10 +212,7 @@ int wa_pollable_deregister(wa_rt *rt, wa_pollable_key key)
         wa_p2_disarm(h, s);
     wa_waker_wake(&s->waker); /* its next poll sees WA_ECLOSED */
     wa_p2_drop_pollable(h, s->pollable);
-    s->live = 0;
-    s->gen++;
-    s->next_free = h->free_head;
-    h->free_head = (uint32_t)(s - h->slots);
+    wa_keys_release(&h->slots, (uint32_t)key);
     return 0;
 }
 
@@ -251,7 +232,7 @@ static int wa_pollable_wait_poll(wa_future *f, wa_cx *cx)
         return WA_READY;
     }
     wa_waker_store(&s->waker, cx);
-    if (s->dense == WA_P2_NONE && wa_p2_arm(h, s) < 0)
+    if (s->dense == WA_P2_NONE && wa_p2_arm(h, s, (uint32_t)w->key) < 0)
         return WA_ENOMEM;
     return WA_PENDING;
 }

@@ -1,0 +1,61 @@
+/* Generation-keyed slot tables (keys.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "keys.h"
+#include "wasync/error.h"
+
+#define WA_KEYS_NONE UINT32_MAX
+
+void wa_keys_init(wa_keys *k, size_t size, uint32_t gen_mask)
+{
+    memset(k, 0, sizeof *k);
+    k->size = size;
+    k->free_head = WA_KEYS_NONE;
+    k->gen_mask = gen_mask;
+}
+
+void wa_keys_free(wa_keys *k)
+{
+    free(k->slots);
+    k->slots = NULL;
+    k->n = k->cap = 0;
+}
+
+int wa_keys_alloc(wa_keys *k, uint32_t *i)
+{
+    if (k->free_head == WA_KEYS_NONE) {
+        if (k->n == k->cap) {
+            uint32_t cap = k->cap ? k->cap * 2 : 16;
+            char *s = cap > k->cap ? realloc(k->slots, (size_t)cap * k->size) : NULL;
+            if (!s)
+                return WA_ENOMEM;
+            k->slots = s;
+            k->cap = cap;
+        }
+        wa_keyslot *s = wa_keys_at(k, k->n);
+        s->gen = 1;
+        s->live = 0;
+        s->next_free = WA_KEYS_NONE; /* not 0: that would free slot 0 again */
+        k->free_head = k->n++;
+    }
+    *i = k->free_head;
+    wa_keyslot *s = wa_keys_at(k, *i);
+    k->free_head = s->next_free;
+    uint32_t gen = s->gen;
+    memset(s, 0, k->size);
+    s->gen = gen;
+    s->live = 1;
+    return 0;
+}
+
+void wa_keys_release(wa_keys *k, uint32_t i)
+{
+    wa_keyslot *s = wa_keys_at(k, i);
+    s->live = 0;
+    s->gen = (s->gen + 1) & k->gen_mask;
+    if (!s->gen)
+        s->gen = 1;
+    s->next_free = k->free_head;
+    k->free_head = i;
+}

@@ -1,0 +1,50 @@
+/* Internal: a table of slots addressed by keys with a generation, the one
+ * used by every backend for what it hands out (fd registrations, pollables,
+ * host operations, promise handles). A freed slot's generation moves on, so
+ * every key to it goes stale and is detected instead of trusted. Slots are
+ * of any size; each starts with a wa_keyslot. */
+#ifndef WASYNC_CORE_KEYS_H
+#define WASYNC_CORE_KEYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct wa_keyslot {
+    uint32_t gen;       /* >= 1 */
+    uint32_t next_free; /* while free */
+    int live;
+} wa_keyslot;
+
+typedef struct wa_keys {
+    char *slots;
+    size_t size;        /* bytes per slot */
+    uint32_t n, cap, free_head;
+    uint32_t gen_mask;  /* generations wrap within it (never to 0) */
+} wa_keys;
+
+/* An empty table of slots of size bytes, generations within gen_mask. */
+void wa_keys_init(wa_keys *k, size_t size, uint32_t gen_mask);
+void wa_keys_free(wa_keys *k);
+
+static inline wa_keyslot *wa_keys_at(const wa_keys *k, uint32_t i)
+{
+    return (wa_keyslot *)(void *)(k->slots + (size_t)i * k->size);
+}
+
+/* A fresh live slot: its index in *i (its generation is in the slot), or
+ * WA_ENOMEM. The rest of the slot is zeroed. */
+int wa_keys_alloc(wa_keys *k, uint32_t *i);
+
+/* Frees live slot i: keys to it go stale. */
+void wa_keys_release(wa_keys *k, uint32_t i);
+
+/* The live slot i of generation gen, or NULL (stale or out of range). */
+static inline void *wa_keys_get(const wa_keys *k, uint32_t i, uint32_t gen)
+{
+    if (i >= k->n)
+        return NULL;
+    wa_keyslot *s = wa_keys_at(k, i);
+    return s->live && s->gen == gen ? s : NULL;
+}
+
+#endif
