@@ -36,6 +36,9 @@ const ERRORS = new Map([
   [-10, ['EIO', 'I/O error']],
   [-11, ['EBUSY', 'resource busy']],
   [-12, ['ENOSYS', 'not supported by this backend']],
+  [-13, ['ECONNREFUSED', 'connection refused']],
+  [-14, ['EADDRINUSE', 'address in use']],
+  [-15, ['ECONNRESET', 'connection reset']],
 ]);
 
 /** The WA_E* codes by name: codes.EIO === -10. */

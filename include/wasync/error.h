@@ -23,7 +23,10 @@ extern "C" {
     X(WA_EMISUSE, -9, "API misuse")                                         \
     X(WA_EIO, -10, "I/O error")                                             \
     X(WA_EBUSY, -11, "resource busy")                                       \
-    X(WA_ENOSYS, -12, "not supported by this backend")
+    X(WA_ENOSYS, -12, "not supported by this backend")                     \
+    X(WA_ECONNREFUSED, -13, "connection refused")                           \
+    X(WA_EADDRINUSE, -14, "address in use")                                 \
+    X(WA_ECONNRESET, -15, "connection reset")
 
 enum wa_errno {
 #define WA_ERRNO_ENUM_(name, val, msg) name = val,

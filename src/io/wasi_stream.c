@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/rt.h"
+#include "../wasi/sockets.h"
 #include "../wasi/streams.h"
 #include "wasync/stream.h"
 #include "wasync/wasi.h"
@@ -15,6 +16,7 @@ typedef struct wa_p2_stream {
     wa_stream base;
     wa_rt *rt;
     uint32_t in, out;          /* WA_NO_HANDLE: that direction is absent */
+    uint32_t socket;           /* a TCP connection's socket, or WA_NO_HANDLE */
     wa_pollable_key key[2];    /* [0] read, [1] write */
     int registered[2];
     int flushing;
@@ -100,23 +102,40 @@ static void wa_p2_close(wa_stream *st)
         wa_p2_input_drop(s->in);
     if (s->out != WA_NO_HANDLE)
         wa_p2_output_drop(s->out);
+    if (s->socket != WA_NO_HANDLE) /* after its streams, as WASI requires */
+        wa_p2_tcp_drop(s->socket);
     free(s);
 }
 
 static const wa_stream_vt wa_p2_stream_vt = {wa_p2_try_read, wa_p2_try_write, wa_p2_try_flush, wa_p2_ready,
                                              wa_p2_close};
 
-int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **out_stream)
+/* The stream of a TCP connection also owns its socket (tcp_wasi.c). */
+int wa_wasi_stream_open_socket_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t sock, wa_stream **s);
+int wa_wasi_stream_open_socket_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t sock, wa_stream **out_stream)
 {
     wa_p2_stream *s = calloc(1, sizeof *s);
-    if (!s)
+    if (!s) {
+        if (in != WA_NO_HANDLE)
+            wa_p2_input_drop(in);
+        if (out != WA_NO_HANDLE)
+            wa_p2_output_drop(out);
+        if (sock != WA_NO_HANDLE)
+            wa_p2_tcp_drop(sock);
         return WA_ENOMEM;
+    }
     s->base.vt = &wa_p2_stream_vt;
     s->rt = rt;
     s->in = in;
     s->out = out;
+    s->socket = sock;
     *out_stream = &s->base;
     return 0;
+}
+
+int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s)
+{
+    return wa_wasi_stream_open_socket_(rt, in, out, WA_NO_HANDLE, s);
 }
 
 int wa_wasi_stdio(wa_rt *rt, int fd, wa_stream **s)

@@ -1,0 +1,54 @@
+/* wasync/net.h - TCP (WASI 0.2 sockets today; native later).
+ *
+ * A connection is a stream (stream.h): read, write with backpressure,
+ * close. Addresses are IPv4 for now ("127.0.0.1").
+ */
+#ifndef WASYNC_NET_H
+#define WASYNC_NET_H
+
+#include "runtime.h"
+#include "stream.h"
+#include "wasi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wa_tcp wa_tcp; /* a listening socket */
+
+/* The steps of listening, accepting, connecting (private fields). */
+typedef struct wa_tcp_op {
+    wa_future fut;
+    wa_rt *rt;
+    uint8_t ip[4];
+    uint16_t port;
+    int step;
+    uint32_t sock, net;
+    wa_pollable_key key;
+    int registered, waiting;
+    wa_pollable_wait wait;
+    wa_tcp *listener;  /* listen: the result; accept: the socket */
+    wa_stream *conn;   /* accept, connect: the result */
+} wa_tcp_op;
+
+/* Listens on ip:port (port 0: a free one); once ready, op->listener is the
+ * socket (close it with wa_tcp_close). WA_EINVAL for a bad address,
+ * WA_EADDRINUSE, WA_ENOSYS off WASI 0.2. */
+wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port);
+
+/* The port a listener is bound to. */
+uint16_t wa_tcp_port(const wa_tcp *l);
+
+/* Accepts one connection on l (borrowed): op->conn, a stream the caller
+ * closes with wa_stream_close. */
+wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l);
+
+/* Connects to ip:port: op->conn. WA_ECONNREFUSED and the like. */
+wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port);
+
+void wa_tcp_close(wa_tcp *l);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

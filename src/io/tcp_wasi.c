@@ -1,0 +1,250 @@
+/* TCP over wasi:sockets: each step is start-X then finish-X, retried after
+ * the socket's pollable (registered once per socket) says it may proceed. */
+#include <stdlib.h>
+
+#include "../core/rt.h"
+#include "../wasi/sockets.h"
+#include "wasync/net.h"
+
+struct wa_tcp {
+    wa_rt *rt;
+    uint32_t sock, net;
+    wa_pollable_key key;
+    uint16_t port;
+};
+
+/* wa_wasi_stream_open for a connection: the stream also owns the socket. */
+int wa_wasi_stream_open_socket_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t sock, wa_stream **s);
+
+static int wa_tcp_parse(const char *ip, uint8_t out[4])
+{
+    for (int i = 0; i < 4; i++) {
+        unsigned v = 0, digits = 0;
+        while (*ip >= '0' && *ip <= '9' && digits < 4)
+            v = v * 10 + (unsigned)(*ip++ - '0'), digits++;
+        if (!digits || v > 255 || *ip != (i < 3 ? '.' : '\0'))
+            return WA_EINVAL;
+        out[i] = (uint8_t)v;
+        ip += i < 3;
+    }
+    return 0;
+}
+
+/* Awaits the socket's pollable after a would-block: 1 retry now, 0
+ * pending, < 0 an error. */
+static int wa_tcp_await(wa_tcp_op *op, wa_cx *cx)
+{
+    if (!op->registered) {
+        int rc = wa_pollable_register(op->rt, wa_p2_tcp_subscribe(op->sock), &op->key);
+        if (rc < 0)
+            return rc;
+        op->registered = 1;
+    }
+    if (!op->waiting) {
+        wa_pollable_wait_init(&op->wait, op->key);
+        op->waiting = 1;
+    }
+    int rc = wa_poll(&op->wait.fut, cx);
+    if (rc == WA_PENDING)
+        return 0;
+    wa_drop(&op->wait.fut);
+    op->waiting = 0;
+    return rc < 0 ? rc : 1;
+}
+
+/* Runs the step function until it finishes, awaiting the pollable when it
+ * would block. */
+static int wa_tcp_drive(wa_tcp_op *op, wa_cx *cx, int (*step)(wa_tcp_op *))
+{
+    for (;;) {
+        if (op->waiting) {
+            int w = wa_tcp_await(op, cx);
+            if (w <= 0)
+                return w == 0 ? WA_PENDING : w;
+        }
+        int rc = step(op);
+        if (rc != WA_EAGAIN)
+            return rc;
+        int w = wa_tcp_await(op, cx);
+        if (w <= 0)
+            return w == 0 ? WA_PENDING : w;
+    }
+}
+
+static void wa_tcp_op_release(wa_tcp_op *op, int drop_socket)
+{
+    if (op->waiting) {
+        wa_drop(&op->wait.fut);
+        op->waiting = 0;
+    }
+    if (op->registered && drop_socket) {
+        wa_pollable_deregister(op->rt, op->key);
+        op->registered = 0;
+    }
+    if (drop_socket && op->sock != WA_NO_HANDLE) {
+        wa_p2_tcp_drop(op->sock);
+        op->sock = WA_NO_HANDLE;
+    }
+    if (op->net != WA_NO_HANDLE) {
+        wa_p2_network_drop(op->net);
+        op->net = WA_NO_HANDLE;
+    }
+}
+
+static int wa_tcp_begin(wa_tcp_op *op)
+{
+    op->net = wa_p2_instance_network();
+    return wa_p2_tcp_create(0, &op->sock);
+}
+
+static wa_p2_addr wa_tcp_addr(const wa_tcp_op *op)
+{
+    wa_p2_addr a = {0};
+    a.port = op->port;
+    for (int i = 0; i < 4; i++)
+        a.v4[i] = op->ip[i];
+    return a;
+}
+
+/* listen: create, start-bind, finish-bind, start-listen, finish-listen */
+static int wa_tcp_listen_step(wa_tcp_op *op)
+{
+    int rc = 0;
+    wa_p2_addr a = wa_tcp_addr(op);
+    switch (op->step) {
+    case 0: rc = wa_tcp_begin(op); break;
+    case 1: rc = wa_p2_tcp_start_bind(op->sock, op->net, &a); break;
+    case 2: rc = wa_p2_tcp_finish_bind(op->sock); break;
+    case 3: rc = wa_p2_tcp_start_listen(op->sock); break;
+    case 4: rc = wa_p2_tcp_finish_listen(op->sock); break;
+    default: return 0;
+    }
+    if (rc == 0 && ++op->step <= 4)
+        return wa_tcp_listen_step(op);
+    return rc;
+}
+
+static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
+{
+    wa_tcp_op *op = (wa_tcp_op *)f;
+    if (op->step < 0)
+        return WA_EINVAL;
+    int rc = wa_tcp_drive(op, cx, wa_tcp_listen_step);
+    if (rc != 0)
+        return rc;
+    wa_tcp *l = malloc(sizeof *l);
+    wa_p2_addr a;
+    if (!l)
+        return WA_ENOMEM;
+    if (!op->registered && (rc = wa_pollable_register(op->rt, wa_p2_tcp_subscribe(op->sock), &op->key)) < 0) {
+        free(l);
+        return rc;
+    }
+    l->rt = op->rt;
+    l->sock = op->sock;
+    l->net = op->net;
+    l->key = op->key;
+    l->port = wa_p2_tcp_local_address(op->sock, &a) == 0 ? a.port : 0;
+    op->listener = l;
+    op->registered = 0; /* all of it is the listener's now */
+    op->sock = op->net = WA_NO_HANDLE;
+    return 0;
+}
+
+static void wa_tcp_op_drop(wa_future *f) { wa_tcp_op_release((wa_tcp_op *)f, 1); }
+
+static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_op_drop, "tcp_listen"};
+
+static wa_future *wa_tcp_op_init(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
+{
+    *op = (wa_tcp_op){.fut = {vt}, .rt = rt, .port = port, .sock = WA_NO_HANDLE, .net = WA_NO_HANDLE};
+    if (ip && wa_tcp_parse(ip, op->ip) < 0)
+        op->step = -1; /* poll reports WA_EINVAL */
+    return &op->fut;
+}
+
+wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
+{
+    return wa_tcp_op_init(op, &wa_tcp_listen_vt, rt, ip, port);
+}
+
+uint16_t wa_tcp_port(const wa_tcp *l) { return l->port; }
+
+void wa_tcp_close(wa_tcp *l)
+{
+    wa_pollable_deregister(l->rt, l->key);
+    wa_p2_tcp_drop(l->sock);
+    wa_p2_network_drop(l->net);
+    free(l);
+}
+
+/* accept: the listener's socket and pollable, borrowed */
+static int wa_tcp_accept_step(wa_tcp_op *op)
+{
+    uint32_t conn, in, out;
+    int rc = wa_p2_tcp_accept(op->listener->sock, &conn, &in, &out);
+    if (rc == 0)
+        rc = wa_wasi_stream_open_socket_(op->rt, in, out, conn, &op->conn);
+    return rc;
+}
+
+static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx) { return wa_tcp_drive((wa_tcp_op *)f, cx, wa_tcp_accept_step); }
+
+static void wa_tcp_accept_drop(wa_future *f) { wa_tcp_op_release((wa_tcp_op *)f, 0); }
+
+static const wa_future_vt wa_tcp_accept_vt = {wa_tcp_accept_poll, wa_tcp_accept_drop, "tcp_accept"};
+
+wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l)
+{
+    wa_tcp_op_init(op, &wa_tcp_accept_vt, l->rt, NULL, 0);
+    op->listener = l;
+    op->key = l->key;
+    op->registered = 1;
+    op->sock = l->sock; /* borrowed: release(…, 0) never drops it */
+    return &op->fut;
+}
+
+/* connect: create, start-connect, finish-connect */
+static int wa_tcp_connect_step(wa_tcp_op *op)
+{
+    int rc = 0;
+    wa_p2_addr a = wa_tcp_addr(op);
+    uint32_t in, out;
+    switch (op->step) {
+    case 0: rc = wa_tcp_begin(op); break;
+    case 1: rc = wa_p2_tcp_start_connect(op->sock, op->net, &a); break;
+    case 2:
+        rc = wa_p2_tcp_finish_connect(op->sock, &in, &out);
+        if (rc == 0) {
+            /* the stream takes the socket; the pollable goes first */
+            if (op->registered)
+                wa_pollable_deregister(op->rt, op->key);
+            op->registered = 0;
+            rc = wa_wasi_stream_open_socket_(op->rt, in, out, op->sock, &op->conn);
+            op->sock = WA_NO_HANDLE;
+        }
+        break;
+    default: return 0;
+    }
+    if (rc == 0 && ++op->step <= 2)
+        return wa_tcp_connect_step(op);
+    return rc;
+}
+
+static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
+{
+    wa_tcp_op *op = (wa_tcp_op *)f;
+    if (op->step < 0)
+        return WA_EINVAL;
+    int rc = wa_tcp_drive(op, cx, wa_tcp_connect_step);
+    if (rc != WA_PENDING)
+        wa_tcp_op_release(op, 1);
+    return rc;
+}
+
+static const wa_future_vt wa_tcp_connect_vt = {wa_tcp_connect_poll, wa_tcp_op_drop, "tcp_connect"};
+
+wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
+{
+    return wa_tcp_op_init(op, &wa_tcp_connect_vt, rt, ip, port);
+}

@@ -1,0 +1,167 @@
+/* wasi:sockets: network, instance-network, tcp, tcp-create-socket
+ * (sockets.h). An ip-socket-address flattens to a discriminant and the
+ * eleven i32 of its widest case (IPv6), IPv4 using the first five; the
+ * results come back in return areas: a tag byte, then the payload at 4. */
+#include <string.h>
+
+#include "../core/rt.h"
+#include "sockets.h"
+
+#define WA_P2_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
+#define TCP "wasi:sockets/tcp@0.2.12"
+#define I32 int32_t
+
+WA_P2_IMPORT("wasi:sockets/instance-network@0.2.12", "instance-network") I32 wa_p2_imp_instance_network(void);
+WA_P2_IMPORT("wasi:sockets/network@0.2.12", "[resource-drop]network") void wa_p2_imp_network_drop(I32);
+WA_P2_IMPORT("wasi:sockets/tcp-create-socket@0.2.12", "create-tcp-socket") void wa_p2_imp_tcp_create(I32, I32);
+WA_P2_IMPORT(TCP, "[method]tcp-socket.start-bind")
+void wa_p2_imp_start_bind(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+WA_P2_IMPORT(TCP, "[method]tcp-socket.finish-bind") void wa_p2_imp_finish_bind(I32, I32);
+WA_P2_IMPORT(TCP, "[method]tcp-socket.start-listen") void wa_p2_imp_start_listen(I32, I32);
+WA_P2_IMPORT(TCP, "[method]tcp-socket.finish-listen") void wa_p2_imp_finish_listen(I32, I32);
+WA_P2_IMPORT(TCP, "[method]tcp-socket.accept") void wa_p2_imp_accept(I32, I32);
+WA_P2_IMPORT(TCP, "[method]tcp-socket.start-connect")
+void wa_p2_imp_start_connect(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+WA_P2_IMPORT(TCP, "[method]tcp-socket.finish-connect") void wa_p2_imp_finish_connect(I32, I32);
+WA_P2_IMPORT(TCP, "[method]tcp-socket.local-address") void wa_p2_imp_local_address(I32, I32);
+WA_P2_IMPORT(TCP, "[method]tcp-socket.subscribe") I32 wa_p2_imp_tcp_subscribe(I32);
+WA_P2_IMPORT(TCP, "[resource-drop]tcp-socket") void wa_p2_imp_tcp_drop(I32);
+
+/* wasi:sockets/network error-code, in declaration order. */
+static int wa_p2_net_error(uint8_t code)
+{
+    switch (code) {
+    case 3: return WA_EINVAL;        /* invalid-argument */
+    case 4: return WA_ENOMEM;        /* out-of-memory */
+    case 5: return WA_ETIMEDOUT;     /* timeout */
+    case 8: return WA_EAGAIN;        /* would-block */
+    case 11:                         /* address-not-bindable */
+    case 12: return WA_EADDRINUSE;   /* address-in-use */
+    case 14: return WA_ECONNREFUSED; /* connection-refused */
+    case 15:                         /* connection-reset */
+    case 16: return WA_ECONNRESET;   /* connection-aborted */
+    case 2: return WA_ENOSYS;        /* not-supported */
+    default: return WA_EIO;
+    }
+}
+
+/* result<_, error-code> and result<T, error-code> with T at offset 4 */
+static int wa_p2_result(const unsigned char *ret) { return ret[0] ? wa_p2_net_error(ret[4]) : 0; }
+static int wa_p2_result_unit(const unsigned char *ret) { return ret[0] ? wa_p2_net_error(ret[1]) : 0; }
+
+static uint32_t wa_p2_u32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+uint32_t wa_p2_instance_network(void) { return (uint32_t)wa_p2_imp_instance_network(); }
+void wa_p2_network_drop(uint32_t net) { wa_p2_imp_network_drop((I32)net); }
+
+int wa_p2_tcp_create(int v6, uint32_t *sock)
+{
+    _Alignas(4) unsigned char ret[8];
+    wa_p2_imp_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
+    int rc = wa_p2_result(ret);
+    if (rc == 0)
+        *sock = wa_p2_u32(ret + 4);
+    return rc;
+}
+
+/* The flattened ip-socket-address: case, then its fields as i32s. */
+static void wa_p2_flat_addr(const wa_p2_addr *a, I32 f[12])
+{
+    memset(f, 0, 12 * sizeof *f);
+    f[0] = a->v6;
+    f[1] = a->port;
+    if (!a->v6) {
+        for (int i = 0; i < 4; i++)
+            f[2 + i] = a->v4[i];
+    } else {
+        f[2] = (I32)a->flow;
+        for (int i = 0; i < 8; i++)
+            f[3 + i] = a->ip6[i];
+        f[11] = (I32)a->scope;
+    }
+}
+
+int wa_p2_tcp_start_bind(uint32_t sock, uint32_t net, const wa_p2_addr *a)
+{
+    _Alignas(4) unsigned char ret[4];
+    I32 f[12];
+    wa_p2_flat_addr(a, f);
+    wa_p2_imp_start_bind((I32)sock, (I32)net, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9],
+                         f[10], f[11], (I32)(uintptr_t)ret);
+    return wa_p2_result_unit(ret);
+}
+
+int wa_p2_tcp_start_connect(uint32_t sock, uint32_t net, const wa_p2_addr *a)
+{
+    _Alignas(4) unsigned char ret[4];
+    I32 f[12];
+    wa_p2_flat_addr(a, f);
+    wa_p2_imp_start_connect((I32)sock, (I32)net, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9],
+                            f[10], f[11], (I32)(uintptr_t)ret);
+    return wa_p2_result_unit(ret);
+}
+
+#define WA_P2_UNIT_CALL(name, imp)                      \
+    int name(uint32_t sock)                             \
+    {                                                   \
+        _Alignas(4) unsigned char ret[4];               \
+        imp((I32)sock, (I32)(uintptr_t)ret);            \
+        return wa_p2_result_unit(ret);                  \
+    }
+WA_P2_UNIT_CALL(wa_p2_tcp_finish_bind, wa_p2_imp_finish_bind)
+WA_P2_UNIT_CALL(wa_p2_tcp_start_listen, wa_p2_imp_start_listen)
+WA_P2_UNIT_CALL(wa_p2_tcp_finish_listen, wa_p2_imp_finish_listen)
+
+int wa_p2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t *out)
+{
+    _Alignas(4) unsigned char ret[16];
+    wa_p2_imp_accept((I32)sock, (I32)(uintptr_t)ret);
+    int rc = wa_p2_result(ret);
+    if (rc == 0) {
+        *conn = wa_p2_u32(ret + 4);
+        *in = wa_p2_u32(ret + 8);
+        *out = wa_p2_u32(ret + 12);
+    }
+    return rc;
+}
+
+int wa_p2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out)
+{
+    _Alignas(4) unsigned char ret[12];
+    wa_p2_imp_finish_connect((I32)sock, (I32)(uintptr_t)ret);
+    int rc = wa_p2_result(ret);
+    if (rc == 0) {
+        *in = wa_p2_u32(ret + 4);
+        *out = wa_p2_u32(ret + 8);
+    }
+    return rc;
+}
+
+int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a)
+{
+    _Alignas(4) unsigned char ret[36];
+    wa_p2_imp_local_address((I32)sock, (I32)(uintptr_t)ret);
+    int rc = wa_p2_result(ret);
+    if (rc)
+        return rc;
+    /* ip-socket-address at 4: case byte, record at 8 */
+    memset(a, 0, sizeof *a);
+    a->v6 = ret[4];
+    memcpy(&a->port, ret + 8, 2);
+    if (!a->v6) {
+        memcpy(a->v4, ret + 10, 4);
+    } else {
+        memcpy(&a->flow, ret + 12, 4);
+        memcpy(a->ip6, ret + 16, 16);
+        memcpy(&a->scope, ret + 32, 4);
+    }
+    return 0;
+}
+
+uint32_t wa_p2_tcp_subscribe(uint32_t sock) { return (uint32_t)wa_p2_imp_tcp_subscribe((I32)sock); }
+void wa_p2_tcp_drop(uint32_t sock) { wa_p2_imp_tcp_drop((I32)sock); }

@@ -1,0 +1,32 @@
+/* Internal: Canonical ABI bindings for wasi:sockets@0.2.12 (network,
+ * instance-network, tcp, tcp-create-socket). Errors are mapped to wasync
+ * codes; would-block is WA_EAGAIN. */
+#ifndef WASYNC_WASI_SOCKETS_H
+#define WASYNC_WASI_SOCKETS_H
+
+#include <stdint.h>
+
+typedef struct wa_p2_addr {
+    int v6;              /* 0: IPv4 */
+    uint16_t port;
+    uint8_t v4[4];
+    uint16_t ip6[8];
+    uint32_t flow, scope;
+} wa_p2_addr;
+
+uint32_t wa_p2_instance_network(void);
+void wa_p2_network_drop(uint32_t net);
+
+int wa_p2_tcp_create(int v6, uint32_t *sock);
+int wa_p2_tcp_start_bind(uint32_t sock, uint32_t net, const wa_p2_addr *a);
+int wa_p2_tcp_finish_bind(uint32_t sock);
+int wa_p2_tcp_start_listen(uint32_t sock);
+int wa_p2_tcp_finish_listen(uint32_t sock);
+int wa_p2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t *out);
+int wa_p2_tcp_start_connect(uint32_t sock, uint32_t net, const wa_p2_addr *a);
+int wa_p2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out);
+int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a);
+uint32_t wa_p2_tcp_subscribe(uint32_t sock);
+void wa_p2_tcp_drop(uint32_t sock);
+
+#endif
