@@ -1,6 +1,8 @@
 /* tcp-echo: listens on 127.0.0.1 (port from argv[1], 0: any), prints
  * "listening PORT", and echoes every connection in a scope until it has
- * served argv[2] connections (0: forever). Driven by tcp_echo.test.mjs. */
+ * served argv[2] connections (0: forever). Run it with
+ *   jco run tcp_echo.component.wasm 0
+ * (built by the wasip2 preset; tests/wasip2/tcp_echo.test.mjs drives it). */
 #include <stdio.h>
 #include <stdlib.h>
 
