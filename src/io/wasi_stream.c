@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "../core/rt.h"
-#include "../wasi/sockets.h"
 #include "../wasi/streams.h"
 #include "wasync/stream.h"
 #include "wasync/wasi.h"
@@ -16,7 +15,8 @@ typedef struct wa_p2_stream {
     wa_stream base;
     wa_rt *rt;
     uint32_t in, out;          /* WA_NO_HANDLE: that direction is absent */
-    uint32_t socket;           /* a TCP connection's socket, or WA_NO_HANDLE */
+    uint32_t owner;            /* a handle the streams belong to (a socket) */
+    void (*drop_owner)(uint32_t);
     wa_pollable_key key[2];    /* [0] read, [1] write */
     int registered[2];
     int flushing;
@@ -102,17 +102,21 @@ static void wa_p2_close(wa_stream *st)
         wa_p2_input_drop(s->in);
     if (s->out != WA_NO_HANDLE)
         wa_p2_output_drop(s->out);
-    if (s->socket != WA_NO_HANDLE) /* after its streams, as WASI requires */
-        wa_p2_tcp_drop(s->socket);
+    if (s->drop_owner) /* after its streams, as WASI requires */
+        s->drop_owner(s->owner);
     free(s);
 }
 
 static const wa_stream_vt wa_p2_stream_vt = {wa_p2_try_read, wa_p2_try_write, wa_p2_try_flush, wa_p2_ready,
                                              wa_p2_close};
 
-/* The stream of a TCP connection also owns its socket (tcp_wasi.c). */
-int wa_wasi_stream_open_socket_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t sock, wa_stream **s);
-int wa_wasi_stream_open_socket_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t sock, wa_stream **out_stream)
+/* A stream whose handles belong to another (a TCP connection's socket),
+ * dropped by drop_owner after them (tcp_wasi.c). The owner's drop is
+ * passed in, so that streams alone import nothing from wasi:sockets. */
+int wa_wasi_stream_open_owned_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
+                               wa_stream **s);
+int wa_wasi_stream_open_owned_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
+                               wa_stream **out_stream)
 {
     wa_p2_stream *s = calloc(1, sizeof *s);
     if (!s) {
@@ -120,22 +124,23 @@ int wa_wasi_stream_open_socket_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t s
             wa_p2_input_drop(in);
         if (out != WA_NO_HANDLE)
             wa_p2_output_drop(out);
-        if (sock != WA_NO_HANDLE)
-            wa_p2_tcp_drop(sock);
+        if (drop_owner)
+            drop_owner(owner);
         return WA_ENOMEM;
     }
     s->base.vt = &wa_p2_stream_vt;
     s->rt = rt;
     s->in = in;
     s->out = out;
-    s->socket = sock;
+    s->owner = owner;
+    s->drop_owner = drop_owner;
     *out_stream = &s->base;
     return 0;
 }
 
 int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s)
 {
-    return wa_wasi_stream_open_socket_(rt, in, out, WA_NO_HANDLE, s);
+    return wa_wasi_stream_open_owned_(rt, in, out, 0, NULL, s);
 }
 
 int wa_wasi_stdio(wa_rt *rt, int fd, wa_stream **s)

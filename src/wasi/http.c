@@ -1,0 +1,78 @@
+/* wasi:http/types for answering requests (http.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/rt.h"
+#include "http.h"
+
+#define WA_P2_IMPORT(name) __attribute__((import_module("wasi:http/types@0.2.12"), import_name(name)))
+#define I32 int32_t
+
+WA_P2_IMPORT("[constructor]fields") I32 wa_p2_imp_fields_new(void);
+WA_P2_IMPORT("[constructor]outgoing-response") I32 wa_p2_imp_response_new(I32);
+WA_P2_IMPORT("[method]outgoing-response.set-status-code") I32 wa_p2_imp_set_status(I32, I32);
+WA_P2_IMPORT("[method]outgoing-response.body") void wa_p2_imp_response_body(I32, I32);
+WA_P2_IMPORT("[method]outgoing-body.write") void wa_p2_imp_body_write(I32, I32);
+WA_P2_IMPORT("[static]outgoing-body.finish") void wa_p2_imp_body_finish(I32, I32, I32, I32);
+WA_P2_IMPORT("[static]response-outparam.set") void wa_p2_imp_outparam_set(I32, I32, I32, I32, int64_t, I32, I32, I32, I32);
+WA_P2_IMPORT("[resource-drop]incoming-request") void wa_p2_imp_request_drop(I32);
+WA_P2_IMPORT("[method]incoming-request.path-with-query") void wa_p2_imp_request_path(I32, I32);
+
+uint32_t wa_p2_fields_new(void) { return (uint32_t)wa_p2_imp_fields_new(); }
+uint32_t wa_p2_response_new(uint32_t headers) { return (uint32_t)wa_p2_imp_response_new((I32)headers); }
+
+int wa_p2_response_set_status(uint32_t resp, uint16_t status)
+{
+    return wa_p2_imp_set_status((I32)resp, status) ? WA_EINVAL : 0;
+}
+
+/* result<own<T>, ()>: a tag byte, the handle at 4 */
+static int wa_p2_handle_result(const unsigned char *ret, uint32_t *h)
+{
+    if (ret[0])
+        return WA_EIO;
+    memcpy(h, ret + 4, 4);
+    return 0;
+}
+
+int wa_p2_response_body(uint32_t resp, uint32_t *body)
+{
+    _Alignas(4) unsigned char ret[8];
+    wa_p2_imp_response_body((I32)resp, (I32)(uintptr_t)ret);
+    return wa_p2_handle_result(ret, body);
+}
+
+int wa_p2_body_write(uint32_t body, uint32_t *stream)
+{
+    _Alignas(4) unsigned char ret[8];
+    wa_p2_imp_body_write((I32)body, (I32)(uintptr_t)ret);
+    return wa_p2_handle_result(ret, stream);
+}
+
+int wa_p2_body_finish(uint32_t body)
+{
+    /* result<_, error-code>: a big variant; only the tag matters here */
+    _Alignas(8) unsigned char ret[64];
+    wa_p2_imp_body_finish((I32)body, 0, 0, (I32)(uintptr_t)ret);
+    return ret[0] ? WA_EIO : 0;
+}
+
+void wa_p2_outparam_set_ok(uint32_t param, uint32_t resp)
+{
+    wa_p2_imp_outparam_set((I32)param, 0, (I32)resp, 0, 0, 0, 0, 0, 0);
+}
+
+void wa_p2_request_drop(uint32_t req) { wa_p2_imp_request_drop((I32)req); }
+
+char *wa_p2_request_path(uint32_t req, uint32_t *len)
+{
+    /* option<string>: a tag byte, then (ptr, len) at 4 */
+    _Alignas(4) unsigned char ret[12];
+    wa_p2_imp_request_path((I32)req, (I32)(uintptr_t)ret);
+    if (!ret[0])
+        return NULL;
+    uint32_t p;
+    memcpy(&p, ret + 4, 4);
+    memcpy(len, ret + 8, 4);
+    return (char *)(uintptr_t)p;
+}
