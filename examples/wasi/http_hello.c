@@ -1,8 +1,8 @@
 /* http-hello: a wasi:http/proxy component, deployable unchanged on any
  * proxy host (jco serve, wasmtime serve, Spin, wasmCloud). Each request
  * runs as a task on the runtime, which writes the body through a wasync
- * stream with backpressure. GET /stats answers the runtime's live task and
- * source counts (the tests check that nothing grows between requests).
+ * stream with backpressure. GET /stats answers the runtime's live tasks and
+ * sources and the WASI handles held (the tests check nothing grows).
  *   jco serve --port 8080 http_hello.component.wasm */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +32,8 @@ static int reply_poll(wa_future *f, wa_cx *cx)
     wa_rt_stats st;
     wa_rt_stats_get(cx->rt, &st);
     if (path && len == 6 && !memcmp(path, "/stats", 6))
-        t->len = (size_t)snprintf(t->msg, sizeof t->msg, "tasks=%zu sources=%zu\n", st.tasks, st.sources);
+        t->len = (size_t)snprintf(t->msg, sizeof t->msg, "tasks=%zu sources=%zu handles=%ld\n", st.tasks,
+                                  st.sources, wa_wasi_live_handles());
     else
         t->len = (size_t)snprintf(t->msg, sizeof t->msg, "hello from wasync\n");
     free(path);
@@ -57,6 +58,7 @@ void handle(uint32_t req, uint32_t outparam)
 {
     if (!rt && wa_rt_new(&rt, NULL) < 0)
         abort();
+    wa_p2_adopt(2); /* the request and the outparam are ours now */
     reply r = {.req = req, .outparam = outparam};
     wa_coro_init(&r.wa, &reply_vt);
     int rc = wa_block_on(rt, &r.wa.fut);

@@ -50,6 +50,10 @@ int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s);
 /* stdin (0), stdout (1) or stderr (2) as a wasync stream. */
 int wa_wasi_stdio(wa_rt *rt, int fd, wa_stream **s);
 
+/* How many WASI resource handles the bindings hold now (what they were
+ * given, less what they dropped or handed back): a leak shows as growth. */
+long wa_wasi_live_handles(void);
+
 /* Host calls made by the backend so far. */
 typedef struct wa_wasip2_stats {
     uint64_t polls;      /* wasi:io/poll.poll */

@@ -4,6 +4,7 @@
 
 #include "../core/rt.h"
 #include "http.h"
+#include "io.h"
 
 #define WA_P2_IMPORT(name) __attribute__((import_module("wasi:http/types@0.2.12"), import_name(name)))
 #define I32 int32_t
@@ -18,8 +19,12 @@ WA_P2_IMPORT("[static]response-outparam.set") void wa_p2_imp_outparam_set(I32, I
 WA_P2_IMPORT("[resource-drop]incoming-request") void wa_p2_imp_request_drop(I32);
 WA_P2_IMPORT("[method]incoming-request.path-with-query") void wa_p2_imp_request_path(I32, I32);
 
-uint32_t wa_p2_fields_new(void) { return (uint32_t)wa_p2_imp_fields_new(); }
+uint32_t wa_p2_fields_new(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_fields_new(); }
+
+/* takes the fields, gives a response: no change in the count */
 uint32_t wa_p2_response_new(uint32_t headers) { return (uint32_t)wa_p2_imp_response_new((I32)headers); }
+
+void wa_p2_adopt(int n) { wa_p2_live += n; }
 
 int wa_p2_response_set_status(uint32_t resp, uint16_t status)
 {
@@ -32,6 +37,7 @@ static int wa_p2_handle_result(const unsigned char *ret, uint32_t *h)
     if (ret[0])
         return WA_EIO;
     memcpy(h, ret + 4, 4);
+    wa_p2_live++;
     return 0;
 }
 
@@ -53,16 +59,22 @@ int wa_p2_body_finish(uint32_t body)
 {
     /* result<_, error-code>: a big variant; only the tag matters here */
     _Alignas(8) unsigned char ret[64];
+    wa_p2_live--;
     wa_p2_imp_body_finish((I32)body, 0, 0, (I32)(uintptr_t)ret);
     return ret[0] ? WA_EIO : 0;
 }
 
 void wa_p2_outparam_set_ok(uint32_t param, uint32_t resp)
 {
+    wa_p2_live -= 2;
     wa_p2_imp_outparam_set((I32)param, 0, (I32)resp, 0, 0, 0, 0, 0, 0);
 }
 
-void wa_p2_request_drop(uint32_t req) { wa_p2_imp_request_drop((I32)req); }
+void wa_p2_request_drop(uint32_t req)
+{
+    wa_p2_live--;
+    wa_p2_imp_request_drop((I32)req);
+}
 
 char *wa_p2_request_path(uint32_t req, uint32_t *len)
 {

@@ -14,6 +14,8 @@ int wa_p2_body_write(uint32_t body, uint32_t *stream);
 int wa_p2_body_finish(uint32_t body); /* takes body; no trailers */
 void wa_p2_outparam_set_ok(uint32_t param, uint32_t resp); /* takes both */
 void wa_p2_request_drop(uint32_t req);
+/* Counts n handles the host gave us (a handler's request and outparam). */
+void wa_p2_adopt(int n);
 /* The request's path and query, in a cabi_realloc buffer the caller frees
  * (NULL when it has none). */
 char *wa_p2_request_path(uint32_t req, uint32_t *len);

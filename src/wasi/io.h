@@ -11,6 +11,11 @@
 
 typedef uint32_t wa_p2_pollable; /* own<pollable> */
 
+/* Owned resource handles alive: every binding that returns an own<T>
+ * counts one up, every drop (or a call that consumes one) one down, so a
+ * leak shows as growth (wa_wasi_live_handles). */
+extern long wa_p2_live;
+
 /* wasi:io/poll */
 void wa_p2_pollable_drop(wa_p2_pollable p);
 int wa_p2_pollable_ready(wa_p2_pollable p);

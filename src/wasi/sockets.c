@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/rt.h"
+#include "io.h"
 #include "sockets.h"
 
 #define WA_P2_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
@@ -56,16 +57,23 @@ static uint32_t wa_p2_u32(const unsigned char *p)
     return v;
 }
 
-uint32_t wa_p2_instance_network(void) { return (uint32_t)wa_p2_imp_instance_network(); }
-void wa_p2_network_drop(uint32_t net) { wa_p2_imp_network_drop((I32)net); }
+uint32_t wa_p2_instance_network(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_instance_network(); }
+
+void wa_p2_network_drop(uint32_t net)
+{
+    wa_p2_live--;
+    wa_p2_imp_network_drop((I32)net);
+}
 
 int wa_p2_tcp_create(int v6, uint32_t *sock)
 {
     _Alignas(4) unsigned char ret[8];
     wa_p2_imp_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
     int rc = wa_p2_result(ret);
-    if (rc == 0)
+    if (rc == 0) {
         *sock = wa_p2_u32(ret + 4);
+        wa_p2_live++;
+    }
     return rc;
 }
 
@@ -126,6 +134,7 @@ int wa_p2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t *out)
         *conn = wa_p2_u32(ret + 4);
         *in = wa_p2_u32(ret + 8);
         *out = wa_p2_u32(ret + 12);
+        wa_p2_live += 3;
     }
     return rc;
 }
@@ -138,6 +147,7 @@ int wa_p2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out)
     if (rc == 0) {
         *in = wa_p2_u32(ret + 4);
         *out = wa_p2_u32(ret + 8);
+        wa_p2_live += 2;
     }
     return rc;
 }
@@ -163,5 +173,10 @@ int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a)
     return 0;
 }
 
-uint32_t wa_p2_tcp_subscribe(uint32_t sock) { return (uint32_t)wa_p2_imp_tcp_subscribe((I32)sock); }
-void wa_p2_tcp_drop(uint32_t sock) { wa_p2_imp_tcp_drop((I32)sock); }
+uint32_t wa_p2_tcp_subscribe(uint32_t sock) { return wa_p2_live++, (uint32_t)wa_p2_imp_tcp_subscribe((I32)sock); }
+
+void wa_p2_tcp_drop(uint32_t sock)
+{
+    wa_p2_live--;
+    wa_p2_imp_tcp_drop((I32)sock);
+}

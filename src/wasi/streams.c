@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../core/rt.h"
+#include "io.h"
 #include "streams.h"
 
 #define WA_P2_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
@@ -56,8 +57,17 @@ int wa_p2_flush(uint32_t out)
     return ret[0] ? wa_p2_stream_error(ret + 4) : 0;
 }
 
-uint32_t wa_p2_output_subscribe(uint32_t out) { return (uint32_t)wa_p2_imp_out_subscribe((int32_t)out); }
-void wa_p2_output_drop(uint32_t out) { wa_p2_imp_out_drop((int32_t)out); }
+uint32_t wa_p2_output_subscribe(uint32_t out)
+{
+    wa_p2_live++;
+    return (uint32_t)wa_p2_imp_out_subscribe((int32_t)out);
+}
+
+void wa_p2_output_drop(uint32_t out)
+{
+    wa_p2_live--;
+    wa_p2_imp_out_drop((int32_t)out);
+}
 
 int wa_p2_read(uint32_t in, uint64_t len, unsigned char **data, size_t *n)
 {
@@ -70,9 +80,18 @@ int wa_p2_read(uint32_t in, uint64_t len, unsigned char **data, size_t *n)
     return 0;
 }
 
-uint32_t wa_p2_input_subscribe(uint32_t in) { return (uint32_t)wa_p2_imp_in_subscribe((int32_t)in); }
-void wa_p2_input_drop(uint32_t in) { wa_p2_imp_in_drop((int32_t)in); }
+uint32_t wa_p2_input_subscribe(uint32_t in)
+{
+    wa_p2_live++;
+    return (uint32_t)wa_p2_imp_in_subscribe((int32_t)in);
+}
 
-uint32_t wa_p2_get_stdin(void) { return (uint32_t)wa_p2_imp_get_stdin(); }
-uint32_t wa_p2_get_stdout(void) { return (uint32_t)wa_p2_imp_get_stdout(); }
-uint32_t wa_p2_get_stderr(void) { return (uint32_t)wa_p2_imp_get_stderr(); }
+void wa_p2_input_drop(uint32_t in)
+{
+    wa_p2_live--;
+    wa_p2_imp_in_drop((int32_t)in);
+}
+
+uint32_t wa_p2_get_stdin(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stdin(); }
+uint32_t wa_p2_get_stdout(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stdout(); }
+uint32_t wa_p2_get_stderr(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stderr(); }

@@ -32,7 +32,7 @@ test('http-hello answers curl and a bounded concurrent load', async () => {
     assert.equal(stdout, 'hello from wasync\n');
     const stats = async () => (await fetch(`${base}/stats`)).text();
     const before = await stats();
-    assert.match(before, /^tasks=\d+ sources=\d+\n$/);
+    assert.match(before, /^tasks=\d+ sources=\d+ handles=\d+\n$/);
     let next = 0, ok = 0;
     const errors = [];
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -50,7 +50,7 @@ test('http-hello answers curl and a bounded concurrent load', async () => {
     }));
     assert.deepEqual(errors.slice(0, 5), []);
     assert.equal(ok, TOTAL);
-    assert.equal(await stats(), before, 'no task or source left behind by 1,000 requests');
+    assert.equal(await stats(), before, 'no task, source or handle left behind by 1,000 requests');
   } finally {
     server.kill();
     server.stdout.destroy(); // its pipes would keep this process alive
