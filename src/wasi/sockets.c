@@ -65,16 +65,23 @@ void wa_p2_network_drop(uint32_t net)
     wa_p2_imp_network_drop((I32)net);
 }
 
+/* result<tuple<own, ...>, error-code>: n handles from offset 4, now ours */
+static int wa_p2_handles(const unsigned char *ret, uint32_t *h[], int n)
+{
+    int rc = wa_p2_result(ret);
+    if (rc == 0) {
+        for (int i = 0; i < n; i++)
+            *h[i] = wa_p2_u32(ret + 4 + 4 * i);
+        wa_p2_live += n;
+    }
+    return rc;
+}
+
 int wa_p2_tcp_create(int v6, uint32_t *sock)
 {
     _Alignas(4) unsigned char ret[8];
     wa_p2_imp_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
-    int rc = wa_p2_result(ret);
-    if (rc == 0) {
-        *sock = wa_p2_u32(ret + 4);
-        wa_p2_live++;
-    }
-    return rc;
+    return wa_p2_handles(ret, (uint32_t *[]){sock}, 1);
 }
 
 /* The flattened ip-socket-address: case, then its fields as i32s. */
@@ -129,27 +136,14 @@ int wa_p2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t *out)
 {
     _Alignas(4) unsigned char ret[16];
     wa_p2_imp_accept((I32)sock, (I32)(uintptr_t)ret);
-    int rc = wa_p2_result(ret);
-    if (rc == 0) {
-        *conn = wa_p2_u32(ret + 4);
-        *in = wa_p2_u32(ret + 8);
-        *out = wa_p2_u32(ret + 12);
-        wa_p2_live += 3;
-    }
-    return rc;
+    return wa_p2_handles(ret, (uint32_t *[]){conn, in, out}, 3);
 }
 
 int wa_p2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out)
 {
     _Alignas(4) unsigned char ret[12];
     wa_p2_imp_finish_connect((I32)sock, (I32)(uintptr_t)ret);
-    int rc = wa_p2_result(ret);
-    if (rc == 0) {
-        *in = wa_p2_u32(ret + 4);
-        *out = wa_p2_u32(ret + 8);
-        wa_p2_live += 2;
-    }
-    return rc;
+    return wa_p2_handles(ret, (uint32_t *[]){in, out}, 2);
 }
 
 int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a)
