@@ -20,4 +20,18 @@ void wa_p2_adopt(int n);
  * (NULL when it has none). */
 char *wa_p2_request_path(uint32_t req, uint32_t *len);
 
+/* The client side (wasi:http/outgoing-handler). */
+/* A GET request for http://authority/path (fields and request made here). */
+int wa_p2_request_get(const char *authority, const char *path, uint32_t *req);
+/* Sends req (taken): a future-incoming-response handle. */
+int wa_p2_http_send(uint32_t req, uint32_t *future);
+uint32_t wa_p2_future_subscribe(uint32_t future);
+/* 1 with the response in *resp, 0 not yet, < 0 failed. */
+int wa_p2_future_get(uint32_t future, uint32_t *resp);
+void wa_p2_future_drop(uint32_t future);
+int wa_p2_response_status(uint32_t resp);
+int wa_p2_response_consume(uint32_t resp, uint32_t *body, uint32_t *stream);
+void wa_p2_incoming_body_drop(uint32_t body);
+void wa_p2_incoming_response_drop(uint32_t resp);
+
 #endif
