@@ -23,7 +23,7 @@ async function withServer(fn) {
 }
 
 const fetchMany = (authority, n, ms, path) =>
-  run(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_FETCH_MANY, authority, String(n), String(ms), path],
+  run(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, authority, String(n), String(ms), path],
     { timeout: 60000 });
 
 test('20 concurrent GETs', () => withServer(async (authority) => {

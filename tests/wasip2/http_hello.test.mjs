@@ -10,7 +10,7 @@ const TOTAL = 1000, CONCURRENCY = 50;
 
 async function serve() {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const server = spawn(process.execPath, [process.env.JCO, 'serve', '--port', String(port), process.env.WASYNC_HTTP_HELLO],
+  const server = spawn(process.execPath, [process.env.JCO, 'serve', '--port', String(port), process.env.WASYNC_COMPONENT],
     { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   await new Promise((resolve, reject) => {

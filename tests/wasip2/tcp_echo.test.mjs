@@ -26,7 +26,7 @@ function echoOnce(port, seed) {
 }
 
 test('tcp-echo echoes concurrent clients and ends', async () => {
-  const server = spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_TCP_ECHO, '0', String(CLIENTS)],
+  const server = spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, '0', String(CLIENTS)],
     { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   server.stderr.on('data', (d) => (err += d));
