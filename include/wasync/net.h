@@ -48,6 +48,27 @@ wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_
 
 void wa_tcp_close(wa_tcp *l);
 
+/* DNS: the addresses of a host name (borrowed until completion), up to
+ * WA_DNS_MAX of them. Status 0 (n may be 0), or WA_EIO and the like. */
+#define WA_DNS_MAX 16
+typedef struct wa_ip {
+    int v6;
+    uint8_t bytes[16]; /* 4 used for IPv4; IPv6 in network order */
+} wa_ip;
+
+typedef struct wa_dns {
+    wa_future fut;
+    wa_rt *rt;
+    const char *name;
+    uint32_t net, stream;
+    wa_pollable_key key;
+    int registered, waiting;
+    wa_pollable_wait wait;
+    wa_ip addrs[WA_DNS_MAX];
+    int n;
+} wa_dns;
+wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

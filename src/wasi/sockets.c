@@ -27,6 +27,11 @@ WA_P2_IMPORT(TCP, "[method]tcp-socket.finish-connect") void wa_p2_imp_finish_con
 WA_P2_IMPORT(TCP, "[method]tcp-socket.local-address") void wa_p2_imp_local_address(I32, I32);
 WA_P2_IMPORT(TCP, "[method]tcp-socket.subscribe") I32 wa_p2_imp_tcp_subscribe(I32);
 WA_P2_IMPORT(TCP, "[resource-drop]tcp-socket") void wa_p2_imp_tcp_drop(I32);
+#define DNS "wasi:sockets/ip-name-lookup@0.2.12"
+WA_P2_IMPORT(DNS, "resolve-addresses") void wa_p2_imp_resolve(I32, I32, I32, I32);
+WA_P2_IMPORT(DNS, "[method]resolve-address-stream.resolve-next-address") void wa_p2_imp_resolve_next(I32, I32);
+WA_P2_IMPORT(DNS, "[method]resolve-address-stream.subscribe") I32 wa_p2_imp_resolve_subscribe(I32);
+WA_P2_IMPORT(DNS, "[resource-drop]resolve-address-stream") void wa_p2_imp_resolve_drop(I32);
 
 /* wasi:sockets/network error-code, in declaration order. */
 static int wa_p2_net_error(uint8_t code)
@@ -173,4 +178,39 @@ void wa_p2_tcp_drop(uint32_t sock)
 {
     wa_p2_live--;
     wa_p2_imp_tcp_drop((I32)sock);
+}
+
+int wa_p2_resolve(uint32_t net, const char *name, uint32_t *stream)
+{
+    _Alignas(4) unsigned char ret[8];
+    wa_p2_imp_resolve((I32)net, (I32)(uintptr_t)name, (I32)strlen(name), (I32)(uintptr_t)ret);
+    return wa_p2_handles(ret, (uint32_t *[]){stream}, 1);
+}
+
+int wa_p2_resolve_next(uint32_t stream, wa_p2_addr *a)
+{
+    /* result<option<ip-address>, error-code>, everything 2-aligned: the
+     * result's payload at 2 (the option's tag, or the error), the address's
+     * case at 4 and its fields at 6 */
+    _Alignas(4) unsigned char ret[24];
+    wa_p2_imp_resolve_next((I32)stream, (I32)(uintptr_t)ret);
+    if (ret[0])
+        return wa_p2_net_error(ret[2]);
+    if (!ret[2])
+        return 0;
+    memset(a, 0, sizeof *a);
+    a->v6 = ret[4];
+    if (!a->v6)
+        memcpy(a->v4, ret + 6, 4);
+    else
+        memcpy(a->ip6, ret + 6, 16);
+    return 1;
+}
+
+uint32_t wa_p2_resolve_subscribe(uint32_t stream) { return wa_p2_live++, (uint32_t)wa_p2_imp_resolve_subscribe((I32)stream); }
+
+void wa_p2_resolve_drop(uint32_t stream)
+{
+    wa_p2_live--;
+    wa_p2_imp_resolve_drop((I32)stream);
 }

@@ -29,4 +29,11 @@ int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a);
 uint32_t wa_p2_tcp_subscribe(uint32_t sock);
 void wa_p2_tcp_drop(uint32_t sock);
 
+/* ip-name-lookup: a resolve-address-stream for name (borrowed). */
+int wa_p2_resolve(uint32_t net, const char *name, uint32_t *stream);
+/* The next address: 1 with *a, 0 at the end, WA_EAGAIN not yet, < 0. */
+int wa_p2_resolve_next(uint32_t stream, wa_p2_addr *a);
+uint32_t wa_p2_resolve_subscribe(uint32_t stream);
+void wa_p2_resolve_drop(uint32_t stream);
+
 #endif

@@ -3,6 +3,7 @@
  * pollables, stale keys, and the host calls each costs. */
 #include "../futures.h"
 #include "../../src/wasi/io.h"
+#include "wasync/net.h"
 #include "wasync/wasi.h"
 
 static wa_rt *p2_rt(void)
@@ -119,11 +120,33 @@ static void test_host_calls_per_sleep(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* DNS: localhost resolves to a loopback address; lookups hold no handle
+ * once done, whether they found something or failed. */
+static void test_dns(void)
+{
+    wa_rt *rt = p2_rt();
+    long before = wa_wasi_live_handles();
+    wa_dns d;
+    CHECK_EQ(wa_block_on(rt, wa_dns_lookup_init(&d, rt, "localhost")), 0);
+    CHECK(d.n >= 1);
+    int loopback = 0;
+    for (int i = 0; i < d.n; i++) {
+        static const uint8_t v6[16] = {[15] = 1};
+        loopback |= d.addrs[i].v6 ? !memcmp(d.addrs[i].bytes, v6, 16) : d.addrs[i].bytes[0] == 127;
+    }
+    CHECK(loopback);
+    CHECK_EQ(wa_wasi_live_handles(), before);
+    wa_block_on(rt, wa_dns_lookup_init(&d, rt, "no-such-host.invalid"));
+    CHECK_EQ(wa_wasi_live_handles(), before);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_concurrent_sleeps);
     RUN(test_registered_pollable);
     RUN(test_deregister_wakes);
     RUN(test_host_calls_per_sleep);
+    RUN(test_dns);
     return check_finish();
 }
