@@ -23,11 +23,16 @@ test: deps
 	cmake --build --preset wasip2
 	ctest --preset wasip2
 
+# The demo natively, then the same source as a WASI 0.2 component under jco.
 demo:
 	@scripts/deps.sh demo
 	cmake --preset release >/dev/null
 	cmake --build --preset release --target demo
 	./build/release/examples/demo
+	@echo "-- the same demo as a WASI 0.2 component, under jco:"
+	cmake --preset wasip2 >/dev/null
+	cmake --build --preset wasip2 --target demo
+	node node_modules/@bytecodealliance/jco/dist/jco.js run build/wasip2/tests/wasip2/demo.component.wasm
 
 bench:
 	@scripts/deps.sh bench

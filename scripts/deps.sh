@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 need=(clang-19 lld-19 cmake ninja-build make)
 case "${1:-test}" in
+  demo) need+=(wasi-libc libclang-rt-19-dev-wasm32) ;;
   test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium) ;;
   bench) need+=(wasi-libc libclang-rt-19-dev-wasm32 binaryen libuv1-dev librust-tokio-dev valgrind cargo) ;;
 esac
@@ -32,7 +33,7 @@ fi
 # records. `npm install` rather than `npm ci`: the registry here lacks other
 # platforms' optional binaries, which npm leaves out of the lockfile and
 # `npm ci` then refuses; `npm install` installs the locked set unchanged.
-if [ "${1:-test}" != demo ] && { [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; }; then
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
   echo "deps: npm install (from package-lock.json)" >&2
   npm install --no-audit --no-fund >/dev/null
 fi
