@@ -151,10 +151,62 @@ static void test_write_timeout(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* copy moves 1 MiB from one pipe into another (both 4 KiB: both sides
+ * wait on the way), to the end, and a consumer reads it all. */
+typedef struct copier {
+    WA_CORO;
+    wa_copy c;
+    wa_stream *in, *out;
+} copier;
+
+static int copier_poll(wa_future *f, wa_cx *cx)
+{
+    copier *t = (copier *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_copy_init(&t->c, t->in, t->out));
+    wa_stream_close(t->in);
+    wa_stream_close(t->out); /* the consumer then sees the end */
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt copier_vt = {copier_poll, wa_coro_drop, "copier"};
+
+static void test_copy(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream *r1, *w1, *r2, *w2;
+    CHECK_EQ(wa_pipe_new(4096, &r1, &w1), 0);
+    CHECK_EQ(wa_pipe_new(4096, &r2, &w2), 0);
+    unsigned char *data = malloc(TOTAL), *into = malloc(TOTAL);
+    for (size_t i = 0; i < TOTAL; i++)
+        data[i] = (unsigned char)(i * 13 + 5);
+    producer p = {.out = w1, .data = data, .len = TOTAL, .close = 1};
+    copier c = {.in = r1, .out = w2};
+    consumer k = {.in = r2, .into = into, .chunk = 3000};
+    wa_coro_init(&p.wa, &producer_vt);
+    wa_coro_init(&c.wa, &copier_vt);
+    wa_coro_init(&k.wa, &consumer_vt);
+    wa_join jc, jk;
+    wa_spawn_of(rt, &p, NULL);
+    wa_spawn_of(rt, &c, &jc);
+    wa_spawn_of(rt, &k, &jk);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_join_status(&jc), 0);
+    CHECK_EQ(((copier *)wa_join_output(&jc))->c.copied, TOTAL);
+    CHECK_EQ(((consumer *)wa_join_output(&jk))->got, TOTAL);
+    CHECK(memcmp(data, into, TOTAL) == 0);
+    wa_join_drop(&jc);
+    wa_join_drop(&jk);
+    free(data);
+    free(into);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_pipe_backpressure);
     RUN(test_pipe_reader_closes);
     RUN(test_write_timeout);
+    RUN(test_copy);
     return check_finish();
 }

@@ -75,6 +75,20 @@ typedef struct wa_write {
 } wa_write;
 wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len);
 
+/* Copies everything from in to out until in ends (then flushes out), with
+ * a buffer of its own: reads wait for data, writes for room. Status 0, or
+ * the first error; copied counts the bytes. Neither stream is closed. */
+typedef struct wa_copy {
+    wa_future fut;
+    wa_stream *in, *out;
+    wa_read r;
+    wa_write w;
+    int state;
+    uint64_t copied;
+    unsigned char buf[8192];
+} wa_copy;
+wa_future *wa_copy_init(wa_copy *c, wa_stream *in, wa_stream *out);
+
 /* An in-process pipe of cap bytes between tasks of one runtime: *reader
  * reads what *writer writes; a full pipe makes the writer wait. Close both
  * ends (the pipe goes with the second). Returns 0, WA_EINVAL or WA_ENOMEM. */

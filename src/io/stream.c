@@ -105,3 +105,66 @@ wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len)
     w->waiting = 0;
     return &w->fut;
 }
+
+/* copy: read a buffer, write it all, again; at the end, flush */
+enum { WA_COPY_READ, WA_COPY_WRITE, WA_COPY_FLUSH, WA_COPY_DONE };
+
+static int wa_copy_poll(wa_future *f, wa_cx *cx)
+{
+    wa_copy *c = (wa_copy *)f;
+    for (;;) {
+        int rc;
+        switch (c->state) {
+        case WA_COPY_READ:
+            if ((rc = wa_poll(&c->r.fut, cx)) == WA_PENDING)
+                return WA_PENDING;
+            wa_drop(&c->r.fut);
+            if (rc == WA_ECLOSED) { /* the end of the input: flush */
+                wa_write_init(&c->w, c->out, c->buf, 0);
+                c->state = WA_COPY_FLUSH;
+                continue;
+            }
+            if (rc < 0)
+                return c->state = WA_COPY_DONE, rc;
+            wa_write_init(&c->w, c->out, c->buf, c->r.n);
+            c->state = WA_COPY_WRITE;
+            continue;
+        case WA_COPY_WRITE:
+        case WA_COPY_FLUSH:
+            if ((rc = wa_poll(&c->w.fut, cx)) == WA_PENDING)
+                return WA_PENDING;
+            wa_drop(&c->w.fut);
+            c->copied += c->w.done;
+            if (rc < 0 || c->state == WA_COPY_FLUSH)
+                return c->state = WA_COPY_DONE, rc;
+            wa_read_init(&c->r, c->in, c->buf, sizeof c->buf);
+            c->state = WA_COPY_READ;
+            continue;
+        default:
+            return wa_misuse(WA_EMISUSE, "poll of a finished copy");
+        }
+    }
+}
+
+static void wa_copy_drop(wa_future *f)
+{
+    wa_copy *c = (wa_copy *)f;
+    if (c->state == WA_COPY_READ)
+        wa_drop(&c->r.fut);
+    else if (c->state != WA_COPY_DONE)
+        wa_drop(&c->w.fut);
+    c->state = WA_COPY_DONE;
+}
+
+static const wa_future_vt wa_copy_vt = {wa_copy_poll, wa_copy_drop, "copy"};
+
+wa_future *wa_copy_init(wa_copy *c, wa_stream *in, wa_stream *out)
+{
+    c->fut.vt = &wa_copy_vt;
+    c->in = in;
+    c->out = out;
+    c->copied = 0;
+    c->state = WA_COPY_READ;
+    wa_read_init(&c->r, in, c->buf, sizeof c->buf);
+    return &c->fut;
+}
