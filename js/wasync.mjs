@@ -39,6 +39,7 @@ const ERRORS = new Map([
   [-13, ['ECONNREFUSED', 'connection refused']],
   [-14, ['EADDRINUSE', 'address in use']],
   [-15, ['ECONNRESET', 'connection reset']],
+  [-16, ['E2BIG', 'too large']],
 ]);
 
 /** The WA_E* codes by name: codes.EIO === -10. */

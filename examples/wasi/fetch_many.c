@@ -1,19 +1,20 @@
-/* fetch-many: N concurrent GETs of http://AUTHORITY/PATH, each with a
- * timeout, in a scope; one line per request ("200 5", or "timed out"),
- * then "handles N" (the WASI handles still held: 0 when every request,
- * finished or cancelled, released what it had).
- *   jco run fetch_many.component.wasm 127.0.0.1:8080 20 500 /hello */
+/* fetch-many: N concurrent GETs of URL, each with a timeout, in a scope;
+ * one line per request ("3 200 5": id, status, body length; or "3 timed
+ * out"), then "handles N" (the WASI handles still held: 0 when every
+ * request, finished or cancelled, released what it had).
+ *   jco run fetch_many.component.wasm http://127.0.0.1:8080/hello 20 500 */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "wasync.h"
 #include "wasync/http.h"
+#include "wasync/wasi.h"
 
 typedef struct get {
     WA_CORO;
     wa_timeout to;
-    wa_http_get g;
-    const char *authority, *path;
+    wa_http_request req;
+    wa_http_fetch fetch;
     uint64_t timeout_ms;
     int id;
 } get;
@@ -22,14 +23,17 @@ static int get_poll(wa_future *f, wa_cx *cx)
 {
     get *t = (get *)f;
     WA_BEGIN(t, cx);
-    WA_AWAIT(wa_timeout_init(&t->to, wa_http_get_init(&t->g, cx->rt, t->authority, t->path), WA_MS(t->timeout_ms)));
+    WA_AWAIT(wa_timeout_init(&t->to, wa_http_fetch_init(&t->fetch, &t->req, 0), WA_MS(t->timeout_ms)));
     if (WA_STATUS == WA_ETIMEDOUT)
         printf("%d timed out\n", t->id);
     else if (WA_STATUS < 0)
         printf("%d failed: %s\n", t->id, wa_strerror(WA_STATUS));
     else
-        printf("%d %d %zu\n", t->id, t->g.status, t->g.len);
-    free(t->g.data);
+        printf("%d %d %zu\n", t->id, wa_http_response_status(t->fetch.response), t->fetch.len);
+    if (WA_STATUS == 0) {
+        wa_http_response_free(t->fetch.response);
+        free(t->fetch.data);
+    }
     WA_END();
 }
 static const wa_future_vt get_vt = {get_poll, wa_coro_drop, "get"};
@@ -59,15 +63,14 @@ static const wa_future_vt many_vt = {many_poll, wa_coro_drop, "many"};
 
 int main(int argc, char **argv)
 {
-    if (argc < 5) {
-        fprintf(stderr, "usage: fetch_many AUTHORITY N TIMEOUT_MS PATH\n");
+    if (argc < 4) {
+        fprintf(stderr, "usage: fetch_many URL N TIMEOUT_MS\n");
         return 2;
     }
     wa_rt *rt;
     if (wa_rt_new(&rt, NULL) < 0)
         return 1;
-    many m = {.n = atoi(argv[2]),
-              .proto = {.authority = argv[1], .timeout_ms = (uint64_t)atol(argv[3]), .path = argv[4]}};
+    many m = {.n = atoi(argv[2]), .proto = {.req = {.url = argv[1]}, .timeout_ms = (uint64_t)atol(argv[3])}};
     wa_coro_init(&m.wa, &many_vt);
     int rc = wa_block_on(rt, &m.wa.fut);
     wa_rt_free(rt); /* (its backend holds one timer pollable until then) */

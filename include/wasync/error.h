@@ -26,7 +26,8 @@ extern "C" {
     X(WA_ENOSYS, -12, "not supported by this backend")                     \
     X(WA_ECONNREFUSED, -13, "connection refused")                           \
     X(WA_EADDRINUSE, -14, "address in use")                                 \
-    X(WA_ECONNRESET, -15, "connection reset")
+    X(WA_ECONNRESET, -15, "connection reset")                               \
+    X(WA_E2BIG, -16, "too large")
 
 enum wa_errno {
 #define WA_ERRNO_ENUM_(name, val, msg) name = val,

@@ -1,37 +1,128 @@
-/* wasync/http.h - an HTTP client (WASI 0.2: wasi:http/outgoing-handler).
+/* wasync/http.h - HTTP client and server (WASI 0.2: wasi:http).
  *
- * A GET as a future: the response's status and whole body. Dropping it
- * (a timeout, a lost race) releases every handle and pollable it held.
+ * Client: describe a request (method, URL, headers, a body in memory or a
+ * stream), send it with wa_http_send, get a response whose body is a
+ * wasync stream; or wa_http_fetch it whole. Dropping the future (a
+ * timeout, a lost race) releases every handle and pollable it held.
+ *
+ * Server: WA_HTTP_SERVE(handler) exports wasi:http/incoming-handler. Each
+ * request runs as a task the handler spawns; it reads the request (its body
+ * is a stream) and answers with wa_http_respond, writing the response body
+ * as a stream with backpressure. A task that fails before responding
+ * answers 500; one that fails after aborts the response, so a client never
+ * mistakes a truncated body for a whole one.
  */
 #ifndef WASYNC_HTTP_H
 #define WASYNC_HTTP_H
 
+#include "runtime.h"
 #include "stream.h"
-#include "wasi.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct wa_http_get {
-    wa_future fut;
-    wa_rt *rt;
-    const char *authority, *path; /* borrowed until completion */
-    int step;
-    uint32_t future, resp, body;
-    wa_pollable_key key;
-    int registered, waiting, reading;
-    wa_pollable_wait wait;
-    wa_stream *in;
-    wa_read rd;
-    int status;          /* the HTTP status, once ready */
-    unsigned char *data; /* the body: the caller's once ready (free()) */
-    size_t len, cap;
-} wa_http_get;
+/* A header: name and value, NUL-terminated. */
+typedef struct wa_http_header {
+    const char *name, *value;
+} wa_http_header;
 
-/* GET http://authority path (e.g. "127.0.0.1:8080", "/x?y=1"). Status 0
- * once the whole body is in; WA_EIO if the request failed. */
-wa_future *wa_http_get_init(wa_http_get *g, wa_rt *rt, const char *authority, const char *path);
+/* ---- Client ---- */
+
+/* A request to send. Everything is borrowed until the send completes. */
+typedef struct wa_http_request {
+    const char *method; /* "GET" (also when NULL), "POST", ... any token */
+    const char *url;    /* "http://host[:port][/path][?query]" (or https) */
+    const wa_http_header *headers;
+    size_t nheaders;
+    const void *body; /* a body in memory, body_len bytes; or */
+    size_t body_len;
+    wa_stream *body_stream; /* a body read to its end (not closed) */
+} wa_http_request;
+
+/* A response received: its status and headers, and its body as a stream. */
+typedef struct wa_http_response wa_http_response;
+
+/* Sends a request and completes once its whole body is sent and the
+ * response's head has arrived: status 0 with s->response (a new response,
+ * the caller's to free), WA_EINVAL for a bad URL, method or header, WA_EIO
+ * (or WA_ECONNREFUSED) when the request failed. */
+typedef struct wa_http_send {
+    wa_future fut;
+    const wa_http_request *req;
+    int step;
+    struct wa_http_call *call; /* private */
+    wa_http_response *response;
+} wa_http_send;
+wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req);
+
+int wa_http_response_status(const wa_http_response *r);
+/* The first header named name (case-insensitive), or NULL. Borrowed from r. */
+const char *wa_http_response_header(wa_http_response *r, const char *name);
+/* All headers, *n of them, borrowed from r (NULL, 0 if none or no memory). */
+const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n);
+/* The body, read until WA_ECLOSED; borrowed from r (closed by the free). */
+wa_stream *wa_http_response_body(wa_http_response *r);
+/* Releases the response and every handle it holds. */
+void wa_http_response_free(wa_http_response *r);
+
+/* Sends a request and reads the whole response body (at most max bytes,
+ * 0: no limit; WA_E2BIG past it). Status 0 with f->response (the caller's
+ * to free), f->data (f->len bytes, NUL-terminated, the caller's to free()). */
+typedef struct wa_http_fetch {
+    wa_future fut;
+    int step;
+    size_t max;
+    wa_http_send send;
+    wa_read_all body;
+    wa_http_response *response;
+    unsigned char *data;
+    size_t len;
+} wa_http_fetch;
+wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max);
+
+/* ---- Server ---- */
+
+/* A request received, and its answer. Valid until its task ends. */
+typedef struct wa_http_incoming wa_http_incoming;
+
+/* Starts answering in: spawns the request's task on rt (e.g. with
+ * wa_spawn_of) into *task. Returns 0, or an error (the server answers 500). */
+typedef int (*wa_http_handler)(wa_rt *rt, wa_http_incoming *in, wa_join *task);
+
+/* Defines the wasi:http/incoming-handler export, serving every request with
+ * handler on one runtime. Use once, at file scope, in a reactor component
+ * of the wasi:http/proxy world. WASI 0.2 runs the guest only inside the
+ * export, so each call drives the runtime until the request's task ends;
+ * other tasks progress meanwhile. */
+#define WA_HTTP_SERVE(handler)                                                                    \
+    __attribute__((export_name("wasi:http/incoming-handler@0.2.12#handle"))) void wa_http_export_( \
+        uint32_t req, uint32_t out);                                                             \
+    void wa_http_export_(uint32_t req, uint32_t out) { wa_http_serve_(req, out, (handler)); }
+void wa_http_serve_(uint32_t req, uint32_t out, wa_http_handler handler);
+
+/* The request's method ("GET", ...), path with query ("/" if none) and
+ * authority ("" if none): borrowed from in. */
+const char *wa_http_method(wa_http_incoming *in);
+const char *wa_http_path(wa_http_incoming *in);
+const char *wa_http_authority(wa_http_incoming *in);
+/* The request's first header named name (case-insensitive), or NULL; all
+ * of them in *n. Borrowed from in. */
+const char *wa_http_header_get(wa_http_incoming *in, const char *name);
+const wa_http_header *wa_http_headers(wa_http_incoming *in, size_t *n);
+/* The request body as a stream, read until WA_ECLOSED, borrowed from in
+ * (the same stream on every call). 0 or WA_EIO. */
+int wa_http_request_body(wa_http_incoming *in, wa_stream **body);
+
+/* Sends the response's head (headers borrowed) and returns its body stream
+ * in *body (body may be NULL for none), borrowed from in: write it, then
+ * wa_http_finish. Returns 0,
+ * WA_EINVAL (a bad status or header), WA_EMISUSE on a second response. */
+int wa_http_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body);
+/* Ends the response body. A task that ends with status 0 without it is
+ * finished for it; one that fails aborts the body instead. Returns 0,
+ * WA_EIO (e.g. fewer bytes than a content-length said), WA_EMISUSE. */
+int wa_http_finish(wa_http_incoming *in);
 
 #ifdef __cplusplus
 }

@@ -75,6 +75,20 @@ typedef struct wa_write {
 } wa_write;
 wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len);
 
+/* Reads s to its end (WA_ECLOSED) into a buffer that grows as needed, at
+ * most max bytes (0: no limit; WA_E2BIG past it). Status 0 with data (len
+ * bytes plus a NUL, the caller's to free()); on failure data is NULL. */
+typedef struct wa_read_all {
+    wa_future fut;
+    wa_stream *s;
+    size_t max;
+    int reading;
+    wa_read r;
+    unsigned char *data;
+    size_t len, cap;
+} wa_read_all;
+wa_future *wa_read_all_init(wa_read_all *r, wa_stream *s, size_t max);
+
 /* Copies everything from in to out until in ends (then flushes out), with
  * a buffer of its own: reads wait for data, writes for room. Status 0, or
  * the first error; copied counts the bytes. Neither stream is closed. */

@@ -54,14 +54,61 @@ int wa_wasi_stdio(wa_rt *rt, int fd, wa_stream **s);
  * given, less what they dropped or handed back): a leak shows as growth. */
 long wa_wasi_live_handles(void);
 
-/* Host calls made by the backend so far. */
+/* Host calls made by the backend so far, and the times a wasi:io stream
+ * (wa_wasi_stream_open, wa_wasi_stdio, TCP connections) of this runtime
+ * had to wait on its pollable: a read that got no bytes, a write that
+ * check-write gave no room (backpressure). Those two exist so that tests
+ * can prove the waiting paths ran on a real host, not just the fast ones. */
 typedef struct wa_wasip2_stats {
-    uint64_t polls;      /* wasi:io/poll.poll */
-    uint64_t subscribes; /* subscribe-instant / subscribe-duration */
-    uint64_t drops;      /* pollables dropped */
-    uint64_t nows;       /* monotonic-clock.now */
+    uint64_t polls;       /* wasi:io/poll.poll */
+    uint64_t subscribes;  /* subscribe-instant / subscribe-duration */
+    uint64_t drops;       /* pollables dropped */
+    uint64_t nows;        /* monotonic-clock.now */
+    uint64_t read_waits;  /* input-stream.read returned no bytes */
+    uint64_t write_waits; /* check-write returned 0 to a write */
 } wa_wasip2_stats;
 int wa_wasip2_stats_get(wa_rt *rt, wa_wasip2_stats *st);
+
+/* Direct bindings of the other wasi:cli/imports packages, bypassing the
+ * preview1 adapter: synchronous host calls, no runtime needed. */
+
+/* Fills buf with len bytes from wasi:random/random (cryptographically
+ * secure; the host's copy is freed here). Returns 0, or WA_EIO if the host
+ * gave a different length. */
+int wa_wasi_random(void *buf, size_t len);
+/* A u64 from the same source. */
+uint64_t wa_wasi_random_u64(void);
+
+/* The environment (wasi:cli/environment) as "NAME=value" strings: sets
+ * *env to a new NULL-terminated array that holds its strings in the same
+ * block, so the caller frees it all with one free(*env). Returns the count,
+ * or WA_ENOMEM. */
+int wa_wasi_environ(char ***env);
+
+/* The arguments, argv[0] the program's name (under jco run: the
+ * component's), as wa_wasi_environ: one block, one free(*argv). Returns
+ * argc, or WA_ENOMEM. */
+int wa_wasi_args(char ***argv);
+
+/* The value of the environment variable name (borrowed): a new string the
+ * caller frees, or NULL if it is unset (or memory ran out). Each call
+ * fetches the whole environment from the host. */
+char *wa_wasi_getenv(const char *name);
+
+/* Ends the component through wasi:cli/exit after flushing stdio (atexit
+ * handlers do not run). The host sees success or failure only: status 0
+ * is ok, any other is err (jco exits with 1). The attribute, not
+ * _Noreturn, so that C++ can include this header. */
+__attribute__((noreturn)) void wa_wasi_exit(int status);
+
+/* wasi:clocks/wall-clock: time since the Unix epoch, as the host's clock
+ * says (it can jump; wa_now is the monotonic clock). */
+typedef struct wa_wasi_datetime {
+    uint64_t sec;
+    uint32_t nsec; /* < 1,000,000,000 */
+} wa_wasi_datetime;
+wa_wasi_datetime wa_wasi_wall_clock(void);
+wa_wasi_datetime wa_wasi_wall_clock_resolution(void);
 
 #ifdef __cplusplus
 }

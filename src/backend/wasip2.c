@@ -268,3 +268,12 @@ int wa_wasip2_stats_get(wa_rt *rt, wa_wasip2_stats *st)
     *st = h->stats;
     return 0;
 }
+
+/* Where the streams of rt (wasi_stream.c) count their waits; NULL on
+ * another backend. */
+wa_wasip2_stats *wa_wasip2_stats_of_(wa_rt *rt);
+wa_wasip2_stats *wa_wasip2_stats_of_(wa_rt *rt)
+{
+    wa_p2 *h = wa_p2_of(rt);
+    return h ? &h->stats : NULL;
+}

@@ -1,139 +1,316 @@
-/* HTTP GET over wasi:http/outgoing-handler: send, await the response on
- * its future's pollable, then read the body through a wasync stream. */
+/* The HTTP client over wasi:http/outgoing-handler. A send drives two
+ * things at once: the request body going out (a write or a copy into the
+ * outgoing-body's stream) and the response coming in (a wait on the
+ * future's pollable, registered once). It completes when both are done. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../wasi/http.h"
-#include "../wasi/io.h"
+#include "http_fields.h"
+#include "wasi_stream.h"
 #include "wasync/http.h"
 
-enum { WA_HTTP_SEND, WA_HTTP_RESPONSE, WA_HTTP_BODY, WA_HTTP_DONE };
+struct wa_http_response {
+    uint32_t resp; /* incoming-response; its body belongs to the stream */
+    int status;
+    wa_stream *body;
+    wa_http_fields fields;
+};
 
-/* Releases everything still held, children before parents. */
-static void wa_http_release(wa_http_get *g)
+/* What a send holds while it runs (one allocation, sized for its body). */
+struct wa_http_call {
+    wa_rt *rt;
+    uint32_t future, out_body;
+    wa_stream *out; /* the request body's stream */
+    wa_pollable_key key;
+    int registered, waiting, sending;
+    wa_pollable_wait wait;
+    wa_http_response *response;
+    union {
+        wa_write w;
+        wa_copy c;
+    } tx;
+};
+
+enum { WA_SEND_START, WA_SEND_RUN, WA_SEND_DONE };
+
+int wa_http_response_status(const wa_http_response *r) { return r->status; }
+
+const char *wa_http_response_header(wa_http_response *r, const char *name)
 {
-    if (g->reading) {
-        wa_drop(&g->rd.fut);
-        g->reading = 0;
-    }
-    if (g->waiting) {
-        wa_drop(&g->wait.fut);
-        g->waiting = 0;
-    }
-    if (g->in) {
-        wa_stream_close(g->in);
-        g->in = NULL;
-    }
-    if (g->body != WA_NO_HANDLE) {
-        wa_p2_incoming_body_drop(g->body);
-        g->body = WA_NO_HANDLE;
-    }
-    if (g->resp != WA_NO_HANDLE) {
-        wa_p2_incoming_response_drop(g->resp);
-        g->resp = WA_NO_HANDLE;
-    }
-    if (g->registered) {
-        wa_pollable_deregister(g->rt, g->key);
-        g->registered = 0;
-    }
-    if (g->future != WA_NO_HANDLE) {
-        wa_p2_future_drop(g->future);
-        g->future = WA_NO_HANDLE;
-    }
+    return wa_http_fields_find(&r->fields, wa_p2_response_headers, r->resp, name);
 }
 
-static int wa_http_fail(wa_http_get *g, int rc)
+const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n)
 {
-    wa_http_release(g);
-    free(g->data);
-    g->data = NULL;
-    g->len = 0;
-    g->step = WA_HTTP_DONE;
+    return wa_http_fields_all(&r->fields, wa_p2_response_headers, r->resp, n);
+}
+
+wa_stream *wa_http_response_body(wa_http_response *r) { return r->body; }
+
+void wa_http_response_free(wa_http_response *r)
+{
+    if (!r)
+        return;
+    if (r->body)
+        wa_stream_close(r->body); /* the stream, then its incoming-body */
+    wa_http_fields_free(&r->fields);
+    wa_p2_incoming_response_drop(r->resp);
+    free(r);
+}
+
+/* Takes resp: a response with its body open as a stream. */
+static int wa_http_response_new(wa_rt *rt, uint32_t resp, wa_http_response **out)
+{
+    wa_http_response *r = calloc(1, sizeof *r);
+    if (!r) {
+        wa_p2_incoming_response_drop(resp);
+        return WA_ENOMEM;
+    }
+    r->resp = resp;
+    r->status = wa_p2_response_status(resp);
+    uint32_t body, stream;
+    int rc = wa_p2_response_consume(resp, &body, &stream);
+    if (rc == 0)
+        rc = wa_wasi_stream_open_owned(rt, stream, WA_NO_HANDLE, body, wa_p2_incoming_body_drop, &r->body);
+    if (rc < 0) {
+        wa_http_response_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+/* "scheme://authority[/path?query][#fragment]": slices of url (the
+ * fragment is not sent). */
+static int wa_http_parse_url(const char *url, wa_p2_str *scheme, wa_p2_str *authority, wa_p2_str *path)
+{
+    const char *sep = url ? strstr(url, "://") : NULL;
+    if (!sep || sep == url)
+        return WA_EINVAL;
+    *scheme = (wa_p2_str){url, (size_t)(sep - url)};
+    const char *a = sep + 3, *p = a + strcspn(a, "/?#");
+    if (p == a || *p == '?')
+        return WA_EINVAL; /* no host; or a query with no path */
+    *authority = (wa_p2_str){a, (size_t)(p - a)};
+    size_t n = strcspn(p, "#");
+    *path = n ? (wa_p2_str){p, n} : (wa_p2_str){"/", 1};
+    return 0;
+}
+
+/* Releases what the call still holds, children before parents, and frees
+ * it; the response goes too unless it was handed over. */
+static void wa_http_call_free(wa_http_send *s)
+{
+    struct wa_http_call *c = s->call;
+    if (c->sending)
+        wa_drop(&c->tx.w.fut); /* (w and c begin alike: a future) */
+    if (c->out)
+        wa_stream_close(c->out);
+    if (c->out_body != WA_NO_HANDLE)
+        wa_p2_outgoing_body_drop(c->out_body); /* unfinished: aborted */
+    if (c->waiting)
+        wa_drop(&c->wait.fut);
+    if (c->registered)
+        wa_pollable_deregister(c->rt, c->key);
+    if (c->future != WA_NO_HANDLE)
+        wa_p2_future_drop(c->future);
+    wa_http_response_free(c->response);
+    free(c);
+    s->call = NULL;
+    s->step = WA_SEND_DONE;
+}
+
+static int wa_http_fail(wa_http_send *s, int rc)
+{
+    wa_http_call_free(s);
     return rc;
 }
 
-static int wa_http_get_poll(wa_future *f, wa_cx *cx)
+/* Builds and sends the request, then starts its body and the wait. */
+static int wa_http_start(wa_http_send *s, wa_rt *rt)
 {
-    wa_http_get *g = (wa_http_get *)f;
-    int rc;
-    switch (g->step) {
-    case WA_HTTP_SEND: {
-        uint32_t req;
-        if ((rc = wa_p2_request_get(g->authority, g->path, &req)) < 0 || (rc = wa_p2_http_send(req, &g->future)) < 0)
-            return wa_http_fail(g, rc);
-        if ((rc = wa_pollable_register(g->rt, wa_p2_future_subscribe(g->future), &g->key)) < 0)
-            return wa_http_fail(g, rc);
-        g->registered = 1;
-        g->step = WA_HTTP_RESPONSE;
+    const wa_http_request *q = s->req;
+    wa_p2_str scheme, authority, path;
+    int rc = wa_http_parse_url(q->url, &scheme, &authority, &path);
+    if (rc < 0)
+        return rc;
+    size_t size = offsetof(struct wa_http_call, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
+    struct wa_http_call *c = calloc(1, size);
+    if (!c)
+        return WA_ENOMEM;
+    c->rt = rt; /* (no struct assignment: the block may end before tx.c) */
+    c->future = c->out_body = WA_NO_HANDLE;
+    s->call = c;
+    s->step = WA_SEND_RUN;
+    uint32_t fields, req, stream;
+    if ((rc = wa_p2_fields_from_list(q->headers, q->nheaders, &fields)) < 0 ||
+        (rc = wa_p2_request_new(fields, q->method ? q->method : "GET", scheme, authority, path, &req,
+                                &c->out_body)) < 0 ||
+        (rc = wa_p2_http_send(req, &c->future)) < 0 ||
+        (rc = wa_pollable_register(rt, wa_p2_future_subscribe(c->future), &c->key)) < 0)
+        return wa_http_fail(s, rc);
+    c->registered = 1;
+    wa_pollable_wait_init(&c->wait, c->key);
+    c->waiting = 1;
+    if (!q->body_stream && !q->body_len)
+        return 0; /* no body: finished below, no stream needed */
+    if ((rc = wa_p2_body_write(c->out_body, &stream)) < 0 ||
+        (rc = wa_wasi_stream_open(rt, WA_NO_HANDLE, stream, &c->out)) < 0)
+        return wa_http_fail(s, rc);
+    if (q->body_stream)
+        wa_copy_init(&c->tx.c, q->body_stream, c->out);
+    else
+        wa_write_init(&c->tx.w, c->out, q->body, q->body_len);
+    c->sending = 1;
+    return 0;
+}
+
+/* Polls the body going out; once it is all written, finishes it. */
+static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
+{
+    if (c->sending) {
+        int rc = wa_poll(&c->tx.w.fut, cx);
+        if (rc == WA_PENDING)
+            return WA_PENDING;
+        wa_drop(&c->tx.w.fut);
+        c->sending = 0;
+        if (rc < 0)
+            return rc;
     }
-        /* fallthrough */
-    case WA_HTTP_RESPONSE:
-        for (;;) {
-            if (g->waiting) {
-                if ((rc = wa_poll(&g->wait.fut, cx)) == WA_PENDING)
-                    return WA_PENDING;
-                wa_drop(&g->wait.fut);
-                g->waiting = 0;
-                if (rc < 0)
-                    return wa_http_fail(g, rc);
-            }
-            if ((rc = wa_p2_future_get(g->future, &g->resp)) < 0)
-                return wa_http_fail(g, rc);
-            if (rc == 1)
-                break;
-            wa_pollable_wait_init(&g->wait, g->key);
-            g->waiting = 1;
-        }
-        g->status = wa_p2_response_status(g->resp);
-        uint32_t stream;
-        if ((rc = wa_p2_response_consume(g->resp, &g->body, &stream)) < 0 ||
-            (rc = wa_wasi_stream_open(g->rt, stream, WA_NO_HANDLE, &g->in)) < 0)
-            return wa_http_fail(g, rc);
-        g->step = WA_HTTP_BODY;
-        /* fallthrough */
-    case WA_HTTP_BODY:
-        for (;;) {
-            if (!g->reading) {
-                if (g->cap - g->len < 16384) {
-                    size_t cap = g->cap ? g->cap * 2 : 32768;
-                    unsigned char *d = realloc(g->data, cap);
-                    if (!d)
-                        return wa_http_fail(g, WA_ENOMEM);
-                    g->data = d;
-                    g->cap = cap;
-                }
-                wa_read_init(&g->rd, g->in, g->data + g->len, g->cap - g->len);
-                g->reading = 1;
-            }
-            if ((rc = wa_poll(&g->rd.fut, cx)) == WA_PENDING)
+    if (c->out) {
+        wa_stream_close(c->out); /* the stream goes before its body */
+        c->out = NULL;
+    }
+    if (c->out_body != WA_NO_HANDLE) {
+        uint32_t body = c->out_body;
+        c->out_body = WA_NO_HANDLE;
+        return wa_p2_body_finish(body);
+    }
+    return 0;
+}
+
+/* Polls the response coming in. */
+static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
+{
+    while (!c->response) {
+        int rc;
+        if (c->waiting) {
+            if ((rc = wa_poll(&c->wait.fut, cx)) == WA_PENDING)
                 return WA_PENDING;
-            wa_drop(&g->rd.fut);
-            g->reading = 0;
-            if (rc == WA_ECLOSED)
-                break; /* the end of the body */
+            wa_drop(&c->wait.fut);
+            c->waiting = 0;
             if (rc < 0)
-                return wa_http_fail(g, rc);
-            g->len += g->rd.n;
+                return rc;
         }
-        wa_http_release(g);
-        g->step = WA_HTTP_DONE;
+        uint32_t resp;
+        if ((rc = wa_p2_future_get(c->future, &resp)) < 0)
+            return rc;
+        if (rc == 0) { /* a spurious wakeup */
+            wa_pollable_wait_init(&c->wait, c->key);
+            c->waiting = 1;
+        } else if ((rc = wa_http_response_new(c->rt, resp, &c->response)) < 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+static int wa_http_send_poll(wa_future *f, wa_cx *cx)
+{
+    wa_http_send *s = (wa_http_send *)f;
+    int rc, out, in;
+    switch (s->step) {
+    case WA_SEND_START:
+        if ((rc = wa_http_start(s, cx->rt)) < 0) {
+            s->step = WA_SEND_DONE;
+            return rc;
+        }
+        /* fallthrough */
+    case WA_SEND_RUN:
+        out = wa_http_send_body(s->call, cx);
+        in = out < 0 ? 0 : wa_http_receive(s->call, cx);
+        if (out < 0 || in < 0)
+            return wa_http_fail(s, out < 0 ? out : in);
+        if (out == WA_PENDING || in == WA_PENDING)
+            return WA_PENDING;
+        s->response = s->call->response; /* handed over */
+        s->call->response = NULL;
+        wa_http_call_free(s);
         return 0;
     default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished HTTP GET");
+        return wa_misuse(WA_EMISUSE, "poll of a finished HTTP send");
     }
 }
 
-static void wa_http_get_drop(wa_future *f)
+static void wa_http_send_drop(wa_future *f)
 {
-    wa_http_get *g = (wa_http_get *)f;
-    if (g->step != WA_HTTP_DONE)
-        wa_http_fail(g, 0); /* cancelled: its partial body goes too */
+    wa_http_send *s = (wa_http_send *)f;
+    if (s->call)
+        wa_http_call_free(s);
+    s->step = WA_SEND_DONE;
 }
 
-static const wa_future_vt wa_http_get_vt = {wa_http_get_poll, wa_http_get_drop, "http_get"};
+static const wa_future_vt wa_http_send_vt = {wa_http_send_poll, wa_http_send_drop, "http_send"};
 
-wa_future *wa_http_get_init(wa_http_get *g, wa_rt *rt, const char *authority, const char *path)
+wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req)
 {
-    *g = (wa_http_get){.fut = {&wa_http_get_vt}, .rt = rt, .authority = authority, .path = path,
-                       .future = WA_NO_HANDLE, .resp = WA_NO_HANDLE, .body = WA_NO_HANDLE};
-    return &g->fut;
+    *s = (wa_http_send){.fut = {&wa_http_send_vt}, .req = req};
+    return &s->fut;
+}
+
+/* fetch: send, then read the body whole */
+static int wa_http_fetch_poll(wa_future *f, wa_cx *cx)
+{
+    wa_http_fetch *h = (wa_http_fetch *)f;
+    int rc;
+    switch (h->step) {
+    case 0:
+        if ((rc = wa_poll(&h->send.fut, cx)) == WA_PENDING)
+            return WA_PENDING;
+        wa_drop(&h->send.fut);
+        if (rc < 0)
+            return h->step = 2, rc;
+        h->response = h->send.response;
+        wa_read_all_init(&h->body, wa_http_response_body(h->response), h->max);
+        h->step = 1;
+        /* fallthrough */
+    case 1:
+        if ((rc = wa_poll(&h->body.fut, cx)) == WA_PENDING)
+            return WA_PENDING;
+        wa_drop(&h->body.fut);
+        h->step = 2;
+        if (rc < 0) {
+            wa_http_response_free(h->response);
+            h->response = NULL;
+            return rc;
+        }
+        h->data = h->body.data;
+        h->len = h->body.len;
+        return 0;
+    default:
+        return wa_misuse(WA_EMISUSE, "poll of a finished HTTP fetch");
+    }
+}
+
+static void wa_http_fetch_drop(wa_future *f)
+{
+    wa_http_fetch *h = (wa_http_fetch *)f;
+    if (h->step == 0) {
+        wa_drop(&h->send.fut);
+    } else if (h->step == 1) { /* unfinished: the response goes too */
+        wa_drop(&h->body.fut);
+        wa_http_response_free(h->response);
+        h->response = NULL;
+    }
+    h->step = 2;
+}
+
+static const wa_future_vt wa_http_fetch_vt = {wa_http_fetch_poll, wa_http_fetch_drop, "http_fetch"};
+
+wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max)
+{
+    *f = (wa_http_fetch){.fut = {&wa_http_fetch_vt}, .max = max};
+    wa_http_send_init(&f->send, req);
+    return &f->fut;
 }

@@ -1,5 +1,7 @@
 /* Read and write futures over any stream (stream.h): try, and when the
  * stream says not now, await its readiness and try again. */
+#include <stdlib.h>
+
 #include "wasync/stream.h"
 
 /* Polls a started readiness wait: 0 still pending, 1 finished (try again),
@@ -104,6 +106,71 @@ wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len)
     w->done = 0;
     w->waiting = 0;
     return &w->fut;
+}
+
+/* read_all: read into the free end of a buffer doubled as it fills */
+static int wa_read_all_fail(wa_read_all *r, int rc)
+{
+    free(r->data);
+    r->data = NULL;
+    r->len = 0;
+    return rc;
+}
+
+static int wa_read_all_poll(wa_future *f, wa_cx *cx)
+{
+    wa_read_all *r = (wa_read_all *)f;
+    for (;;) {
+        if (!r->reading) {
+            if (r->cap - r->len < 4096) { /* room for a useful read, and the NUL */
+                size_t cap = r->cap ? r->cap * 2 : 16384;
+                unsigned char *d = realloc(r->data, cap);
+                if (!d)
+                    return wa_read_all_fail(r, WA_ENOMEM);
+                r->data = d;
+                r->cap = cap;
+            }
+            size_t room = r->cap - r->len - 1;
+            if (r->max && room > r->max - r->len + 1) /* one past max shows the excess */
+                room = r->max - r->len + 1;
+            wa_read_init(&r->r, r->s, r->data + r->len, room);
+            r->reading = 1;
+        }
+        int rc = wa_poll(&r->r.fut, cx);
+        if (rc == WA_PENDING)
+            return WA_PENDING;
+        wa_drop(&r->r.fut);
+        r->reading = 0;
+        if (rc == WA_ECLOSED) {
+            if (!r->data && !(r->data = malloc(1)))
+                return WA_ENOMEM;
+            r->data[r->len] = 0;
+            return 0;
+        }
+        if (rc < 0)
+            return wa_read_all_fail(r, rc);
+        r->len += r->r.n;
+        if (r->max && r->len > r->max)
+            return wa_read_all_fail(r, WA_E2BIG);
+    }
+}
+
+static void wa_read_all_drop(wa_future *f)
+{
+    wa_read_all *r = (wa_read_all *)f;
+    if (r->reading) { /* unfinished: what was read goes too */
+        wa_drop(&r->r.fut);
+        r->reading = 0;
+        wa_read_all_fail(r, 0);
+    }
+}
+
+static const wa_future_vt wa_read_all_vt = {wa_read_all_poll, wa_read_all_drop, "read_all"};
+
+wa_future *wa_read_all_init(wa_read_all *r, wa_stream *s, size_t max)
+{
+    *r = (wa_read_all){.fut = {&wa_read_all_vt}, .s = s, .max = max};
+    return &r->fut;
 }
 
 /* copy: read a buffer, write it all, again; at the end, flush */

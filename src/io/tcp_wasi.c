@@ -4,6 +4,7 @@
 
 #include "../core/rt.h"
 #include "../wasi/sockets.h"
+#include "wasi_stream.h"
 #include "wasync/net.h"
 
 struct wa_tcp {
@@ -12,10 +13,6 @@ struct wa_tcp {
     wa_pollable_key key;
     uint16_t port;
 };
-
-/* wa_wasi_stream_open for a connection: the stream also owns the socket. */
-int wa_wasi_stream_open_owned_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
-                               wa_stream **s);
 
 static int wa_tcp_parse(const char *ip, uint8_t out[4])
 {
@@ -185,7 +182,7 @@ static int wa_tcp_accept_step(wa_tcp_op *op)
     uint32_t conn, in, out;
     int rc = wa_p2_tcp_accept(op->listener->sock, &conn, &in, &out);
     if (rc == 0)
-        rc = wa_wasi_stream_open_owned_(op->rt, in, out, conn, wa_p2_tcp_drop, &op->conn);
+        rc = wa_wasi_stream_open_owned(op->rt, in, out, conn, wa_p2_tcp_drop, &op->conn);
     return rc;
 }
 
@@ -221,7 +218,7 @@ static int wa_tcp_connect_step(wa_tcp_op *op)
             if (op->registered)
                 wa_pollable_deregister(op->rt, op->key);
             op->registered = 0;
-            rc = wa_wasi_stream_open_owned_(op->rt, in, out, op->sock, wa_p2_tcp_drop, &op->conn);
+            rc = wa_wasi_stream_open_owned(op->rt, in, out, op->sock, wa_p2_tcp_drop, &op->conn);
             op->sock = WA_NO_HANDLE;
         }
         break;

@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "../core/rt.h"
+#include "../wasi/cabi.h"
 #include "../wasi/streams.h"
 #include "wasync/stream.h"
 #include "wasync/wasi.h"
+#include "wasi_stream.h"
 
 _Static_assert(sizeof(wa_pollable_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
 
@@ -22,6 +24,17 @@ typedef struct wa_p2_stream {
     int flushing;
 } wa_p2_stream;
 
+/* wasip2.c: the counters of rt's backend (NULL on another one). */
+wa_wasip2_stats *wa_wasip2_stats_of_(wa_rt *rt);
+
+/* Counts a would-block that sends the caller to the pollable (wasi.h). */
+static void wa_p2_count_wait(wa_rt *rt, int write)
+{
+    wa_wasip2_stats *st = wa_wasip2_stats_of_(rt);
+    if (st)
+        ++*(write ? &st->write_waits : &st->read_waits);
+}
+
 static int wa_p2_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
 {
     wa_p2_stream *s = (wa_p2_stream *)st;
@@ -35,9 +48,12 @@ static int wa_p2_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
     if (len > cap) /* a host bug; never copy more than asked */
         len = cap;
     memcpy(buf, data, len);
-    free(data);
+    wa_p2_host_free(data, len);
     *n = len;
-    return len ? 0 : WA_EAGAIN;
+    if (len)
+        return 0;
+    wa_p2_count_wait(s->rt, 0);
+    return WA_EAGAIN;
 }
 
 static int wa_p2_try_write(wa_stream *st, const void *buf, size_t len, size_t *n)
@@ -49,8 +65,10 @@ static int wa_p2_try_write(wa_stream *st, const void *buf, size_t len, size_t *n
     int rc = wa_p2_check_write(s->out, &room);
     if (rc < 0)
         return rc;
-    if (room == 0)
-        return WA_EAGAIN; /* backpressure: await the pollable */
+    if (room == 0) { /* backpressure: await the pollable */
+        wa_p2_count_wait(s->rt, 1);
+        return WA_EAGAIN;
+    }
     size_t k = len < room ? len : (size_t)room;
     if ((rc = wa_p2_write(s->out, buf, k)) < 0)
         return rc;
@@ -110,13 +128,8 @@ static void wa_p2_close(wa_stream *st)
 static const wa_stream_vt wa_p2_stream_vt = {wa_p2_try_read, wa_p2_try_write, wa_p2_try_flush, wa_p2_ready,
                                              wa_p2_close};
 
-/* A stream whose handles belong to another (a TCP connection's socket),
- * dropped by drop_owner after them (tcp_wasi.c). The owner's drop is
- * passed in, so that streams alone import nothing from wasi:sockets. */
-int wa_wasi_stream_open_owned_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
-                               wa_stream **s);
-int wa_wasi_stream_open_owned_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
-                               wa_stream **out_stream)
+int wa_wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
+                              wa_stream **out_stream)
 {
     wa_p2_stream *s = calloc(1, sizeof *s);
     if (!s) {
@@ -140,7 +153,7 @@ int wa_wasi_stream_open_owned_(wa_rt *rt, uint32_t in, uint32_t out, uint32_t ow
 
 int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s)
 {
-    return wa_wasi_stream_open_owned_(rt, in, out, 0, NULL, s);
+    return wa_wasi_stream_open_owned(rt, in, out, 0, NULL, s);
 }
 
 int wa_wasi_stdio(wa_rt *rt, int fd, wa_stream **s)

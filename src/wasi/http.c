@@ -1,4 +1,6 @@
-/* wasi:http/types for answering requests (http.h). */
+/* wasi:http/types and wasi:http/outgoing-handler (see http.h). Layouts
+ * follow the Canonical ABI: a variant's payload sits at its alignment past
+ * the tag, and error-code aligns its payload to 8 (its option<u64>s). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,25 +10,38 @@
 
 #define WA_P2_IMPORT(name) __attribute__((import_module("wasi:http/types@0.2.12"), import_name(name)))
 #define I32 int32_t
+#define ADDR(p) ((I32)(uintptr_t)(p))
 
-WA_P2_IMPORT("[constructor]fields") I32 wa_p2_imp_fields_new(void);
+WA_P2_IMPORT("[static]fields.from-list") void wa_p2_imp_fields_from_list(I32, I32, I32);
+WA_P2_IMPORT("[method]fields.entries") void wa_p2_imp_fields_entries(I32, I32);
+WA_P2_IMPORT("[resource-drop]fields") void wa_p2_imp_fields_drop(I32);
+WA_P2_IMPORT("[method]incoming-request.method") void wa_p2_imp_request_method(I32, I32);
+WA_P2_IMPORT("[method]incoming-request.path-with-query") void wa_p2_imp_request_path(I32, I32);
+WA_P2_IMPORT("[method]incoming-request.authority") void wa_p2_imp_request_authority(I32, I32);
+WA_P2_IMPORT("[method]incoming-request.headers") I32 wa_p2_imp_request_headers(I32);
+WA_P2_IMPORT("[method]incoming-request.consume") void wa_p2_imp_request_consume(I32, I32);
+WA_P2_IMPORT("[resource-drop]incoming-request") void wa_p2_imp_request_drop(I32);
 WA_P2_IMPORT("[constructor]outgoing-response") I32 wa_p2_imp_response_new(I32);
 WA_P2_IMPORT("[method]outgoing-response.set-status-code") I32 wa_p2_imp_set_status(I32, I32);
 WA_P2_IMPORT("[method]outgoing-response.body") void wa_p2_imp_response_body(I32, I32);
+WA_P2_IMPORT("[resource-drop]outgoing-response") void wa_p2_imp_outgoing_response_drop(I32);
+WA_P2_IMPORT("[static]response-outparam.set") void wa_p2_imp_outparam_set(I32, I32, I32, I32, int64_t, I32, I32, I32, I32);
+WA_P2_IMPORT("[resource-drop]response-outparam") void wa_p2_imp_outparam_drop(I32);
 WA_P2_IMPORT("[method]outgoing-body.write") void wa_p2_imp_body_write(I32, I32);
 WA_P2_IMPORT("[static]outgoing-body.finish") void wa_p2_imp_body_finish(I32, I32, I32, I32);
-WA_P2_IMPORT("[static]response-outparam.set") void wa_p2_imp_outparam_set(I32, I32, I32, I32, int64_t, I32, I32, I32, I32);
-WA_P2_IMPORT("[resource-drop]incoming-request") void wa_p2_imp_request_drop(I32);
-WA_P2_IMPORT("[method]incoming-request.path-with-query") void wa_p2_imp_request_path(I32, I32);
+WA_P2_IMPORT("[resource-drop]outgoing-body") void wa_p2_imp_outgoing_body_drop(I32);
 WA_P2_IMPORT("[constructor]outgoing-request") I32 wa_p2_imp_request_new(I32);
+WA_P2_IMPORT("[method]outgoing-request.set-method") I32 wa_p2_imp_set_method(I32, I32, I32, I32);
 WA_P2_IMPORT("[method]outgoing-request.set-scheme") I32 wa_p2_imp_set_scheme(I32, I32, I32, I32, I32);
 WA_P2_IMPORT("[method]outgoing-request.set-authority") I32 wa_p2_imp_set_authority(I32, I32, I32, I32);
 WA_P2_IMPORT("[method]outgoing-request.set-path-with-query") I32 wa_p2_imp_set_path(I32, I32, I32, I32);
+WA_P2_IMPORT("[method]outgoing-request.body") void wa_p2_imp_request_body(I32, I32);
 WA_P2_IMPORT("[resource-drop]outgoing-request") void wa_p2_imp_request_out_drop(I32);
 WA_P2_IMPORT("[method]future-incoming-response.subscribe") I32 wa_p2_imp_future_subscribe(I32);
 WA_P2_IMPORT("[method]future-incoming-response.get") void wa_p2_imp_future_get(I32, I32);
 WA_P2_IMPORT("[resource-drop]future-incoming-response") void wa_p2_imp_future_drop(I32);
 WA_P2_IMPORT("[method]incoming-response.status") I32 wa_p2_imp_response_status(I32);
+WA_P2_IMPORT("[method]incoming-response.headers") I32 wa_p2_imp_response_headers(I32);
 WA_P2_IMPORT("[method]incoming-response.consume") void wa_p2_imp_response_consume(I32, I32);
 WA_P2_IMPORT("[method]incoming-body.stream") void wa_p2_imp_body_stream(I32, I32);
 WA_P2_IMPORT("[resource-drop]incoming-body") void wa_p2_imp_incoming_body_drop(I32);
@@ -34,19 +49,11 @@ WA_P2_IMPORT("[resource-drop]incoming-response") void wa_p2_imp_incoming_respons
 __attribute__((import_module("wasi:http/outgoing-handler@0.2.12"), import_name("handle")))
 void wa_p2_imp_http_handle(I32, I32, I32, I32);
 
-uint32_t wa_p2_fields_new(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_fields_new(); }
+/* The method variant's cases, in order; the tenth is other(string). */
+static const char *const wa_p2_methods[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"};
+#define WA_P2_METHOD_OTHER 9
 
-/* takes the fields, gives a response: no change in the count */
-uint32_t wa_p2_response_new(uint32_t headers) { return (uint32_t)wa_p2_imp_response_new((I32)headers); }
-
-void wa_p2_adopt(int n) { wa_p2_live += n; }
-
-int wa_p2_response_set_status(uint32_t resp, uint16_t status)
-{
-    return wa_p2_imp_set_status((I32)resp, status) ? WA_EINVAL : 0;
-}
-
-/* result<own<T>, ()>: a tag byte, the handle at 4 */
+/* result<own<T>, E> with E at most 4 bytes: a tag byte, the handle at 4. */
 static int wa_p2_handle_result(const unsigned char *ret, uint32_t *h)
 {
     if (ret[0])
@@ -56,33 +63,179 @@ static int wa_p2_handle_result(const unsigned char *ret, uint32_t *h)
     return 0;
 }
 
-int wa_p2_response_body(uint32_t resp, uint32_t *body)
+static uint32_t wa_p2_u32(const unsigned char *p)
 {
-    _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_response_body((I32)resp, (I32)(uintptr_t)ret);
-    return wa_p2_handle_result(ret, body);
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
 }
 
-int wa_p2_body_write(uint32_t body, uint32_t *stream)
+/* A (ptr, len) string the host lowered, as a malloc'd C string. */
+static char *wa_p2_cstr(const unsigned char *at)
 {
-    _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_body_write((I32)body, (I32)(uintptr_t)ret);
-    return wa_p2_handle_result(ret, stream);
+    const char *p = (const char *)(uintptr_t)wa_p2_u32(at);
+    uint32_t n = wa_p2_u32(at + 4);
+    char *s = malloc((size_t)n + 1);
+    if (s) {
+        memcpy(s, p, n);
+        s[n] = 0;
+    }
+    wa_p2_host_free(p, n);
+    return s;
 }
 
-int wa_p2_body_finish(uint32_t body)
+/* option<string> at `at`: tag, then (ptr, len) at 4. */
+static char *wa_p2_option_cstr(const unsigned char *at) { return at[0] ? wa_p2_cstr(at + 4) : NULL; }
+
+/* Frees an option<string> at `at` the host lowered. */
+static void wa_p2_option_free(const unsigned char *at)
 {
-    /* result<_, error-code>: a big variant; only the tag matters here */
-    _Alignas(8) unsigned char ret[64];
+    if (at[0])
+        wa_p2_host_free((void *)(uintptr_t)wa_p2_u32(at + 4), wa_p2_u32(at + 8));
+}
+
+/* An error-code at ec, as a WA_E* code; the strings some cases carry (at
+ * these offsets in the payload, which is at 8) are freed. */
+static int wa_p2_error_code(const unsigned char *ec)
+{
+    const unsigned char *pl = ec + 8;
+    switch (ec[0]) {
+    case 14: /* TLS-alert-received: alert-message after option<u8> */
+        wa_p2_option_free(pl + 4);
+        break;
+    case 22: /* HTTP-request-header-size: option<field-size-payload> */
+        if (pl[0])
+            wa_p2_option_free(pl + 4);
+        break;
+    case 1:  /* DNS-error: rcode */
+    case 24: /* the field-size-payloads: field-name */
+    case 27:
+    case 30:
+    case 31: /* transfer- and content-coding */
+    case 32:
+    case 38: /* internal-error */
+        wa_p2_option_free(pl);
+        break;
+    }
+    switch (ec[0]) {
+    case 6:
+        return WA_ECONNREFUSED;
+    case 7:
+        return WA_ECONNRESET;
+    case 0:
+    case 8:
+    case 9:
+    case 10:
+    case 33:
+        return WA_ETIMEDOUT;
+    default:
+        return WA_EIO;
+    }
+}
+
+/* ---- fields ---- */
+
+int wa_p2_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields)
+{
+    /* list<tuple<string, list<u8>>>: (ptr, len, ptr, len) per entry */
+    uint32_t *list = malloc(n ? n * 16 : 1);
+    if (!list)
+        return WA_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        list[4 * i] = (uint32_t)(uintptr_t)h[i].name;
+        list[4 * i + 1] = (uint32_t)strlen(h[i].name);
+        list[4 * i + 2] = (uint32_t)(uintptr_t)h[i].value;
+        list[4 * i + 3] = (uint32_t)strlen(h[i].value);
+    }
+    _Alignas(4) unsigned char ret[8];
+    wa_p2_imp_fields_from_list(ADDR(list), (I32)n, ADDR(ret));
+    free(list);
+    return wa_p2_handle_result(ret, fields) < 0 ? WA_EINVAL : 0;
+}
+
+int wa_p2_fields_entries(uint32_t fields, wa_http_header **out, size_t *n)
+{
+    uint32_t ret[2] __attribute__((aligned(4)));
+    wa_p2_imp_fields_entries((I32)fields, ADDR(ret));
+    uint32_t *list = (uint32_t *)(uintptr_t)ret[0];
+    size_t count = ret[1], bytes = count * sizeof(wa_http_header);
+    for (size_t i = 0; i < count; i++)
+        bytes += list[4 * i + 1] + list[4 * i + 3] + 2;
+    wa_http_header *h = malloc(bytes ? bytes : 1);
+    char *str = (char *)(h + count);
+    for (size_t i = 0; i < count; i++) {
+        for (int k = 0; k < 2; k++) { /* the name, then the value */
+            void *p = (void *)(uintptr_t)list[4 * i + 2 * k];
+            size_t len = list[4 * i + 2 * k + 1];
+            if (h) {
+                memcpy(str, p, len);
+                str[len] = 0;
+                *(k ? &h[i].value : &h[i].name) = str;
+                str += len + 1;
+            }
+            wa_p2_host_free(p, len);
+        }
+    }
+    wa_p2_host_free(list, count);
+    *out = h;
+    *n = h ? count : 0;
+    return h ? 0 : WA_ENOMEM;
+}
+
+void wa_p2_fields_drop(uint32_t fields)
+{
     wa_p2_live--;
-    wa_p2_imp_body_finish((I32)body, 0, 0, (I32)(uintptr_t)ret);
-    return ret[0] ? WA_EIO : 0;
+    wa_p2_imp_fields_drop((I32)fields);
 }
 
-void wa_p2_outparam_set_ok(uint32_t param, uint32_t resp)
+/* ---- the server side ---- */
+
+void wa_p2_adopt(int n) { wa_p2_live += n; }
+
+const char *wa_p2_request_method(uint32_t req, char **owned)
 {
-    wa_p2_live -= 2;
-    wa_p2_imp_outparam_set((I32)param, 0, (I32)resp, 0, 0, 0, 0, 0, 0);
+    _Alignas(4) unsigned char ret[12];
+    wa_p2_imp_request_method((I32)req, ADDR(ret));
+    *owned = NULL;
+    if (ret[0] < WA_P2_METHOD_OTHER)
+        return wa_p2_methods[ret[0]];
+    return *owned = wa_p2_cstr(ret + 4);
+}
+
+char *wa_p2_request_path(uint32_t req)
+{
+    _Alignas(4) unsigned char ret[12];
+    wa_p2_imp_request_path((I32)req, ADDR(ret));
+    return wa_p2_option_cstr(ret);
+}
+
+char *wa_p2_request_authority(uint32_t req)
+{
+    _Alignas(4) unsigned char ret[12];
+    wa_p2_imp_request_authority((I32)req, ADDR(ret));
+    return wa_p2_option_cstr(ret);
+}
+
+uint32_t wa_p2_request_headers(uint32_t req) { return wa_p2_live++, (uint32_t)wa_p2_imp_request_headers((I32)req); }
+
+/* An incoming-body's stream (a child of the body, dropped before it). */
+static int wa_p2_body_stream(uint32_t body, uint32_t *stream)
+{
+    _Alignas(4) unsigned char ret[8];
+    wa_p2_imp_body_stream((I32)body, ADDR(ret));
+    if (wa_p2_handle_result(ret, stream) < 0) {
+        wa_p2_incoming_body_drop(body);
+        return WA_EIO;
+    }
+    return 0;
+}
+
+int wa_p2_request_consume(uint32_t req, uint32_t *body, uint32_t *stream)
+{
+    _Alignas(4) unsigned char ret[8];
+    wa_p2_imp_request_consume((I32)req, ADDR(ret));
+    int rc = wa_p2_handle_result(ret, body);
+    return rc < 0 ? rc : wa_p2_body_stream(*body, stream);
 }
 
 void wa_p2_request_drop(uint32_t req)
@@ -91,42 +244,111 @@ void wa_p2_request_drop(uint32_t req)
     wa_p2_imp_request_drop((I32)req);
 }
 
-char *wa_p2_request_path(uint32_t req, uint32_t *len)
+int wa_p2_response_new(uint32_t headers, int status, uint32_t *resp, uint32_t *body)
 {
-    /* option<string>: a tag byte, then (ptr, len) at 4 */
-    _Alignas(4) unsigned char ret[12];
-    wa_p2_imp_request_path((I32)req, (I32)(uintptr_t)ret);
-    if (!ret[0])
-        return NULL;
-    uint32_t p;
-    memcpy(&p, ret + 4, 4);
-    memcpy(len, ret + 8, 4);
-    return (char *)(uintptr_t)p;
-}
-
-int wa_p2_request_get(const char *authority, const char *path, uint32_t *req)
-{
-    I32 r = wa_p2_imp_request_new(wa_p2_imp_fields_new()); /* takes the fields */
-    if (wa_p2_imp_set_scheme(r, 1, 0, 0, 0) || /* some(HTTP) */
-        wa_p2_imp_set_authority(r, 1, (I32)(uintptr_t)authority, (I32)strlen(authority)) ||
-        wa_p2_imp_set_path(r, 1, (I32)(uintptr_t)path, (I32)strlen(path))) {
-        wa_p2_imp_request_out_drop(r);
+    I32 r = wa_p2_imp_response_new((I32)headers); /* takes the fields */
+    _Alignas(4) unsigned char ret[8];
+    if (status < 100 || status > 999 || wa_p2_imp_set_status(r, status)) {
+        wa_p2_imp_outgoing_response_drop(r);
+        wa_p2_live--;
         return WA_EINVAL;
     }
-    wa_p2_live++;
+    wa_p2_imp_response_body(r, ADDR(ret));
+    if (ret[0]) {
+        wa_p2_imp_outgoing_response_drop(r);
+        wa_p2_live--;
+        return WA_EIO;
+    }
+    *resp = (uint32_t)r;
+    *body = wa_p2_u32(ret + 4);
+    wa_p2_live++; /* fields became the response; the body is new */
+    return 0;
+}
+
+void wa_p2_outparam_set_ok(uint32_t param, uint32_t resp)
+{
+    wa_p2_live -= 2;
+    wa_p2_imp_outparam_set((I32)param, 0, (I32)resp, 0, 0, 0, 0, 0, 0);
+}
+
+void wa_p2_outparam_drop(uint32_t param)
+{
+    wa_p2_live--;
+    wa_p2_imp_outparam_drop((I32)param);
+}
+
+int wa_p2_body_write(uint32_t body, uint32_t *stream)
+{
+    _Alignas(4) unsigned char ret[8];
+    wa_p2_imp_body_write((I32)body, ADDR(ret));
+    return wa_p2_handle_result(ret, stream);
+}
+
+int wa_p2_body_finish(uint32_t body)
+{
+    _Alignas(8) unsigned char ret[40]; /* result<_, error-code> */
+    wa_p2_live--;
+    wa_p2_imp_body_finish((I32)body, 0, 0, ADDR(ret));
+    return ret[0] ? wa_p2_error_code(ret + 8) : 0;
+}
+
+void wa_p2_outgoing_body_drop(uint32_t body)
+{
+    wa_p2_live--;
+    wa_p2_imp_outgoing_body_drop((I32)body);
+}
+
+/* ---- the client side ---- */
+
+/* option<scheme>: some(HTTP | HTTPS | other(string)) */
+static I32 wa_p2_set_scheme(I32 r, wa_p2_str s)
+{
+    if (s.len == 4 && !memcmp(s.ptr, "http", 4))
+        return wa_p2_imp_set_scheme(r, 1, 0, 0, 0);
+    if (s.len == 5 && !memcmp(s.ptr, "https", 5))
+        return wa_p2_imp_set_scheme(r, 1, 1, 0, 0);
+    return wa_p2_imp_set_scheme(r, 1, 2, ADDR(s.ptr), (I32)s.len);
+}
+
+static I32 wa_p2_set_method(I32 r, const char *m)
+{
+    for (I32 i = 0; i < WA_P2_METHOD_OTHER; i++)
+        if (!strcmp(m, wa_p2_methods[i]))
+            return wa_p2_imp_set_method(r, i, 0, 0);
+    return wa_p2_imp_set_method(r, WA_P2_METHOD_OTHER, ADDR(m), (I32)strlen(m));
+}
+
+int wa_p2_request_new(uint32_t headers, const char *method, wa_p2_str scheme, wa_p2_str authority, wa_p2_str path,
+                      uint32_t *req, uint32_t *body)
+{
+    I32 r = wa_p2_imp_request_new((I32)headers); /* takes the fields */
+    _Alignas(4) unsigned char ret[8];
+    if (wa_p2_set_method(r, method) || wa_p2_set_scheme(r, scheme) ||
+        wa_p2_imp_set_authority(r, 1, ADDR(authority.ptr), (I32)authority.len) ||
+        wa_p2_imp_set_path(r, 1, ADDR(path.ptr), (I32)path.len)) {
+        wa_p2_imp_request_out_drop(r);
+        wa_p2_live--;
+        return WA_EINVAL;
+    }
+    wa_p2_imp_request_body(r, ADDR(ret));
+    if (ret[0]) {
+        wa_p2_imp_request_out_drop(r);
+        wa_p2_live--;
+        return WA_EIO;
+    }
     *req = (uint32_t)r;
+    *body = wa_p2_u32(ret + 4);
+    wa_p2_live++;
     return 0;
 }
 
 int wa_p2_http_send(uint32_t req, uint32_t *future)
 {
-    /* result<own<future-incoming-response>, error-code>: the error-code
-     * variant aligns the payload to 8 */
-    _Alignas(8) unsigned char ret[48];
+    _Alignas(8) unsigned char ret[40]; /* result<own<future-incoming-response>, error-code> */
     wa_p2_live--;
-    wa_p2_imp_http_handle((I32)req, 0, 0, (I32)(uintptr_t)ret);
+    wa_p2_imp_http_handle((I32)req, 0, 0, ADDR(ret));
     if (ret[0])
-        return WA_EIO;
+        return wa_p2_error_code(ret + 8);
     memcpy(future, ret + 8, 4);
     wa_p2_live++;
     return 0;
@@ -136,14 +358,16 @@ uint32_t wa_p2_future_subscribe(uint32_t future) { return wa_p2_live++, (uint32_
 
 int wa_p2_future_get(uint32_t future, uint32_t *resp)
 {
-    /* option<result<result<own<incoming-response>, error-code>, ()>>: each
-     * level's payload 8 bytes on */
-    _Alignas(8) unsigned char ret[64];
-    wa_p2_imp_future_get((I32)future, (I32)(uintptr_t)ret);
+    /* option<result<result<own<incoming-response>, error-code>, ()>>:
+     * each level's payload 8 bytes on */
+    _Alignas(8) unsigned char ret[56];
+    wa_p2_imp_future_get((I32)future, ADDR(ret));
     if (!ret[0])
         return 0;
-    if (ret[8] || ret[16])
-        return WA_EIO;
+    if (ret[8]) /* taken already */
+        return wa_misuse(WA_EMISUSE, "a response taken twice");
+    if (ret[16])
+        return wa_p2_error_code(ret + 24);
     memcpy(resp, ret + 24, 4);
     wa_p2_live++;
     return 1;
@@ -157,22 +381,14 @@ void wa_p2_future_drop(uint32_t future)
 
 int wa_p2_response_status(uint32_t resp) { return wa_p2_imp_response_status((I32)resp); }
 
+uint32_t wa_p2_response_headers(uint32_t resp) { return wa_p2_live++, (uint32_t)wa_p2_imp_response_headers((I32)resp); }
+
 int wa_p2_response_consume(uint32_t resp, uint32_t *body, uint32_t *stream)
 {
     _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_response_consume((I32)resp, (I32)(uintptr_t)ret);
-    if (ret[0])
-        return WA_EIO;
-    memcpy(body, ret + 4, 4);
-    wa_p2_imp_body_stream((I32)*body, (I32)(uintptr_t)ret);
-    wa_p2_live++;
-    if (ret[0]) {
-        wa_p2_incoming_body_drop(*body);
-        return WA_EIO;
-    }
-    memcpy(stream, ret + 4, 4);
-    wa_p2_live++;
-    return 0;
+    wa_p2_imp_response_consume((I32)resp, ADDR(ret));
+    int rc = wa_p2_handle_result(ret, body);
+    return rc < 0 ? rc : wa_p2_body_stream(*body, stream);
 }
 
 void wa_p2_incoming_body_drop(uint32_t body)

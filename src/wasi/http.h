@@ -1,35 +1,56 @@
-/* Internal: the Canonical ABI bindings of wasi:http@0.2.12 that a server
- * needs to answer (types: fields, outgoing-response, outgoing-body,
- * response-outparam, incoming-request). */
+/* Internal: Canonical ABI bindings of wasi:http@0.2.12 (types and
+ * outgoing-handler). Strings the host returns come back NUL-terminated in
+ * malloc'd buffers; error-codes are mapped to WA_E* codes (their strings
+ * freed). Every call that gives or takes a handle keeps wa_p2_live exact. */
 #ifndef WASYNC_WASI_HTTP_H
 #define WASYNC_WASI_HTTP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-uint32_t wa_p2_fields_new(void);
-uint32_t wa_p2_response_new(uint32_t headers); /* takes headers */
-int wa_p2_response_set_status(uint32_t resp, uint16_t status);
-int wa_p2_response_body(uint32_t resp, uint32_t *body);
-int wa_p2_body_write(uint32_t body, uint32_t *stream);
-int wa_p2_body_finish(uint32_t body); /* takes body; no trailers */
-void wa_p2_outparam_set_ok(uint32_t param, uint32_t resp); /* takes both */
-void wa_p2_request_drop(uint32_t req);
+#include "cabi.h"
+#include "wasync/http.h"
+
+/* fields: built from n headers in one call (WA_EINVAL for a name or value
+ * the host refuses); read whole, as one malloc'd block of *n headers with
+ * their strings (free() it). */
+int wa_p2_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields);
+int wa_p2_fields_entries(uint32_t fields, wa_http_header **list, size_t *n);
+void wa_p2_fields_drop(uint32_t fields);
+
 /* Counts n handles the host gave us (a handler's request and outparam). */
 void wa_p2_adopt(int n);
-/* The request's path and query, in a cabi_realloc buffer the caller frees
- * (NULL when it has none). */
-char *wa_p2_request_path(uint32_t req, uint32_t *len);
 
-/* The client side (wasi:http/outgoing-handler). */
-/* A GET request for http://authority/path (fields and request made here). */
-int wa_p2_request_get(const char *authority, const char *path, uint32_t *req);
-/* Sends req (taken): a future-incoming-response handle. */
+/* incoming-request. The method's name is static, or a malloc'd string in
+ * *owned; the path and authority are malloc'd, NULL when absent. */
+const char *wa_p2_request_method(uint32_t req, char **owned);
+char *wa_p2_request_path(uint32_t req);
+char *wa_p2_request_authority(uint32_t req);
+uint32_t wa_p2_request_headers(uint32_t req);
+int wa_p2_request_consume(uint32_t req, uint32_t *body, uint32_t *stream);
+void wa_p2_request_drop(uint32_t req);
+
+/* The answer: an outgoing-response with headers (taken) and status, and
+ * its outgoing-body; the outparam set (both taken); the body's stream;
+ * finish (takes the body) or drop (aborts it). */
+int wa_p2_response_new(uint32_t headers, int status, uint32_t *resp, uint32_t *body);
+void wa_p2_outparam_set_ok(uint32_t param, uint32_t resp);
+void wa_p2_outparam_drop(uint32_t param);
+int wa_p2_body_write(uint32_t body, uint32_t *stream);
+int wa_p2_body_finish(uint32_t body);
+void wa_p2_outgoing_body_drop(uint32_t body);
+
+/* The client: an outgoing-request (takes headers) and its body; send it
+ * (takes the request): a future-incoming-response. */
+int wa_p2_request_new(uint32_t headers, const char *method, wa_p2_str scheme, wa_p2_str authority, wa_p2_str path,
+                      uint32_t *req, uint32_t *body);
 int wa_p2_http_send(uint32_t req, uint32_t *future);
 uint32_t wa_p2_future_subscribe(uint32_t future);
 /* 1 with the response in *resp, 0 not yet, < 0 failed. */
 int wa_p2_future_get(uint32_t future, uint32_t *resp);
 void wa_p2_future_drop(uint32_t future);
 int wa_p2_response_status(uint32_t resp);
+uint32_t wa_p2_response_headers(uint32_t resp);
 int wa_p2_response_consume(uint32_t resp, uint32_t *body, uint32_t *stream);
 void wa_p2_incoming_body_drop(uint32_t body);
 void wa_p2_incoming_response_drop(uint32_t resp);

@@ -1,8 +1,7 @@
-/* Internal: Canonical ABI bindings for wasi:io/poll@0.2.12 and
- * wasi:clocks/monotonic-clock@0.2.12, written by hand (one file per WASI
- * package; names and flat signatures checked against wit-component's dummy
- * module by scripts/component.mjs --check). Handles are i32 indices into
- * the component's resource table. */
+/* Internal: Canonical ABI bindings for wasi:io/poll@0.2.12, written by
+ * hand (one file per WASI package; names and flat signatures checked
+ * against wit-component's dummy module by scripts/component.mjs --check).
+ * Handles are i32 indices into the component's resource table. */
 #ifndef WASYNC_WASI_IO_H
 #define WASYNC_WASI_IO_H
 
@@ -24,9 +23,8 @@ void wa_p2_pollable_block(wa_p2_pollable p);
  * pollables, in a buffer from cabi_realloc that the caller frees. */
 uint32_t *wa_p2_poll(const wa_p2_pollable *list, size_t n, size_t *nready);
 
-/* wasi:clocks/monotonic-clock: instants and durations in nanoseconds */
-uint64_t wa_p2_now(void);
-wa_p2_pollable wa_p2_subscribe_instant(uint64_t when);
-wa_p2_pollable wa_p2_subscribe_duration(uint64_t ns);
-
 #endif
+
+/* The monotonic clock (clocks.h) comes with poll: its pollables are what
+ * the backend, the tests and the bench's fake host wait on. */
+#include "clocks.h"

@@ -15,27 +15,27 @@ async function withServer(fn) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    return await fn(`127.0.0.1:${server.address().port}`);
+    return await fn(`http://127.0.0.1:${server.address().port}`);
   } finally {
     server.closeAllConnections();
     server.close();
   }
 }
 
-const fetchMany = (authority, n, ms, path) =>
-  run(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, authority, String(n), String(ms), path],
+const fetchMany = (base, n, ms, path) =>
+  run(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, base + path, String(n), String(ms)],
     { timeout: 60000 });
 
-test('20 concurrent GETs', () => withServer(async (authority) => {
-  const { stdout } = await fetchMany(authority, 20, 5000, '/hello');
+test('20 concurrent GETs', () => withServer(async (base) => {
+  const { stdout } = await fetchMany(base, 20, 5000, '/hello');
   const lines = stdout.trim().split('\n');
   assert.equal(lines.filter((l) => / 200 5$/.test(l)).length, 20, stdout);
   assert.equal(lines.at(-1), 'handles 0');
 }));
 
-test('timed-out GETs release their handles', () => withServer(async (authority) => {
+test('timed-out GETs release their handles', () => withServer(async (base) => {
   const t0 = performance.now();
-  const { stdout } = await fetchMany(authority, 20, 300, '/hang');
+  const { stdout } = await fetchMany(base, 20, 300, '/hang');
   const lines = stdout.trim().split('\n');
   assert.equal(lines.filter((l) => / timed out$/.test(l)).length, 20, stdout);
   assert.equal(lines.at(-1), 'handles 0');

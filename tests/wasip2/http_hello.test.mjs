@@ -3,30 +3,14 @@
 // runtime between them (its /stats answer is the same before and after).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { serve } from './jco_serve.mjs';
 
 const TOTAL = 1000, CONCURRENCY = 50;
 
-async function serve() {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const server = spawn(process.execPath, [process.env.JCO, 'serve', '--port', String(port), process.env.WASYNC_COMPONENT],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  await new Promise((resolve, reject) => {
-    const seen = (d) => {
-      log += d;
-      if (/listening/i.test(log)) resolve();
-    };
-    server.stdout.on('data', seen);
-    server.stderr.on('data', seen);
-    server.on('exit', (code) => reject(new Error(`jco serve exited (${code}): ${log}`)));
-  });
-  return { base: `http://127.0.0.1:${port}`, server, log: () => log };
-}
-
 test('http-hello answers curl and a bounded concurrent load', async () => {
-  const { base, server, log } = await serve();
+  const { base, stop } = await serve(process.env.WASYNC_COMPONENT);
   try {
     const { stdout } = await promisify(execFile)('curl', ['-sf', `${base}/`]);
     assert.equal(stdout, 'hello from wasync\n');
@@ -52,9 +36,6 @@ test('http-hello answers curl and a bounded concurrent load', async () => {
     assert.equal(ok, TOTAL);
     assert.equal(await stats(), before, 'no task, source or handle left behind by 1,000 requests');
   } finally {
-    server.kill();
-    server.stdout.destroy(); // its pipes would keep this process alive
-    server.stderr.destroy();
+    stop();
   }
-  assert.doesNotMatch(log(), /http-hello:/);
 });

@@ -1,10 +1,14 @@
 /* The WASI 0.2 backend under a real component host (jco + preview2-shim):
  * real-time sleeps, one timer pollable shared by all sleeps, registered
- * pollables, stale keys, and the host calls each costs. */
+ * pollables, stale keys, and the host calls each costs; then the direct
+ * bindings of random, environment and wall-clock. */
 #include "../futures.h"
 #include "../../src/wasi/io.h"
 #include "wasync/net.h"
 #include "wasync/wasi.h"
+
+#include <stdlib.h>
+#include <time.h>
 
 static wa_rt *p2_rt(void)
 {
@@ -141,6 +145,73 @@ static void test_dns(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* wasi:random/random: fresh bytes each call, any length. */
+static void test_random(void)
+{
+    static const unsigned char zero[32];
+    unsigned char a[32] = {0}, b[32] = {0};
+    CHECK_EQ(wa_wasi_random(a, sizeof a), 0);
+    CHECK_EQ(wa_wasi_random(b, sizeof b), 0);
+    CHECK(memcmp(a, b, sizeof a) != 0);
+    CHECK(memcmp(a, zero, sizeof a) != 0);
+    CHECK_EQ(wa_wasi_random(a, 0), 0);
+    /* past Web Crypto's 64 KiB cap on one getRandomValues call */
+    size_t big = (1u << 20) + 1;
+    unsigned char *p = calloc(1, big);
+    CHECK_EQ(wa_wasi_random(p, big), 0);
+    CHECK(memcmp(p + big - sizeof zero, zero, sizeof zero) != 0);
+    free(p);
+    CHECK(wa_wasi_random_u64() != wa_wasi_random_u64());
+}
+
+/* wasi:cli/environment: CMake sets WASYNC_TEST_ENV and an empty
+ * WASYNC_TEST_EMPTY for this test; jco run passes its environment on. */
+static void test_environment(void)
+{
+    char *v = wa_wasi_getenv("WASYNC_TEST_ENV");
+    CHECK(v && strcmp(v, "a=b c") == 0); /* split at the first '=' only */
+    free(v);
+    v = wa_wasi_getenv("WASYNC_TEST_EMPTY");
+    CHECK(v && *v == '\0');
+    free(v);
+    CHECK(wa_wasi_getenv("WASYNC_TEST") == NULL); /* a prefix is not a match */
+    CHECK(wa_wasi_getenv("WASYNC_NO_SUCH_VARIABLE") == NULL);
+
+    char **env;
+    int n = wa_wasi_environ(&env);
+    CHECK(n >= 2);
+    int found = 0;
+    for (int i = 0; i < n; i++)
+        found += strcmp(env[i], "WASYNC_TEST_ENV=a=b c") == 0 || strcmp(env[i], "WASYNC_TEST_EMPTY=") == 0;
+    CHECK_EQ(found, 2);
+    CHECK(n < 0 || env[n] == NULL);
+    if (n >= 0)
+        free(env);
+
+    char **argv;
+    int argc = wa_wasi_args(&argv);
+    CHECK_EQ(argc, 1); /* jco run passes none but the name */
+    if (argc >= 1) {
+        CHECK(strstr(argv[0], "test_wasip2") != NULL);
+        CHECK(argv[argc] == NULL);
+        free(argv);
+    }
+}
+
+/* wasi:clocks/wall-clock: after 2020-01-01, and what libc's time() (the
+ * adapter's way to the same clock) says, give or take a second. */
+static void test_wall_clock(void)
+{
+    wa_wasi_datetime t = wa_wasi_wall_clock();
+    CHECK(t.sec > 1577836800u);
+    CHECK(t.nsec < 1000000000u);
+    long long libc = (long long)time(NULL);
+    CHECK(libc - (long long)t.sec <= 1 && (long long)t.sec - libc <= 1);
+    wa_wasi_datetime r = wa_wasi_wall_clock_resolution();
+    CHECK(r.sec > 0 || r.nsec > 0);
+    CHECK(r.nsec < 1000000000u);
+}
+
 int main(void)
 {
     RUN(test_concurrent_sleeps);
@@ -148,5 +219,8 @@ int main(void)
     RUN(test_deregister_wakes);
     RUN(test_host_calls_per_sleep);
     RUN(test_dns);
+    RUN(test_random);
+    RUN(test_environment);
+    RUN(test_wall_clock);
     return check_finish();
 }

@@ -1,0 +1,36 @@
+/* Received headers, fetched once (see http_fields.h). */
+#include <stdlib.h>
+#include <strings.h>
+
+#include "../wasi/http.h"
+#include "http_fields.h"
+
+const wa_http_header *wa_http_fields_all(wa_http_fields *f, uint32_t (*headers_of)(uint32_t), uint32_t owner,
+                                         size_t *n)
+{
+    if (!f->loaded) {
+        uint32_t h = headers_of(owner);
+        if (wa_p2_fields_entries(h, &f->list, &f->n) == 0)
+            f->loaded = 1; /* (out of memory: try again next time) */
+        wa_p2_fields_drop(h);
+    }
+    *n = f->n;
+    return f->n ? f->list : NULL;
+}
+
+const char *wa_http_fields_find(wa_http_fields *f, uint32_t (*headers_of)(uint32_t), uint32_t owner,
+                                const char *name)
+{
+    size_t n;
+    const wa_http_header *h = wa_http_fields_all(f, headers_of, owner, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcasecmp(h[i].name, name))
+            return h[i].value;
+    return NULL;
+}
+
+void wa_http_fields_free(wa_http_fields *f)
+{
+    free(f->list);
+    *f = (wa_http_fields){0};
+}

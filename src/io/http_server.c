@@ -1,0 +1,144 @@
+/* The HTTP server: wasi:http/incoming-handler's handle runs one request as
+ * a task on the server's runtime and drives it to its end, then settles the
+ * response: a 500 if none was sent, the body finished if the task
+ * succeeded, aborted if it failed (see http.h). */
+#include <stdlib.h>
+
+#include "../wasi/http.h"
+#include "http_fields.h"
+#include "wasi_stream.h"
+#include "wasync/http.h"
+
+struct wa_http_incoming {
+    wa_rt *rt;
+    uint32_t req, outparam, out_body; /* WA_NO_HANDLE once given up */
+    const char *method;
+    char *method_owned, *path, *authority;
+    int path_loaded, authority_loaded, responded;
+    wa_http_fields fields;
+    wa_stream *in, *out; /* the bodies: the request's, the response's */
+};
+
+static wa_rt *wa_http_rt; /* one runtime for every request */
+
+const char *wa_http_method(wa_http_incoming *in)
+{
+    if (!in->method)
+        in->method = wa_p2_request_method(in->req, &in->method_owned);
+    return in->method ? in->method : ""; /* (no memory for another method) */
+}
+
+const char *wa_http_path(wa_http_incoming *in)
+{
+    if (!in->path_loaded) {
+        in->path = wa_p2_request_path(in->req);
+        in->path_loaded = 1;
+    }
+    return in->path ? in->path : "/";
+}
+
+const char *wa_http_authority(wa_http_incoming *in)
+{
+    if (!in->authority_loaded) {
+        in->authority = wa_p2_request_authority(in->req);
+        in->authority_loaded = 1;
+    }
+    return in->authority ? in->authority : "";
+}
+
+const char *wa_http_header_get(wa_http_incoming *in, const char *name)
+{
+    return wa_http_fields_find(&in->fields, wa_p2_request_headers, in->req, name);
+}
+
+const wa_http_header *wa_http_headers(wa_http_incoming *in, size_t *n)
+{
+    return wa_http_fields_all(&in->fields, wa_p2_request_headers, in->req, n);
+}
+
+int wa_http_request_body(wa_http_incoming *in, wa_stream **body)
+{
+    uint32_t b, stream;
+    int rc = 0;
+    if (!in->in && ((rc = wa_p2_request_consume(in->req, &b, &stream)) < 0 ||
+                    (rc = wa_wasi_stream_open_owned(in->rt, stream, WA_NO_HANDLE, b, wa_p2_incoming_body_drop,
+                                                    &in->in)) < 0))
+        return rc == WA_ENOMEM ? rc : WA_EIO;
+    *body = in->in;
+    return 0;
+}
+
+int wa_http_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body)
+{
+    if (in->responded)
+        return wa_misuse(WA_EMISUSE, "a second response to one HTTP request");
+    uint32_t fields, resp, stream;
+    int rc;
+    if ((rc = wa_p2_fields_from_list(headers, n, &fields)) < 0 ||
+        (rc = wa_p2_response_new(fields, status, &resp, &in->out_body)) < 0)
+        return rc;
+    wa_p2_outparam_set_ok(in->outparam, resp);
+    in->responded = 1;
+    /* The stream is taken even for no body: jco's server crashes on a
+     * body finished without it. */
+    if ((rc = wa_p2_body_write(in->out_body, &stream)) < 0 ||
+        (rc = wa_wasi_stream_open(in->rt, WA_NO_HANDLE, stream, &in->out)) < 0)
+        return rc;
+    if (body)
+        *body = in->out;
+    return 0;
+}
+
+/* Ends the response body: finished, or (abort) dropped unfinished. */
+static int wa_http_end_body(wa_http_incoming *in, int abort)
+{
+    if (in->out) {
+        wa_stream_close(in->out); /* the stream goes before its body */
+        in->out = NULL;
+    }
+    uint32_t body = in->out_body;
+    in->out_body = WA_NO_HANDLE;
+    if (abort)
+        return wa_p2_outgoing_body_drop(body), 0;
+    return wa_p2_body_finish(body);
+}
+
+int wa_http_finish(wa_http_incoming *in)
+{
+    if (!in->responded || in->out_body == WA_NO_HANDLE)
+        return wa_misuse(WA_EMISUSE, in->responded ? "HTTP response finished twice" : "HTTP finish before respond");
+    return wa_http_end_body(in, 0);
+}
+
+/* Settles the response once the task ended with status rc, then releases
+ * the request (children first). */
+static void wa_http_settle(wa_http_incoming *in, int rc)
+{
+    if (!in->responded) {
+        rc = 0; /* our 500 is whole */
+        if (wa_http_respond(in, 500, NULL, 0, NULL) < 0)
+            wa_p2_outparam_drop(in->outparam); /* not even a 500: the host answers */
+    }
+    if (in->out_body != WA_NO_HANDLE)
+        wa_http_end_body(in, rc < 0);
+    if (in->in)
+        wa_stream_close(in->in); /* and with it the incoming-body */
+    wa_http_fields_free(&in->fields);
+    free(in->method_owned);
+    free(in->path);
+    free(in->authority);
+    wa_p2_request_drop(in->req);
+}
+
+void wa_http_serve_(uint32_t req, uint32_t outparam, wa_http_handler handler)
+{
+    wa_p2_adopt(2); /* the request and the outparam are ours now */
+    /* on the stack: this call lasts as long as the request's task */
+    wa_http_incoming in = {.req = req, .outparam = outparam, .out_body = WA_NO_HANDLE};
+    wa_join task;
+    int rc = wa_http_rt ? 0 : wa_rt_new(&wa_http_rt, NULL);
+    in.rt = wa_http_rt;
+    if (rc == 0 && (rc = handler(wa_http_rt, &in, &task)) == 0)
+        rc = wa_block_on(wa_http_rt, &task.fut);
+    wa_http_settle(&in, rc);
+}

@@ -1,0 +1,14 @@
+/* Internal: wasync streams over wasi:io/streams whose handles belong to
+ * another resource (a TCP socket, an HTTP body), dropped by drop_owner
+ * after them, as WASI requires children to go first. The owner's drop is
+ * passed in, so streams alone import nothing from other packages. All
+ * handles are taken, also on failure (WA_ENOMEM). */
+#ifndef WASYNC_IO_WASI_STREAM_H
+#define WASYNC_IO_WASI_STREAM_H
+
+#include "wasync/wasi.h"
+
+int wa_wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
+                              wa_stream **s);
+
+#endif

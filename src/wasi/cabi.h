@@ -1,0 +1,27 @@
+/* Internal: Canonical ABI helpers shared by the bindings. */
+#ifndef WASYNC_WASI_CABI_H
+#define WASYNC_WASI_CABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* A string (or list<u8>) as the ABI lays it out on wasm32: ptr, then len;
+ * never NUL-terminated. */
+typedef struct wa_p2_str {
+    const char *ptr;
+    size_t len;
+} wa_p2_str;
+_Static_assert(sizeof(wa_p2_str) == 8 || sizeof(void *) != 4, "string layout is (i32 ptr, i32 len)");
+
+/* Frees a string or list of len bytes the host lowered into our memory
+ * (through cabi_realloc, so malloc'd). An empty one is never freed: jco
+ * hands over ptr 1 without allocating (what wit-bindgen's guests expect);
+ * a host that did allocate one loses its byte. */
+static inline void wa_p2_host_free(const void *ptr, size_t len)
+{
+    if (len)
+        free((void *)ptr);
+}
+
+#endif

@@ -1,0 +1,224 @@
+/* The HTTP client under jco against the Node server of
+ * http_client.test.mjs (its base URL is argv[1]): methods, headers both
+ * ways, bodies from memory and from a stream, streamed response bodies,
+ * limits, bad input, refused connections, and cancellation; after each,
+ * no WASI handle is left behind. */
+#include "../check.h"
+#include "wasync/http.h"
+#include "wasync/wasi.h"
+
+#include <stdlib.h>
+
+#define BIG (1 << 20)
+
+static char url[256];
+static const char *base;
+
+static const char *at(const char *path)
+{
+    snprintf(url, sizeof url, "%s%s", base, path);
+    return url;
+}
+
+static unsigned char pattern(size_t i) { return (unsigned char)(i * 7 + (i >> 11)); }
+
+/* Feeds BIG bytes of the pattern into a pipe in uneven chunks, then closes
+ * its end (the reader sees the end of the body). */
+typedef struct feeder {
+    WA_CORO;
+    wa_stream *w;
+    wa_write wr;
+    unsigned char chunk[3000];
+    size_t done, n;
+} feeder;
+
+static int feeder_poll(wa_future *f, wa_cx *cx)
+{
+    feeder *t = (feeder *)f;
+    WA_BEGIN(t, cx);
+    for (t->done = 0; t->done < BIG; t->done += t->n) {
+        t->n = BIG - t->done < sizeof t->chunk ? BIG - t->done : sizeof t->chunk;
+        for (size_t i = 0; i < t->n; i++)
+            t->chunk[i] = pattern(t->done + i);
+        WA_AWAIT(wa_write_init(&t->wr, t->w, t->chunk, t->n));
+        if (WA_STATUS < 0)
+            break;
+    }
+    wa_stream_close(t->w);
+    WA_END();
+}
+static const wa_future_vt feeder_vt = {feeder_poll, wa_coro_drop, "feeder"};
+
+typedef struct suite {
+    WA_CORO;
+    wa_http_request req;
+    wa_http_fetch fetch;
+    wa_http_send send;
+    wa_read rd;
+    wa_timeout to;
+    wa_stream *pipe_r;
+    unsigned char *buf;
+    size_t got;
+    int bad;
+    long handles;
+} suite;
+
+/* The fetch's outcome: status 0 and the response's status, or the error. */
+static int fetched(suite *t, int rc)
+{
+    if (rc < 0)
+        return rc;
+    return wa_http_response_status(t->fetch.response);
+}
+
+static void fetched_free(suite *t)
+{
+    wa_http_response_free(t->fetch.response);
+    free(t->fetch.data);
+    t->fetch.response = NULL;
+    t->fetch.data = NULL;
+}
+
+static int suite_poll(wa_future *f, wa_cx *cx)
+{
+    suite *t = (suite *)f;
+    static const wa_http_header hdrs[] = {{"x-wasync", "abc"}, {"content-type", "application/x-test"}};
+    WA_BEGIN(t, cx);
+    t->handles = wa_wasi_live_handles();
+
+    check_current = "method and headers both ways";
+    t->req = (wa_http_request){.method = "PURGE", .url = at("/headers?q=1"), .headers = hdrs, .nheaders = 2};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
+    CHECK_EQ(fetched(t, WA_STATUS), 200);
+    if (WA_STATUS == 0) {
+        CHECK(!strcmp((char *)t->fetch.data, "PURGE /headers?q=1 x-wasync=abc type=application/x-test"));
+        const char *v = wa_http_response_header(t->fetch.response, "X-Reply");
+        CHECK(v && !strcmp(v, "yes"));
+        CHECK(wa_http_response_header(t->fetch.response, "x-absent") == NULL);
+        size_t n = 0;
+        const wa_http_header *all = wa_http_response_headers(t->fetch.response, &n);
+        int seen = 0;
+        for (size_t i = 0; i < n; i++)
+            seen += !strcmp(all[i].name, "x-reply") && !strcmp(all[i].value, "yes");
+        CHECK_EQ(seen, 1);
+        fetched_free(t);
+    }
+    CHECK_EQ(wa_wasi_live_handles(), t->handles);
+
+    check_current = "a body from memory, echoed";
+    t->buf = malloc(100000);
+    for (size_t i = 0; i < 100000; i++)
+        t->buf[i] = pattern(i);
+    t->req = (wa_http_request){.method = "POST", .url = at("/echo"), .body = t->buf, .body_len = 100000};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
+    CHECK_EQ(fetched(t, WA_STATUS), 200);
+    if (WA_STATUS == 0) {
+        CHECK_EQ(t->fetch.len, 100000);
+        CHECK(t->fetch.len == 100000 && !memcmp(t->fetch.data, t->buf, 100000));
+        fetched_free(t);
+    }
+    free(t->buf);
+    CHECK_EQ(wa_wasi_live_handles(), t->handles);
+
+    check_current = "a body from a stream, and a body read as a stream";
+    {
+        wa_stream *w;
+        CHECK_EQ(wa_pipe_new(4096, &t->pipe_r, &w), 0);
+        feeder fd = {.w = w};
+        wa_coro_init(&fd.wa, &feeder_vt);
+        CHECK_EQ(wa_spawn_of(cx->rt, &fd, NULL), 0);
+    }
+    t->req = (wa_http_request){.method = "PUT", .url = at("/echo"), .body_stream = t->pipe_r};
+    WA_AWAIT(wa_http_send_init(&t->send, &t->req));
+    CHECK_EQ(WA_STATUS, 0);
+    wa_stream_close(t->pipe_r);
+    if (WA_STATUS == 0) {
+        CHECK_EQ(wa_http_response_status(t->send.response), 200);
+        t->buf = malloc(1000);
+        for (t->got = 0, t->bad = 0;;) {
+            WA_AWAIT(wa_read_init(&t->rd, wa_http_response_body(t->send.response), t->buf, 1000));
+            if (WA_STATUS < 0)
+                break;
+            for (size_t i = 0; i < t->rd.n; i++)
+                t->bad += t->buf[i] != pattern(t->got + i);
+            t->got += t->rd.n;
+        }
+        CHECK_EQ(WA_STATUS, WA_ECLOSED);
+        CHECK_EQ(t->got, BIG);
+        CHECK_EQ(t->bad, 0);
+        free(t->buf);
+        wa_http_response_free(t->send.response);
+    }
+    CHECK_EQ(wa_wasi_live_handles(), t->handles);
+
+    check_current = "a body past the limit";
+    t->req = (wa_http_request){.url = at("/big")};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 1000));
+    CHECK_EQ(WA_STATUS, WA_E2BIG);
+    CHECK(t->fetch.data == NULL && t->fetch.response == NULL);
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, BIG)); /* exactly the limit */
+    CHECK_EQ(fetched(t, WA_STATUS), 200);
+    if (WA_STATUS == 0) {
+        CHECK_EQ(t->fetch.len, BIG);
+        fetched_free(t);
+    }
+    CHECK_EQ(wa_wasi_live_handles(), t->handles);
+
+    check_current = "bad input";
+    t->req = (wa_http_request){.url = "127.0.0.1:1/x"};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
+    CHECK_EQ(WA_STATUS, WA_EINVAL);
+    t->req = (wa_http_request){.url = "http:///x"};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
+    CHECK_EQ(WA_STATUS, WA_EINVAL);
+    t->req = (wa_http_request){.url = at("/headers"), .headers = (const wa_http_header[]){{"bad name", "x"}},
+                               .nheaders = 1};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
+    CHECK_EQ(WA_STATUS, WA_EINVAL);
+    t->req = (wa_http_request){.method = "BAD METHOD", .url = at("/headers")};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
+    CHECK_EQ(WA_STATUS, WA_EINVAL);
+    CHECK_EQ(wa_wasi_live_handles(), t->handles);
+
+    check_current = "a refused connection";
+    t->req = (wa_http_request){.url = "http://127.0.0.1:1/"};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
+    CHECK_EQ(WA_STATUS, WA_ECONNREFUSED);
+    CHECK_EQ(wa_wasi_live_handles(), t->handles);
+
+    check_current = "a timeout cancels the request, body half sent";
+    t->buf = calloc(1, BIG);
+    t->req = (wa_http_request){.method = "POST", .url = at("/hang"), .body = t->buf, .body_len = BIG};
+    WA_AWAIT(wa_timeout_init(&t->to, wa_http_fetch_init(&t->fetch, &t->req, 0), WA_MS(300)));
+    CHECK_EQ(WA_STATUS, WA_ETIMEDOUT);
+    free(t->buf);
+    CHECK_EQ(wa_wasi_live_handles(), t->handles);
+
+    check_current = "the server saw every request whole";
+    t->req = (wa_http_request){.url = at("/count")};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
+    CHECK_EQ(fetched(t, WA_STATUS), 200);
+    if (WA_STATUS == 0) {
+        CHECK(!strcmp((char *)t->fetch.data, "echo=2 headers=1 big=2 hang=1"));
+        fetched_free(t);
+    }
+    CHECK_EQ(wa_wasi_live_handles(), t->handles);
+    WA_END();
+}
+static const wa_future_vt suite_vt = {suite_poll, wa_coro_drop, "suite"};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: http_client BASE_URL\n");
+        return 2;
+    }
+    base = argv[1];
+    wa_rt *rt;
+    CHECK_EQ(wa_rt_new(&rt, NULL), 0);
+    suite s = {0};
+    wa_coro_init(&s.wa, &suite_vt);
+    CHECK_EQ(wa_block_on(rt, &s.wa.fut), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+    return check_finish();
+}

@@ -1,0 +1,36 @@
+// The HTTP client suite (tests/wasip2/http_client.c) under `jco run`
+// against this Node server: it echoes bodies, reports what it was sent,
+// serves 1 MiB, never answers /hang, and counts what it saw.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+test('the HTTP client suite', async () => {
+  const seen = { echo: 0, headers: 0, big: 0, hang: 0 };
+  const server = createServer((req, res) => {
+    const path = req.url.split('?')[0].slice(1);
+    if (path in seen) seen[path]++;
+    if (path === 'headers') {
+      res.setHeader('x-reply', 'yes');
+      res.end(`${req.method} ${req.url} x-wasync=${req.headers['x-wasync']} type=${req.headers['content-type']}`);
+    } else if (path === 'echo') {
+      req.pipe(res);
+    } else if (path === 'big') {
+      res.end(Buffer.alloc(1 << 20, 'x'));
+    } else if (path === 'count') {
+      res.end(Object.entries(seen).map(([k, v]) => `${k}=${v}`).join(' '));
+    } // hang: never answered
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath,
+      [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, `http://127.0.0.1:${server.address().port}`],
+      { timeout: 60000 }).catch((e) => e);
+    assert.match(stdout, /^\d+ passed, 0 failed$/m, stderr);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});

@@ -1,0 +1,57 @@
+// The HTTP server API (tests/wasip2/http_server.c) under `jco serve`:
+// streamed bodies both ways, request details, the answers to failures and
+// misuse, and nothing left behind by any of them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { serve } from './jco_serve.mjs';
+
+test('the HTTP server API', async (t) => {
+  const { base, log, stop } = await serve(process.env.WASYNC_COMPONENT);
+  const stats = async () => (await fetch(`${base}/stats`)).text();
+  try {
+    const before = await stats();
+    assert.match(before, /^tasks=\d+ sources=\d+ handles=\d+ misuses=0$/);
+
+    await t.test('a 1 MiB body streamed in and back out', async () => {
+      const body = randomBytes(1 << 20);
+      const res = await fetch(`${base}/echo`, { method: 'POST', body, headers: { 'content-type': 'application/x-a' } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), 'application/x-a');
+      assert.ok(Buffer.from(await res.arrayBuffer()).equals(body));
+    });
+
+    await t.test('an empty body', async () => {
+      const res = await fetch(`${base}/echo`, { method: 'POST', body: '' });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), 'text/plain;charset=UTF-8');
+      assert.equal(await res.text(), '');
+    });
+
+    await t.test('method, path, authority and headers', async () => {
+      const res = await fetch(`${base}/info`, { method: 'PATCH', headers: { 'x-wasync': 'abc' } });
+      assert.equal(await res.text(), `PATCH /info ${base.slice(7)} x-wasync=abc headers>0=1`);
+    });
+
+    await t.test('a task that fails before responding: 500', async () => {
+      const res = await fetch(`${base}/fail`);
+      assert.equal(res.status, 500);
+      assert.equal(await res.text(), '');
+    });
+
+    await t.test('misuse gets clear errors', async () => {
+      const res = await fetch(`${base}/misuse`);
+      assert.equal(res.status, 200);
+      assert.equal(await res.text(), 'invalid argument / invalid argument / API misuse');
+    });
+
+    await t.test('a body shorter than its content-length: finish says so', async () => {
+      await fetch(`${base}/length`).then((r) => r.text()).catch(() => {});
+      assert.match(log(), /length: I\/O error/);
+    });
+
+    assert.equal(await stats(), before.replace('misuses=0', 'misuses=1'), 'nothing left behind');
+  } finally {
+    stop();
+  }
+});

@@ -1,0 +1,28 @@
+// Serves a wasi:http/proxy component with `jco serve` on 127.0.0.1 at a
+// random port, for the Node tests: { base, log(), stop() }.
+import { spawn } from 'node:child_process';
+
+export async function serve(component) {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const server = spawn(process.execPath, [process.env.JCO, 'serve', '--port', String(port), component],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  await new Promise((resolve, reject) => {
+    const seen = (d) => {
+      log += d;
+      if (/listening/i.test(log)) resolve();
+    };
+    server.stdout.on('data', seen);
+    server.stderr.on('data', seen);
+    server.on('exit', (code) => reject(new Error(`jco serve exited (${code}): ${log}`)));
+  });
+  return {
+    base: `http://127.0.0.1:${port}`,
+    log: () => log,
+    stop() {
+      server.kill();
+      server.stdout.destroy(); // its pipes would keep this process alive
+      server.stderr.destroy();
+    },
+  };
+}
