@@ -202,11 +202,55 @@ static void test_copy(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* read_all of a pipe that carries len bytes, then closes (or not). */
+static int read_all_of(size_t len, size_t max, int close, wa_read_all *ra, const unsigned char *data)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream *r, *w;
+    CHECK_EQ(wa_pipe_new(4096, &r, &w), 0);
+    producer p = {.out = w, .data = (unsigned char *)data, .len = len, .close = close};
+    wa_coro_init(&p.wa, &producer_vt);
+    wa_spawn_of(rt, &p, NULL);
+    wa_timeout to;
+    int rc = wa_block_on(rt, wa_timeout_init(&to, wa_read_all_init(ra, r, max), WA_MS(100)));
+    wa_stream_close(r);
+    if (!close)
+        wa_stream_close(w);
+    wa_rt_free(rt); /* (a producer left waiting goes with it) */
+    return rc;
+}
+
+/* Whole, within and past a limit, empty, and dropped halfway (ASan sees
+ * that nothing leaks). */
+static void test_read_all(void)
+{
+    unsigned char *data = malloc(TOTAL);
+    for (size_t i = 0; i < TOTAL; i++)
+        data[i] = (unsigned char)(i * 31 + 7);
+    wa_read_all ra;
+    CHECK_EQ(read_all_of(TOTAL, 0, 1, &ra, data), 0);
+    CHECK_EQ(ra.len, TOTAL);
+    CHECK(ra.data && memcmp(ra.data, data, TOTAL) == 0 && ra.data[TOTAL] == 0);
+    free(ra.data);
+    CHECK_EQ(read_all_of(TOTAL, TOTAL, 1, &ra, data), 0);
+    CHECK_EQ(ra.len, TOTAL);
+    free(ra.data);
+    CHECK_EQ(read_all_of(TOTAL, TOTAL - 1, 1, &ra, data), WA_E2BIG);
+    CHECK(ra.data == NULL && ra.len == 0);
+    CHECK_EQ(read_all_of(0, 0, 1, &ra, data), 0);
+    CHECK(ra.data && ra.len == 0 && ra.data[0] == 0);
+    free(ra.data);
+    CHECK_EQ(read_all_of(TOTAL, 0, 0, &ra, data), WA_ETIMEDOUT); /* never ends: dropped */
+    CHECK(ra.data == NULL);
+    free(data);
+}
+
 int main(void)
 {
     RUN(test_pipe_backpressure);
     RUN(test_pipe_reader_closes);
     RUN(test_write_timeout);
     RUN(test_copy);
+    RUN(test_read_all);
     return check_finish();
 }

@@ -16,12 +16,16 @@ extern "C" {
 
 typedef struct wa_backend wa_backend;
 
+#define WA_WAIT_EARLY 1
+
 typedef struct wa_backend_vt {
     const char *name;
     /* Monotonic time in nanoseconds. */
     uint64_t (*now)(wa_backend *b);
     /* Waits for events until the absolute deadline (0: do not block,
-     * WA_NEVER: no deadline) and wakes their wakers. Returns 0 or < 0. */
+     * WA_NEVER: no deadline) and wakes their wakers. Returns 0, < 0, or
+     * WA_WAIT_EARLY when it knows the deadline was not reached: the next
+     * tick then skips the timers and their clock read (a host call). */
     int (*wait)(wa_backend *b, uint64_t deadline);
     /* Wakes a wait in progress; callable from any thread. NULL if the
      * backend has no other thread to be woken from. */

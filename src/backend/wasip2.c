@@ -13,6 +13,7 @@
 
 #include "../core/keys.h"
 #include "../core/rt.h"
+#include "../wasi/cabi.h"
 #include "../wasi/io.h"
 #include "wasync/wasi.h"
 
@@ -131,14 +132,16 @@ static int wa_p2_wait(wa_backend *b, uint64_t deadline)
         wa_p2_disarm(h, s);
         wa_waker_wake(&s->waker);
     }
-    free(ready);
+    wa_p2_host_free(ready, nready);
     if (deadline == 0) {
         wa_p2_drop_pollable(h, h->armed[narmed]);
     } else if (deadline_hit && deadline != WA_NEVER) {
         wa_p2_drop_pollable(h, h->timer); /* an instant that passed stays ready */
         h->timer_at = WA_NEVER;
     }
-    return 0;
+    /* The timer pollable was not ready: the tick after this wait has no
+     * timer to fire, and need not read the clock to know it. */
+    return deadline_hit || deadline == 0 || deadline == WA_NEVER ? 0 : WA_WAIT_EARLY;
 }
 
 static void wa_p2_free(wa_backend *b)

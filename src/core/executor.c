@@ -88,6 +88,7 @@ static int wa_rt_drive(wa_rt *rt, const wa_join *root)
         rt->now_fresh = 0;
         if (rc < 0)
             return rc;
+        rt->timers_early = rc == WA_WAIT_EARLY; /* for the next tick only */
     }
 }
 

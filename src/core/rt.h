@@ -80,6 +80,7 @@ struct wa_rt {
     uint32_t timer_seq;
     uint64_t now;
     int now_fresh;
+    int timers_early; /* the last wait ended before the earliest deadline */
     int budget;                  /* coop budget of the running poll */
     wa_task *current;            /* the task being polled, or NULL */
     size_t live;

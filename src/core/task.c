@@ -166,8 +166,9 @@ int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
 {
     rt->ticks++;
     rt->now_fresh = 0;
-    if (rt->heap_len)
+    if (rt->heap_len && !rt->timers_early)
         wa_timers_fire_(rt);
+    rt->timers_early = 0;
     /* Take the queue as it stands: tasks woken from now on go to a fresh
      * queue and wait for the next round. */
     wa_task *t = rt->head;

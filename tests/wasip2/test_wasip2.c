@@ -124,6 +124,42 @@ static void test_host_calls_per_sleep(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* I/O wakeups while a far timer is armed read no clock: the wait knows the
+ * timer pollable was not ready, so the tick after it has no timer to fire
+ * (10 wakeups: the first and last ticks' reads; 10 or more without). */
+static void test_no_clock_read_per_wakeup(void)
+{
+    wa_rt *rt = p2_rt();
+    sleeper far;
+    sleeper_init(&far, WA_SEC(60), 0);
+    wa_join jf, jw[10];
+    wa_spawn_of(rt, &far, &jf);
+    waiter w[10];
+    for (int i = 0; i < 10; i++) {
+        wa_coro_init(&w[i].wa, &waiter_vt);
+        CHECK_EQ(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_MS(10 * (i + 1))), &w[i].key), 0);
+        wa_spawn_of(rt, &w[i], &jw[i]);
+    }
+    wa_rt_tick(rt, NULL); /* all wait now: the sleep read the clock once */
+    wa_wasip2_stats st;
+    wa_wasip2_stats_get(rt, &st);
+    uint64_t nows = st.nows, polls = st.polls;
+    CHECK_EQ(wa_block_on(rt, &jw[9].fut), 0); /* the others end meanwhile */
+    wa_wasip2_stats_get(rt, &st);
+    CHECK(st.polls - polls >= 5); /* (several waiters may wake at once) */
+    CHECK(st.nows - nows <= 2);
+    for (int i = 0; i < 10; i++) {
+        if (i < 9) {
+            CHECK_EQ(wa_join_status(&jw[i]), 0);
+            wa_join_drop(&jw[i]);
+        }
+        CHECK_EQ(wa_pollable_deregister(rt, w[i].key), 0);
+    }
+    wa_join_abort(&jf);
+    wa_join_drop(&jf);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 /* DNS: localhost resolves to a loopback address; lookups hold no handle
  * once done, whether they found something or failed. */
 static void test_dns(void)
@@ -218,6 +254,7 @@ int main(void)
     RUN(test_registered_pollable);
     RUN(test_deregister_wakes);
     RUN(test_host_calls_per_sleep);
+    RUN(test_no_clock_read_per_wakeup);
     RUN(test_dns);
     RUN(test_random);
     RUN(test_environment);
