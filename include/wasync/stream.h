@@ -70,7 +70,7 @@ typedef struct wa_write {
     wa_stream *s;
     const unsigned char *buf;
     size_t len, done;
-    int waiting;
+    int waiting, flush;
     wa_stream_wait wait;
 } wa_write;
 wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len);

@@ -79,7 +79,7 @@ static int wa_write_poll(wa_future *f, wa_cx *cx)
                     return WA_PENDING;
                 continue;
             }
-        } else if ((rc = w->s->vt->try_flush(w->s)) == 0) {
+        } else if (!w->flush || (rc = w->s->vt->try_flush(w->s)) == 0) {
             return 0;
         }
         if (rc != WA_EAGAIN)
@@ -97,7 +97,7 @@ static void wa_write_drop(wa_future *f)
 
 static const wa_future_vt wa_write_vt = {wa_write_poll, wa_write_drop, "write"};
 
-wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len)
+static wa_future *wa_write_start(wa_write *w, wa_stream *s, const void *buf, size_t len, int flush)
 {
     w->fut.vt = &wa_write_vt;
     w->s = s;
@@ -105,7 +105,13 @@ wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len)
     w->len = len;
     w->done = 0;
     w->waiting = 0;
+    w->flush = flush;
     return &w->fut;
+}
+
+wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len)
+{
+    return wa_write_start(w, s, buf, len, 1);
 }
 
 /* read_all: read into the free end of a buffer doubled as it fills */
@@ -173,7 +179,9 @@ wa_future *wa_read_all_init(wa_read_all *r, wa_stream *s, size_t max)
     return &r->fut;
 }
 
-/* copy: read a buffer, write it all, again; at the end, flush */
+/* copy: read a buffer, write it all, again; at the end, flush (once: a
+ * flush per buffer would cost host calls, and on jco a flush of a socket
+ * blocks the whole component until the peer has read) */
 enum { WA_COPY_READ, WA_COPY_WRITE, WA_COPY_FLUSH, WA_COPY_DONE };
 
 static int wa_copy_poll(wa_future *f, wa_cx *cx)
@@ -187,13 +195,13 @@ static int wa_copy_poll(wa_future *f, wa_cx *cx)
                 return WA_PENDING;
             wa_drop(&c->r.fut);
             if (rc == WA_ECLOSED) { /* the end of the input: flush */
-                wa_write_init(&c->w, c->out, c->buf, 0);
+                wa_write_start(&c->w, c->out, c->buf, 0, 1);
                 c->state = WA_COPY_FLUSH;
                 continue;
             }
             if (rc < 0)
                 return c->state = WA_COPY_DONE, rc;
-            wa_write_init(&c->w, c->out, c->buf, c->r.n);
+            wa_write_start(&c->w, c->out, c->buf, c->r.n, 0);
             c->state = WA_COPY_WRITE;
             continue;
         case WA_COPY_WRITE:
