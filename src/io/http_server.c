@@ -79,13 +79,12 @@ int wa_http_respond(wa_http_incoming *in, int status, const wa_http_header *head
         return rc;
     wa_p2_outparam_set_ok(in->outparam, resp);
     in->responded = 1;
-    /* The stream is taken even for no body: jco's server crashes on a
-     * body finished without it. */
+    if (!body)
+        return 0; /* no body to write: finished at the end */
     if ((rc = wa_p2_body_write(in->out_body, &stream)) < 0 ||
         (rc = wa_wasi_stream_open(in->rt, WA_NO_HANDLE, stream, &in->out)) < 0)
         return rc;
-    if (body)
-        *body = in->out;
+    *body = in->out;
     return 0;
 }
 

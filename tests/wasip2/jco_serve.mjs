@@ -4,8 +4,10 @@ import { spawn } from 'node:child_process';
 
 export async function serve(component) {
   const port = 20000 + Math.floor(Math.random() * 20000);
+  // In its own process group: jco serve runs the component in a child
+  // process, which a kill of jco alone would leave running.
   const server = spawn(process.execPath, [process.env.JCO, 'serve', '--port', String(port), component],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let log = '';
   await new Promise((resolve, reject) => {
     const seen = (d) => {
@@ -20,7 +22,9 @@ export async function serve(component) {
     base: `http://127.0.0.1:${port}`,
     log: () => log,
     stop() {
-      server.kill();
+      try {
+        process.kill(-server.pid);
+      } catch {} // (already gone)
       server.stdout.destroy(); // its pipes would keep this process alive
       server.stderr.destroy();
     },
