@@ -133,8 +133,8 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt)
     const wa_http_request *q = s->req;
     wa_p2_str scheme, authority, path;
     int rc = wa_http_parse_url(q->url, &scheme, &authority, &path);
-    if (rc < 0)
-        return rc;
+    if (rc < 0 || (q->body_len && !q->body) || (q->nheaders && !q->headers))
+        return WA_EINVAL;
     size_t size = offsetof(struct wa_http_call, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
     struct wa_http_call *c = calloc(1, size);
     if (!c)

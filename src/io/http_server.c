@@ -129,6 +129,18 @@ static void wa_http_settle(wa_http_incoming *in, int rc)
     wa_p2_request_drop(in->req);
 }
 
+/* block_on's root: the request's task, awaited without consuming its
+ * handle, so that a task block_on gave up on (a deadlock) can be aborted:
+ * it must not outlive the request it points to. */
+typedef struct wa_http_wait {
+    wa_future fut;
+    wa_join *task;
+} wa_http_wait;
+
+static int wa_http_wait_poll(wa_future *f, wa_cx *cx) { return wa_poll(&((wa_http_wait *)f)->task->fut, cx); }
+static void wa_http_wait_drop(wa_future *f) { (void)f; }
+static const wa_future_vt wa_http_wait_vt = {wa_http_wait_poll, wa_http_wait_drop, "http_request"};
+
 void wa_http_serve_(uint32_t req, uint32_t outparam, wa_http_handler handler)
 {
     wa_p2_adopt(2); /* the request and the outparam are ours now */
@@ -137,7 +149,12 @@ void wa_http_serve_(uint32_t req, uint32_t outparam, wa_http_handler handler)
     wa_join task;
     int rc = wa_http_rt ? 0 : wa_rt_new(&wa_http_rt, NULL);
     in.rt = wa_http_rt;
-    if (rc == 0 && (rc = handler(wa_http_rt, &in, &task)) == 0)
-        rc = wa_block_on(wa_http_rt, &task.fut);
+    if (rc == 0 && (rc = handler(wa_http_rt, &in, &task)) == 0) {
+        wa_http_wait w = {{&wa_http_wait_vt}, &task};
+        rc = wa_block_on(wa_http_rt, &w.fut);
+        if (!wa_join_done(&task))
+            wa_join_abort(&task);
+        wa_join_drop(&task);
+    }
     wa_http_settle(&in, rc);
 }

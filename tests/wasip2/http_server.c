@@ -2,6 +2,8 @@
  *   /echo     the request body streamed back, with its content-type
  *   /info     method, path, authority and a request header
  *   /fail     fails before responding: the server answers 500
+ *   /stuck    waits for what never comes: the deadlock ends the request
+ *             (500) and the task is aborted, not left behind
  *   /misuse   a bad header, then two responses: WA_EINVAL, WA_EMISUSE
  *   /length   says content-length 10, writes 3, finishes: WA_EIO
  *   /stats    live tasks, sources, WASI handles and misuse reports */
@@ -25,6 +27,8 @@ typedef struct handler {
     wa_stream *in_body, *out_body;
     wa_copy copy;
     wa_write w;
+    wa_notify never;
+    wa_notified wait;
     char msg[512];
     size_t len;
 } handler;
@@ -51,6 +55,10 @@ static int handler_poll(wa_future *f, wa_cx *cx)
     }
     if (!strcmp(path, "/fail"))
         WA_RETURN(WA_EIO);
+    if (!strcmp(path, "/stuck")) {
+        wa_notify_init(&t->never);
+        WA_AWAIT(wa_notified_init(&t->wait, &t->never));
+    }
     if (!strcmp(path, "/info")) {
         const char *v = wa_http_header_get(t->in, "X-Wasync");
         size_t n;

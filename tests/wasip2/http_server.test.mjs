@@ -39,6 +39,12 @@ test('the HTTP server API', async (t) => {
       assert.equal(await res.text(), '');
     });
 
+    await t.test('a task stuck for ever: 500, and it is not left behind', async () => {
+      const res = await fetch(`${base}/stuck`);
+      assert.equal(res.status, 500);
+      assert.match(log(), /deadlock/);
+    });
+
     await t.test('misuse gets clear errors', async () => {
       const res = await fetch(`${base}/misuse`);
       assert.equal(res.status, 200);
