@@ -113,26 +113,6 @@ void wa_p2_pollable_drop(wa_p2_pollable p)
     HOST_EXIT();
 }
 
-int wa_p2_pollable_ready(wa_p2_pollable p)
-{
-    HOST_ENTER();
-    fake_host_calls_made.readies++;
-    check_alive(p);
-    int r = (kind[p] & P_TIMER) && clock_ns() >= when[p];
-    HOST_EXIT();
-    return r;
-}
-
-void wa_p2_pollable_block(wa_p2_pollable p)
-{
-    HOST_ENTER();
-    fake_host_calls_made.blocks++;
-    check_alive(p);
-    if (!(kind[p] & P_TIMER))
-        fail("block on an I/O pollable would hang", p);
-    HOST_EXIT();
-}
-
 uint32_t *wa_p2_poll(const wa_p2_pollable *list, size_t n, size_t *nready)
 {
     HOST_ENTER();

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "wasync/future.h"
-#include "../../src/wasi/io.h"
+#include "../../src/wasi/clocks.h"
 
 typedef struct naive naive;
 

@@ -14,6 +14,7 @@
 #include "../core/keys.h"
 #include "../core/rt.h"
 #include "../wasi/cabi.h"
+#include "../wasi/clocks.h"
 #include "../wasi/io.h"
 #include "wasync/wasi.h"
 

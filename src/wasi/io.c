@@ -5,8 +5,6 @@
 #define WA_P2_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
 
 WA_P2_IMPORT("wasi:io/poll@0.2.12", "[resource-drop]pollable") void wa_p2_imp_drop(int32_t);
-WA_P2_IMPORT("wasi:io/poll@0.2.12", "[method]pollable.ready") int32_t wa_p2_imp_ready(int32_t);
-WA_P2_IMPORT("wasi:io/poll@0.2.12", "[method]pollable.block") void wa_p2_imp_block(int32_t);
 WA_P2_IMPORT("wasi:io/poll@0.2.12", "poll") void wa_p2_imp_poll(int32_t ptr, int32_t len, int32_t ret);
 
 long wa_p2_live;
@@ -16,8 +14,6 @@ void wa_p2_pollable_drop(wa_p2_pollable p)
     wa_p2_live--;
     wa_p2_imp_drop((int32_t)p);
 }
-int wa_p2_pollable_ready(wa_p2_pollable p) { return wa_p2_imp_ready((int32_t)p) != 0; }
-void wa_p2_pollable_block(wa_p2_pollable p) { wa_p2_imp_block((int32_t)p); }
 
 uint32_t *wa_p2_poll(const wa_p2_pollable *list, size_t n, size_t *nready)
 {

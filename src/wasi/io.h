@@ -17,14 +17,8 @@ extern long wa_p2_live;
 
 /* wasi:io/poll */
 void wa_p2_pollable_drop(wa_p2_pollable p);
-int wa_p2_pollable_ready(wa_p2_pollable p);
-void wa_p2_pollable_block(wa_p2_pollable p);
 /* poll(list<borrow<pollable>>) -> list<u32>: the indices of the ready
- * pollables, in a buffer from cabi_realloc that the caller frees. */
+ * pollables, in a buffer from cabi_realloc the caller frees (wa_p2_host_free). */
 uint32_t *wa_p2_poll(const wa_p2_pollable *list, size_t n, size_t *nready);
 
 #endif
-
-/* The monotonic clock (clocks.h) comes with poll: its pollables are what
- * the backend, the tests and the bench's fake host wait on. */
-#include "clocks.h"

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../src/wasi/io.h"
+#include "../../src/wasi/clocks.h"
 #include "wasync.h"
 #include "wasync/wasi.h"
 

@@ -3,7 +3,7 @@
  * pollables, stale keys, and the host calls each costs; then the direct
  * bindings of random, environment and wall-clock. */
 #include "../futures.h"
-#include "../../src/wasi/io.h"
+#include "../../src/wasi/clocks.h"
 #include "wasync/net.h"
 #include "wasync/wasi.h"
 
@@ -72,7 +72,7 @@ static void test_registered_pollable(void)
     uint64_t t0 = wa_now(rt);
     CHECK_EQ(wa_block_on(rt, &w.wa.fut), 0);
     uint64_t took = wa_now(rt) - t0;
-    CHECK(took >= WA_MS(30) && took < WA_MS(300));
+    CHECK(took >= WA_MS(30) && took < WA_SEC(2)); /* (a loaded host is slow) */
     wa_rt_stats rs;
     wa_rt_stats_get(rt, &rs);
     CHECK_EQ(rs.sources, 0); /* nobody waits on it now */
