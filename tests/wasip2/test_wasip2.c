@@ -33,7 +33,7 @@ static void test_concurrent_sleeps(void)
     for (int i = 0; i < 3; i++) {
         /* each task's copy wrote through the pointer */
         CHECK(woke[i] - t0 >= WA_MS(100));
-        CHECK(woke[i] - t0 < WA_MS(400));
+        CHECK(woke[i] - t0 < WA_SEC(2)); /* (a loaded host is slow) */
         wa_join_drop(&j[i]);
     }
     wa_wasip2_stats st;
