@@ -73,6 +73,27 @@ static inline void wa_drop(wa_future *f)
         f->vt->drop(f);
 }
 
+/* For a child future held under a flag: polls it, and once it completes
+ * drops it and clears *held. Returns WA_PENDING or the child's status. */
+static inline int wa_poll_held(wa_future *child, int *held, wa_cx *cx)
+{
+    int rc = wa_poll(child, cx);
+    if (rc != WA_PENDING) {
+        wa_drop(child);
+        *held = 0;
+    }
+    return rc;
+}
+
+/* Drops the child if *held says so, and clears *held. */
+static inline void wa_drop_held(wa_future *child, int *held)
+{
+    if (*held) {
+        wa_drop(child);
+        *held = 0;
+    }
+}
+
 /* Returns a new reference to the waker w (none stays none). */
 static inline wa_waker wa_waker_clone(const wa_waker *w)
 {

@@ -6,10 +6,7 @@
 
 static void wa_dns_release(wa_dns *d)
 {
-    if (d->waiting) {
-        wa_drop(&d->wait.fut);
-        d->waiting = 0;
-    }
+    wa_drop_held(&d->wait.fut, &d->waiting);
     if (d->registered) { /* the pollable before its stream */
         wa_pollable_deregister(d->rt, d->key);
         d->registered = 0;
@@ -34,13 +31,10 @@ static int wa_dns_poll(wa_future *f, wa_cx *cx)
             goto done;
     }
     for (;;) {
-        if (d->waiting) {
-            if ((rc = wa_poll(&d->wait.fut, cx)) == WA_PENDING)
+        if (d->waiting && (rc = wa_poll_held(&d->wait.fut, &d->waiting, cx)) != 0) {
+            if (rc == WA_PENDING)
                 return WA_PENDING;
-            wa_drop(&d->wait.fut);
-            d->waiting = 0;
-            if (rc < 0)
-                goto done;
+            goto done;
         }
         wa_p2_addr a;
         rc = wa_p2_resolve_next(d->stream, &a);

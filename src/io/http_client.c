@@ -103,14 +103,12 @@ static int wa_http_parse_url(const char *url, wa_p2_str *scheme, wa_p2_str *auth
 static void wa_http_call_free(wa_http_send *s)
 {
     struct wa_http_call *c = s->call;
-    if (c->sending)
-        wa_drop(&c->tx.w.fut); /* (w and c begin alike: a future) */
+    wa_drop_held(&c->tx.w.fut, &c->sending); /* (w and c begin alike: a future) */
     if (c->out)
         wa_stream_close(c->out);
     if (c->out_body != WA_NO_HANDLE)
         wa_p2_outgoing_body_drop(c->out_body); /* unfinished: aborted */
-    if (c->waiting)
-        wa_drop(&c->wait.fut);
+    wa_drop_held(&c->wait.fut, &c->waiting);
     if (c->registered)
         wa_pollable_deregister(c->rt, c->key);
     if (c->future != WA_NO_HANDLE)
@@ -170,12 +168,8 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt)
 static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
 {
     if (c->sending) {
-        int rc = wa_poll(&c->tx.w.fut, cx);
-        if (rc == WA_PENDING)
-            return WA_PENDING;
-        wa_drop(&c->tx.w.fut);
-        c->sending = 0;
-        if (rc < 0)
+        int rc = wa_poll_held(&c->tx.w.fut, &c->sending, cx);
+        if (rc == WA_PENDING || rc < 0)
             return rc;
     }
     if (c->out) {
@@ -195,14 +189,8 @@ static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
 {
     while (!c->response) {
         int rc;
-        if (c->waiting) {
-            if ((rc = wa_poll(&c->wait.fut, cx)) == WA_PENDING)
-                return WA_PENDING;
-            wa_drop(&c->wait.fut);
-            c->waiting = 0;
-            if (rc < 0)
-                return rc;
-        }
+        if (c->waiting && ((rc = wa_poll_held(&c->wait.fut, &c->waiting, cx)) == WA_PENDING || rc < 0))
+            return rc;
         uint32_t resp;
         if ((rc = wa_p2_future_get(c->future, &resp)) < 0)
             return rc;

@@ -8,20 +8,8 @@
  * < 0 it failed. */
 static int wa_stream_wait_step(int *waiting, wa_stream_wait *wait, wa_cx *cx)
 {
-    int rc = wa_poll(&wait->fut, cx);
-    if (rc == WA_PENDING)
-        return 0;
-    wa_drop(&wait->fut);
-    *waiting = 0;
-    return rc < 0 ? rc : 1;
-}
-
-static void wa_stream_unwait(int *waiting, wa_stream_wait *wait)
-{
-    if (*waiting) {
-        wa_drop(&wait->fut);
-        *waiting = 0;
-    }
+    int rc = wa_poll_held(&wait->fut, waiting, cx);
+    return rc == WA_PENDING ? 0 : rc < 0 ? rc : 1;
 }
 
 static int wa_read_poll(wa_future *f, wa_cx *cx)
@@ -44,7 +32,7 @@ static int wa_read_poll(wa_future *f, wa_cx *cx)
 static void wa_read_drop(wa_future *f)
 {
     wa_read *r = (wa_read *)f;
-    wa_stream_unwait(&r->waiting, &r->wait);
+    wa_drop_held(&r->wait.fut, &r->waiting);
 }
 
 static const wa_future_vt wa_read_vt = {wa_read_poll, wa_read_drop, "read"};
@@ -92,7 +80,7 @@ static int wa_write_poll(wa_future *f, wa_cx *cx)
 static void wa_write_drop(wa_future *f)
 {
     wa_write *w = (wa_write *)f;
-    wa_stream_unwait(&w->waiting, &w->wait);
+    wa_drop_held(&w->wait.fut, &w->waiting);
 }
 
 static const wa_future_vt wa_write_vt = {wa_write_poll, wa_write_drop, "write"};
@@ -142,11 +130,9 @@ static int wa_read_all_poll(wa_future *f, wa_cx *cx)
             wa_read_init(&r->r, r->s, r->data + r->len, room);
             r->reading = 1;
         }
-        int rc = wa_poll(&r->r.fut, cx);
+        int rc = wa_poll_held(&r->r.fut, &r->reading, cx);
         if (rc == WA_PENDING)
             return WA_PENDING;
-        wa_drop(&r->r.fut);
-        r->reading = 0;
         if (rc == WA_ECLOSED) {
             if (!r->data && !(r->data = malloc(1)))
                 return WA_ENOMEM;
@@ -165,8 +151,7 @@ static void wa_read_all_drop(wa_future *f)
 {
     wa_read_all *r = (wa_read_all *)f;
     if (r->reading) { /* unfinished: what was read goes too */
-        wa_drop(&r->r.fut);
-        r->reading = 0;
+        wa_drop_held(&r->r.fut, &r->reading);
         wa_read_all_fail(r, 0);
     }
 }

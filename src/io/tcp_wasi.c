@@ -42,12 +42,8 @@ static int wa_tcp_await(wa_tcp_op *op, wa_cx *cx)
         wa_pollable_wait_init(&op->wait, op->key);
         op->waiting = 1;
     }
-    int rc = wa_poll(&op->wait.fut, cx);
-    if (rc == WA_PENDING)
-        return 0;
-    wa_drop(&op->wait.fut);
-    op->waiting = 0;
-    return rc < 0 ? rc : 1;
+    int rc = wa_poll_held(&op->wait.fut, &op->waiting, cx);
+    return rc == WA_PENDING ? 0 : rc < 0 ? rc : 1;
 }
 
 /* Runs the step function until it finishes, awaiting the pollable when it
@@ -71,10 +67,7 @@ static int wa_tcp_drive(wa_tcp_op *op, wa_cx *cx, int (*step)(wa_tcp_op *))
 
 static void wa_tcp_op_release(wa_tcp_op *op, int drop_socket)
 {
-    if (op->waiting) {
-        wa_drop(&op->wait.fut);
-        op->waiting = 0;
-    }
+    wa_drop_held(&op->wait.fut, &op->waiting);
     if (op->registered && drop_socket) {
         wa_pollable_deregister(op->rt, op->key);
         op->registered = 0;

@@ -230,12 +230,18 @@ static int wa_p2_body_stream(uint32_t body, uint32_t *stream)
     return 0;
 }
 
-int wa_p2_request_consume(uint32_t req, uint32_t *body, uint32_t *stream)
+/* consume() of a request or a response (imp), then the body's stream. */
+static int wa_p2_consume(void (*imp)(I32, I32), uint32_t owner, uint32_t *body, uint32_t *stream)
 {
     _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_request_consume((I32)req, ADDR(ret));
+    imp((I32)owner, ADDR(ret));
     int rc = wa_p2_handle_result(ret, body);
     return rc < 0 ? rc : wa_p2_body_stream(*body, stream);
+}
+
+int wa_p2_request_consume(uint32_t req, uint32_t *body, uint32_t *stream)
+{
+    return wa_p2_consume(wa_p2_imp_request_consume, req, body, stream);
 }
 
 void wa_p2_request_drop(uint32_t req)
@@ -244,25 +250,30 @@ void wa_p2_request_drop(uint32_t req)
     wa_p2_imp_request_drop((I32)req);
 }
 
+/* Completes a new outgoing request or response r (made from the fields,
+ * whose count it takes over): when its set-up failed (bad), or its body()
+ * (body_of) fails, drops it; else gives it and its body (one more handle). */
+static int wa_p2_outgoing(I32 r, int bad, void (*body_of)(I32, I32), void (*drop)(I32), uint32_t *out, uint32_t *body)
+{
+    _Alignas(4) unsigned char ret[8];
+    if (!bad)
+        body_of(r, ADDR(ret));
+    if (bad || ret[0]) {
+        drop(r);
+        wa_p2_live--;
+        return bad ? WA_EINVAL : WA_EIO;
+    }
+    *out = (uint32_t)r;
+    *body = wa_p2_u32(ret + 4);
+    wa_p2_live++;
+    return 0;
+}
+
 int wa_p2_response_new(uint32_t headers, int status, uint32_t *resp, uint32_t *body)
 {
     I32 r = wa_p2_imp_response_new((I32)headers); /* takes the fields */
-    _Alignas(4) unsigned char ret[8];
-    if (status < 100 || status > 999 || wa_p2_imp_set_status(r, status)) {
-        wa_p2_imp_outgoing_response_drop(r);
-        wa_p2_live--;
-        return WA_EINVAL;
-    }
-    wa_p2_imp_response_body(r, ADDR(ret));
-    if (ret[0]) {
-        wa_p2_imp_outgoing_response_drop(r);
-        wa_p2_live--;
-        return WA_EIO;
-    }
-    *resp = (uint32_t)r;
-    *body = wa_p2_u32(ret + 4);
-    wa_p2_live++; /* fields became the response; the body is new */
-    return 0;
+    int bad = status < 100 || status > 999 || wa_p2_imp_set_status(r, status);
+    return wa_p2_outgoing(r, bad, wa_p2_imp_response_body, wa_p2_imp_outgoing_response_drop, resp, body);
 }
 
 void wa_p2_outparam_set_ok(uint32_t param, uint32_t resp)
@@ -322,24 +333,10 @@ int wa_p2_request_new(uint32_t headers, const char *method, wa_p2_str scheme, wa
                       uint32_t *req, uint32_t *body)
 {
     I32 r = wa_p2_imp_request_new((I32)headers); /* takes the fields */
-    _Alignas(4) unsigned char ret[8];
-    if (wa_p2_set_method(r, method) || wa_p2_set_scheme(r, scheme) ||
-        wa_p2_imp_set_authority(r, 1, ADDR(authority.ptr), (I32)authority.len) ||
-        wa_p2_imp_set_path(r, 1, ADDR(path.ptr), (I32)path.len)) {
-        wa_p2_imp_request_out_drop(r);
-        wa_p2_live--;
-        return WA_EINVAL;
-    }
-    wa_p2_imp_request_body(r, ADDR(ret));
-    if (ret[0]) {
-        wa_p2_imp_request_out_drop(r);
-        wa_p2_live--;
-        return WA_EIO;
-    }
-    *req = (uint32_t)r;
-    *body = wa_p2_u32(ret + 4);
-    wa_p2_live++;
-    return 0;
+    int bad = wa_p2_set_method(r, method) || wa_p2_set_scheme(r, scheme) ||
+              wa_p2_imp_set_authority(r, 1, ADDR(authority.ptr), (I32)authority.len) ||
+              wa_p2_imp_set_path(r, 1, ADDR(path.ptr), (I32)path.len);
+    return wa_p2_outgoing(r, bad, wa_p2_imp_request_body, wa_p2_imp_request_out_drop, req, body);
 }
 
 int wa_p2_http_send(uint32_t req, uint32_t *future)
@@ -385,10 +382,7 @@ uint32_t wa_p2_response_headers(uint32_t resp) { return wa_p2_live++, (uint32_t)
 
 int wa_p2_response_consume(uint32_t resp, uint32_t *body, uint32_t *stream)
 {
-    _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_response_consume((I32)resp, ADDR(ret));
-    int rc = wa_p2_handle_result(ret, body);
-    return rc < 0 ? rc : wa_p2_body_stream(*body, stream);
+    return wa_p2_consume(wa_p2_imp_response_consume, resp, body, stream);
 }
 
 void wa_p2_incoming_body_drop(uint32_t body)
