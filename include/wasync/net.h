@@ -1,11 +1,13 @@
-/* wasync/net.h - TCP (WASI 0.2 sockets today; native later).
+/* wasync/net.h - TCP, on WASI 0.2 (wasi:sockets) and native Linux (epoll).
  *
  * A connection is a stream (stream.h): read, write with backpressure,
- * close. Addresses are IPv4 for now ("127.0.0.1").
+ * close. Addresses are IPv4 for now ("127.0.0.1"). The same program runs on
+ * both hosts (examples/tcp_echo.c).
  */
 #ifndef WASYNC_NET_H
 #define WASYNC_NET_H
 
+#include "backend.h"
 #include "runtime.h"
 #include "stream.h"
 #include "wasi.h"
@@ -22,25 +24,30 @@ typedef struct wa_tcp_op {
     wa_rt *rt;
     uint8_t ip[4];
     uint16_t port;
-    int step;
+    int step, registered, waiting;
+#if defined(WASYNC_HOST_WASIP2)
     uint32_t sock, net;
     wa_pollable_key key;
-    int registered, waiting;
     wa_pollable_wait wait;
+#elif defined(__linux__)
+    int fd;
+    wa_fd_key key;
+    wa_fd_wait wait;
+#endif
     wa_tcp *listener;  /* listen: the result; accept: the socket */
     wa_stream *conn;   /* accept, connect: the result */
 } wa_tcp_op;
 
 /* Listens on ip:port (port 0: a free one); once ready, op->listener is the
  * socket (close it with wa_tcp_close). WA_EINVAL for a bad address,
- * WA_EADDRINUSE, WA_ENOSYS off WASI 0.2. */
+ * WA_EADDRINUSE, WA_ENOSYS on a backend without sockets (sim). */
 wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port);
 
 /* The port a listener is bound to. */
 uint16_t wa_tcp_port(const wa_tcp *l);
 
 /* Accepts one connection on l (borrowed): op->conn, a stream the caller
- * closes with wa_stream_close. */
+ * closes with wa_stream_close. One accept at a time per listener. */
 wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l);
 
 /* Connects to ip:port: op->conn. WA_ECONNREFUSED and the like. */
@@ -48,8 +55,9 @@ wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_
 
 void wa_tcp_close(wa_tcp *l);
 
-/* DNS: the addresses of a host name (borrowed until completion), up to
- * WA_DNS_MAX of them. Status 0 (n may be 0), or WA_EIO and the like. */
+/* DNS (WASI 0.2 only, for now): the addresses of a host name (borrowed
+ * until completion), up to WA_DNS_MAX of them. Status 0 (n may be 0), or
+ * WA_EIO and the like. */
 #define WA_DNS_MAX 16
 typedef struct wa_ip {
     int v6;

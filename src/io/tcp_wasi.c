@@ -4,6 +4,7 @@
 
 #include "../core/rt.h"
 #include "../wasi/sockets.h"
+#include "ip.h"
 #include "wasi_stream.h"
 #include "wasync/net.h"
 
@@ -13,20 +14,6 @@ struct wa_tcp {
     wa_pollable_key key;
     uint16_t port;
 };
-
-static int wa_tcp_parse(const char *ip, uint8_t out[4])
-{
-    for (int i = 0; i < 4; i++) {
-        unsigned v = 0, digits = 0;
-        while (*ip >= '0' && *ip <= '9' && digits < 4)
-            v = v * 10 + (unsigned)(*ip++ - '0'), digits++;
-        if (!digits || v > 255 || *ip != (i < 3 ? '.' : '\0'))
-            return WA_EINVAL;
-        out[i] = (uint8_t)v;
-        ip += i < 3;
-    }
-    return 0;
-}
 
 /* Awaits the socket's pollable after a would-block: 1 retry now, 0
  * pending, < 0 an error. */
@@ -149,7 +136,7 @@ static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_op_drop
 static wa_future *wa_tcp_op_init(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
 {
     *op = (wa_tcp_op){.fut = {vt}, .rt = rt, .port = port, .sock = WA_NO_HANDLE, .net = WA_NO_HANDLE};
-    if (ip && wa_tcp_parse(ip, op->ip) < 0)
+    if (ip && wa_ip4_parse(ip, op->ip) < 0)
         op->step = -1; /* poll reports WA_EINVAL */
     return &op->fut;
 }

@@ -1,6 +1,7 @@
-// The tcp-echo component under `jco run`, with Node clients: several at
-// once, each sending 256 KiB and reading it all back (the server's writes
-// meet TCP backpressure), then the server ends after its N connections.
+// examples/tcp_echo.c, as a component under `jco run` or natively
+// ($WASYNC_NATIVE), with Node clients: several at once, each sending
+// 256 KiB and reading it all back (the server's writes meet TCP
+// backpressure), then the server ends after its N connections.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -26,8 +27,11 @@ function echoOnce(port, seed) {
 }
 
 test('tcp-echo echoes concurrent clients and ends', async () => {
-  const server = spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, '0', String(CLIENTS)],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = ['0', String(CLIENTS)];
+  const server = process.env.WASYNC_NATIVE
+    ? spawn(process.env.WASYNC_NATIVE, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   server.stderr.on('data', (d) => (err += d));
   const exited = new Promise((resolve) => server.on('exit', (code) => resolve(code)));

@@ -1,8 +1,10 @@
 /* tcp-echo: listens on 127.0.0.1 (port from argv[1], 0: any), prints
  * "listening PORT", and echoes every connection in a scope until it has
- * served argv[2] connections (0: forever). Run it with
- *   jco run tcp_echo.component.wasm 0
- * (built by the wasip2 preset; tests/wasip2/tcp_echo.test.mjs drives it). */
+ * served argv[2] connections (0: forever). The same source runs natively
+ * (epoll) and as a WASI 0.2 component (wasi:sockets):
+ *   build/release/examples/tcp_echo 0
+ *   jco run build/wasip2/tests/wasip2/tcp_echo.component.wasm 0
+ * tests/wasip2/tcp_echo.test.mjs drives both. */
 #include <stdio.h>
 #include <stdlib.h>
 
