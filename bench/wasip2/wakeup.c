@@ -145,11 +145,9 @@ static const wa_future_vt io_task_vt = {io_task_poll, io_task_drop, "io_task"};
 
 static __attribute__((noinline)) void loop_exec(wa_rt *rt, uint64_t *deadline, uint32_t m)
 {
-    wa_backend *b = wa_rt_backend(rt);
     for (uint32_t i = 0; i < m; i++) {
-        if (b->vt->wait(b, *deadline) < 0)
+        if (wa_rt_wait_(rt, *deadline) < 0) /* as wa_rt_drive waits */
             die("wait failed");
-        rt->now_fresh = 0; /* as wa_rt_drive does after a wait */
         if (wa_rt_tick(rt, deadline) != 0)
             die("a task still runnable after the tick");
     }

@@ -167,4 +167,8 @@ static inline void wa_list_remove_(wa_task **head, wa_task *t)
     t->lprev = t->lnext = NULL;
 }
 
+/* One backend wait until `until` (0: a non-blocking check), and what the
+ * next tick must know of it. Returns 0 or the backend's error. */
+int wa_rt_wait_(wa_rt *rt, uint64_t until);
+
 #endif
