@@ -4,6 +4,8 @@
  *   /fail     fails before responding: the server answers 500
  *   /stuck    waits for what never comes: the deadlock ends the request
  *             (500) and the task is aborted, not left behind
+ *   /abort    fails halfway through its body: the body is aborted, so the
+ *             client sees an error, never a body that looks whole
  *   /misuse   a bad header, then two responses: WA_EINVAL, WA_EMISUSE
  *   /length   says content-length 10, writes 3, finishes: WA_EIO
  *   /stats    live tasks, sources, WASI handles and misuse reports */
@@ -92,6 +94,8 @@ static int handler_poll(wa_future *f, wa_cx *cx)
     if (strcmp(path, "/misuse") && (rc = answer(t, "text/plain")) < 0)
         WA_RETURN(rc);
     WA_AWAIT(wa_write_init(&t->w, t->out_body, t->msg, t->len));
+    if (!strcmp(path, "/abort"))
+        WA_RETURN(WA_EIO);
     WA_RETURN(WA_STATUS);
     WA_END();
 }

@@ -61,3 +61,16 @@ test('the HTTP server API', async (t) => {
     stop();
   }
 });
+
+// Last, on a server of its own: jco serve crashes when a response body is
+// aborted (preview2-shim 0.26 disposes of the dropped body's stream twice),
+// so this checks only what the client sees: an error, not a whole body.
+test('a task that fails after responding: the body is aborted', async () => {
+  const { base, stop } = await serve(process.env.WASYNC_COMPONENT);
+  try {
+    const outcome = await fetch(`${base}/abort`).then((r) => r.text()).then(() => 'whole', () => 'error');
+    assert.equal(outcome, 'error');
+  } finally {
+    stop();
+  }
+});
