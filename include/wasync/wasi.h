@@ -47,15 +47,12 @@ wa_future *wa_pollable_wait_init(wa_pollable_wait *w, wa_pollable_key key);
 #define WA_NO_HANDLE UINT32_MAX
 int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s);
 
-/* stdin (0), stdout (1) or stderr (2) as a wasync stream. */
-int wa_wasi_stdio(wa_rt *rt, int fd, wa_stream **s);
-
 /* How many WASI resource handles the bindings hold now (what they were
  * given, less what they dropped or handed back): a leak shows as growth. */
 long wa_wasi_live_handles(void);
 
 /* Host calls made by the backend so far, and the times a wasi:io stream
- * (wa_wasi_stream_open, wa_wasi_stdio, TCP connections) of this runtime
+ * (wa_wasi_stream_open, wa_stdio, TCP connections) of this runtime
  * had to wait on its pollable: a read that got no bytes, a write that
  * check-write gave no room (backpressure). Those two exist so that tests
  * can prove the waiting paths ran on a real host, not just the fast ones. */

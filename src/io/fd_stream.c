@@ -1,5 +1,7 @@
 /* wasync streams over non-blocking fds, readiness from the epoll backend
- * (edge-triggered: a stream waits only after the kernel said EAGAIN). */
+ * (edge-triggered: a stream waits only after the kernel said EAGAIN). A
+ * regular file, which epoll cannot watch, never says EAGAIN: it needs no
+ * registration. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -9,13 +11,17 @@
 #include <unistd.h>
 
 #include "fd_stream.h"
+#include "wasync/runtime.h"
 
-_Static_assert(sizeof(wa_fd_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
+_Static_assert(sizeof(wa_fd_wait) <= WA_STREAM_WAIT_SIZE && sizeof(wa_yield) <= WA_STREAM_WAIT_SIZE,
+               "readiness storage too small");
 
 typedef struct wa_fd_stream {
     wa_stream base;
     wa_rt *rt;
-    int fd, sock; /* sock: send() with MSG_NOSIGNAL, never SIGPIPE */
+    int fd, sock;   /* sock: send() with MSG_NOSIGNAL, never SIGPIPE */
+    int registered; /* (not a regular file) */
+    int flags;      /* the fd's flags to put back on close, or -1 */
     wa_fd_key key;
 } wa_fd_stream;
 
@@ -71,13 +77,18 @@ static int wa_fd_try_flush(wa_stream *st)
 static wa_future *wa_fd_ready(wa_stream *st, int dir, void *storage)
 {
     wa_fd_stream *s = (wa_fd_stream *)st;
+    if (!s->registered) /* (a regular file: never reached) */
+        return wa_yield_now(storage);
     return wa_fd_wait_init(storage, s->key, dir == WA_STREAM_READ ? WA_READABLE : WA_WRITABLE);
 }
 
 static void wa_fd_close(wa_stream *st)
 {
     wa_fd_stream *s = (wa_fd_stream *)st;
-    wa_fd_deregister(s->rt, s->key);
+    if (s->registered)
+        wa_fd_deregister(s->rt, s->key);
+    if (s->flags >= 0) /* shared with others (a dup of stdin): as it was */
+        fcntl(s->fd, F_SETFL, s->flags);
     close(s->fd);
     free(s);
 }
@@ -85,33 +96,58 @@ static void wa_fd_close(wa_stream *st)
 static const wa_stream_vt wa_fd_stream_vt = {wa_fd_try_read, wa_fd_try_write, wa_fd_try_flush, wa_fd_ready,
                                              wa_fd_close};
 
-int wa_fd_stream_adopt(wa_rt *rt, int fd, const wa_fd_key *key, wa_stream **out)
+/* The stream over fd (taken), with its registration (taken; NULL: made
+ * here unless fd is a regular file), putting flags back on close. */
+static int wa_fd_stream_new(wa_rt *rt, int fd, const wa_fd_key *key, int flags, wa_stream **out)
 {
     wa_fd_stream *s = malloc(sizeof *s);
-    int rc = s ? 0 : WA_ENOMEM;
+    struct stat st;
+    int rc = s ? 0 : WA_ENOMEM, kind = fstat(fd, &st) == 0 ? (int)(st.st_mode & S_IFMT) : 0;
     wa_fd_key k = key ? *key : 0;
-    if (rc == 0 && !key)
+    if (rc == 0 && !key && kind != S_IFREG)
         rc = wa_fd_register(rt, fd, &k);
     if (rc < 0) {
         if (key)
             wa_fd_deregister(rt, *key);
+        if (flags >= 0)
+            fcntl(fd, F_SETFL, flags);
         close(fd);
         free(s);
         return rc;
     }
-    struct stat st;
-    *s = (wa_fd_stream){.base = {&wa_fd_stream_vt}, .rt = rt, .fd = fd, .key = k};
-    s->sock = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+    *s = (wa_fd_stream){.base = {&wa_fd_stream_vt}, .rt = rt, .fd = fd, .sock = kind == S_IFSOCK,
+                        .registered = key || kind != S_IFREG, .flags = flags, .key = k};
     *out = &s->base;
     return 0;
 }
 
-int wa_fd_stream_open(wa_rt *rt, int fd, wa_stream **out)
+int wa_fd_stream_adopt(wa_rt *rt, int fd, const wa_fd_key *key, wa_stream **out)
+{
+    return wa_fd_stream_new(rt, fd, key, -1, out);
+}
+
+/* Makes fd non-blocking; returns its flags before, or -1 (fd closed). */
+static int wa_fd_nonblock(int fd)
 {
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
         close(fd);
-        return WA_EINVAL;
+        return -1;
     }
-    return wa_fd_stream_adopt(rt, fd, NULL, out);
+    return flags;
+}
+
+int wa_fd_stream_open(wa_rt *rt, int fd, wa_stream **out)
+{
+    return wa_fd_nonblock(fd) < 0 ? WA_EINVAL : wa_fd_stream_adopt(rt, fd, NULL, out);
+}
+
+int wa_stdio(wa_rt *rt, int fd, wa_stream **out)
+{
+    if (fd < 0 || fd > 2)
+        return WA_EINVAL;
+    /* A duplicate, so closing the stream leaves the process's fd; the two
+     * share their flags, so the original ones go back on close. */
+    int d = fcntl(fd, F_DUPFD_CLOEXEC, 3), flags = d < 0 ? -1 : wa_fd_nonblock(d);
+    return flags < 0 ? WA_EIO : wa_fd_stream_new(rt, d, NULL, flags, out);
 }

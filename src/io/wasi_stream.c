@@ -156,7 +156,7 @@ int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s)
     return wa_wasi_stream_open_owned(rt, in, out, 0, NULL, s);
 }
 
-int wa_wasi_stdio(wa_rt *rt, int fd, wa_stream **s)
+int wa_stdio(wa_rt *rt, int fd, wa_stream **s)
 {
     switch (fd) {
     case 0:

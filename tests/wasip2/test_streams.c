@@ -45,7 +45,7 @@ int main(void)
     wa_rt *rt = NULL;
     CHECK_EQ(wa_rt_new(&rt, NULL), 0);
     wa_stream *out;
-    CHECK_EQ(wa_wasi_stdio(rt, 1, &out), 0);
+    CHECK_EQ(wa_stdio(rt, 1, &out), 0);
     wa_mutex lock;
     wa_mutex_init(&lock);
     wa_join j[3];
