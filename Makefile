@@ -6,13 +6,17 @@ all: test
 deps:
 	@scripts/deps.sh test
 
-# Native tests under ASan+UBSan, then the optimised build, then the JS host
-# (wasm32 modules on Node 20, Node 24 and headless Chromium), then WASI 0.2
+# Native tests under ASan+UBSan, then under TSan (threads: DNS lookups,
+# cross-thread notify), then the optimised build, then the JS host (wasm32
+# modules on Node 20, Node 24 and headless Chromium), then WASI 0.2
 # components (the core suite and the wasip2 backend's, under jco).
 test: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan
 	ctest --preset asan -j2
+	cmake --preset tsan >/dev/null
+	cmake --build --preset tsan
+	ctest --preset tsan -j2
 	cmake --preset release >/dev/null
 	cmake --build --preset release
 	ctest --preset release -j2

@@ -55,9 +55,10 @@ wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_
 
 void wa_tcp_close(wa_tcp *l);
 
-/* DNS (WASI 0.2 only, for now): the addresses of a host name (borrowed
- * until completion), up to WA_DNS_MAX of them. Status 0 (n may be 0), or
- * WA_EIO and the like. */
+/* DNS: the addresses of a host name (borrowed until completion), up to
+ * WA_DNS_MAX of them. Status 0 (n may be 0), WA_EIO for a name that does
+ * not resolve, and the like. Natively getaddrinfo runs on a thread of its
+ * own (it blocks); a lookup dropped meanwhile lets it finish unobserved. */
 #define WA_DNS_MAX 16
 typedef struct wa_ip {
     int v6;
@@ -68,10 +69,16 @@ typedef struct wa_dns {
     wa_future fut;
     wa_rt *rt;
     const char *name;
+    int registered, waiting;
+#if defined(WASYNC_HOST_WASIP2)
     uint32_t net, stream;
     wa_pollable_key key;
-    int registered, waiting;
     wa_pollable_wait wait;
+#elif defined(__linux__)
+    struct wa_dns_job *job;
+    wa_fd_key key;
+    wa_fd_wait wait;
+#endif
     wa_ip addrs[WA_DNS_MAX];
     int n;
 } wa_dns;

@@ -1,8 +1,10 @@
-/* TCP on native Linux (net.h over epoll): an echo server and concurrent
- * clients in one runtime, 1 MiB each way, writing and reading at once;
- * refused connections, bad addresses, an address in use, a cancelled
- * accept and connect, a listener closed under a waiting accept, and no fd
- * left open after any of it. */
+/* net.h on native Linux. TCP: an echo server and concurrent clients in
+ * one runtime, 1 MiB each way, writing and reading at once; refused
+ * connections, bad addresses, an address in use, a cancelled accept and
+ * connect, a listener closed under a waiting accept. DNS on its threads:
+ * localhost, a name that does not resolve, lookups at once, one dropped
+ * before its thread is done. No fd left open after any of it. */
+#define _GNU_SOURCE /* usleep */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <stdlib.h>
@@ -268,10 +270,65 @@ static void test_cancel(void)
     CHECK_EQ(open_fds(), fds);
 }
 
+static int has_loopback(const wa_dns *d)
+{
+    static const uint8_t v6[16] = {[15] = 1};
+    int found = 0;
+    for (int i = 0; i < d->n; i++)
+        found |= d->addrs[i].v6 ? !memcmp(d->addrs[i].bytes, v6, 16) : d->addrs[i].bytes[0] == 127;
+    return found;
+}
+
+static void test_dns(void)
+{
+    int fds = open_fds();
+    wa_rt *rt = epoll_rt();
+    wa_dns d[4];
+    CHECK_EQ(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "localhost")), 0);
+    CHECK(d[0].n >= 1 && has_loopback(&d[0]));
+    CHECK_EQ(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "127.0.0.1")), 0);
+    CHECK(d[0].n == 1 && !d[0].addrs[0].v6 && !memcmp(d[0].addrs[0].bytes, "\x7f\0\0\1", 4));
+    int rc = wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "no-such-host.invalid"));
+    CHECK(rc == WA_EIO || rc == WA_ETIMEDOUT); /* (not found; or no resolver reachable) */
+    CHECK_EQ(d[0].n, 0);
+    /* three at once, each on its own thread */
+    WA_COMBO(3) all;
+    CHECK_EQ(wa_block_on(rt, wa_join_all(&all, wa_dns_lookup_init(&d[1], rt, "localhost"),
+                                         wa_dns_lookup_init(&d[2], rt, "127.0.0.2"),
+                                         wa_dns_lookup_init(&d[3], rt, "localhost"))),
+             0);
+    CHECK(has_loopback(&d[1]) && has_loopback(&d[2]) && has_loopback(&d[3]));
+    /* dropped before its thread is done: the thread frees what they share */
+    wa_rt_tick(rt, NULL);
+    wa_join j;
+    CHECK_EQ(wa_spawn(rt, wa_dns_lookup_init(&d[0], rt, "localhost"), sizeof d[0], &j), 0);
+    wa_rt_tick(rt, NULL); /* started */
+    CHECK_EQ(wa_join_abort(&j), 0);
+    wa_join_drop(&j);
+    wa_rt_stats st;
+    wa_rt_stats_get(rt, &st);
+    CHECK_EQ(st.sources, 0);
+    CHECK_RT_EMPTY_FREE(rt);
+    /* the abandoned thread closes its eventfd when it ends */
+    for (int i = 0; i < 200 && open_fds() != fds; i++)
+        usleep(10000);
+    CHECK_EQ(open_fds(), fds);
+    /* misuse: a finished lookup polled again */
+    check_catch_misuse();
+    rt = epoll_rt();
+    int before = check_misuses;
+    CHECK_EQ(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "127.0.0.1")), 0);
+    CHECK_EQ(wa_block_on(rt, &d[0].fut), WA_EMISUSE);
+    CHECK_EQ(check_misuses, before + 1);
+    wa_set_misuse_hook(NULL);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_echo);
     RUN(test_errors);
     RUN(test_cancel);
+    RUN(test_dns);
     return check_finish();
 }
