@@ -23,9 +23,9 @@ wa_backend *wa_backend_wasip2_new(int *err);
 /* A registration: a key with a generation, so stale keys are detected. */
 typedef uint64_t wa_pollable_key;
 
-/* Registers the pollable handle p (taken: it is dropped on deregistration)
- * with the wasip2 backend of rt. Returns 0 and the key, or a negative code
- * (WA_ENOSYS on another backend). */
+/* Registers the pollable handle p (taken: it is dropped on deregistration,
+ * or at once on failure) with the wasip2 backend of rt. Returns 0 and the
+ * key, or a negative code (WA_ENOSYS on another backend). */
 int wa_pollable_register(wa_rt *rt, uint32_t p, wa_pollable_key *key);
 
 /* Deregisters key and drops its pollable; a future waiting on it is woken

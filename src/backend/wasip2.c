@@ -192,11 +192,12 @@ static wa_p2_slot *wa_p2_lookup(wa_p2 *h, wa_pollable_key key)
 int wa_pollable_register(wa_rt *rt, uint32_t p, wa_pollable_key *key)
 {
     wa_p2 *h = wa_p2_of(rt);
-    if (!h)
-        return WA_ENOSYS;
     uint32_t i;
-    if (wa_keys_alloc(&h->slots, &i) < 0)
-        return WA_ENOMEM;
+    int rc = !h ? WA_ENOSYS : wa_keys_alloc(&h->slots, &i) < 0 ? WA_ENOMEM : 0;
+    if (rc < 0) {
+        wa_p2_pollable_drop(p); /* taken, also on failure */
+        return rc;
+    }
     wa_p2_slot *s = (wa_p2_slot *)wa_keys_at(&h->slots, i);
     s->pollable = p;
     s->dense = WA_P2_NONE;

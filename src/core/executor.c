@@ -64,15 +64,6 @@ void wa_rt_set_report(wa_rt *rt, wa_report_fn fn, void *arg)
     rt->report_arg = arg;
 }
 
-int wa_rt_wait_(wa_rt *rt, uint64_t until)
-{
-    rt->waits++;
-    int rc = rt->backend->vt->wait(rt->backend, until);
-    rt->now_fresh = 0;
-    rt->timers_early = rc == WA_WAIT_EARLY; /* for the next tick only */
-    return rc < 0 ? rc : 0;
-}
-
 /* Drives rt until root finishes (or, with root NULL, until no task is
  * left). Returns 0, or WA_EDEADLK. */
 static int wa_rt_drive(wa_rt *rt, const wa_join *root)

@@ -169,6 +169,13 @@ static inline void wa_list_remove_(wa_task **head, wa_task *t)
 
 /* One backend wait until `until` (0: a non-blocking check), and what the
  * next tick must know of it. Returns 0 or the backend's error. */
-int wa_rt_wait_(wa_rt *rt, uint64_t until);
+static inline int wa_rt_wait_(wa_rt *rt, uint64_t until)
+{
+    rt->waits++;
+    int rc = rt->backend->vt->wait(rt->backend, until);
+    rt->now_fresh = 0;
+    rt->timers_early = rc == WA_WAIT_EARLY; /* for the next tick only */
+    return rc < 0 ? rc : 0;
+}
 
 #endif
