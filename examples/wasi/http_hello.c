@@ -1,8 +1,9 @@
 /* http-hello: a wasi:http/proxy component, deployable unchanged on any
  * proxy host (jco serve, wasmtime serve, Spin, wasmCloud). Each request
  * runs as a task that writes its answer through a stream with backpressure.
- * GET /stats answers the runtime's live tasks and sources and the WASI
- * handles held (the tests check that nothing grows).
+ * GET /stats answers the runtime's live tasks and sources, the WASI
+ * handles held and the wasm memory's pages (the tests check that nothing
+ * grows).
  *   jco serve --port 8080 http_hello.component.wasm */
 #include <stdio.h>
 #include <string.h>
@@ -27,8 +28,8 @@ static int hello_poll(wa_future *f, wa_cx *cx)
     if (!strcmp(wa_http_path(t->in), "/stats")) {
         wa_rt_stats st;
         wa_rt_stats_get(cx->rt, &st);
-        t->len = (size_t)snprintf(t->msg, sizeof t->msg, "tasks=%zu sources=%zu handles=%ld\n", st.tasks,
-                                  st.sources, wa_wasi_live_handles());
+        t->len = (size_t)snprintf(t->msg, sizeof t->msg, "tasks=%zu sources=%zu handles=%ld memory=%zu\n",
+                                  st.tasks, st.sources, wa_wasi_live_handles(), __builtin_wasm_memory_size(0));
     } else {
         t->len = (size_t)snprintf(t->msg, sizeof t->msg, "hello from wasync\n");
     }
