@@ -8,7 +8,8 @@
  *             client sees an error, never a body that looks whole
  *   /misuse   a bad header, then two responses: WA_EINVAL, WA_EMISUSE
  *   /length   says content-length 10, writes 3, finishes: WA_EIO
- *   /stats    live tasks, sources, WASI handles and misuse reports */
+ *   /stats    live tasks, sources, WASI handles, misuse reports, wasm
+ *             memory pages */
 #include <stdio.h>
 #include <string.h>
 
@@ -79,8 +80,8 @@ static int handler_poll(wa_future *f, wa_cx *cx)
     } else if (!strcmp(path, "/stats")) {
         wa_rt_stats st;
         wa_rt_stats_get(cx->rt, &st);
-        t->len = (size_t)snprintf(t->msg, sizeof t->msg, "tasks=%zu sources=%zu handles=%ld misuses=%d", st.tasks,
-                                  st.sources, wa_wasi_live_handles(), misuses);
+        t->len = (size_t)snprintf(t->msg, sizeof t->msg, "tasks=%zu sources=%zu handles=%ld misuses=%d memory=%zu",
+                                  st.tasks, st.sources, wa_wasi_live_handles(), misuses, __builtin_wasm_memory_size(0));
     } else if (!strcmp(path, "/length")) {
         const wa_http_header h[] = {{"content-length", "10"}};
         if ((rc = wa_http_respond(t->in, 200, h, 1, &t->out_body)) < 0)
