@@ -6,6 +6,7 @@
 
 #include "../core/rt.h"
 #include "../wasi/cabi.h"
+#include "../wasi/cli.h"
 #include "../wasi/streams.h"
 #include "wasync/stream.h"
 #include "wasync/wasi.h"

@@ -1,13 +1,15 @@
-/* wasi:cli/environment and wasi:cli/exit (wasync/wasi.h). A list comes
- * back as (ptr, len) in a return area; the list and each of its strings
- * are separate cabi_realloc (malloc) blocks, the strings not terminated.
- * The public calls turn them into C strings and free the host's blocks
- * (wa_p2_host_free: not an empty string's). */
+/* wasi:cli: environment and exit (public, wasync/wasi.h) and the std
+ * streams (cli.h). A list comes back as (ptr, len) in a return area; the
+ * list and each of its strings are separate cabi_realloc (malloc) blocks,
+ * the strings not terminated. The public calls turn them into C strings
+ * and free the host's blocks (wa_p2_host_free: not an empty string's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cabi.h"
+#include "cli.h"
+#include "io.h"
 #include "wasync/wasi.h"
 
 #define WA_P2_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
@@ -16,6 +18,9 @@
 WA_P2_IMPORT(ENV, "get-environment") void wa_p2_imp_get_environment(int32_t ret);
 WA_P2_IMPORT(ENV, "get-arguments") void wa_p2_imp_get_arguments(int32_t ret);
 WA_P2_IMPORT("wasi:cli/exit@0.2.12", "exit") void wa_p2_imp_exit(int32_t status);
+WA_P2_IMPORT("wasi:cli/stdin@0.2.12", "get-stdin") int32_t wa_p2_imp_get_stdin(void);
+WA_P2_IMPORT("wasi:cli/stdout@0.2.12", "get-stdout") int32_t wa_p2_imp_get_stdout(void);
+WA_P2_IMPORT("wasi:cli/stderr@0.2.12", "get-stderr") int32_t wa_p2_imp_get_stderr(void);
 
 /* Calls a list-returning import; returns the list and its length. */
 static wa_p2_str *wa_p2_list(void (*imp)(int32_t), size_t *n)
@@ -99,3 +104,7 @@ void wa_wasi_exit(int status)
     wa_p2_imp_exit(status != 0); /* result: 0 ok, 1 err */
     __builtin_trap(); /* a host that returned would break noreturn */
 }
+
+uint32_t wa_p2_get_stdin(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stdin(); }
+uint32_t wa_p2_get_stdout(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stdout(); }
+uint32_t wa_p2_get_stderr(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stderr(); }

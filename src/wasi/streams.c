@@ -1,4 +1,4 @@
-/* wasi:io/streams, wasi:io/error and wasi:cli std streams (streams.h).
+/* wasi:io/streams and wasi:io/error (streams.h).
  * Return areas follow the Canonical ABI: result<u64, stream-error> is a
  * tag byte, then the payload at offset 8; result<_, stream-error> and
  * result<list<u8>, stream-error> put theirs at offset 4. */
@@ -20,9 +20,6 @@ WA_P2_IMPORT(STREAMS, "[method]input-stream.read") void wa_p2_imp_read(int32_t, 
 WA_P2_IMPORT(STREAMS, "[method]input-stream.subscribe") int32_t wa_p2_imp_in_subscribe(int32_t);
 WA_P2_IMPORT(STREAMS, "[resource-drop]input-stream") void wa_p2_imp_in_drop(int32_t);
 WA_P2_IMPORT("wasi:io/error@0.2.12", "[resource-drop]error") void wa_p2_imp_error_drop(int32_t);
-WA_P2_IMPORT("wasi:cli/stdin@0.2.12", "get-stdin") int32_t wa_p2_imp_get_stdin(void);
-WA_P2_IMPORT("wasi:cli/stdout@0.2.12", "get-stdout") int32_t wa_p2_imp_get_stdout(void);
-WA_P2_IMPORT("wasi:cli/stderr@0.2.12", "get-stderr") int32_t wa_p2_imp_get_stderr(void);
 
 /* A stream-error at p: its tag byte, then the error handle 4 bytes on. */
 static int wa_p2_stream_error(const unsigned char *p)
@@ -92,6 +89,3 @@ void wa_p2_input_drop(uint32_t in)
     wa_p2_imp_in_drop((int32_t)in);
 }
 
-uint32_t wa_p2_get_stdin(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stdin(); }
-uint32_t wa_p2_get_stdout(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stdout(); }
-uint32_t wa_p2_get_stderr(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stderr(); }

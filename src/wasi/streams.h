@@ -19,8 +19,4 @@ int wa_p2_read(uint32_t in, uint64_t len, unsigned char **data, size_t *n);
 uint32_t wa_p2_input_subscribe(uint32_t in);
 void wa_p2_input_drop(uint32_t in);
 
-uint32_t wa_p2_get_stdin(void);
-uint32_t wa_p2_get_stdout(void);
-uint32_t wa_p2_get_stderr(void);
-
 #endif
