@@ -7,7 +7,7 @@
 #include "../core/rt.h"
 #include "../wasi/cabi.h"
 #include "../wasi/cli.h"
-#include "../wasi/streams.h"
+#include "../wasi/io.h"
 #include "wasync/stream.h"
 #include "wasync/wasi.h"
 #include "wasi_stream.h"

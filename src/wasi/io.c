@@ -1,4 +1,10 @@
-/* wasi:io/poll (see io.h). */
+/* wasi:io@0.2.12: poll, streams and error (see io.h). Return areas follow
+ * the Canonical ABI: result<u64, stream-error> is a tag byte, then the
+ * payload at offset 8; result<_, stream-error> and result<list<u8>,
+ * stream-error> put theirs at offset 4. */
+#include <stdlib.h>
+
+#include "../core/rt.h"
 #include "io.h"
 #include "wasync/wasi.h"
 
@@ -25,3 +31,84 @@ uint32_t *wa_p2_poll(const wa_p2_pollable *list, size_t n, size_t *nready)
 }
 
 long wa_wasi_live_handles(void) { return wa_p2_live; }
+
+#define STREAMS "wasi:io/streams@0.2.12"
+
+WA_P2_IMPORT(STREAMS, "[method]output-stream.check-write") void wa_p2_imp_check_write(int32_t, int32_t);
+WA_P2_IMPORT(STREAMS, "[method]output-stream.write") void wa_p2_imp_write(int32_t, int32_t, int32_t, int32_t);
+WA_P2_IMPORT(STREAMS, "[method]output-stream.flush") void wa_p2_imp_flush(int32_t, int32_t);
+WA_P2_IMPORT(STREAMS, "[method]output-stream.subscribe") int32_t wa_p2_imp_out_subscribe(int32_t);
+WA_P2_IMPORT(STREAMS, "[resource-drop]output-stream") void wa_p2_imp_out_drop(int32_t);
+WA_P2_IMPORT(STREAMS, "[method]input-stream.read") void wa_p2_imp_read(int32_t, int64_t, int32_t);
+WA_P2_IMPORT(STREAMS, "[method]input-stream.subscribe") int32_t wa_p2_imp_in_subscribe(int32_t);
+WA_P2_IMPORT(STREAMS, "[resource-drop]input-stream") void wa_p2_imp_in_drop(int32_t);
+WA_P2_IMPORT("wasi:io/error@0.2.12", "[resource-drop]error") void wa_p2_imp_error_drop(int32_t);
+
+/* A stream-error at p: its tag byte, then the error handle 4 bytes on. */
+static int wa_p2_stream_error(const unsigned char *p)
+{
+    if (p[0] == 1)
+        return WA_ECLOSED;
+    wa_p2_imp_error_drop(*(const int32_t *)(const void *)(p + 4));
+    return WA_EIO;
+}
+
+int wa_p2_check_write(uint32_t out, uint64_t *n)
+{
+    _Alignas(8) unsigned char ret[16];
+    wa_p2_imp_check_write((int32_t)out, (int32_t)(uintptr_t)ret);
+    if (ret[0])
+        return wa_p2_stream_error(ret + 8);
+    *n = *(const uint64_t *)(const void *)(ret + 8);
+    return 0;
+}
+
+int wa_p2_write(uint32_t out, const void *buf, size_t len)
+{
+    _Alignas(4) unsigned char ret[12];
+    wa_p2_imp_write((int32_t)out, (int32_t)(uintptr_t)buf, (int32_t)len, (int32_t)(uintptr_t)ret);
+    return ret[0] ? wa_p2_stream_error(ret + 4) : 0;
+}
+
+int wa_p2_flush(uint32_t out)
+{
+    _Alignas(4) unsigned char ret[12];
+    wa_p2_imp_flush((int32_t)out, (int32_t)(uintptr_t)ret);
+    return ret[0] ? wa_p2_stream_error(ret + 4) : 0;
+}
+
+uint32_t wa_p2_output_subscribe(uint32_t out)
+{
+    wa_p2_live++;
+    return (uint32_t)wa_p2_imp_out_subscribe((int32_t)out);
+}
+
+void wa_p2_output_drop(uint32_t out)
+{
+    wa_p2_live--;
+    wa_p2_imp_out_drop((int32_t)out);
+}
+
+int wa_p2_read(uint32_t in, uint64_t len, unsigned char **data, size_t *n)
+{
+    _Alignas(4) unsigned char ret[12];
+    wa_p2_imp_read((int32_t)in, (int64_t)len, (int32_t)(uintptr_t)ret);
+    if (ret[0])
+        return wa_p2_stream_error(ret + 4);
+    *data = (unsigned char *)(uintptr_t)*(const uint32_t *)(const void *)(ret + 4);
+    *n = *(const uint32_t *)(const void *)(ret + 8);
+    return 0;
+}
+
+uint32_t wa_p2_input_subscribe(uint32_t in)
+{
+    wa_p2_live++;
+    return (uint32_t)wa_p2_imp_in_subscribe((int32_t)in);
+}
+
+void wa_p2_input_drop(uint32_t in)
+{
+    wa_p2_live--;
+    wa_p2_imp_in_drop((int32_t)in);
+}
+
