@@ -280,6 +280,30 @@ static void test_read_all(void)
     free(data);
 }
 
+/* A stream with nothing to read whose readiness cannot be set up: a read
+ * finishes with that error instead of waiting for ever. */
+static int nothing_read(wa_stream *s, void *buf, size_t cap, size_t *n)
+{
+    (void)s, (void)buf, (void)cap, (void)n;
+    return WA_EAGAIN;
+}
+static wa_future *nothing_ready(wa_stream *s, int dir, void *storage)
+{
+    (void)s, (void)dir;
+    return wa_stream_ready_error(storage, WA_ENOMEM);
+}
+static const wa_stream_vt nothing_vt = {nothing_read, NULL, NULL, nothing_ready, NULL};
+
+static void test_ready_error(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream s = {&nothing_vt};
+    wa_read r;
+    char buf[8];
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, &s, buf, sizeof buf)), WA_ENOMEM);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_pipe_backpressure);
@@ -287,5 +311,6 @@ int main(void)
     RUN(test_write_timeout);
     RUN(test_copy);
     RUN(test_read_all);
+    RUN(test_ready_error);
     return check_finish();
 }

@@ -40,6 +40,10 @@ struct wa_stream {
     const wa_stream_vt *vt;
 };
 
+/* For implementers of ready(): a future in storage that finishes at once
+ * with err (a readiness that could not be set up, e.g. WA_ENOMEM). */
+wa_future *wa_stream_ready_error(void *storage, int err);
+
 #define WA_STREAM_WAIT_SIZE 48
 
 /* Storage for a stream's readiness future (private). */

@@ -12,6 +12,27 @@ static int wa_stream_wait_step(int *waiting, wa_stream_wait *wait, wa_cx *cx)
     return rc == WA_PENDING ? 0 : rc < 0 ? rc : 1;
 }
 
+typedef struct wa_ready_error {
+    wa_future fut;
+    int err;
+} wa_ready_error;
+
+static int wa_ready_error_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    return ((wa_ready_error *)f)->err;
+}
+
+static const wa_future_vt wa_ready_error_vt = {wa_ready_error_poll, NULL, "ready_error"};
+
+wa_future *wa_stream_ready_error(void *storage, int err)
+{
+    _Static_assert(sizeof(wa_ready_error) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
+    wa_ready_error *r = storage;
+    *r = (wa_ready_error){{&wa_ready_error_vt}, err};
+    return &r->fut;
+}
+
 static int wa_read_poll(wa_future *f, wa_cx *cx)
 {
     wa_read *r = (wa_read *)f;

@@ -104,9 +104,10 @@ static wa_future *wa_p2_ready(wa_stream *st, int dir, void *storage)
     int i = dir == WA_STREAM_WRITE;
     if (!s->registered[i]) {
         uint32_t p = i ? wa_p2_output_subscribe(s->out) : wa_p2_input_subscribe(s->in);
-        if (wa_pollable_register(s->rt, p, &s->key[i]) == 0)
-            s->registered[i] = 1;
-        /* on failure the wait below finds a stale key and reports it */
+        int rc = wa_pollable_register(s->rt, p, &s->key[i]);
+        if (rc < 0)
+            return wa_stream_ready_error(storage, rc);
+        s->registered[i] = 1;
     }
     return wa_pollable_wait_init(storage, s->key[i]);
 }
