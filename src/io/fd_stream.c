@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errno_map.h"
 #include "fd_stream.h"
 #include "wasync/runtime.h"
 
@@ -25,24 +26,6 @@ typedef struct wa_fd_stream {
     wa_fd_key key;
 } wa_fd_stream;
 
-/* An errno of read or write as a wasync code. */
-static int wa_fd_error(int err)
-{
-    switch (err) {
-    case EAGAIN:
-        return WA_EAGAIN;
-    case EPIPE:
-        return WA_ECLOSED;
-    case ECONNRESET:
-        return WA_ECONNRESET;
-    case ENOMEM:
-    case ENOBUFS:
-        return WA_ENOMEM;
-    default:
-        return WA_EIO;
-    }
-}
-
 static int wa_fd_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
 {
     wa_fd_stream *s = (wa_fd_stream *)st;
@@ -50,7 +33,7 @@ static int wa_fd_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
     while ((k = read(s->fd, buf, cap)) < 0 && errno == EINTR) {
     }
     if (k < 0)
-        return wa_fd_error(errno);
+        return wa_errno_map(errno);
     *n = (size_t)k;
     return k ? 0 : WA_ECLOSED;
 }
@@ -62,7 +45,7 @@ static int wa_fd_try_write(wa_stream *st, const void *buf, size_t len, size_t *n
     while ((k = s->sock ? send(s->fd, buf, len, MSG_NOSIGNAL) : write(s->fd, buf, len)) < 0 && errno == EINTR) {
     }
     if (k < 0)
-        return wa_fd_error(errno);
+        return wa_errno_map(errno);
     *n = (size_t)k;
     return 0;
 }

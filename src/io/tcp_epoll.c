@@ -11,8 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "errno_map.h"
 #include "fd_stream.h"
-#include "ip.h"
+#include "tcp.h"
 #include "wasync/net.h"
 
 struct wa_tcp {
@@ -21,28 +22,6 @@ struct wa_tcp {
     wa_fd_key key;
     uint16_t port;
 };
-
-static int wa_tcp_errno(int err)
-{
-    switch (err) {
-    case ECONNREFUSED:
-        return WA_ECONNREFUSED;
-    case EADDRINUSE:
-        return WA_EADDRINUSE;
-    case ETIMEDOUT:
-        return WA_ETIMEDOUT;
-    case ECONNRESET:
-        return WA_ECONNRESET;
-    case ENOMEM:
-    case ENOBUFS:
-        return WA_ENOMEM;
-    case EADDRNOTAVAIL:
-    case EINVAL:
-        return WA_EINVAL;
-    default:
-        return WA_EIO;
-    }
-}
 
 static struct sockaddr_in wa_tcp_sockaddr(const wa_tcp_op *op)
 {
@@ -76,7 +55,7 @@ static int wa_tcp_fail(wa_tcp_op *op, int rc)
 static int wa_tcp_socket(wa_tcp_op *op)
 {
     if ((op->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
-        return wa_tcp_errno(errno);
+        return wa_errno_map(errno);
     int rc = wa_fd_register(op->rt, op->fd, &op->key);
     if (rc < 0)
         return wa_tcp_fail(op, rc);
@@ -115,7 +94,7 @@ static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
     if (rc == 0 && (setsockopt(op->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
                     bind(op->fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(op->fd, SOMAXCONN) < 0 ||
                     getsockname(op->fd, (struct sockaddr *)&a, &len) < 0))
-        rc = wa_tcp_fail(op, wa_tcp_errno(errno));
+        rc = wa_tcp_fail(op, wa_errno_map(errno));
     if (rc < 0) {
         free(l);
         return rc;
@@ -133,10 +112,9 @@ static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_op_drop
 
 static wa_future *wa_tcp_op_init(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
 {
-    *op = (wa_tcp_op){.fut = {vt}, .rt = rt, .port = port, .fd = -1};
-    if (ip && wa_ip4_parse(ip, op->ip) < 0)
-        op->step = -1; /* poll reports WA_EINVAL */
-    return &op->fut;
+    wa_future *f = wa_tcp_op_start(op, vt, rt, ip, port);
+    op->fd = -1;
+    return f;
 }
 
 wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
@@ -166,7 +144,7 @@ static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
         if (errno == EINTR || errno == ECONNABORTED)
             continue;
         if (errno != EAGAIN)
-            return wa_tcp_errno(errno);
+            return wa_errno_map(errno);
         if ((rc = wa_tcp_wait(op, op->listener->key, WA_READABLE, cx)) != 0)
             return rc;
     }
@@ -194,7 +172,7 @@ static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
             return rc;
         op->step = 1;
         if (connect(op->fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS)
-            return wa_tcp_fail(op, wa_tcp_errno(errno));
+            return wa_tcp_fail(op, wa_errno_map(errno));
         rc = wa_tcp_wait(op, op->key, WA_WRITABLE, cx);
     } else {
         rc = wa_tcp_waited(op, cx);
@@ -205,7 +183,7 @@ static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
     if (getsockopt(op->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
         err = errno;
     if (err)
-        return wa_tcp_fail(op, wa_tcp_errno(err));
+        return wa_tcp_fail(op, wa_errno_map(err));
     rc = wa_fd_stream_adopt(op->rt, op->fd, &op->key, &op->conn); /* takes both */
     op->fd = -1;
     op->registered = 0;

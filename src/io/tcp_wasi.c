@@ -4,7 +4,7 @@
 
 #include "../core/rt.h"
 #include "../wasi/sockets.h"
-#include "ip.h"
+#include "tcp.h"
 #include "wasi_stream.h"
 #include "wasync/net.h"
 
@@ -135,10 +135,9 @@ static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_op_drop
 
 static wa_future *wa_tcp_op_init(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
 {
-    *op = (wa_tcp_op){.fut = {vt}, .rt = rt, .port = port, .sock = WA_NO_HANDLE, .net = WA_NO_HANDLE};
-    if (ip && wa_ip4_parse(ip, op->ip) < 0)
-        op->step = -1; /* poll reports WA_EINVAL */
-    return &op->fut;
+    wa_future *f = wa_tcp_op_start(op, vt, rt, ip, port);
+    op->sock = op->net = WA_NO_HANDLE;
+    return f;
 }
 
 wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
