@@ -64,13 +64,15 @@ static inline wa_rt *check_sim_rt(uint64_t seed)
     return rt;
 }
 
-/* Asserts that rt holds nothing (tasks, timers) and frees it. */
+/* Asserts that rt holds nothing (tasks, timers, registered sources) and
+ * frees it. */
 #define CHECK_RT_EMPTY_FREE(rt)                     \
     do {                                            \
         wa_rt_stats st_;                            \
         wa_rt_stats_get((rt), &st_);                \
         CHECK_EQ(st_.tasks, 0);                     \
         CHECK_EQ(st_.timers, 0);                    \
+        CHECK_EQ(st_.sources, 0);                   \
         wa_rt_free(rt);                             \
     } while (0)
 
