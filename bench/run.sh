@@ -88,3 +88,8 @@ bench/wasip2/run.sh "$build/wasip2"
 cmake --preset wasip2 >/dev/null
 cmake --build --preset wasip2 >/dev/null
 node node_modules/@bytecodealliance/jco/dist/jco.js run build/wasip2/tests/wasip2/sleeps.component.wasm
+
+# WASI 0.2 HTTP under jco serve: 1,000 requests 50 at a time, requests/s
+# and latency (jco's synchronous host calls set the pace here).
+node bench/wasip2/http_load.mjs build/wasip2/tests/wasip2/http_hello.component.wasm / "" "$runs"
+node bench/wasip2/http_load.mjs build/wasip2/tests/wasip2/http_server.component.wasm /echo 65536 "$runs"
