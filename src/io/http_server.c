@@ -138,8 +138,7 @@ typedef struct wa_http_wait {
 } wa_http_wait;
 
 static int wa_http_wait_poll(wa_future *f, wa_cx *cx) { return wa_poll(&((wa_http_wait *)f)->task->fut, cx); }
-static void wa_http_wait_drop(wa_future *f) { (void)f; }
-static const wa_future_vt wa_http_wait_vt = {wa_http_wait_poll, wa_http_wait_drop, "http_request"};
+static const wa_future_vt wa_http_wait_vt = {wa_http_wait_poll, NULL, "http_request"};
 
 void wa_http_serve_(uint32_t req, uint32_t outparam, wa_http_handler handler)
 {
