@@ -32,6 +32,9 @@ typedef struct wa_backend_vt {
      * backend has no other thread to be woken from. */
     void (*notify)(wa_backend *b);
     void (*free)(wa_backend *b);
+    /* Its fd registrations (internal), for wa_fd_register and the rest
+     * below; NULL for a backend without fds. */
+    struct wa_fd_regs *(*fd_regs)(wa_backend *b);
 } wa_backend_vt;
 
 /* The common head of every backend. */

@@ -1,6 +1,6 @@
 /* Native Linux backend: epoll with the runtime's next deadline as timeout,
- * an eventfd for cross-thread notify, and fd registrations kept in a slab
- * whose keys carry a generation (stale keys are detected, never trusted). */
+ * an eventfd for cross-thread notify, and fd registrations (fd_regs.c)
+ * added to the epoll set edge-triggered. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -9,27 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/keys.h"
-#include "../core/rt.h"
-
-typedef struct wa_reg {
-    wa_keyslot slot;
-    int fd;
-    unsigned ready;     /* WA_READABLE | WA_WRITABLE seen and not yet taken */
-    wa_waker rd, wr;
-} wa_reg;
+#include "fd_regs.h"
 
 typedef struct wa_epoll {
     wa_backend base;
     int epfd, evfd;
-    wa_keys regs;       /* key = generation << 32 | slot */
+    wa_fd_regs regs;
     int have_pwait2;
 } wa_epoll;
-
-static wa_reg *wa_epoll_lookup(wa_epoll *e, wa_fd_key key)
-{
-    return wa_keys_get(&e->regs, (uint32_t)key, (uint32_t)(key >> 32));
-}
 
 #define WA_EVFD_KEY UINT64_MAX
 #define WA_EPOLL_BATCH 64
@@ -50,17 +37,12 @@ static void wa_epoll_dispatch(wa_epoll *e, const struct epoll_event *ev)
         }
         return;
     }
-    wa_reg *r = wa_epoll_lookup(e, ev->data.u64);
-    if (!r)
+    wa_fd_reg *g = wa_fd_regs_lookup(&e->regs, ev->data.u64);
+    if (!g)
         return; /* deregistered while the event was in flight */
-    if (ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
-        r->ready |= WA_READABLE;
-        wa_waker_wake(&r->rd);
-    }
-    if (ev->events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) {
-        r->ready |= WA_WRITABLE;
-        wa_waker_wake(&r->wr);
-    }
+    /* HUP and errors are both: the I/O call reports them */
+    wa_fd_regs_ready(g, (ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR) ? WA_READABLE : 0) |
+                            (ev->events & (EPOLLOUT | EPOLLHUP | EPOLLERR) ? WA_WRITABLE : 0));
 }
 
 static int wa_epoll_wait(wa_backend *b, uint64_t deadline)
@@ -102,21 +84,27 @@ static void wa_epoll_notify(wa_backend *b)
 static void wa_epoll_free(wa_backend *b)
 {
     wa_epoll *e = (wa_epoll *)b;
-    for (uint32_t i = 0; i < e->regs.n; i++) {
-        wa_reg *r = (wa_reg *)wa_keys_at(&e->regs, i);
-        if (r->slot.live) {
-            wa_waker_drop(&r->rd);
-            wa_waker_drop(&r->wr);
-        }
-    }
+    wa_fd_regs_free(&e->regs);
     close(e->epfd);
     close(e->evfd);
-    wa_keys_free(&e->regs);
     free(e);
 }
 
+static wa_fd_regs *wa_epoll_regs(wa_backend *b) { return &((wa_epoll *)b)->regs; }
+
 static const wa_backend_vt wa_epoll_vt = {"epoll", wa_epoll_now, wa_epoll_wait, wa_epoll_notify,
-                                          wa_epoll_free};
+                                          wa_epoll_free, wa_epoll_regs};
+
+/* Both directions, edge-triggered: the registration keeps what was seen. */
+static int wa_epoll_add(wa_backend *b, int fd, wa_fd_key key)
+{
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.u64 = key};
+    if (epoll_ctl(((wa_epoll *)b)->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+        return errno == ENOMEM ? WA_ENOMEM : WA_EINVAL;
+    return 0;
+}
+
+static void wa_epoll_del(wa_backend *b, int fd) { epoll_ctl(((wa_epoll *)b)->epfd, EPOLL_CTL_DEL, fd, NULL); }
 
 wa_backend *wa_backend_epoll_new(int *err)
 {
@@ -127,7 +115,7 @@ wa_backend *wa_backend_epoll_new(int *err)
         return NULL;
     }
     e->base.vt = &wa_epoll_vt;
-    wa_keys_init(&e->regs, sizeof(wa_reg), UINT32_MAX);
+    wa_fd_regs_init(&e->regs, wa_epoll_add, wa_epoll_del);
     e->have_pwait2 = 1;
     e->epfd = epoll_create1(EPOLL_CLOEXEC);
     e->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -143,100 +131,4 @@ wa_backend *wa_backend_epoll_new(int *err)
         return NULL;
     }
     return &e->base;
-}
-
-static wa_epoll *wa_epoll_of(wa_rt *rt)
-{
-    return rt->backend->vt == &wa_epoll_vt ? (wa_epoll *)rt->backend : NULL;
-}
-
-int wa_fd_register(wa_rt *rt, int fd, wa_fd_key *key)
-{
-    wa_epoll *e = wa_epoll_of(rt);
-    if (!e)
-        return WA_ENOSYS;
-    uint32_t idx;
-    if (wa_keys_alloc(&e->regs, &idx) < 0)
-        return WA_ENOMEM;
-    wa_reg *r = (wa_reg *)wa_keys_at(&e->regs, idx);
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-                             .data.u64 = ((uint64_t)r->slot.gen << 32) | idx};
-    if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-        int err = errno;
-        wa_keys_release(&e->regs, idx);
-        return err == ENOMEM ? WA_ENOMEM : WA_EINVAL;
-    }
-    r->fd = fd;
-    *key = ev.data.u64;
-    e->base.sources++;
-    return 0;
-}
-
-int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
-{
-    wa_epoll *e = wa_epoll_of(rt);
-    if (!e)
-        return WA_ENOSYS;
-    wa_reg *r = wa_epoll_lookup(e, key);
-    if (!r)
-        return wa_misuse(WA_ESTALE, "deregister of a stale fd key");
-    epoll_ctl(e->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-    /* Whoever still waits is told (its next poll sees WA_ECLOSED) rather
-     * than left waiting forever. */
-    wa_waker_wake(&r->rd);
-    wa_waker_wake(&r->wr);
-    wa_keys_release(&e->regs, (uint32_t)key);
-    e->base.sources--;
-    return 0;
-}
-
-static int wa_fd_wait_poll(wa_future *f, wa_cx *cx)
-{
-    wa_fd_wait *w = (wa_fd_wait *)f;
-    wa_epoll *e = wa_epoll_of(cx->rt);
-    wa_reg *r = e ? wa_epoll_lookup(e, w->key) : NULL;
-    if (!r) {
-        if (!e)
-            return WA_ENOSYS;
-        /* Deregistered while we waited (closing a source is how another
-         * task stops a wait): an error, not misuse. */
-        if (w->rt)
-            return WA_ECLOSED;
-        return wa_misuse(WA_ESTALE, "wait on a stale fd key");
-    }
-    w->rt = cx->rt;
-    unsigned got = r->ready & w->events;
-    if (got) {
-        r->ready &= ~got;
-        w->ready = got;
-        return WA_READY;
-    }
-    if (w->events & WA_READABLE)
-        wa_waker_store(&r->rd, cx);
-    if (w->events & WA_WRITABLE)
-        wa_waker_store(&r->wr, cx);
-    return WA_PENDING;
-}
-
-static void wa_fd_wait_drop(wa_future *f)
-{
-    wa_fd_wait *w = (wa_fd_wait *)f;
-    wa_reg *r = w->rt ? wa_epoll_lookup(wa_epoll_of(w->rt), w->key) : NULL;
-    if (r && (w->events & WA_READABLE))
-        wa_waker_drop(&r->rd);
-    if (r && (w->events & WA_WRITABLE))
-        wa_waker_drop(&r->wr);
-    w->rt = NULL;
-}
-
-static const wa_future_vt wa_fd_wait_vt = {wa_fd_wait_poll, wa_fd_wait_drop, "fd_wait"};
-
-wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events)
-{
-    w->fut.vt = &wa_fd_wait_vt;
-    w->key = key;
-    w->events = events;
-    w->ready = 0;
-    w->rt = NULL;
-    return &w->fut;
 }

@@ -87,7 +87,7 @@ static void wa_js_free(wa_backend *b)
     free(h);
 }
 
-static const wa_backend_vt wa_js_vt = {"js", wa_js_now, wa_js_wait, NULL, wa_js_free};
+static const wa_backend_vt wa_js_vt = {"js", wa_js_now, wa_js_wait, NULL, wa_js_free, NULL};
 
 wa_rt *wa_js_rt(void) { return wa_js_runtime; }
 

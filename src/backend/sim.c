@@ -22,7 +22,7 @@ static int wa_sim_wait(wa_backend *b, uint64_t deadline)
 
 static void wa_sim_free(wa_backend *b) { free(b); }
 
-static const wa_backend_vt wa_sim_vt = {"sim", wa_sim_now, wa_sim_wait, NULL, wa_sim_free};
+static const wa_backend_vt wa_sim_vt = {"sim", wa_sim_now, wa_sim_wait, NULL, wa_sim_free, NULL};
 
 wa_backend *wa_backend_sim_new(uint64_t seed)
 {

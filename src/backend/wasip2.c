@@ -163,7 +163,7 @@ static void wa_p2_free(wa_backend *b)
     free(h);
 }
 
-static const wa_backend_vt wa_p2_vt = {"wasip2", wa_p2_clock, wa_p2_wait, NULL, wa_p2_free};
+static const wa_backend_vt wa_p2_vt = {"wasip2", wa_p2_clock, wa_p2_wait, NULL, wa_p2_free, NULL};
 
 wa_backend *wa_backend_wasip2_new(int *err)
 {
