@@ -9,7 +9,8 @@ deps:
 # Native tests under ASan+UBSan, then under TSan (threads: DNS lookups,
 # cross-thread notify), then the optimised build, then the JS host (wasm32
 # modules on Node 20, Node 24 and headless Chromium), then WASI 0.2
-# components (the core suite and the wasip2 backend's, under jco).
+# components (the core suite and the wasip2 backend's, under jco), then
+# WASI 0.1 modules (the core suite and the wasip1 backend's, node:wasi).
 test: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan
@@ -26,6 +27,9 @@ test: deps
 	cmake --preset wasip2 >/dev/null
 	cmake --build --preset wasip2
 	ctest --preset wasip2
+	cmake --preset wasip1 >/dev/null
+	cmake --build --preset wasip1
+	ctest --preset wasip1
 
 # The demo natively, then the same source as a WASI 0.2 component under jco.
 demo:

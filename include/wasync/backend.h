@@ -60,9 +60,18 @@ int wa_sim_advance(wa_backend *sim, uint64_t ns);
 /* Native Linux: epoll_wait with the next deadline, an eventfd for notify.
  * Returns NULL and sets *err (if not NULL) on failure. */
 wa_backend *wa_backend_epoll_new(int *err);
+#endif
 
-/* Registers fd for readiness events with the epoll backend of rt. A
- * registration is a key with a generation: stale keys are detected. */
+#if defined(WASYNC_HOST_WASIP1)
+/* WASI 0.1: poll_oneoff with one clock subscription for the next deadline
+ * and one per fd direction waited on. NULL and *err on failure. */
+wa_backend *wa_backend_wasip1_new(int *err);
+#endif
+
+#if defined(__linux__) || defined(WASYNC_HOST_WASIP1)
+/* Registers fd for readiness events with the backend of rt (epoll, or
+ * WASI 0.1's poll_oneoff). A registration is a key with a generation:
+ * stale keys are detected. */
 typedef uint64_t wa_fd_key;
 enum { WA_READABLE = 1, WA_WRITABLE = 2 };
 

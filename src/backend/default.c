@@ -8,6 +8,8 @@ wa_backend *wa_backend_default_(int *err)
     return wa_backend_epoll_new(err);
 #elif defined(WASYNC_HOST_WASIP2)
     return wa_backend_wasip2_new(err);
+#elif defined(WASYNC_HOST_WASIP1)
+    return wa_backend_wasip1_new(err);
 #else
     wa_backend *b = wa_backend_sim_new(0);
     if (!b)

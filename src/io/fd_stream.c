@@ -17,12 +17,23 @@
 _Static_assert(sizeof(wa_fd_wait) <= WA_STREAM_WAIT_SIZE && sizeof(wa_yield) <= WA_STREAM_WAIT_SIZE,
                "readiness storage too small");
 
+/* Sockets are written with send(MSG_NOSIGNAL), never raising SIGPIPE.
+ * WASI 0.1 has no signals, and a stdio socket there is no WASI socket
+ * (Node's WASI crashes on sock_send to one): write() it is. */
+#if defined(__wasi__)
+#define WA_FD_SEND 0
+#define MSG_NOSIGNAL 0
+#else
+#define WA_FD_SEND 1
+#endif
+
 typedef struct wa_fd_stream {
     wa_stream base;
     wa_rt *rt;
     int fd, sock;   /* sock: send() with MSG_NOSIGNAL, never SIGPIPE */
     int registered; /* (not a regular file) */
     int flags;      /* the fd's flags to put back on close, or -1 */
+    int borrowed;   /* the fd is not closed (WASI 0.1's stdio: no dup) */
     wa_fd_key key;
 } wa_fd_stream;
 
@@ -72,16 +83,18 @@ static void wa_fd_close(wa_stream *st)
         wa_fd_deregister(s->rt, s->key);
     if (s->flags >= 0) /* shared with others (a dup of stdin): as it was */
         fcntl(s->fd, F_SETFL, s->flags);
-    close(s->fd);
+    if (!s->borrowed)
+        close(s->fd);
     free(s);
 }
 
 static const wa_stream_vt wa_fd_stream_vt = {wa_fd_try_read, wa_fd_try_write, wa_fd_try_flush, wa_fd_ready,
                                              wa_fd_close};
 
-/* The stream over fd (taken), with its registration (taken; NULL: made
- * here unless fd is a regular file), putting flags back on close. */
-static int wa_fd_stream_new(wa_rt *rt, int fd, const wa_fd_key *key, int flags, wa_stream **out)
+/* The stream over fd (taken, unless borrowed), with its registration
+ * (taken; NULL: made here unless fd is a regular file), putting flags back
+ * on close. */
+static int wa_fd_stream_new(wa_rt *rt, int fd, const wa_fd_key *key, int flags, int borrowed, wa_stream **out)
 {
     wa_fd_stream *s = malloc(sizeof *s);
     struct stat st;
@@ -94,19 +107,20 @@ static int wa_fd_stream_new(wa_rt *rt, int fd, const wa_fd_key *key, int flags, 
             wa_fd_deregister(rt, *key);
         if (flags >= 0)
             fcntl(fd, F_SETFL, flags);
-        close(fd);
+        if (!borrowed)
+            close(fd);
         free(s);
         return rc;
     }
-    *s = (wa_fd_stream){.base = {&wa_fd_stream_vt}, .rt = rt, .fd = fd, .sock = kind == S_IFSOCK,
-                        .registered = key || kind != S_IFREG, .flags = flags, .key = k};
+    *s = (wa_fd_stream){.base = {&wa_fd_stream_vt}, .rt = rt, .fd = fd, .sock = WA_FD_SEND && kind == S_IFSOCK,
+                        .registered = key || kind != S_IFREG, .flags = flags, .borrowed = borrowed, .key = k};
     *out = &s->base;
     return 0;
 }
 
 int wa_fd_stream_adopt(wa_rt *rt, int fd, const wa_fd_key *key, wa_stream **out)
 {
-    return wa_fd_stream_new(rt, fd, key, -1, out);
+    return wa_fd_stream_new(rt, fd, key, -1, 0, out);
 }
 
 /* Makes fd non-blocking; returns its flags before, or -1 (fd closed). */
@@ -129,8 +143,16 @@ int wa_stdio(wa_rt *rt, int fd, wa_stream **out)
 {
     if (fd < 0 || fd > 2)
         return WA_EINVAL;
+#ifdef F_DUPFD_CLOEXEC
     /* A duplicate, so closing the stream leaves the process's fd; the two
      * share their flags, so the original ones go back on close. */
     int d = fcntl(fd, F_DUPFD_CLOEXEC, 3), flags = d < 0 ? -1 : wa_fd_nonblock(d);
-    return flags < 0 ? WA_EIO : wa_fd_stream_new(rt, d, NULL, flags, out);
+    return flags < 0 ? WA_EIO : wa_fd_stream_new(rt, d, NULL, flags, 0, out);
+#else
+    /* WASI 0.1 has no dup: the stream borrows the fd itself */
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        return WA_EIO;
+    return wa_fd_stream_new(rt, fd, NULL, flags, 1, out);
+#endif
 }

@@ -1,7 +1,8 @@
-// examples/stdio_copy.c, natively ($WASYNC_NATIVE) or as a component under
-// `jco run`: stdin to stdout byte for byte through pipes (fed in chunks
-// with pauses, so the reads wait), from a file to a file (no waiting
-// possible: regular files), and for empty input.
+// examples/stdio_copy.c natively ($WASYNC_NATIVE), as a WASI 0.1 module
+// under node:wasi ($WASYNC_WASI1, run by $WASI1_RUN) or as a component
+// under `jco run`: stdin to stdout byte for byte through pipes (fed in
+// chunks with pauses, so the reads wait), from a file to a file (no
+// waiting possible: regular files), and for empty input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,15 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const native = process.env.WASYNC_NATIVE;
+const native = process.env.WASYNC_NATIVE, wasi1 = process.env.WASYNC_WASI1;
 // jco's stdout drops what a pipe holds at exit if the reader lags: keep a
-// component's output small (a native one streams any size).
-const SIZE = native ? 1 << 20 : 48 * 1024;
+// component's output small (the other hosts stream any size).
+const SIZE = native || wasi1 ? 1 << 20 : 48 * 1024;
 
 function start(stdio) {
-  return native
-    ? spawn(native, [], { stdio })
-    : spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT], { stdio });
+  if (native) return spawn(native, [], { stdio });
+  if (wasi1) return spawn(process.execPath, ['--no-warnings', process.env.WASI1_RUN, wasi1], { stdio });
+  return spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT], { stdio });
 }
 
 const finished = (child) => new Promise((resolve) => child.on('close', (code) => resolve(code)));
