@@ -19,9 +19,9 @@ int main(void)
     if ((rc = wa_stdio(rt, 0, &in)) == 0 && (rc = wa_stdio(rt, 1, &out)) == 0)
         rc = wa_block_on(rt, wa_copy_init(&copy, in, out));
     if (in)
-        wa_stream_close(in);
+        wa_stream_close(&in);
     if (out)
-        wa_stream_close(out);
+        wa_stream_close(&out);
     wa_rt_free(rt);
     fprintf(stderr, "copied %llu bytes%s%s\n", (unsigned long long)copy.copied, rc < 0 ? ": " : "",
             rc < 0 ? wa_strerror(rc) : "");

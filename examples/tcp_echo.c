@@ -38,7 +38,7 @@ static void echo_drop(wa_future *f)
     echo *t = (echo *)f;
     wa_coro_drop(f);
     if (t->conn)
-        wa_stream_close(t->conn);
+        wa_stream_close(&t->conn);
     t->conn = NULL;
 }
 static const wa_future_vt echo_vt = {echo_poll, echo_drop, "echo"};
@@ -70,7 +70,7 @@ static int server_poll(wa_future *f, wa_cx *cx)
         echo e = {.conn = t->op.conn};
         wa_coro_init(&e.wa, &echo_vt);
         if (wa_scope_spawn_of(&t->scope, &e, NULL) < 0)
-            wa_stream_close(e.conn);
+            wa_stream_close(&e.conn);
         t->served++;
     }
     WA_AWAIT(wa_scope_wait(&t->scope));

@@ -59,7 +59,7 @@ static int echo_poll(wa_future *f, wa_cx *cx)
         if (WA_STATUS < 0)
             break;
     }
-    wa_stream_close(t->conn);
+    wa_stream_close(&t->conn);
     WA_RETURN(WA_STATUS == WA_ECLOSED ? 0 : WA_STATUS);
     WA_END();
 }
@@ -139,7 +139,7 @@ static int client_poll(wa_future *f, wa_cx *cx)
     t->rd = (reader){.conn = t->op.conn, .into = t->in};
     wa_coro_init(&t->rd.wa, &reader_vt);
     WA_AWAIT(wa_join_all(&t->both, wa_write_init(&t->w, t->op.conn, t->out, BYTES), &t->rd.wa.fut));
-    wa_stream_close(t->op.conn);
+    wa_stream_close(&t->op.conn);
     if (WA_STATUS == 0 && t->rd.got == BYTES && !memcmp(t->in, t->out, BYTES))
         (*t->ok)++;
     WA_RETURN(WA_STATUS);
@@ -250,8 +250,8 @@ static void test_cancel(void)
     CHECK_EQ(wa_block_on(rt, wa_join_all(&both, wa_tcp_connect_init(&con, rt, "127.0.0.1", wa_tcp_port(l)),
                                          wa_tcp_accept_init(&acc, l))),
              0); /* still listening */
-    wa_stream_close(con.conn);
-    wa_stream_close(acc.conn);
+    wa_stream_close(&con.conn);
+    wa_stream_close(&acc.conn);
     closer c = {.l = l};
     wa_coro_init(&c.wa, &closer_vt);
     wa_spawn_of(rt, &c, NULL);

@@ -21,7 +21,7 @@ static int producer_poll(wa_future *f, wa_cx *cx)
     WA_BEGIN(t, cx);
     WA_AWAIT(wa_write_init(&t->w, t->out, t->data, t->len));
     if (t->close)
-        wa_stream_close(t->out);
+        wa_stream_close(&t->out);
     WA_RETURN(WA_STATUS);
     WA_END();
 }
@@ -49,7 +49,7 @@ static int consumer_poll(wa_future *f, wa_cx *cx)
         t->got += t->r.n;
         t->reads++;
     }
-    wa_stream_close(t->in);
+    wa_stream_close(&t->in);
     WA_END();
 }
 static const wa_future_vt consumer_vt = {consumer_poll, wa_coro_drop, "consumer"};
@@ -101,12 +101,12 @@ static void test_pipe_reader_closes(void)
     wa_spawn_of(rt, &p, &jp);
     wa_rt_tick(rt, NULL);
     CHECK(!wa_join_done(&jp)); /* 16 bytes in, waiting for room */
-    wa_stream_close(rd);
+    wa_stream_close(&rd);
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(wa_join_status(&jp), WA_ECLOSED);
     CHECK_EQ(((producer *)wa_join_output(&jp))->w.done, 16);
     wa_join_drop(&jp);
-    wa_stream_close(wr);
+    wa_stream_close(&wr);
     CHECK_RT_EMPTY_FREE(rt);
 }
 
@@ -145,9 +145,9 @@ static void test_write_timeout(void)
     CHECK_EQ(rd->vt->try_read(rd, buf, sizeof buf, &n), 0);
     CHECK_EQ(n, 16);
     CHECK_EQ(rd->vt->try_read(rd, buf, sizeof buf, &n), WA_EAGAIN);
-    wa_stream_close(wr);
+    wa_stream_close(&wr);
     CHECK_EQ(rd->vt->try_read(rd, buf, sizeof buf, &n), WA_ECLOSED);
-    wa_stream_close(rd);
+    wa_stream_close(&rd);
     CHECK_RT_EMPTY_FREE(rt);
 }
 
@@ -164,8 +164,8 @@ static int copier_poll(wa_future *f, wa_cx *cx)
     copier *t = (copier *)f;
     WA_BEGIN(t, cx);
     WA_AWAIT(wa_copy_init(&t->c, t->in, t->out));
-    wa_stream_close(t->in);
-    wa_stream_close(t->out); /* the consumer then sees the end */
+    wa_stream_close(&t->in);
+    wa_stream_close(&t->out); /* the consumer then sees the end */
     WA_RETURN(WA_STATUS);
     WA_END();
 }
@@ -199,7 +199,7 @@ static wa_future *counted_ready(wa_stream *s, int dir, void *storage)
     wa_stream *in = ((counted *)s)->inner;
     return in->vt->ready(in, dir, storage);
 }
-static void counted_close(wa_stream *s) { wa_stream_close(((counted *)s)->inner); }
+static void counted_close(wa_stream *s) { wa_stream_close(&((counted *)s)->inner); }
 static const wa_stream_vt counted_vt = {counted_read, counted_write, counted_flush, counted_ready, counted_close};
 
 /* 1 MiB copied between two 4 KiB pipes: all of it, in order, and flushed
@@ -214,7 +214,7 @@ static void test_copy(void)
     for (size_t i = 0; i < TOTAL; i++)
         data[i] = (unsigned char)(i * 13 + 5);
     producer p = {.out = w1, .data = data, .len = TOTAL, .close = 1};
-    counted out = {{&counted_vt}, w2, 0};
+    counted out = {WA_STREAM_INIT(&counted_vt), w2, 0};
     copier c = {.in = r1, .out = &out.base};
     consumer k = {.in = r2, .into = into, .chunk = 3000};
     wa_coro_init(&p.wa, &producer_vt);
@@ -248,9 +248,9 @@ static int read_all_of(size_t len, size_t max, int close, wa_read_all *ra, const
     wa_spawn_of(rt, &p, NULL);
     wa_timeout to;
     int rc = wa_block_on(rt, wa_timeout_init(&to, wa_read_all_init(ra, r, max), WA_MS(100)));
-    wa_stream_close(r);
+    wa_stream_close(&r);
     if (!close)
-        wa_stream_close(w);
+        wa_stream_close(&w);
     wa_rt_free(rt); /* (a producer left waiting goes with it) */
     return rc;
 }
@@ -297,10 +297,121 @@ static const wa_stream_vt nothing_vt = {nothing_read, NULL, NULL, nothing_ready,
 static void test_ready_error(void)
 {
     wa_rt *rt = check_sim_rt(0);
-    wa_stream s = {&nothing_vt};
+    wa_stream s = WA_STREAM_INIT(&nothing_vt);
     wa_read r;
     char buf[8];
     CHECK_EQ(wa_block_on(rt, wa_read_init(&r, &s, buf, sizeof buf)), WA_ENOMEM);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Closing both ends of a pipe while a write waits on it, then freeing the
+ * runtime: the write lets go of its end last and the pipe goes with it
+ * (ASan: this was a use after free). */
+static void test_close_while_writing(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream *rd, *wr;
+    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    static unsigned char data[64];
+    producer p = {.out = wr, .data = data, .len = sizeof data};
+    wa_coro_init(&p.wa, &producer_vt);
+    wa_join jp;
+    CHECK_EQ(wa_spawn_of(rt, &p, &jp), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&jp)); /* 16 bytes in, waiting for room */
+    CHECK_EQ(wa_stream_close(&rd), 0);
+    CHECK_EQ(wa_stream_close(&wr), 0); /* the write in flight holds it */
+    CHECK(rd == NULL && wr == NULL);
+    wa_join_drop(&jp);
+    wa_rt_free(rt);
+}
+
+/* A close while a read waits wakes the read, which ends with WA_ECLOSED;
+ * the stream goes when the read lets go. */
+typedef struct read_once {
+    WA_CORO;
+    wa_stream *in;
+    wa_read r;
+    char buf[8];
+} read_once;
+
+static int read_once_poll(wa_future *f, wa_cx *cx)
+{
+    read_once *t = (read_once *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_read_init(&t->r, t->in, t->buf, sizeof t->buf));
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt read_once_vt = {read_once_poll, wa_coro_drop, "read_once"};
+
+static void test_close_wakes_reader(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream *rd, *wr;
+    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    read_once t = {.in = rd};
+    wa_coro_init(&t.wa, &read_once_vt);
+    wa_join j;
+    CHECK_EQ(wa_spawn_of(rt, &t, &j), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&j));
+    CHECK_EQ(wa_stream_close(&rd), 0);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_join_status(&j), WA_ECLOSED);
+    wa_join_drop(&j);
+    CHECK_EQ(wa_stream_close(&wr), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Misuse of a stream handle is reported, never a crash: a double close, a
+ * NULL handle, a second read in flight, NULL buffers. */
+static void test_handle_misuse(void)
+{
+    check_catch_misuse();
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream *rd, *wr;
+    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    int before = check_misuses;
+    CHECK_EQ(wa_stream_close(NULL), WA_EMISUSE);
+    CHECK_EQ(wa_stream_close(&wr), 0);
+    CHECK_EQ(wa_stream_close(&wr), WA_EMISUSE);
+    char buf[4];
+    wa_read r1, r2;
+    wa_write w;
+    CHECK_EQ(wa_block_on(rt, wa_write_init(&w, wr, "x", 1)), WA_EMISUSE);
+    CHECK_EQ(wa_block_on(rt, wa_write_init(&w, rd, NULL, 1)), WA_EINVAL);
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r1, rd, NULL, 1)), WA_EINVAL);
+    CHECK_EQ(check_misuses - before, 5);
+    CHECK_EQ(wa_stream_close(&rd), 0);
+    wa_stream *w2;
+    CHECK_EQ(wa_pipe_new(16, &rd, &w2), 0);
+    wa_cx cx = {WA_NOOP_WAKER, rt, NULL, 0, NULL};
+    CHECK_EQ(wa_poll(wa_read_init(&r1, rd, buf, sizeof buf), &cx), WA_PENDING);
+    CHECK_EQ(wa_poll(wa_read_init(&r2, rd, buf, sizeof buf), &cx), WA_EBUSY);
+    CHECK_EQ(check_misuses - before, 6);
+    wa_drop(&r2.fut);
+    wa_drop(&r1.fut);
+    CHECK_EQ(wa_stream_close(&rd), 0);
+    CHECK_EQ(wa_stream_close(&w2), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* A read of capacity 0 finishes at once with n = 0, data or not. */
+static void test_zero_read(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream *rd, *wr;
+    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    wa_read r;
+    char buf[1];
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, rd, buf, 0)), 0);
+    CHECK_EQ(r.n, 0);
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, rd, NULL, 0)), 0);
+    wa_stream_close(&wr);
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, rd, buf, 0)), 0); /* even at the end */
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, rd, buf, 1)), WA_ECLOSED);
+    wa_stream_close(&rd);
     CHECK_RT_EMPTY_FREE(rt);
 }
 
@@ -312,5 +423,9 @@ int main(void)
     RUN(test_copy);
     RUN(test_read_all);
     RUN(test_ready_error);
+    RUN(test_close_while_writing);
+    RUN(test_close_wakes_reader);
+    RUN(test_handle_misuse);
+    RUN(test_zero_read);
     return check_finish();
 }

@@ -36,9 +36,18 @@ typedef struct wa_stream_vt {
     void (*close)(wa_stream *s);
 } wa_stream_vt;
 
+/* The common head of every stream. vt is the implementer's; the rest is
+ * the stream layer's (zero it): which directions have an operation in
+ * flight, their wakers, and whether the owner closed the stream. */
 struct wa_stream {
     const wa_stream_vt *vt;
+    wa_waker waiter[2];  /* [0] the read in flight, [1] the write */
+    unsigned char busy;  /* WA_STREAM_READ | WA_STREAM_WRITE in flight */
+    unsigned char closed;
 };
+
+/* The initializer of an implementer's stream head: WA_STREAM_INIT(&my_vt). */
+#define WA_STREAM_INIT(vtable) {.vt = (vtable)}
 
 /* For implementers of ready(): a future in storage that finishes at once
  * with err (a readiness that could not be set up, e.g. WA_ENOMEM). */
@@ -55,13 +64,16 @@ typedef union wa_stream_wait {
 } wa_stream_wait;
 
 /* Reads up to cap bytes into buf (borrowed): status 0 with n > 0, or
- * WA_ECLOSED at the end of the stream. */
+ * WA_ECLOSED at the end of the stream. A read of cap 0 finishes at once
+ * with status 0 and n = 0 on every stream, without asking the host. One
+ * read and one write may be in flight on a stream at a time: a second one
+ * in the same direction fails with WA_EBUSY (misuse). */
 typedef struct wa_read {
     wa_future fut;
     wa_stream *s;
     void *buf;
     size_t cap, n;
-    int waiting;
+    int waiting, state;
     wa_stream_wait wait;
 } wa_read;
 wa_future *wa_read_init(wa_read *r, wa_stream *s, void *buf, size_t cap);
@@ -74,7 +86,7 @@ typedef struct wa_write {
     wa_stream *s;
     const unsigned char *buf;
     size_t len, done;
-    int waiting, flush;
+    int waiting, flush, state;
     wa_stream_wait wait;
 } wa_write;
 wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len);
@@ -119,8 +131,13 @@ int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer);
  * Returns 0, WA_EINVAL (another fd), WA_ENOMEM or WA_EIO. */
 int wa_stdio(wa_rt *rt, int fd, wa_stream **s);
 
-/* Closes the stream (its host resources go). */
-static inline void wa_stream_close(wa_stream *s) { s->vt->close(s); }
+/* Closes the stream *s and clears *s, so that a second close or a use
+ * through the same handle is reported as misuse rather than touching freed
+ * memory. An operation still in flight on the stream is woken and ends with
+ * WA_ECLOSED; the host resources go when the last one lets go (at once
+ * when none is in flight). Returns 0, or WA_EMISUSE (NULL, or a stream
+ * already closed through another copy of the handle). */
+int wa_stream_close(wa_stream **s);
 
 #ifdef __cplusplus
 }

@@ -112,7 +112,7 @@ static int wa_fd_stream_new(wa_rt *rt, int fd, const wa_fd_key *key, int flags, 
         free(s);
         return rc;
     }
-    *s = (wa_fd_stream){.base = {&wa_fd_stream_vt}, .rt = rt, .fd = fd, .sock = WA_FD_SEND && kind == S_IFSOCK,
+    *s = (wa_fd_stream){.base = WA_STREAM_INIT(&wa_fd_stream_vt), .rt = rt, .fd = fd, .sock = WA_FD_SEND && kind == S_IFSOCK,
                         .registered = key || kind != S_IFREG, .flags = flags, .borrowed = borrowed, .key = k};
     *out = &s->base;
     return 0;

@@ -53,7 +53,7 @@ void wa_http_response_free(wa_http_response *r)
     if (!r)
         return;
     if (r->body)
-        wa_stream_close(r->body); /* the stream, then its incoming-body */
+        wa_stream_close(&r->body); /* the stream, then its incoming-body */
     wa_http_fields_free(&r->fields);
     wa_p2_incoming_response_drop(r->resp);
     free(r);
@@ -105,7 +105,7 @@ static void wa_http_call_free(wa_http_send *s)
     struct wa_http_call *c = s->call;
     wa_drop_held(&c->tx.w.fut, &c->sending); /* (w and c begin alike: a future) */
     if (c->out)
-        wa_stream_close(c->out);
+        wa_stream_close(&c->out);
     if (c->out_body != WA_NO_HANDLE)
         wa_p2_outgoing_body_drop(c->out_body); /* unfinished: aborted */
     wa_drop_held(&c->wait.fut, &c->waiting);
@@ -172,10 +172,8 @@ static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
         if (rc == WA_PENDING || rc < 0)
             return rc;
     }
-    if (c->out) {
-        wa_stream_close(c->out); /* the stream goes before its body */
-        c->out = NULL;
-    }
+    if (c->out)
+        wa_stream_close(&c->out); /* the stream goes before its body */
     if (c->out_body != WA_NO_HANDLE) {
         uint32_t body = c->out_body;
         c->out_body = WA_NO_HANDLE;

@@ -91,10 +91,8 @@ int wa_http_respond(wa_http_incoming *in, int status, const wa_http_header *head
 /* Ends the response body: finished, or (abort) dropped unfinished. */
 static int wa_http_end_body(wa_http_incoming *in, int abort)
 {
-    if (in->out) {
-        wa_stream_close(in->out); /* the stream goes before its body */
-        in->out = NULL;
-    }
+    if (in->out)
+        wa_stream_close(&in->out); /* the stream goes before its body */
     uint32_t body = in->out_body;
     in->out_body = WA_NO_HANDLE;
     if (abort)
@@ -121,7 +119,7 @@ static void wa_http_settle(wa_http_incoming *in, int rc)
     if (in->out_body != WA_NO_HANDLE)
         wa_http_end_body(in, rc < 0);
     if (in->in)
-        wa_stream_close(in->in); /* and with it the incoming-body */
+        wa_stream_close(&in->in); /* and with it the incoming-body */
     wa_http_fields_free(&in->fields);
     free(in->method_owned);
     free(in->path);

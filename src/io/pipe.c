@@ -36,6 +36,8 @@ static void wa_pipe_kick(wa_pipe *p, int dir)
 static int wa_pipe_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
 {
     wa_pipe *p = ((wa_pipe_end *)s)->p;
+    if (s != &p->r.base)
+        return WA_EINVAL; /* the writing end has nothing to read */
     if (!p->len)
         return p->open[1] ? WA_EAGAIN : WA_ECLOSED;
     size_t k = 0, want = cap < p->len ? cap : p->len;
@@ -54,6 +56,8 @@ static int wa_pipe_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
 static int wa_pipe_try_write(wa_stream *s, const void *buf, size_t len, size_t *n)
 {
     wa_pipe *p = ((wa_pipe_end *)s)->p;
+    if (s != &p->w.base)
+        return WA_EINVAL;
     if (!p->open[0])
         return WA_ECLOSED;
     size_t room = p->cap - p->len, want = len < room ? len : room, k = 0;
@@ -142,8 +146,8 @@ int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer)
     }
     p->cap = cap;
     p->open[0] = p->open[1] = 1;
-    p->r = (wa_pipe_end){{&wa_pipe_vt}, p};
-    p->w = (wa_pipe_end){{&wa_pipe_vt}, p};
+    p->r = (wa_pipe_end){WA_STREAM_INIT(&wa_pipe_vt), p};
+    p->w = (wa_pipe_end){WA_STREAM_INIT(&wa_pipe_vt), p};
     *reader = &p->r.base;
     *writer = &p->w.base;
     return 0;

@@ -1,8 +1,58 @@
 /* Read and write futures over any stream (stream.h): try, and when the
- * stream says not now, await its readiness and try again. */
+ * stream says not now, await its readiness and try again.
+ *
+ * An operation holds its stream from its first poll until it finishes or is
+ * dropped (the stream's busy bit of its direction), so that a close while
+ * it waits can neither free the stream under it nor leave it waiting: the
+ * close wakes it, it ends with WA_ECLOSED, and the last one out releases
+ * the host resources. */
 #include <stdlib.h>
 
 #include "wasync/stream.h"
+
+static inline int wa_dir_index(int dir) { return dir == WA_STREAM_WRITE; }
+
+/* Takes s for one operation in direction dir, at the operation's first
+ * poll. Returns 0 or the status the operation ends with. */
+static int wa_stream_take(wa_stream *s, int dir, const char *what_null, const char *what_busy)
+{
+    if (!s)
+        return wa_misuse(WA_EMISUSE, what_null);
+    if (s->closed)
+        return WA_ECLOSED;
+    if (s->busy & dir)
+        return wa_misuse(WA_EBUSY, what_busy);
+    s->busy |= (unsigned char)dir;
+    return 0;
+}
+
+/* Ends an operation's hold on s; the last one out of a closed stream
+ * releases it. */
+static void wa_stream_let_go(wa_stream *s, int dir)
+{
+    s->busy &= (unsigned char)~dir;
+    wa_waker_drop(&s->waiter[wa_dir_index(dir)]);
+    if (s->closed && !s->busy)
+        s->vt->close(s);
+}
+
+int wa_stream_close(wa_stream **sp)
+{
+    wa_stream *s = sp ? *sp : NULL;
+    if (!s)
+        return wa_misuse(WA_EMISUSE, "wa_stream_close: no stream (closed already?)");
+    *sp = NULL;
+    if (s->closed)
+        return wa_misuse(WA_EMISUSE, "wa_stream_close: the stream was closed already");
+    if (!s->busy) {
+        s->vt->close(s);
+        return 0;
+    }
+    s->closed = 1; /* the operations in flight see it and let go */
+    wa_waker_wake(&s->waiter[0]);
+    wa_waker_wake(&s->waiter[1]);
+    return 0;
+}
 
 /* Polls a started readiness wait: 0 still pending, 1 finished (try again),
  * < 0 it failed. */
@@ -33,18 +83,70 @@ wa_future *wa_stream_ready_error(void *storage, int err)
     return &r->fut;
 }
 
+/* An operation's states: not yet polled, holding its stream, finished. */
+enum { WA_OP_NEW, WA_OP_HOLDING, WA_OP_DONE };
+
+/* Ends an operation that holds s with status rc (its wait dropped). */
+static int wa_op_end(int *state, wa_stream *s, int dir, int *waiting, wa_stream_wait *wait, int rc)
+{
+    wa_drop_held(&wait->fut, waiting);
+    if (*state == WA_OP_HOLDING)
+        wa_stream_let_go(s, dir);
+    *state = WA_OP_DONE;
+    return rc;
+}
+
+/* The start of every poll of an operation in direction dir: takes the
+ * stream at the first poll, and notices a close. Returns 0 to go on, or the
+ * status to end with. */
+static int wa_op_enter(int *state, wa_stream *s, int dir, int *waiting, wa_stream_wait *wait, const char *what_null,
+                       const char *what_busy)
+{
+    if (*state == WA_OP_HOLDING)
+        return s->closed ? wa_op_end(state, s, dir, waiting, wait, WA_ECLOSED) : 0;
+    if (*state == WA_OP_DONE)
+        return wa_misuse(WA_EMISUSE, dir == WA_STREAM_READ ? "poll of a finished read" : "poll of a finished write");
+    int rc = wa_stream_take(s, dir, what_null, what_busy);
+    if (rc < 0) {
+        *state = WA_OP_DONE;
+        return rc;
+    }
+    *state = WA_OP_HOLDING;
+    return 0;
+}
+
+/* Pending on the stream's readiness: the close can find us. */
+static int wa_op_pending(wa_stream *s, int dir, const wa_cx *cx)
+{
+    wa_waker_store(&s->waiter[wa_dir_index(dir)], cx);
+    return WA_PENDING;
+}
+
+static int wa_read_end(wa_read *r, int rc)
+{
+    return wa_op_end(&r->state, r->s, WA_STREAM_READ, &r->waiting, &r->wait, rc);
+}
+
 static int wa_read_poll(wa_future *f, wa_cx *cx)
 {
     wa_read *r = (wa_read *)f;
+    int rc = wa_op_enter(&r->state, r->s, WA_STREAM_READ, &r->waiting, &r->wait,
+                         "wa_read: no stream (closed already?)", "wa_read: a second read in flight on one stream");
+    if (rc != 0)
+        return rc;
+    if (!r->buf && r->cap)
+        return wa_read_end(r, wa_misuse(WA_EINVAL, "wa_read: NULL buffer"));
+    if (!r->cap) /* the same answer on every host, without asking it */
+        return wa_read_end(r, 0);
     for (;;) {
         if (r->waiting) {
-            int rc = wa_stream_wait_step(&r->waiting, &r->wait, cx);
+            rc = wa_stream_wait_step(&r->waiting, &r->wait, cx);
             if (rc <= 0)
-                return rc == 0 ? WA_PENDING : rc;
+                return rc == 0 ? wa_op_pending(r->s, WA_STREAM_READ, cx) : wa_read_end(r, rc);
         }
-        int rc = r->s->vt->try_read(r->s, r->buf, r->cap, &r->n);
+        rc = r->s->vt->try_read(r->s, r->buf, r->cap, &r->n);
         if (rc != WA_EAGAIN)
-            return rc;
+            return wa_read_end(r, rc);
         r->s->vt->ready(r->s, WA_STREAM_READ, &r->wait);
         r->waiting = 1;
     }
@@ -53,7 +155,8 @@ static int wa_read_poll(wa_future *f, wa_cx *cx)
 static void wa_read_drop(wa_future *f)
 {
     wa_read *r = (wa_read *)f;
-    wa_drop_held(&r->wait.fut, &r->waiting);
+    if (r->state == WA_OP_HOLDING)
+        wa_read_end(r, 0);
 }
 
 static const wa_future_vt wa_read_vt = {wa_read_poll, wa_read_drop, "read"};
@@ -66,19 +169,30 @@ wa_future *wa_read_init(wa_read *r, wa_stream *s, void *buf, size_t cap)
     r->cap = cap;
     r->n = 0;
     r->waiting = 0;
+    r->state = WA_OP_NEW;
     return &r->fut;
+}
+
+static int wa_write_end(wa_write *w, int rc)
+{
+    return wa_op_end(&w->state, w->s, WA_STREAM_WRITE, &w->waiting, &w->wait, rc);
 }
 
 static int wa_write_poll(wa_future *f, wa_cx *cx)
 {
     wa_write *w = (wa_write *)f;
+    int rc = wa_op_enter(&w->state, w->s, WA_STREAM_WRITE, &w->waiting, &w->wait,
+                         "wa_write: no stream (closed already?)", "wa_write: a second write in flight on one stream");
+    if (rc != 0)
+        return rc;
+    if (!w->buf && w->len)
+        return wa_write_end(w, wa_misuse(WA_EINVAL, "wa_write: NULL buffer"));
     for (;;) {
         if (w->waiting) {
-            int rc = wa_stream_wait_step(&w->waiting, &w->wait, cx);
+            rc = wa_stream_wait_step(&w->waiting, &w->wait, cx);
             if (rc <= 0)
-                return rc == 0 ? WA_PENDING : rc;
+                return rc == 0 ? wa_op_pending(w->s, WA_STREAM_WRITE, cx) : wa_write_end(w, rc);
         }
-        int rc;
         if (w->done < w->len) {
             size_t n = 0;
             rc = w->s->vt->try_write(w->s, w->buf + w->done, w->len - w->done, &n);
@@ -89,10 +203,10 @@ static int wa_write_poll(wa_future *f, wa_cx *cx)
                 continue;
             }
         } else if (!w->flush || (rc = w->s->vt->try_flush(w->s)) == 0) {
-            return 0;
+            return wa_write_end(w, 0);
         }
         if (rc != WA_EAGAIN)
-            return rc;
+            return wa_write_end(w, rc);
         w->s->vt->ready(w->s, WA_STREAM_WRITE, &w->wait);
         w->waiting = 1;
     }
@@ -101,7 +215,8 @@ static int wa_write_poll(wa_future *f, wa_cx *cx)
 static void wa_write_drop(wa_future *f)
 {
     wa_write *w = (wa_write *)f;
-    wa_drop_held(&w->wait.fut, &w->waiting);
+    if (w->state == WA_OP_HOLDING)
+        wa_write_end(w, 0);
 }
 
 static const wa_future_vt wa_write_vt = {wa_write_poll, wa_write_drop, "write"};
@@ -115,6 +230,7 @@ static wa_future *wa_write_start(wa_write *w, wa_stream *s, const void *buf, siz
     w->done = 0;
     w->waiting = 0;
     w->flush = flush;
+    w->state = WA_OP_NEW;
     return &w->fut;
 }
 

@@ -50,7 +50,7 @@ static void sender_drop(wa_future *f)
     sender *t = (sender *)f;
     wa_coro_drop(f);
     if (t->conn)
-        wa_stream_close(t->conn);
+        wa_stream_close(&t->conn);
     t->conn = NULL;
 }
 static const wa_future_vt sender_vt = {sender_poll, sender_drop, "sender"};

@@ -45,7 +45,7 @@ static int feeder_poll(wa_future *f, wa_cx *cx)
         if (WA_STATUS < 0)
             break;
     }
-    wa_stream_close(t->w);
+    wa_stream_close(&t->w);
     WA_END();
 }
 static const wa_future_vt feeder_vt = {feeder_poll, wa_coro_drop, "feeder"};
@@ -132,7 +132,7 @@ static int suite_poll(wa_future *f, wa_cx *cx)
     t->req = (wa_http_request){.method = "PUT", .url = at("/echo"), .body_stream = t->pipe_r};
     WA_AWAIT(wa_http_send_init(&t->send, &t->req));
     CHECK_EQ(WA_STATUS, 0);
-    wa_stream_close(t->pipe_r);
+    wa_stream_close(&t->pipe_r);
     if (WA_STATUS == 0) {
         CHECK_EQ(wa_http_response_status(t->send.response), 200);
         t->buf = malloc(1000);

@@ -54,7 +54,7 @@ int main(void)
     if (rc == 0) {
         wa_coro_init(&sum.wa, &summer_vt);
         rc = wa_block_on(rt, &sum.wa.fut);
-        wa_stream_close(sum.in);
+        wa_stream_close(&sum.in);
     }
     wa_wasip2_stats st;
     wa_wasip2_stats_get(rt, &st);

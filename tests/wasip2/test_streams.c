@@ -66,7 +66,7 @@ int main(void)
     }
     wa_wasip2_stats st;
     wa_wasip2_stats_get(rt, &st);
-    wa_stream_close(out);
+    wa_stream_close(&out);
     CHECK_RT_EMPTY_FREE(rt);
     /* the summary goes to stderr: stdout is the data CTest checks */
     fprintf(stderr, "pollable drops %llu\n", (unsigned long long)st.drops);
