@@ -39,8 +39,8 @@ static int summer_poll(wa_future *f, wa_cx *cx)
         wa_coro_init(&c.wa, &indexed_vt);
         c.index = t->i;
         c.out = &t->out[t->i];
-        if (wa_spawn_of(cx->rt, &c, &t->jh[t->i]) != 0)
-            WA_RETURN(WA_ENOMEM);
+        if (check_spawn_of(cx->rt, &c, &t->jh[t->i]) != 0)
+            WA_RETURN(WA_ENOMEM); /* (the drop drops the handles) */
     }
     for (t->i = 0; t->i < t->n; t->i++) {
         WA_AWAIT(&t->jh[t->i].fut);
@@ -50,11 +50,19 @@ static int summer_poll(wa_future *f, wa_cx *cx)
     }
     WA_END();
 }
-static const wa_future_vt summer_vt = {summer_poll, wa_coro_drop, "summer"};
+/* Drops the handles that were not awaited: the spawns or a child failed. */
+static void summer_drop(wa_future *f)
+{
+    summer *t = (summer *)f;
+    wa_coro_drop(f);
+    check_joins_drop(t->jh, t->n);
+}
+static const wa_future_vt summer_vt = {summer_poll, summer_drop, "summer"};
 
 static void test_spawn_join(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     summer s = {.n = 8};
     wa_coro_init(&s.wa, &summer_vt);
     CHECK_EQ(wa_block_on(rt, &s.wa.fut), 0);
@@ -87,10 +95,11 @@ static const wa_future_vt waker3_vt = {waker3_poll, NULL, "waker3"};
 static void test_dedup_fair_ticks(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     waker3 a = {{&waker3_vt}, 0, 5}, b = {{&waker3_vt}, 0, 5};
     wa_join ja, jb;
-    wa_spawn_of(rt, &a, &ja);
-    wa_spawn_of(rt, &b, &jb);
+    REQUIRE_OR(check_spawn_of(rt, &a, &ja) == 0, wa_rt_free(rt));
+    REQUIRE_OR(check_spawn_of(rt, &b, &jb) == 0, (wa_join_drop(&ja), wa_rt_free(rt)));
     /* Each tick polls each task once, however often it woke itself. */
     for (int tick = 1; tick <= 4; tick++) {
         CHECK_EQ(wa_rt_tick(rt, NULL), 2);
@@ -128,9 +137,10 @@ static const wa_future_vt keeper_vt = {keeper_poll, NULL, "keeper"};
 static void test_wake_finished_is_noop(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_waker w = {0};
     keeper k = {{&keeper_vt}, &w, 0};
-    CHECK_EQ(wa_spawn_of(rt, &k, NULL), 0);
+    REQUIRE_OR(check_spawn_of(rt, &k, NULL) == 0, wa_rt_free(rt));
     CHECK_EQ(wa_rt_run(rt), 0);
     wa_rt_stats st;
     wa_rt_stats_get(rt, &st);
@@ -163,9 +173,10 @@ static int fn_task(void *arg, wa_cx *cx)
 static void test_spawn_fn(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     int left = 3;
     wa_join j;
-    CHECK_EQ(wa_spawn_fn(rt, fn_task, &left, &j), 0);
+    REQUIRE_OR(wa_spawn_fn(rt, fn_task, &left, &j) == 0, wa_rt_free(rt));
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(fn_calls, 3);
     CHECK_EQ(fn_drops, 0);
@@ -173,7 +184,7 @@ static void test_spawn_fn(void)
     wa_join_drop(&j);
     /* dropped before it finished: told once, with cx NULL */
     left = 100;
-    CHECK_EQ(wa_spawn_fn(rt, fn_task, &left, &j), 0);
+    REQUIRE_OR(wa_spawn_fn(rt, fn_task, &left, &j) == 0, wa_rt_free(rt));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_join_abort(&j), 0);
     CHECK_EQ(fn_drops, 1);
@@ -201,13 +212,13 @@ static const wa_future_vt spinner_vt = {spinner_poll, wa_coro_drop, "spinner"};
 
 static void test_no_starvation_by_spinner(void)
 {
-    wa_rt *rt = NULL;
-    CHECK_EQ(wa_rt_new(&rt, NULL), 0); /* real clock */
+    wa_rt *rt;
+    REQUIRE(wa_rt_new(&rt) == 0); /* real clock */
     spinner sp;
     wa_coro_init(&sp.wa, &spinner_vt);
     sp.spins = 0;
     wa_join js;
-    wa_spawn_of(rt, &sp, &js);
+    REQUIRE_OR(check_spawn_of(rt, &sp, &js) == 0, wa_rt_free(rt));
     sleeper sl;
     sleeper_init(&sl, WA_MS(20), 0);
     uint64_t t0 = wa_now(rt);
@@ -243,10 +254,14 @@ static int drainer_poll(wa_future *f, wa_cx *cx)
             t->other_seen_at = t->got;
         t->got++;
     }
-    wa_rx_drop(&t->rx);
     WA_END();
 }
-static const wa_future_vt drainer_vt = {drainer_poll, wa_coro_drop, "drainer"};
+static void drainer_drop(wa_future *f)
+{
+    wa_coro_drop(f);
+    wa_rx_drop(&((drainer *)f)->rx);
+}
+static const wa_future_vt drainer_vt = {drainer_poll, drainer_drop, "drainer"};
 
 /* Counts its polls in *arg and stays runnable forever. */
 static int busy_task(void *arg, wa_cx *cx)
@@ -261,10 +276,11 @@ static int busy_task(void *arg, wa_cx *cx)
 static void test_coop_budget(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     drainer d;
     wa_coro_init(&d.wa, &drainer_vt);
-    CHECK_EQ(wa_mpsc_new(1000, sizeof(int), &tx, &d.rx), 0);
+    REQUIRE_OR(wa_mpsc_new(1000, sizeof(int), &tx, &d.rx) == 0, wa_rt_free(rt));
     for (int i = 0; i < 1000; i++)
         CHECK_EQ(wa_try_send(&tx, &i), 0);
     wa_tx_drop(&tx);
@@ -273,8 +289,8 @@ static void test_coop_budget(void)
     d.other_polls = &other;
     d.other_seen_at = -1;
     wa_join jd, jo;
-    wa_spawn_of(rt, &d, &jd);
-    wa_spawn_fn(rt, busy_task, &other, &jo);
+    REQUIRE_OR(check_spawn_of(rt, &d, &jd) == 0, wa_rt_free(rt));
+    REQUIRE_OR(wa_spawn_fn(rt, busy_task, &other, &jo) == 0, (wa_join_drop(&jd), wa_rt_free(rt)));
     for (int i = 0; i < 50 && !wa_join_done(&jd); i++)
         wa_rt_tick(rt, NULL);
     CHECK(wa_join_done(&jd));
@@ -336,11 +352,12 @@ static const wa_future_vt outer_vt = {outer_poll, wa_coro_drop, "outer"};
 static void test_cancel_cooperative_nested(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     trail[0] = 0;
     outer_c o;
     wa_coro_init(&o.wa, &outer_vt);
     wa_join j;
-    wa_spawn_of(rt, &o, &j);
+    REQUIRE_OR(check_spawn_of(rt, &o, &j) == 0, wa_rt_free(rt));
     wa_rt_tick(rt, NULL);
     CHECK(strcmp(trail, "oi") == 0);
     CHECK_EQ(wa_join_cancel(&j), 0);
@@ -355,34 +372,34 @@ static void test_cancel_cooperative_nested(void)
 static void test_cancel_hard_fallback_and_abort(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     int drops = 0;
     never n1 = {{&never_vt}, &drops}, n2 = {{&never_vt}, &drops}, n3 = {{&never_vt}, &drops};
-    wa_join j1, j2, j3;
-    wa_spawn_of(rt, &n1, &j1);
-    wa_spawn_of(rt, &n2, &j2);
-    wa_spawn_of(rt, &n3, &j3);
+    wa_join j[4] = {0};
+    REQUIRE_OR(check_spawn_of(rt, &n1, &j[0]) == 0, wa_rt_free(rt));
+    REQUIRE_OR(check_spawn_of(rt, &n2, &j[1]) == 0, (check_joins_drop(j, 4), wa_rt_free(rt)));
+    REQUIRE_OR(check_spawn_of(rt, &n3, &j[2]) == 0, (check_joins_drop(j, 4), wa_rt_free(rt)));
     wa_rt_tick(rt, NULL);
     /* A plain future cannot take the request: it is hard-dropped. */
-    wa_join_cancel(&j1);
+    wa_join_cancel(&j[0]);
     wa_rt_tick(rt, NULL);
     CHECK_EQ(drops, 1);
-    CHECK_EQ(wa_join_status(&j1), WA_ECANCELED);
+    CHECK_EQ(wa_join_status(&j[0]), WA_ECANCELED);
     /* abort drops at once */
-    wa_join_abort(&j2);
+    wa_join_abort(&j[1]);
     CHECK_EQ(drops, 2);
-    CHECK_EQ(wa_join_status(&j2), WA_ECANCELED);
+    CHECK_EQ(wa_join_status(&j[1]), WA_ECANCELED);
     /* cancel before the first poll: dropped without being polled */
     never n4 = {{&never_vt}, &drops};
-    wa_join j4;
-    wa_spawn_of(rt, &n4, &j4);
-    wa_join_cancel(&j4);
+    REQUIRE_OR(check_spawn_of(rt, &n4, &j[3]) == 0, (check_joins_drop(j, 4), wa_rt_free(rt)));
+    wa_join_cancel(&j[3]);
     wa_rt_tick(rt, NULL);
     CHECK_EQ(drops, 3);
-    wa_join_drop(&j1);
-    wa_join_drop(&j2);
-    wa_join_drop(&j4);
+    wa_join_drop(&j[0]);
+    wa_join_drop(&j[1]);
+    wa_join_drop(&j[3]);
     /* a detached task is dropped with the runtime */
-    wa_join_drop(&j3);
+    wa_join_drop(&j[2]);
     wa_rt_free(rt);
     CHECK_EQ(drops, 4);
 }
@@ -414,14 +431,15 @@ static void capture(void *arg, const char *text)
 static void test_deadlock_detected(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_rt_set_report(rt, capture, NULL);
     wa_tx tx;
     stuck s;
     wa_coro_init(&s.wa, &stuck_vt);
-    wa_mpsc_new(1, sizeof(int), &tx, &s.rx);
+    REQUIRE_OR(wa_mpsc_new(1, sizeof(int), &tx, &s.rx) == 0, wa_rt_free(rt));
     int drops = 0;
     never n = {{&never_vt}, &drops};
-    wa_spawn_of(rt, &n, NULL);
+    REQUIRE_OR(check_spawn_of(rt, &n, NULL) == 0, (wa_tx_drop(&tx), wa_rx_drop(&s.rx), wa_rt_free(rt)));
     CHECK_EQ(wa_block_on(rt, &s.wa.fut), WA_EDEADLK);
     CHECK(strstr(report, "deadlock") != NULL);
     CHECK(strstr(report, "\"block_on(stuck)\"") != NULL);
@@ -431,7 +449,7 @@ static void test_deadlock_detected(void)
     wa_rt_free(rt);
     CHECK_EQ(drops, 1);
     /* with the real backend too: nothing registered, no timer */
-    CHECK_EQ(wa_rt_new(&rt, NULL), 0);
+    REQUIRE(wa_rt_new(&rt) == 0);
     wa_rt_set_report(rt, capture, NULL);
     never n2 = {{&never_vt}, &drops};
     CHECK_EQ(wa_block_on(rt, &n2.fut), WA_EDEADLK);
@@ -442,10 +460,11 @@ static void test_deadlock_detected(void)
 static void test_tick_reports_deadline(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     sleeper sl;
     sleeper_init(&sl, WA_MS(7), 0);
     wa_join j;
-    wa_spawn_of(rt, &sl, &j);
+    REQUIRE_OR(check_spawn_of(rt, &sl, &j) == 0, wa_rt_free(rt));
     uint64_t deadline = 0;
     CHECK_EQ(wa_rt_tick(rt, &deadline), 0);
     CHECK_EQ(deadline, WA_MS(7));
@@ -462,10 +481,11 @@ static void test_misuse_detected(void)
 {
     check_catch_misuse();
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     int drops = 0;
     never n = {{&never_vt}, &drops};
     wa_join j;
-    wa_spawn_of(rt, &n, &j);
+    REQUIRE_OR(check_spawn_of(rt, &n, &j) == 0, wa_rt_free(rt));
     int before = check_misuses;
     CHECK_EQ(wa_join_drop(&j), 0);
     CHECK_EQ(wa_join_drop(&j), WA_EMISUSE); /* double drop */
@@ -481,7 +501,7 @@ static void test_misuse_detected(void)
     /* double drop of channel ends */
     wa_tx tx;
     wa_rx rx;
-    wa_mpsc_new(1, 1, &tx, &rx);
+    REQUIRE_OR(wa_mpsc_new(1, 1, &tx, &rx) == 0, wa_rt_free(rt));
     CHECK_EQ(wa_tx_drop(&tx), 0);
     CHECK_EQ(wa_tx_drop(&tx), WA_EMISUSE);
     CHECK_EQ(wa_rx_drop(&rx), 0);
@@ -490,6 +510,161 @@ static void test_misuse_detected(void)
     CHECK(strcmp(wa_strerror(12345), "unknown error") == 0);
     wa_rt_free(rt);
     CHECK_EQ(drops, 1);
+    wa_set_misuse_hook(NULL);
+}
+
+/* The last misuse report, for tests that read it. */
+static char misuse_text[512];
+static void copy_misuse(const char *what)
+{
+    check_misuses++;
+    snprintf(misuse_text, sizeof misuse_text, "%s", what);
+}
+
+/* A task that calls the runtime the ways a poll must not: block_on (of its
+ * own runtime and of another), tick, run, free. Each is refused and
+ * reported naming the call and the task; the task goes on unharmed (ASan:
+ * this was a re-entrant poll and a use after free). */
+typedef struct nester {
+    wa_future fut;
+    wa_rt *other;
+    int rc[5];
+    char text[512];
+} nester;
+
+static int nester_poll(wa_future *f, wa_cx *cx)
+{
+    nester *t = (nester *)f;
+    wa_yield y;
+    t->rc[0] = wa_block_on(cx->rt, wa_yield_now(&y));
+    snprintf(t->text, sizeof t->text, "%s", misuse_text);
+    t->rc[1] = wa_block_on(t->other, wa_yield_now(&y));
+    t->rc[2] = wa_rt_tick(cx->rt, NULL);
+    t->rc[3] = wa_rt_run(t->other);
+    wa_rt_free(cx->rt);
+    t->rc[4] = 0;
+    return 0;
+}
+static const wa_future_vt nester_vt = {nester_poll, NULL, "nester"};
+
+static void test_nested_block_on(void)
+{
+    wa_set_misuse_hook(copy_misuse);
+    wa_rt *rt = check_sim_rt(0), *other = check_sim_rt(0);
+    if (!rt || !other) {
+        CHECK(rt && other);
+        wa_rt_free(rt);
+        wa_rt_free(other);
+        return;
+    }
+    nester n = {{&nester_vt}, other, {1, 1, 1, 1, 1}, ""};
+    int before = check_misuses;
+    CHECK_EQ(wa_block_on(rt, &n.fut), 0);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(n.rc[i], WA_EMISUSE);
+    CHECK_EQ(n.rc[4], 0);
+    CHECK_EQ(check_misuses - before, 5);
+    CHECK(strstr(n.text, "wa_block_on") && strstr(n.text, "\"block_on(nester)\""));
+    CHECK(strstr(misuse_text, "wa_rt_free"));
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_RT_EMPTY_FREE(other);
+    wa_set_misuse_hook(NULL);
+}
+
+#if defined(__linux__)
+#include <pthread.h>
+
+/* A runtime driven from a thread that is not its own: refused and
+ * reported, not a silent hang. */
+static void *foreign_thread(void *arg)
+{
+    wa_rt *rt = arg;
+    wa_yield y;
+    static int rc[2];
+    rc[0] = wa_block_on(rt, wa_yield_now(&y));
+    rc[1] = wa_rt_tick(rt, NULL);
+    return rc;
+}
+
+static void test_foreign_thread(void)
+{
+    wa_set_misuse_hook(copy_misuse);
+    wa_rt *rt = check_sim_rt(0);
+    pthread_t th;
+    if (!rt || pthread_create(&th, NULL, foreign_thread, rt) != 0) {
+        CHECK(0);
+        wa_rt_free(rt);
+        return;
+    }
+    void *out;
+    pthread_join(th, &out);
+    CHECK_EQ(((int *)out)[0], WA_EMISUSE);
+    CHECK_EQ(((int *)out)[1], WA_EMISUSE);
+    CHECK(strstr(misuse_text, "not the runtime's"));
+    CHECK_RT_EMPTY_FREE(rt);
+    wa_set_misuse_hook(NULL);
+}
+#endif
+
+/* Bad arguments to the runtime's calls are reported, never a crash or a
+ * bogus task: NULLs, a size too small or too large, a NULL backend (a
+ * failed constructor is not the default), awaiting a dropped handle
+ * (reported once). */
+typedef struct await_join {
+    WA_CORO;
+    wa_join *j;
+} await_join;
+
+static int await_join_poll(wa_future *f, wa_cx *cx)
+{
+    await_join *t = (await_join *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(&t->j->fut);
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt await_join_vt = {await_join_poll, wa_coro_drop, "await_join"};
+
+static void test_bad_arguments(void)
+{
+    wa_set_misuse_hook(copy_misuse);
+    wa_rt *rt = NULL;
+    CHECK_EQ(wa_rt_new_on(&rt, NULL), WA_EINVAL);
+    CHECK(rt == NULL);
+    int before = check_misuses;
+    CHECK_EQ(wa_rt_new_on(NULL, wa_backend_sim_new(0)), WA_EINVAL);
+    CHECK_EQ(wa_rt_new(NULL), WA_EINVAL);
+    rt = check_sim_rt(0);
+    if (!rt) {
+        CHECK(rt != NULL);
+        return;
+    }
+    int drops = 0;
+    never n = {{&never_vt}, &drops};
+    wa_join j;
+    CHECK_EQ(wa_spawn(rt, &n.fut, 0, NULL), WA_EINVAL);
+    CHECK_EQ(wa_spawn(rt, &n.fut, sizeof(wa_future) - 1, NULL), WA_EINVAL);
+    CHECK_EQ(wa_spawn(rt, &n.fut, SIZE_MAX, &j), WA_E2BIG);
+    CHECK_EQ(wa_spawn(rt, NULL, sizeof n, NULL), WA_EINVAL);
+    CHECK_EQ(wa_spawn(NULL, &n.fut, sizeof n, NULL), WA_EINVAL);
+    wa_future novt = {NULL};
+    CHECK_EQ(wa_spawn(rt, &novt, sizeof novt, NULL), WA_EINVAL);
+    CHECK_EQ(wa_block_on(rt, NULL), WA_EINVAL);
+    CHECK_EQ(wa_block_on(NULL, &n.fut), WA_EINVAL);
+    CHECK_EQ(drops, 1); /* taken even then */
+    CHECK_EQ(wa_rt_tick(NULL, NULL), WA_EINVAL);
+    wa_rt_stats_get(rt, NULL);
+    CHECK_EQ(check_misuses - before, 11); /* E2BIG is an answer, not misuse */
+    CHECK(strstr(misuse_text, "wa_rt_stats_get"));
+    /* awaiting a dropped join handle: one report */
+    CHECK_EQ(wa_spawn_of(rt, &n, &j), 0);
+    CHECK_EQ(wa_join_drop(&j), 0);
+    await_join a = {.j = &j};
+    wa_coro_init(&a.wa, &await_join_vt);
+    before = check_misuses;
+    CHECK_EQ(wa_block_on(rt, &a.wa.fut), WA_EMISUSE);
+    CHECK_EQ(check_misuses - before, 1);
+    wa_rt_free(rt);
     wa_set_misuse_hook(NULL);
 }
 
@@ -506,5 +681,10 @@ int main(void)
     RUN(test_deadlock_detected);
     RUN(test_tick_reports_deadline);
     RUN(test_misuse_detected);
+    RUN(test_nested_block_on);
+#if defined(__linux__)
+    RUN(test_foreign_thread);
+#endif
+    RUN(test_bad_arguments);
     return check_finish();
 }

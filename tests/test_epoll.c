@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "futures.h"
@@ -27,7 +28,7 @@ static void sleep_ms(unsigned ms)
 static wa_rt *epoll_rt(void)
 {
     wa_rt *rt = NULL;
-    CHECK_EQ(wa_rt_new(&rt, NULL), 0);
+    CHECK_EQ(wa_rt_new(&rt), 0);
     CHECK(strcmp(wa_rt_backend(rt)->vt->name, "epoll") == 0);
     return rt;
 }
@@ -505,6 +506,94 @@ static void test_notify_from_thread(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* Keys are their runtime's: two runtimes' first registrations have
+ * different keys, and each runtime refuses the other's (it used to wait on
+ * its own fd of the same slot instead). */
+static void test_foreign_keys(void)
+{
+    check_catch_misuse();
+    int before = check_misuses;
+    wa_rt *a = epoll_rt(), *b = epoll_rt();
+    if (!a || !b) {
+        wa_rt_free(a);
+        wa_rt_free(b);
+        return;
+    }
+    int p[2], q[2];
+    open_pipe(p);
+    open_pipe(q);
+    wa_fd_key ka, kb;
+    CHECK_EQ(wa_fd_register(a, p[0], &ka), 0);
+    CHECK_EQ(wa_fd_register(b, q[0], &kb), 0);
+    CHECK(ka != kb);
+    CHECK_EQ(wa_fd_deregister(b, ka), WA_ESTALE);
+    wa_fd_wait w;
+    CHECK_EQ(wa_block_on(b, wa_fd_wait_init(&w, ka, WA_READABLE)), WA_ESTALE);
+    CHECK_EQ(check_misuses - before, 2);
+    CHECK_EQ(wa_fd_deregister(a, ka), 0);
+    CHECK_EQ(wa_fd_deregister(b, kb), 0);
+    close_pipe(p);
+    close_pipe(q);
+    CHECK_RT_EMPTY_FREE(a);
+    CHECK_RT_EMPTY_FREE(b);
+    wa_set_misuse_hook(NULL);
+}
+
+/* Two tasks wait to read one fd: one write wakes both (neither is lost),
+ * each tries its read; a second write then reaches the one still waiting. */
+static void test_two_waiters_one_fd(void)
+{
+    wa_rt *rt = epoll_rt();
+    if (!rt)
+        return;
+    int p[2];
+    open_pipe(p);
+    wa_fd_key key;
+    CHECK_EQ(wa_fd_register(rt, p[0], &key), 0);
+    reader r1, r2;
+    reader_init(&r1, key, p[0], 1, WA_SEC(5));
+    reader_init(&r2, key, p[0], 1, WA_SEC(5));
+    wa_join j1, j2;
+    CHECK_EQ(wa_spawn_of(rt, &r1, &j1), 0);
+    CHECK_EQ(wa_spawn_of(rt, &r2, &j2), 0);
+    wa_rt_tick(rt, NULL); /* both wait */
+    CHECK_EQ(write(p[1], "y", 1), 1);
+    pthread_t th; /* the second byte comes after both have tried */
+    CHECK_EQ(pthread_create(&th, NULL, write_later, &p[1]), 0);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    pthread_join(th, NULL);
+    CHECK_EQ(wa_join_status(&j1), 0);
+    CHECK_EQ(wa_join_status(&j2), 0);
+    reader *o1 = (reader *)wa_join_output(&j1), *o2 = (reader *)wa_join_output(&j2);
+    CHECK(o1 && o2 && o1->len == 1 && o2->len == 1 && o1->buf[0] != o2->buf[0]);
+    wa_join_drop(&j1);
+    wa_join_drop(&j2);
+    CHECK_EQ(wa_fd_deregister(rt, key), 0);
+    close_pipe(p);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* A read of capacity 0 on an fd stream (a socket) is n = 0, not the end of
+ * the stream, as on every stream. */
+static void test_fd_zero_read(void)
+{
+    wa_rt *rt = epoll_rt();
+    if (!rt)
+        return;
+    int sv[2];
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    wa_stream *s;
+    CHECK_EQ(wa_fd_stream_open(rt, sv[0], &s), 0);
+    wa_read r;
+    char buf[4];
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, s, buf, 0)), 0);
+    CHECK_EQ(r.n, 0);
+    close(sv[1]);
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, s, buf, sizeof buf)), WA_ECLOSED);
+    CHECK_EQ(wa_stream_close(&s), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_real_sleep);
@@ -518,5 +607,8 @@ int main(void)
     RUN(test_sim_has_no_fds);
     RUN(test_deadlock_only_without_sources);
     RUN(test_notify_from_thread);
+    RUN(test_foreign_keys);
+    RUN(test_two_waiters_one_fd);
+    RUN(test_fd_zero_read);
     return check_finish();
 }

@@ -40,7 +40,7 @@ static int spawn_child(wa_scope *s, uint64_t ms, int rc, char name)
     c.ms = ms;
     c.rc = rc;
     c.name = name;
-    return wa_scope_spawn_of(s, &c, NULL);
+    return check_scope_spawn_of(s, &c, NULL);
 }
 
 /* A parent that runs three children in a scope. */
@@ -59,7 +59,8 @@ static int parent_poll(wa_future *f, wa_cx *cx)
     WA_BEGIN(t, cx);
     wa_scope_init(&t->scope, cx->rt, t->flags);
     for (int i = 0; i < 3; i++)
-        spawn_child(&t->scope, t->ms[i], t->rc[i], (char)('a' + i));
+        if (spawn_child(&t->scope, t->ms[i], t->rc[i], (char)('a' + i)) < 0)
+            wa_scope_cancel(&t->scope); /* still awaited below */
     WA_AWAIT(wa_scope_wait(&t->scope));
     t->status = WA_STATUS;
     mark('P');
@@ -70,7 +71,10 @@ static const wa_future_vt parent_vt = {parent_poll, wa_coro_drop, "parent"};
 
 static int run_parent(unsigned flags, int rc1, uint64_t *end)
 {
+    *end = 0;
     wa_rt *rt = check_sim_rt(0);
+    if (!rt)
+        return WA_ENOMEM;
     trail[0] = 0;
     parent p = {.flags = flags, .ms = {10, 3, 20}, .rc = {0, rc1, 0}};
     wa_coro_init(&p.wa, &parent_vt);
@@ -108,11 +112,12 @@ static void test_error_without_fail_fast(void)
 static void test_cancel_propagates_down(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     trail[0] = 0;
     parent p = {.flags = WA_SCOPE_FAIL_FAST, .ms = {10, 30, 20}};
     wa_coro_init(&p.wa, &parent_vt);
     wa_join j;
-    wa_spawn_of(rt, &p, &j);
+    REQUIRE_OR(check_spawn_of(rt, &p, &j) == 0, wa_rt_free(rt));
     wa_sim_advance(wa_rt_backend(rt), 0);
     wa_rt_tick(rt, NULL); /* the parent starts its scope */
     wa_rt_tick(rt, NULL); /* the children start sleeping */
@@ -142,8 +147,9 @@ static int grand_poll(wa_future *f, wa_cx *cx)
     wa_scope_init(&t->scope, cx->rt, WA_SCOPE_FAIL_FAST);
     parent p = {.flags = WA_SCOPE_FAIL_FAST, .ms = {10, 30, 20}};
     wa_coro_init(&p.wa, &parent_vt);
-    wa_scope_spawn_of(&t->scope, &p, NULL);
-    spawn_child(&t->scope, 5, WA_EIO, 'e'); /* fails first: cancels the tree */
+    /* e fails first: that cancels the tree */
+    if (check_scope_spawn_of(&t->scope, &p, NULL) < 0 || spawn_child(&t->scope, 5, WA_EIO, 'e') < 0)
+        wa_scope_cancel(&t->scope);
     WA_AWAIT(wa_scope_wait(&t->scope));
     WA_RETURN(WA_STATUS);
     WA_END();
@@ -153,6 +159,7 @@ static const wa_future_vt grand_vt = {grand_poll, wa_coro_drop, "grand"};
 static void test_nested_scopes(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     trail[0] = 0;
     grand g;
     wa_coro_init(&g.wa, &grand_vt);
@@ -167,11 +174,12 @@ static void test_nested_scopes(void)
 static void test_drop_hard_drops_children(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     trail[0] = 0;
     parent p = {.flags = WA_SCOPE_FAIL_FAST, .ms = {10, 30, 20}};
     wa_coro_init(&p.wa, &parent_vt);
     wa_join j;
-    wa_spawn_of(rt, &p, &j);
+    REQUIRE_OR(check_spawn_of(rt, &p, &j) == 0, wa_rt_free(rt));
     wa_rt_tick(rt, NULL);
     wa_rt_tick(rt, NULL);
     wa_join_abort(&j); /* no cleanup: children dropped at once */
@@ -187,9 +195,10 @@ static void test_drop_hard_drops_children(void)
 static void test_spawn_into_cancelled_scope(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_scope s;
     wa_scope_init(&s, rt, 0);
-    CHECK_EQ(spawn_child(&s, 1, 0, 'a'), 0);
+    REQUIRE_OR(spawn_child(&s, 1, 0, 'a') == 0, (wa_drop(&s.fut), wa_rt_free(rt)));
     CHECK_EQ(wa_scope_live(&s), 1);
     wa_scope_cancel(&s);
     CHECK_EQ(spawn_child(&s, 1, 0, 'b'), WA_ECANCELED);
@@ -213,7 +222,10 @@ static int quitter_poll(wa_future *f, wa_cx *cx)
     quitter *t = (quitter *)f;
     WA_BEGIN(t, cx);
     wa_scope_init(&t->scope, cx->rt, 0);
-    spawn_child(&t->scope, 10, 0, 'a');
+    if (spawn_child(&t->scope, 10, 0, 'a') < 0) {
+        wa_drop(&t->scope.fut);
+        WA_RETURN(WA_ENOMEM);
+    }
     WA_RETURN(WA_EIO); /* forgot to await or drop the scope */
     WA_END();
 }
@@ -224,6 +236,7 @@ static void test_task_ending_with_live_scope(void)
     check_catch_misuse();
     int before = check_misuses;
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     trail[0] = 0;
     quitter q;
     wa_coro_init(&q.wa, &quitter_vt);
@@ -250,7 +263,10 @@ static int elsewhere_poll(wa_future *f, wa_cx *cx)
     elsewhere *t = (elsewhere *)f;
     WA_BEGIN(t, cx);
     wa_scope_init(&t->scope, cx->rt, 0);
-    spawn_child(&t->scope, 10, 0, 'a');
+    if (spawn_child(&t->scope, 10, 0, 'a') < 0) {
+        wa_drop(&t->scope.fut);
+        WA_RETURN(WA_ENOMEM);
+    }
     WA_AWAIT(wa_sleep_init(&t->s, WA_SEC(5)));
     WA_AWAIT(wa_scope_wait(&t->scope));
     WA_END();
@@ -262,11 +278,12 @@ static void test_abort_drops_live_scope_silently(void)
     check_catch_misuse();
     int before = check_misuses;
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     trail[0] = 0;
     elsewhere e;
     wa_coro_init(&e.wa, &elsewhere_vt);
     wa_join j;
-    wa_spawn_of(rt, &e, &j);
+    REQUIRE_OR(check_spawn_of(rt, &e, &j) == 0, wa_rt_free(rt));
     wa_rt_tick(rt, NULL);
     wa_rt_tick(rt, NULL);
     wa_join_abort(&j);
@@ -280,10 +297,11 @@ static void test_abort_drops_live_scope_silently(void)
 static void test_scope_cancel_status(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     trail[0] = 0;
     wa_scope s;
     wa_scope_init(&s, rt, 0);
-    spawn_child(&s, 10, 0, 'a');
+    REQUIRE_OR(spawn_child(&s, 10, 0, 'a') == 0, (wa_drop(&s.fut), wa_rt_free(rt)));
     wa_rt_tick(rt, NULL); /* the child starts sleeping */
     wa_scope_cancel(&s);
     CHECK_EQ(wa_block_on(rt, &s.fut), WA_ECANCELED);
@@ -295,12 +313,70 @@ static void test_scope_cancel_status(void)
 static void test_rt_free_drops_scopes(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     trail[0] = 0;
     wa_scope s;
     wa_scope_init(&s, rt, 0);
-    spawn_child(&s, 1, 0, 'a');
+    REQUIRE_OR(spawn_child(&s, 1, 0, 'a') == 0, wa_rt_free(rt));
     wa_rt_free(rt);
     CHECK(strcmp(trail, "x") == 0);
+}
+
+/* A child that drops the scope it runs in (misuse, reported): the parent
+ * waiting on the scope is woken and gets an error (WA_ECANCELED: its
+ * children were cut short) instead of a deadlock. */
+typedef struct scope_dropper {
+    wa_future fut;
+    wa_scope *s;
+} scope_dropper;
+
+static int scope_dropper_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    wa_drop(&((scope_dropper *)f)->s->fut);
+    return 0;
+}
+static const wa_future_vt scope_dropper_vt = {scope_dropper_poll, NULL, "scope_dropper"};
+
+typedef struct scope_parent {
+    WA_CORO;
+    wa_scope scope;
+    int drops;
+} scope_parent;
+
+static int scope_parent_poll(wa_future *f, wa_cx *cx)
+{
+    scope_parent *t = (scope_parent *)f;
+    WA_BEGIN(t, cx);
+    wa_scope_init(&t->scope, cx->rt, 0);
+    never n = {{&never_vt}, &t->drops};
+    scope_dropper d = {{&scope_dropper_vt}, &t->scope};
+    if (wa_scope_spawn_of(&t->scope, &n, NULL) < 0 || wa_scope_spawn_of(&t->scope, &d, NULL) < 0) {
+        wa_drop(&t->scope.fut);
+        WA_RETURN(WA_ENOMEM);
+    }
+    WA_AWAIT(wa_scope_wait(&t->scope));
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt scope_parent_vt = {scope_parent_poll, wa_coro_drop, "scope_parent"};
+
+static void test_scope_dropped_by_child(void)
+{
+    check_catch_misuse();
+    int before = check_misuses;
+    wa_rt *rt = check_sim_rt(0);
+    if (!rt) {
+        CHECK(rt != NULL);
+        return;
+    }
+    scope_parent t = {.drops = 0};
+    wa_coro_init(&t.wa, &scope_parent_vt);
+    CHECK_EQ(wa_block_on(rt, &t.wa.fut), WA_ECANCELED);
+    CHECK_EQ(t.drops, 1);
+    CHECK_EQ(check_misuses - before, 1);
+    CHECK_RT_EMPTY_FREE(rt);
+    wa_set_misuse_hook(NULL);
 }
 
 int main(void)
@@ -316,5 +392,6 @@ int main(void)
     RUN(test_task_ending_with_live_scope);
     RUN(test_scope_cancel_status);
     RUN(test_abort_drops_live_scope_silently);
+    RUN(test_scope_dropped_by_child);
     return check_finish();
 }

@@ -6,6 +6,15 @@
 
 #define TOTAL (1 << 20)
 
+/* Closes *s unless it is closed already. */
+static void close_held(wa_stream **s)
+{
+    if (*s)
+        wa_stream_close(s);
+}
+
+/* Writes data to out; with close set it owns out, and closes it at the end
+ * (or when dropped before). */
 typedef struct producer {
     WA_CORO;
     wa_stream *out;
@@ -25,7 +34,16 @@ static int producer_poll(wa_future *f, wa_cx *cx)
     WA_RETURN(WA_STATUS);
     WA_END();
 }
-static const wa_future_vt producer_vt = {producer_poll, wa_coro_drop, "producer"};
+static void producer_drop(wa_future *f)
+{
+    producer *t = (producer *)f;
+    wa_coro_drop(f);
+    if (t->close)
+        close_held(&t->out);
+}
+static const wa_future_vt producer_vt = {producer_poll, producer_drop, "producer"};
+
+/* Reads in to its end, chunk bytes at a time; owns in. */
 
 typedef struct consumer {
     WA_CORO;
@@ -52,16 +70,22 @@ static int consumer_poll(wa_future *f, wa_cx *cx)
     wa_stream_close(&t->in);
     WA_END();
 }
-static const wa_future_vt consumer_vt = {consumer_poll, wa_coro_drop, "consumer"};
+static void consumer_drop(wa_future *f)
+{
+    wa_coro_drop(f);
+    close_held(&((consumer *)f)->in);
+}
+static const wa_future_vt consumer_vt = {consumer_poll, consumer_drop, "consumer"};
 
 /* 1 MiB through a 4 KiB pipe, read 1000 bytes at a time: all of it, in
  * order; the writer waited (the pipe was full) and the end was seen. */
 static void test_pipe_backpressure(void)
 {
+    unsigned char *data = malloc(TOTAL), *into = malloc(TOTAL);
     wa_rt *rt = check_sim_rt(0);
     wa_stream *rd, *wr;
-    CHECK_EQ(wa_pipe_new(4096, &rd, &wr), 0);
-    unsigned char *data = malloc(TOTAL), *into = malloc(TOTAL);
+    REQUIRE_OR(data && into && rt, (free(data), free(into), wa_rt_free(rt)));
+    REQUIRE_OR(wa_pipe_new(4096, &rd, &wr) == 0, (free(data), free(into), wa_rt_free(rt)));
     for (size_t i = 0; i < TOTAL; i++)
         data[i] = (unsigned char)(i * 7 + (i >> 9));
     producer p = {.out = wr, .data = data, .len = TOTAL, .close = 1};
@@ -69,8 +93,8 @@ static void test_pipe_backpressure(void)
     wa_coro_init(&p.wa, &producer_vt);
     wa_coro_init(&c.wa, &consumer_vt);
     wa_join jp, jc;
-    wa_spawn_of(rt, &p, &jp);
-    wa_spawn_of(rt, &c, &jc);
+    REQUIRE_OR(check_spawn_of(rt, &p, &jp) == 0, (wa_drop(&c.wa.fut), wa_rt_free(rt), free(data), free(into)));
+    REQUIRE_OR(check_spawn_of(rt, &c, &jc) == 0, (wa_join_drop(&jp), wa_rt_free(rt), free(data), free(into)));
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(wa_join_status(&jp), 0);
     CHECK_EQ(wa_join_status(&jc), 0);
@@ -92,13 +116,14 @@ static void test_pipe_backpressure(void)
 static void test_pipe_reader_closes(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_stream *rd, *wr;
-    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    REQUIRE_OR(wa_pipe_new(16, &rd, &wr) == 0, wa_rt_free(rt));
     static unsigned char data[100];
     producer p = {.out = wr, .data = data, .len = sizeof data};
     wa_coro_init(&p.wa, &producer_vt);
     wa_join jp;
-    wa_spawn_of(rt, &p, &jp);
+    REQUIRE_OR(check_spawn_of(rt, &p, &jp) == 0, (wa_stream_close(&rd), wa_stream_close(&wr), wa_rt_free(rt)));
     wa_rt_tick(rt, NULL);
     CHECK(!wa_join_done(&jp)); /* 16 bytes in, waiting for room */
     wa_stream_close(&rd);
@@ -133,8 +158,9 @@ static const wa_future_vt slow_writer_vt = {slow_writer_poll, wa_coro_drop, "slo
 static void test_write_timeout(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_stream *rd, *wr;
-    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    REQUIRE_OR(wa_pipe_new(16, &rd, &wr) == 0, wa_rt_free(rt));
     slow_writer s = {.out = wr};
     wa_coro_init(&s.wa, &slow_writer_vt);
     CHECK_EQ(wa_block_on(rt, &s.wa.fut), WA_ETIMEDOUT);
@@ -169,7 +195,14 @@ static int copier_poll(wa_future *f, wa_cx *cx)
     WA_RETURN(WA_STATUS);
     WA_END();
 }
-static const wa_future_vt copier_vt = {copier_poll, wa_coro_drop, "copier"};
+static void copier_drop(wa_future *f)
+{
+    copier *t = (copier *)f;
+    wa_coro_drop(f);
+    close_held(&t->in);
+    close_held(&t->out);
+}
+static const wa_future_vt copier_vt = {copier_poll, copier_drop, "copier"};
 
 /* A stream that passes everything on to another, counting flushes. */
 typedef struct counted {
@@ -206,11 +239,13 @@ static const wa_stream_vt counted_vt = {counted_read, counted_write, counted_flu
  * once at the end (not once per buffer). */
 static void test_copy(void)
 {
+    unsigned char *data = malloc(TOTAL), *into = malloc(TOTAL);
     wa_rt *rt = check_sim_rt(0);
     wa_stream *r1, *w1, *r2, *w2;
-    CHECK_EQ(wa_pipe_new(4096, &r1, &w1), 0);
-    CHECK_EQ(wa_pipe_new(4096, &r2, &w2), 0);
-    unsigned char *data = malloc(TOTAL), *into = malloc(TOTAL);
+    REQUIRE_OR(data && into && rt, (free(data), free(into), wa_rt_free(rt)));
+    REQUIRE_OR(wa_pipe_new(4096, &r1, &w1) == 0, (free(data), free(into), wa_rt_free(rt)));
+    REQUIRE_OR(wa_pipe_new(4096, &r2, &w2) == 0,
+               (wa_stream_close(&r1), wa_stream_close(&w1), free(data), free(into), wa_rt_free(rt)));
     for (size_t i = 0; i < TOTAL; i++)
         data[i] = (unsigned char)(i * 13 + 5);
     producer p = {.out = w1, .data = data, .len = TOTAL, .close = 1};
@@ -220,18 +255,21 @@ static void test_copy(void)
     wa_coro_init(&p.wa, &producer_vt);
     wa_coro_init(&c.wa, &copier_vt);
     wa_coro_init(&k.wa, &consumer_vt);
-    wa_join jc, jk;
-    wa_spawn_of(rt, &p, NULL);
-    wa_spawn_of(rt, &c, &jc);
-    wa_spawn_of(rt, &k, &jk);
+    /* Each is spawned or dropped, with the streams it owns; then the
+     * handles and the runtime are all that is left to release. */
+    wa_join j[2] = {0}; /* c's, k's */
+    int spawned = check_spawn_of(rt, &p, NULL) == 0;
+    spawned &= check_spawn_of(rt, &c, &j[0]) == 0;
+    spawned &= check_spawn_of(rt, &k, &j[1]) == 0;
+    REQUIRE_OR(spawned, (check_joins_drop(j, 2), wa_rt_free(rt), free(data), free(into)));
     CHECK_EQ(wa_rt_run(rt), 0);
-    CHECK_EQ(wa_join_status(&jc), 0);
-    CHECK_EQ(((copier *)wa_join_output(&jc))->c.copied, TOTAL);
-    CHECK_EQ(((consumer *)wa_join_output(&jk))->got, TOTAL);
+    CHECK_EQ(wa_join_status(&j[0]), 0);
+    CHECK_EQ(((copier *)wa_join_output(&j[0]))->c.copied, TOTAL);
+    CHECK_EQ(((consumer *)wa_join_output(&j[1]))->got, TOTAL);
     CHECK(memcmp(data, into, TOTAL) == 0);
     CHECK_EQ(out.flushes, 1);
-    wa_join_drop(&jc);
-    wa_join_drop(&jk);
+    wa_join_drop(&j[0]);
+    wa_join_drop(&j[1]);
     free(data);
     free(into);
     CHECK_RT_EMPTY_FREE(rt);
@@ -240,14 +278,21 @@ static void test_copy(void)
 /* read_all of a pipe that carries len bytes, then closes (or not). */
 static int read_all_of(size_t len, size_t max, int close, wa_read_all *ra, const unsigned char *data)
 {
+    ra->data = NULL; /* (read by the caller even if the setup fails) */
+    ra->len = 0;
     wa_rt *rt = check_sim_rt(0);
     wa_stream *r, *w;
-    CHECK_EQ(wa_pipe_new(4096, &r, &w), 0);
+    if (!rt || wa_pipe_new(4096, &r, &w) < 0) {
+        wa_rt_free(rt);
+        return WA_ENOMEM;
+    }
     producer p = {.out = w, .data = (unsigned char *)data, .len = len, .close = close};
     wa_coro_init(&p.wa, &producer_vt);
-    wa_spawn_of(rt, &p, NULL);
-    wa_timeout to;
-    int rc = wa_block_on(rt, wa_timeout_init(&to, wa_read_all_init(ra, r, max), WA_MS(100)));
+    int rc = check_spawn_of(rt, &p, NULL);
+    if (rc == 0) {
+        wa_timeout to;
+        rc = wa_block_on(rt, wa_timeout_init(&to, wa_read_all_init(ra, r, max), WA_MS(100)));
+    }
     wa_stream_close(&r);
     if (!close)
         wa_stream_close(&w);
@@ -260,6 +305,7 @@ static int read_all_of(size_t len, size_t max, int close, wa_read_all *ra, const
 static void test_read_all(void)
 {
     unsigned char *data = malloc(TOTAL);
+    REQUIRE(data);
     for (size_t i = 0; i < TOTAL; i++)
         data[i] = (unsigned char)(i * 31 + 7);
     wa_read_all ra;
@@ -297,6 +343,7 @@ static const wa_stream_vt nothing_vt = {nothing_read, NULL, NULL, nothing_ready,
 static void test_ready_error(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_stream s = WA_STREAM_INIT(&nothing_vt);
     wa_read r;
     char buf[8];
@@ -310,13 +357,14 @@ static void test_ready_error(void)
 static void test_close_while_writing(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_stream *rd, *wr;
-    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    REQUIRE_OR(wa_pipe_new(16, &rd, &wr) == 0, wa_rt_free(rt));
     static unsigned char data[64];
     producer p = {.out = wr, .data = data, .len = sizeof data};
     wa_coro_init(&p.wa, &producer_vt);
     wa_join jp;
-    CHECK_EQ(wa_spawn_of(rt, &p, &jp), 0);
+    REQUIRE_OR(check_spawn_of(rt, &p, &jp) == 0, (wa_stream_close(&rd), wa_stream_close(&wr), wa_rt_free(rt)));
     wa_rt_tick(rt, NULL);
     CHECK(!wa_join_done(&jp)); /* 16 bytes in, waiting for room */
     CHECK_EQ(wa_stream_close(&rd), 0);
@@ -348,12 +396,13 @@ static const wa_future_vt read_once_vt = {read_once_poll, wa_coro_drop, "read_on
 static void test_close_wakes_reader(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_stream *rd, *wr;
-    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    REQUIRE_OR(wa_pipe_new(16, &rd, &wr) == 0, wa_rt_free(rt));
     read_once t = {.in = rd};
     wa_coro_init(&t.wa, &read_once_vt);
     wa_join j;
-    CHECK_EQ(wa_spawn_of(rt, &t, &j), 0);
+    REQUIRE_OR(check_spawn_of(rt, &t, &j) == 0, (wa_stream_close(&rd), wa_stream_close(&wr), wa_rt_free(rt)));
     wa_rt_tick(rt, NULL);
     CHECK(!wa_join_done(&j));
     CHECK_EQ(wa_stream_close(&rd), 0);
@@ -370,8 +419,9 @@ static void test_handle_misuse(void)
 {
     check_catch_misuse();
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_stream *rd, *wr;
-    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    REQUIRE_OR(wa_pipe_new(16, &rd, &wr) == 0, wa_rt_free(rt));
     int before = check_misuses;
     CHECK_EQ(wa_stream_close(NULL), WA_EMISUSE);
     CHECK_EQ(wa_stream_close(&wr), 0);
@@ -385,7 +435,7 @@ static void test_handle_misuse(void)
     CHECK_EQ(check_misuses - before, 5);
     CHECK_EQ(wa_stream_close(&rd), 0);
     wa_stream *w2;
-    CHECK_EQ(wa_pipe_new(16, &rd, &w2), 0);
+    REQUIRE_OR(wa_pipe_new(16, &rd, &w2) == 0, wa_rt_free(rt));
     wa_cx cx = {WA_NOOP_WAKER, rt, NULL, 0, NULL};
     CHECK_EQ(wa_poll(wa_read_init(&r1, rd, buf, sizeof buf), &cx), WA_PENDING);
     CHECK_EQ(wa_poll(wa_read_init(&r2, rd, buf, sizeof buf), &cx), WA_EBUSY);
@@ -401,8 +451,9 @@ static void test_handle_misuse(void)
 static void test_zero_read(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_stream *rd, *wr;
-    CHECK_EQ(wa_pipe_new(16, &rd, &wr), 0);
+    REQUIRE_OR(wa_pipe_new(16, &rd, &wr) == 0, wa_rt_free(rt));
     wa_read r;
     char buf[1];
     CHECK_EQ(wa_block_on(rt, wa_read_init(&r, rd, buf, 0)), 0);

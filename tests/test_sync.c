@@ -10,11 +10,12 @@
 static int drops; /* helper coroutines dropped */
 
 /* A channel of capacity one, already holding the int 1. */
-static void full_chan(wa_tx *tx, wa_rx *rx)
+static int full_chan(wa_tx *tx, wa_rx *rx)
 {
-    int one = 1;
-    CHECK_EQ(wa_mpsc_new(1, sizeof(int), tx, rx), 0);
-    CHECK_EQ(wa_try_send(tx, &one), 0);
+    int one = 1, rc = wa_mpsc_new(1, sizeof(int), tx, rx);
+    if (rc == 0)
+        CHECK_EQ(wa_try_send(tx, &one), 0);
+    return rc;
 }
 
 typedef struct intlog {
@@ -62,13 +63,13 @@ static void sender_drop(wa_future *f)
 }
 static const wa_future_vt sender_vt = {sender_poll, sender_drop, "sender"};
 
-/* tx is moved into the task. */
-static void spawn_sender(wa_rt *rt, wa_tx tx, int base, int n, uint64_t delay, int *sent,
-                         wa_join *j)
+/* tx is moved into the task (dropped if it cannot be spawned). */
+static int spawn_sender(wa_rt *rt, wa_tx tx, int base, int n, uint64_t delay, int *sent,
+                        wa_join *j)
 {
     sender s = {.tx = tx, .delay = delay, .base = base, .n = n, .sent = sent};
     wa_coro_init(&s.wa, &sender_vt);
-    CHECK_EQ(wa_spawn_of(rt, &s, j), 0);
+    return check_spawn_of(rt, &s, j);
 }
 
 /* Receives up to want ints from a borrowed receiver into log. Status: 0
@@ -102,11 +103,11 @@ static void counted_drop(wa_future *f)
 }
 static const wa_future_vt receiver_vt = {receiver_poll, counted_drop, "receiver"};
 
-static void spawn_receiver(wa_rt *rt, wa_rx *rx, int want, intlog *log, wa_join *j)
+static int spawn_receiver(wa_rt *rt, wa_rx *rx, int want, intlog *log, wa_join *j)
 {
     receiver r = {.rx = rx, .want = want, .log = log};
     wa_coro_init(&r.wa, &receiver_vt);
-    CHECK_EQ(wa_spawn_of(rt, &r, j), 0);
+    return check_spawn_of(rt, &r, j);
 }
 
 /* Awaits one notification. */
@@ -125,11 +126,11 @@ static int waiter_poll(wa_future *f, wa_cx *cx)
 }
 static const wa_future_vt waiter_vt = {waiter_poll, counted_drop, "waiter"};
 
-static void spawn_waiter(wa_rt *rt, wa_notify *n, wa_join *j)
+static int spawn_waiter(wa_rt *rt, wa_notify *n, wa_join *j)
 {
     waiter w = {.n = n};
     wa_coro_init(&w.wa, &waiter_vt);
-    CHECK_EQ(wa_spawn_of(rt, &w, j), 0);
+    return check_spawn_of(rt, &w, j);
 }
 
 /* Acquires n permits, marks its id and ends owning them (the test releases
@@ -154,11 +155,11 @@ static int acquirer_poll(wa_future *f, wa_cx *cx)
 }
 static const wa_future_vt acquirer_vt = {acquirer_poll, counted_drop, "acquirer"};
 
-static void spawn_acquirer(wa_rt *rt, wa_sem *s, size_t n, char id, wa_join *j)
+static int spawn_acquirer(wa_rt *rt, wa_sem *s, size_t n, char id, wa_join *j)
 {
     acquirer a = {.s = s, .n = n, .id = id};
     wa_coro_init(&a.wa, &acquirer_vt);
-    CHECK_EQ(wa_spawn_of(rt, &a, j), 0);
+    return check_spawn_of(rt, &a, j);
 }
 
 /* Drops the nj handles, checks that rt is empty and frees it, and checks
@@ -173,21 +174,36 @@ static void finish(wa_rt *rt, wa_join *js, int nj, int helpers)
     trail[0] = 0;
 }
 
+/* What a test stopped by REQUIRE made, released: the nj handles, rt, and
+ * the channel ends the test still owns (NULL: none). */
+static void stop(wa_rt *rt, wa_join *js, int nj, wa_tx *tx, wa_rx *rx)
+{
+    check_joins_drop(js, nj);
+    wa_rt_free(rt);
+    if (tx)
+        wa_tx_drop(tx);
+    if (rx)
+        wa_rx_drop(rx);
+    drops = 0;
+    trail[0] = 0;
+}
+
 /* Channels */
 
 static void test_mpsc_fifo_several_senders(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     wa_rx rx;
-    CHECK_EQ(wa_mpsc_new(2, sizeof(int), &tx, &rx), 0);
+    REQUIRE_OR(wa_mpsc_new(2, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     int sent[3] = {0};
     intlog log = {0};
-    wa_join j[4];
-    spawn_sender(rt, wa_tx_clone(&tx), 100, 5, 0, &sent[0], &j[0]);
-    spawn_sender(rt, wa_tx_clone(&tx), 200, 5, 0, &sent[1], &j[1]);
-    spawn_sender(rt, tx, 300, 5, 0, &sent[2], &j[2]);
-    spawn_receiver(rt, &rx, 100, &log, &j[3]);
+    wa_join j[4] = {0};
+    REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 100, 5, 0, &sent[0], &j[0]) == 0, stop(rt, j, 4, &tx, &rx));
+    REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 200, 5, 0, &sent[1], &j[1]) == 0, stop(rt, j, 4, &tx, &rx));
+    REQUIRE_OR(spawn_sender(rt, tx, 300, 5, 0, &sent[2], &j[2]) == 0, stop(rt, j, 4, NULL, &rx));
+    REQUIRE_OR(spawn_receiver(rt, &rx, 100, &log, &j[3]) == 0, stop(rt, j, 4, NULL, &rx));
     CHECK_EQ(wa_rt_run(rt), 0);
     for (int i = 0; i < 3; i++) {
         CHECK_EQ(wa_join_status(&j[i]), 0);
@@ -210,13 +226,15 @@ static void test_mpsc_fifo_several_senders(void)
 static void test_mpsc_blocked_senders_fifo(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     wa_rx rx;
     int v, sent = 0;
-    full_chan(&tx, &rx);
-    wa_join j[3];
+    REQUIRE_OR(full_chan(&tx, &rx) == 0, wa_rt_free(rt));
+    wa_join j[3] = {0};
     for (int i = 0; i < 3; i++)
-        spawn_sender(rt, wa_tx_clone(&tx), 10 * (i + 1), 1, 0, &sent, &j[i]);
+        REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 10 * (i + 1), 1, 0, &sent, &j[i]) == 0,
+                   stop(rt, j, 3, &tx, &rx));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(sent, 0);
     /* each receive lets exactly the longest-waiting sender in */
@@ -239,15 +257,16 @@ static void test_mpsc_blocked_senders_fifo(void)
 static void test_mpsc_newcomer_queues_behind(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     wa_rx rx;
     int v, sent = 0;
-    full_chan(&tx, &rx);
-    wa_join j[3];
-    spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent, &j[0]);
-    spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]);
+    REQUIRE_OR(full_chan(&tx, &rx) == 0, wa_rt_free(rt));
+    wa_join j[3] = {0};
+    REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent, &j[0]) == 0, stop(rt, j, 3, &tx, &rx));
+    REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]) == 0, stop(rt, j, 3, &tx, &rx));
     wa_rt_tick(rt, NULL);
-    spawn_sender(rt, wa_tx_clone(&tx), 30, 1, 0, &sent, &j[2]);
+    REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 30, 1, 0, &sent, &j[2]) == 0, stop(rt, j, 3, &tx, &rx));
     CHECK_EQ(wa_try_recv(&rx, &v), 0); /* wakes 10, which runs after 30 */
     wa_rt_tick(rt, NULL);
     CHECK_EQ(sent, 1);
@@ -268,16 +287,17 @@ static void test_mpsc_newcomer_queues_behind(void)
 static void test_mpsc_woken_sender_keeps_its_slot(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     wa_rx rx;
     int v, sent = 0;
-    full_chan(&tx, &rx);
-    wa_join j[2];
-    spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent, &j[0]);
+    REQUIRE_OR(full_chan(&tx, &rx) == 0, wa_rt_free(rt));
+    wa_join j[2] = {0};
+    REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent, &j[0]) == 0, stop(rt, j, 2, &tx, &rx));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_try_recv(&rx, &v), 0); /* frees the slot, reserved for 10 */
     CHECK_EQ(wa_try_send(&tx, &v), WA_EAGAIN);
-    spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]);
+    REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]) == 0, stop(rt, j, 2, &tx, &rx));
     wa_rt_tick(rt, NULL); /* 10 and 20 both run; 20 must queue */
     CHECK_EQ(sent, 1);
     CHECK_EQ(wa_try_recv(&rx, &v), 0);
@@ -294,14 +314,15 @@ static void test_mpsc_woken_sender_keeps_its_slot(void)
 static void test_mpsc_backpressure(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     wa_rx rx;
-    CHECK_EQ(wa_mpsc_new(2, sizeof(int), &tx, &rx), 0);
+    REQUIRE_OR(wa_mpsc_new(2, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     wa_tx probe = wa_tx_clone(&tx);
     int v = -1, sent = 0;
     CHECK_EQ(wa_try_recv(&rx, &v), WA_EAGAIN);
     wa_join j;
-    spawn_sender(rt, tx, 0, 10, 0, &sent, &j);
+    REQUIRE_OR(spawn_sender(rt, tx, 0, 10, 0, &sent, &j) == 0, stop(rt, NULL, 0, &probe, &rx));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(sent, 2);
     CHECK_EQ(wa_chan_len(rx.ch), 2);
@@ -331,9 +352,10 @@ static void test_mpsc_backpressure(void)
 static void test_close_by_senders(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx, tx2;
     wa_rx rx;
-    CHECK_EQ(wa_mpsc_new(4, sizeof(int), &tx, &rx), 0);
+    REQUIRE_OR(wa_mpsc_new(4, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     tx2 = wa_tx_clone(&tx);
     int v = 1;
     CHECK_EQ(wa_try_send(&tx, &v), 0);
@@ -343,8 +365,8 @@ static void test_close_by_senders(void)
     CHECK_EQ(wa_tx_drop(&tx2), 0);
     /* closed, but the queued items still come out first */
     intlog log = {0};
-    wa_join j[2];
-    spawn_receiver(rt, &rx, 10, &log, &j[0]);
+    wa_join j[2] = {0};
+    REQUIRE_OR(spawn_receiver(rt, &rx, 10, &log, &j[0]) == 0, stop(rt, j, 2, NULL, &rx));
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(wa_join_status(&j[0]), WA_ECLOSED);
     CHECK_EQ(log.n, 2);
@@ -354,10 +376,10 @@ static void test_close_by_senders(void)
     CHECK_EQ(wa_rx_drop(&rx), 0);
 
     /* a receiver already waiting is woken by the last sender's drop */
-    CHECK_EQ(wa_mpsc_new(4, sizeof(int), &tx, &rx), 0);
+    REQUIRE_OR(wa_mpsc_new(4, sizeof(int), &tx, &rx) == 0, stop(rt, j, 2, NULL, NULL));
     tx2 = wa_tx_clone(&tx);
     log.n = 0;
-    spawn_receiver(rt, &rx, 10, &log, &j[1]);
+    REQUIRE_OR(spawn_receiver(rt, &rx, 10, &log, &j[1]) == 0, (wa_tx_drop(&tx2), stop(rt, j, 2, &tx, &rx)));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_tx_drop(&tx), 0);
     wa_rt_tick(rt, NULL);
@@ -373,12 +395,13 @@ static void test_close_by_senders(void)
 static void test_close_by_receiver(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     wa_rx rx;
     int v, sent = 0;
-    full_chan(&tx, &rx);
-    wa_join j[2];
-    spawn_sender(rt, wa_tx_clone(&tx), 10, 3, 0, &sent, &j[0]);
+    REQUIRE_OR(full_chan(&tx, &rx) == 0, wa_rt_free(rt));
+    wa_join j[2] = {0};
+    REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 10, 3, 0, &sent, &j[0]) == 0, stop(rt, j, 2, &tx, &rx));
     wa_rt_tick(rt, NULL);
     CHECK(!wa_join_done(&j[0])); /* blocked: full */
     CHECK_EQ(wa_rx_drop(&rx), 0);
@@ -387,7 +410,7 @@ static void test_close_by_receiver(void)
     CHECK_EQ(sent, 0);
     CHECK_EQ(wa_try_send(&tx, &v), WA_ECLOSED);
     /* a send started after the close fails at once */
-    spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]);
+    REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]) == 0, stop(rt, j, 2, &tx, NULL));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_join_status(&j[1]), WA_ECLOSED);
     CHECK_EQ(sent, 0);
@@ -427,15 +450,16 @@ static const wa_future_vt cancelled_sends_vt = {cancelled_sends_poll, counted_dr
 static void test_send_cancelled_while_blocked(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     wa_rx rx;
-    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
+    REQUIRE_OR(wa_mpsc_new(1, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     int v = 1;
     CHECK_EQ(wa_try_send(&tx, &v), 0);
     cancelled_sends c = {.tx = &tx};
     wa_coro_init(&c.wa, &cancelled_sends_vt);
     wa_join j;
-    CHECK_EQ(wa_spawn_of(rt, &c, &j), 0);
+    REQUIRE_OR(check_spawn_of(rt, &c, &j) == 0, stop(rt, NULL, 0, &tx, &rx));
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(wa_join_status(&j), 0);
     cancelled_sends *out = (cancelled_sends *)wa_join_output(&j);
@@ -461,13 +485,14 @@ static void test_send_cancelled_while_blocked(void)
 static void test_recv_woken_then_dropped(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     wa_rx rx;
-    CHECK_EQ(wa_mpsc_new(4, sizeof(int), &tx, &rx), 0);
+    REQUIRE_OR(wa_mpsc_new(4, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     intlog a = {0}, b = {0};
-    wa_join j[3];
-    spawn_receiver(rt, &rx, 1, &a, &j[0]);
-    spawn_receiver(rt, &rx, 1, &b, &j[1]);
+    wa_join j[3] = {0};
+    REQUIRE_OR(spawn_receiver(rt, &rx, 1, &a, &j[0]) == 0, stop(rt, j, 3, &tx, &rx));
+    REQUIRE_OR(spawn_receiver(rt, &rx, 1, &b, &j[1]) == 0, stop(rt, j, 3, &tx, &rx));
     wa_rt_tick(rt, NULL);
     int v = 7;
     CHECK_EQ(wa_try_send(&tx, &v), 0); /* wakes j[0] */
@@ -481,7 +506,7 @@ static void test_recv_woken_then_dropped(void)
     CHECK_EQ(a.n, 0);
 
     /* nobody behind: the element waits for the next receive */
-    spawn_receiver(rt, &rx, 1, &a, &j[2]);
+    REQUIRE_OR(spawn_receiver(rt, &rx, 1, &a, &j[2]) == 0, stop(rt, j, 3, &tx, &rx));
     wa_rt_tick(rt, NULL);
     v = 8;
     CHECK_EQ(wa_try_send(&tx, &v), 0);
@@ -499,14 +524,15 @@ static void test_recv_woken_then_dropped(void)
 static void test_send_woken_then_dropped(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     wa_rx rx;
-    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
+    REQUIRE_OR(wa_mpsc_new(1, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     int v = 1, sent1 = 0, sent2 = 0;
     CHECK_EQ(wa_try_send(&tx, &v), 0);
-    wa_join j[2];
-    spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent1, &j[0]);
-    spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent2, &j[1]);
+    wa_join j[2] = {0};
+    REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent1, &j[0]) == 0, stop(rt, j, 2, &tx, &rx));
+    REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent2, &j[1]) == 0, stop(rt, j, 2, &tx, &rx));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_try_recv(&rx, &v), 0); /* room for one: wakes j[0] */
     CHECK_EQ(wa_join_abort(&j[0]), 0);
@@ -557,12 +583,13 @@ static const wa_future_vt pair_rx_vt = {pair_rx_poll, pair_rx_drop, "pair_rx"};
 static void test_oneshot(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     pair_rx r = {0};
     wa_coro_init(&r.wa, &pair_rx_vt);
-    CHECK_EQ(wa_oneshot_new(sizeof(pair), &tx, &r.rx), 0);
-    wa_join j[2];
-    CHECK_EQ(wa_spawn_of(rt, &r, &j[0]), 0);
+    REQUIRE_OR(wa_oneshot_new(sizeof(pair), &tx, &r.rx) == 0, wa_rt_free(rt));
+    wa_join j[2] = {0};
+    REQUIRE_OR(check_spawn_of(rt, &r, &j[0]) == 0, stop(rt, j, 2, &tx, NULL)); /* (r's drop took r.rx) */
     wa_rt_tick(rt, NULL);
     pair p = {42, 2.5};
     CHECK_EQ(wa_try_send(&tx, &p), 0);
@@ -576,8 +603,8 @@ static void test_oneshot(void)
 
     /* closed without a send */
     wa_coro_init(&r.wa, &pair_rx_vt);
-    CHECK_EQ(wa_oneshot_new(sizeof(pair), &tx, &r.rx), 0);
-    CHECK_EQ(wa_spawn_of(rt, &r, &j[1]), 0);
+    REQUIRE_OR(wa_oneshot_new(sizeof(pair), &tx, &r.rx) == 0, stop(rt, j, 2, NULL, NULL));
+    REQUIRE_OR(check_spawn_of(rt, &r, &j[1]) == 0, stop(rt, j, 2, &tx, NULL));
     wa_rt_tick(rt, NULL);
     CHECK(!wa_join_done(&j[1]));
     CHECK_EQ(wa_tx_drop(&tx), 0);
@@ -590,14 +617,15 @@ static void test_oneshot(void)
 static void test_oneshot_from_task(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_tx tx;
     wa_rx rx;
-    CHECK_EQ(wa_oneshot_new(sizeof(int), &tx, &rx), 0);
+    REQUIRE_OR(wa_oneshot_new(sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     int sent = 0;
     intlog log = {0};
-    wa_join j[2];
-    spawn_sender(rt, tx, 5, 1, WA_MS(3), &sent, &j[0]);
-    spawn_receiver(rt, &rx, 2, &log, &j[1]);
+    wa_join j[2] = {0};
+    REQUIRE_OR(spawn_sender(rt, tx, 5, 1, WA_MS(3), &sent, &j[0]) == 0, stop(rt, j, 2, NULL, &rx));
+    REQUIRE_OR(spawn_receiver(rt, &rx, 2, &log, &j[1]) == 0, stop(rt, j, 2, NULL, &rx));
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(wa_now(rt), WA_MS(3));
     CHECK_EQ(log.n, 1);
@@ -612,13 +640,14 @@ static void test_oneshot_from_task(void)
 static void test_notify_one_permit(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_notify n;
     wa_notify_init(&n);
     wa_notify_one(&n);
     wa_notify_one(&n); /* permits do not add up */
-    wa_join j[2];
-    spawn_waiter(rt, &n, &j[0]);
-    spawn_waiter(rt, &n, &j[1]);
+    wa_join j[2] = {0};
+    REQUIRE_OR(spawn_waiter(rt, &n, &j[0]) == 0, stop(rt, j, 2, NULL, NULL));
+    REQUIRE_OR(spawn_waiter(rt, &n, &j[1]) == 0, stop(rt, j, 2, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK(wa_join_done(&j[0]));
     CHECK(!wa_join_done(&j[1]));
@@ -632,18 +661,19 @@ static void test_notify_one_permit(void)
 static void test_notify_all(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_notify n;
     wa_notify_init(&n);
-    wa_join j[4];
+    wa_join j[4] = {0};
     for (int i = 0; i < 3; i++)
-        spawn_waiter(rt, &n, &j[i]);
+        REQUIRE_OR(spawn_waiter(rt, &n, &j[i]) == 0, stop(rt, j, 4, NULL, NULL));
     wa_rt_tick(rt, NULL);
     wa_notify_all(&n);
     wa_rt_tick(rt, NULL);
     for (int i = 0; i < 3; i++)
         CHECK_EQ(wa_join_status(&j[i]), 0);
     /* notify_all leaves no permit behind */
-    spawn_waiter(rt, &n, &j[3]);
+    REQUIRE_OR(spawn_waiter(rt, &n, &j[3]) == 0, stop(rt, j, 4, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK(!wa_join_done(&j[3]));
     wa_notify_one(&n);
@@ -655,34 +685,35 @@ static void test_notify_all(void)
 static void test_notify_woken_then_dropped(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_notify n;
     wa_notify_init(&n);
-    wa_join j[6];
-    spawn_waiter(rt, &n, &j[0]);
-    spawn_waiter(rt, &n, &j[1]);
+    wa_join j[6] = {0};
+    REQUIRE_OR(spawn_waiter(rt, &n, &j[0]) == 0, stop(rt, j, 6, NULL, NULL));
+    REQUIRE_OR(spawn_waiter(rt, &n, &j[1]) == 0, stop(rt, j, 6, NULL, NULL));
     wa_rt_tick(rt, NULL);
     wa_notify_one(&n);                 /* wakes j[0] */
     CHECK_EQ(wa_join_abort(&j[0]), 0); /* which never sees it */
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_join_status(&j[1]), 0);
     /* handed on, not duplicated */
-    spawn_waiter(rt, &n, &j[2]);
+    REQUIRE_OR(spawn_waiter(rt, &n, &j[2]) == 0, stop(rt, j, 6, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK(!wa_join_done(&j[2]));
 
     /* with nobody else waiting it becomes the permit */
     wa_notify_one(&n);
     CHECK_EQ(wa_join_abort(&j[2]), 0);
-    spawn_waiter(rt, &n, &j[3]);
+    REQUIRE_OR(spawn_waiter(rt, &n, &j[3]) == 0, stop(rt, j, 6, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_join_status(&j[3]), 0);
 
     /* a notify_all wake owns nothing to hand on */
-    spawn_waiter(rt, &n, &j[4]);
+    REQUIRE_OR(spawn_waiter(rt, &n, &j[4]) == 0, stop(rt, j, 6, NULL, NULL));
     wa_rt_tick(rt, NULL);
     wa_notify_all(&n);
     CHECK_EQ(wa_join_abort(&j[4]), 0);
-    spawn_waiter(rt, &n, &j[5]);
+    REQUIRE_OR(spawn_waiter(rt, &n, &j[5]) == 0, stop(rt, j, 6, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK(!wa_join_done(&j[5]));
     CHECK_EQ(wa_join_abort(&j[5]), 0);
@@ -694,12 +725,13 @@ static void test_notify_woken_then_dropped(void)
 static void test_sem_fifo_fairness(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_sem s;
-    wa_sem_init(&s, 3);
+    wa_sem_init_max(&s, 3, 3);
     CHECK_EQ(wa_sem_try_acquire(&s, 3), 0);
-    wa_join j[3];
-    spawn_acquirer(rt, &s, 2, 'B', &j[0]);
-    spawn_acquirer(rt, &s, 1, 'C', &j[1]);
+    wa_join j[3] = {0};
+    REQUIRE_OR(spawn_acquirer(rt, &s, 2, 'B', &j[0]) == 0, stop(rt, j, 3, NULL, NULL));
+    REQUIRE_OR(spawn_acquirer(rt, &s, 1, 'C', &j[1]) == 0, stop(rt, j, 3, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_sem_release(&s, 1), 0);
     wa_rt_tick(rt, NULL);
@@ -718,7 +750,7 @@ static void test_sem_fifo_fairness(void)
     CHECK_EQ(wa_sem_release(&s, 3), 0);
     CHECK_EQ(wa_sem_available(&s), 3);
     /* more than the semaphore ever has can never be granted */
-    spawn_acquirer(rt, &s, 4, 'X', &j[2]);
+    REQUIRE_OR(spawn_acquirer(rt, &s, 4, 'X', &j[2]) == 0, stop(rt, j, 3, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_join_status(&j[2]), WA_EINVAL);
     CHECK_EQ(wa_sem_available(&s), 3);
@@ -756,15 +788,16 @@ static const wa_future_vt locker_vt = {locker_poll, counted_drop, "locker"};
 static void test_mutex_exclusion(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_mutex m;
     wa_mutex_init(&m);
     int inside = 0, overlaps = 0;
-    wa_join j[4];
+    wa_join j[4] = {0};
     for (int i = 0; i < 4; i++) {
         locker l = {.m = &m, .rounds = 2, .id = (char)('0' + i), .inside = &inside,
                     .overlaps = &overlaps};
         wa_coro_init(&l.wa, &locker_vt);
-        CHECK_EQ(wa_spawn_of(rt, &l, &j[i]), 0);
+        REQUIRE_OR(check_spawn_of(rt, &l, &j[i]) == 0, stop(rt, j, 4, NULL, NULL));
     }
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(overlaps, 0);
@@ -780,11 +813,12 @@ static void test_mutex_exclusion(void)
 static void test_acquire_granted_then_dropped(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_sem s;
     wa_sem_init(&s, 2);
     CHECK_EQ(wa_sem_try_acquire(&s, 2), 0);
-    wa_join j[3];
-    spawn_acquirer(rt, &s, 2, 'B', &j[0]);
+    wa_join j[3] = {0};
+    REQUIRE_OR(spawn_acquirer(rt, &s, 2, 'B', &j[0]) == 0, stop(rt, j, 3, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_sem_release(&s, 2), 0); /* granted to B */
     CHECK_EQ(wa_sem_available(&s), 0);
@@ -793,8 +827,8 @@ static void test_acquire_granted_then_dropped(void)
 
     /* the returned permits go on to the next waiter */
     CHECK_EQ(wa_sem_try_acquire(&s, 2), 0);
-    spawn_acquirer(rt, &s, 2, 'C', &j[1]);
-    spawn_acquirer(rt, &s, 1, 'D', &j[2]);
+    REQUIRE_OR(spawn_acquirer(rt, &s, 2, 'C', &j[1]) == 0, stop(rt, j, 3, NULL, NULL));
+    REQUIRE_OR(spawn_acquirer(rt, &s, 1, 'D', &j[2]) == 0, stop(rt, j, 3, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_sem_release(&s, 2), 0); /* granted to C; D needs one more */
     CHECK_EQ(wa_join_abort(&j[1]), 0);
@@ -809,12 +843,13 @@ static void test_acquire_granted_then_dropped(void)
 static void test_acquire_queued_then_dropped(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_mutex m;
     wa_mutex_init(&m);
     CHECK_EQ(wa_mutex_try_lock(&m), 0);
-    wa_join j[4];
-    spawn_acquirer(rt, &m.sem, 1, 'A', &j[0]);
-    spawn_acquirer(rt, &m.sem, 1, 'B', &j[1]);
+    wa_join j[4] = {0};
+    REQUIRE_OR(spawn_acquirer(rt, &m.sem, 1, 'A', &j[0]) == 0, stop(rt, j, 4, NULL, NULL));
+    REQUIRE_OR(spawn_acquirer(rt, &m.sem, 1, 'B', &j[1]) == 0, stop(rt, j, 4, NULL, NULL));
     wa_rt_tick(rt, NULL);
     /* A leaves the queue; its task is freed, so a waiter left linked would
      * be a use-after-free in the unlock below. */
@@ -830,8 +865,8 @@ static void test_acquire_queued_then_dropped(void)
     wa_sem s;
     wa_sem_init(&s, 3);
     CHECK_EQ(wa_sem_try_acquire(&s, 2), 0);
-    spawn_acquirer(rt, &s, 2, 'C', &j[2]);
-    spawn_acquirer(rt, &s, 1, 'D', &j[3]);
+    REQUIRE_OR(spawn_acquirer(rt, &s, 2, 'C', &j[2]) == 0, stop(rt, j, 4, NULL, NULL));
+    REQUIRE_OR(spawn_acquirer(rt, &s, 1, 'D', &j[3]) == 0, stop(rt, j, 4, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK(!wa_join_done(&j[3])); /* it fits, but C is ahead */
     CHECK_EQ(wa_join_abort(&j[2]), 0);
@@ -857,7 +892,7 @@ static void test_sync_misuse(void)
     CHECK_EQ(wa_mutex_try_lock(&m), WA_EAGAIN);
     CHECK_EQ(wa_mutex_unlock(&m), 0);
     wa_sem s;
-    wa_sem_init(&s, 2);
+    wa_sem_init_max(&s, 2, 2);
     CHECK_EQ(wa_sem_try_acquire(&s, 1), 0);
     CHECK_EQ(wa_sem_release(&s, 2), WA_EMISUSE); /* one more than was taken */
     CHECK_EQ(wa_sem_available(&s), 1);
@@ -865,10 +900,11 @@ static void test_sync_misuse(void)
 
     /* send and receive on dropped ends */
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_cx cx = {.waker = WA_NOOP_WAKER, .rt = rt};
     wa_tx tx;
     wa_rx rx;
-    CHECK_EQ(wa_mpsc_new(1, sizeof(int), &tx, &rx), 0);
+    REQUIRE_OR(wa_mpsc_new(1, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     int v = 1;
     CHECK_EQ(wa_tx_drop(&tx), 0);
     CHECK(tx.ch == NULL);
@@ -888,6 +924,103 @@ static void test_sync_misuse(void)
     CHECK_EQ(check_misuses, before + 7);
     CHECK_RT_EMPTY_FREE(rt);
     wa_set_misuse_hook(NULL);
+}
+
+/* A gate that starts closed: wa_sem_init(s, 0), opened by a release. */
+static void test_sem_gate(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_sem s;
+    wa_sem_init(&s, 0);
+    wa_join j[1] = {0};
+    REQUIRE_OR(spawn_acquirer(rt, &s, 1, 'G', &j[0]) == 0, stop(rt, j, 1, NULL, NULL));
+    wa_rt_tick(rt, NULL);
+    CHECK(!wa_join_done(&j[0]));
+    CHECK_EQ(wa_sem_release(&s, 1), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "G") == 0);
+    finish(rt, j, 1, 1);
+}
+
+/* A receive that completes in the very poll that delivers the task's
+ * cancellation wins its race: the message reaches the task (not dropped
+ * with the race), which then sees the cancellation at its next await. */
+typedef struct racer {
+    WA_CORO;
+    WA_COMBO(2) race;
+    wa_recv r;
+    wa_sleep sl, after;
+    wa_rx *rx;
+    int got, winner, race_rc, after_rc;
+} racer;
+
+static int racer_poll(wa_future *f, wa_cx *cx)
+{
+    racer *t = (racer *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_race(&t->race, wa_recv_init(&t->r, t->rx, &t->got), wa_sleep_init(&t->sl, WA_SEC(100))));
+    t->race_rc = WA_STATUS;
+    t->winner = wa_race_winner(&t->race.c);
+    WA_AWAIT(wa_sleep_init(&t->after, WA_MS(1)));
+    t->after_rc = 0;
+    WA_ON_CANCEL();
+    t->after_rc = WA_ECANCELED;
+    WA_RETURN(WA_ECANCELED);
+    WA_END();
+}
+static const wa_future_vt racer_vt = {racer_poll, wa_coro_drop, "racer"};
+
+static void test_race_keeps_completed_recv(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_tx tx;
+    wa_rx rx;
+    REQUIRE_OR(wa_mpsc_new(1, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
+    racer t = {.rx = &rx, .got = 0, .winner = -2, .race_rc = 1, .after_rc = 1};
+    wa_coro_init(&t.wa, &racer_vt);
+    wa_join j;
+    REQUIRE_OR(wa_spawn_of(rt, &t, &j) == 0, (wa_tx_drop(&tx), wa_rx_drop(&rx), wa_rt_free(rt)));
+    wa_rt_tick(rt, NULL); /* waiting in the race */
+    int v = 42;
+    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    CHECK_EQ(wa_join_cancel(&j), 0); /* in the same tick as the message */
+    CHECK_EQ(wa_rt_run(rt), 0);
+    racer *out = (racer *)wa_join_output(&j);
+    CHECK(out != NULL);
+    if (out) {
+        CHECK_EQ(out->race_rc, 0);
+        CHECK_EQ(out->winner, 0);
+        CHECK_EQ(out->got, 42);
+        CHECK_EQ(out->after_rc, WA_ECANCELED);
+    }
+    CHECK_EQ(wa_join_status(&j), WA_ECANCELED);
+    wa_join_drop(&j);
+    wa_tx_drop(&tx);
+    wa_rx_drop(&rx);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Cloning a dropped sender is reported and gives a dropped sender back,
+ * not a crash; NULL ends and elements are reported too. */
+static void test_chan_bad_arguments(void)
+{
+    check_catch_misuse();
+    int before = check_misuses;
+    wa_tx tx;
+    wa_rx rx;
+    REQUIRE(wa_mpsc_new(1, sizeof(int), &tx, &rx) == 0);
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    wa_tx c = wa_tx_clone(&tx);
+    CHECK(c.ch == NULL);
+    CHECK(wa_tx_clone(NULL).ch == NULL);
+    CHECK_EQ(wa_try_send(NULL, &before), WA_ESTALE);
+    CHECK_EQ(wa_try_recv(&rx, NULL), WA_EINVAL);
+    CHECK_EQ(wa_mpsc_new(1, 1, NULL, &rx), WA_EINVAL);
+    CHECK_EQ(wa_rx_drop(NULL), WA_EMISUSE);
+    CHECK_EQ(check_misuses - before, 6);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
 }
 
 int main(void)
@@ -912,5 +1045,8 @@ int main(void)
     RUN(test_acquire_granted_then_dropped);
     RUN(test_acquire_queued_then_dropped);
     RUN(test_sync_misuse);
+    RUN(test_sem_gate);
+    RUN(test_race_keeps_completed_recv);
+    RUN(test_chan_bad_arguments);
     return check_finish();
 }

@@ -32,23 +32,24 @@ static int logger_poll(wa_future *f, wa_cx *cx)
 }
 static const wa_future_vt logger_vt = {logger_poll, wa_coro_drop, "logger"};
 
-static void spawn_logger(wa_rt *rt, uint64_t ns, int id, int absolute)
+static int spawn_logger(wa_rt *rt, uint64_t ns, int id, int absolute)
 {
     logger l;
     wa_coro_init(&l.wa, &logger_vt);
     l.ns = ns;
     l.id = id;
     l.absolute = absolute;
-    wa_spawn_of(rt, &l, NULL);
+    return check_spawn_of(rt, &l, NULL);
 }
 
 static void test_exact_times_and_fifo_ties(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     static const uint64_t ms[NT] = {30, 10, 20, 10, 0, 10};
     wake_n = 0;
     for (int i = 0; i < NT; i++)
-        spawn_logger(rt, WA_MS(ms[i]), i, 0);
+        REQUIRE_OR(spawn_logger(rt, WA_MS(ms[i]), i, 0) == 0, wa_rt_free(rt));
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(wake_n, NT);
     static const int order[NT] = {4, 1, 3, 5, 2, 0};
@@ -63,10 +64,12 @@ static void test_exact_times_and_fifo_ties(void)
 /* The order of 50 equal deadlines under one seed. */
 static void tie_order(uint64_t seed, int *out)
 {
+    memset(out, 0, 50 * sizeof *out); /* (read even if this stops early) */
     wa_rt *rt = check_sim_rt(seed);
+    REQUIRE(rt);
     wake_n = 0;
     for (int i = 0; i < 50; i++)
-        spawn_logger(rt, WA_MS(5), i, 0);
+        REQUIRE_OR(spawn_logger(rt, WA_MS(5), i, 0) == 0, wa_rt_free(rt));
     wa_rt_run(rt);
     for (int i = 0; i < 50; i++)
         out[i] = wake_log[i].id;
@@ -94,10 +97,11 @@ static void test_seeded_ties(void)
 static void test_sleep_until(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_sim_advance(wa_rt_backend(rt), WA_MS(100));
     wake_n = 0;
-    spawn_logger(rt, WA_MS(150), 1, 1);
-    spawn_logger(rt, WA_MS(50), 2, 1); /* in the past: ready at once */
+    REQUIRE_OR(spawn_logger(rt, WA_MS(150), 1, 1) == 0, wa_rt_free(rt));
+    REQUIRE_OR(spawn_logger(rt, WA_MS(50), 2, 1) == 0, wa_rt_free(rt)); /* in the past: ready at once */
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(wake_log[0].id, 2);
     CHECK_EQ(wake_log[0].at, WA_MS(100));
@@ -108,10 +112,11 @@ static void test_sleep_until(void)
 static void test_drop_disarms(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     sleeper s;
     sleeper_init(&s, WA_SEC(10), 0);
     wa_join j;
-    wa_spawn_of(rt, &s, &j);
+    REQUIRE_OR(check_spawn_of(rt, &s, &j) == 0, wa_rt_free(rt));
     wa_rt_tick(rt, NULL);
     wa_rt_stats st;
     wa_rt_stats_get(rt, &st);
@@ -148,7 +153,11 @@ static const wa_future_vt timed_vt = {timed_poll, wa_coro_drop, "timed"};
 
 static int run_timed(uint64_t inner_ms, uint64_t limit_ms, uint64_t *end, int *drops)
 {
+    *end = 0;
+    *drops = 0;
     wa_rt *rt = check_sim_rt(0);
+    if (!rt)
+        return WA_ENOMEM;
     timed t;
     wa_coro_init(&t.wa, &timed_vt);
     t.inner_ns = WA_MS(inner_ms);
@@ -199,6 +208,7 @@ static const wa_future_vt ticker_vt = {ticker_poll, wa_coro_drop, "ticker"};
 static void test_interval(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     ticker t;
     wa_coro_init(&t.wa, &ticker_vt);
     CHECK_EQ(wa_block_on(rt, &t.wa.fut), 0);
@@ -221,15 +231,16 @@ static uint64_t splitmix(uint64_t *s)
 static void test_many_timers(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     uint64_t seed = 42;
     wake_n = 0;
     for (int i = 0; i < 10000; i++)
-        spawn_logger(rt, WA_US(splitmix(&seed) % 100000), i, 0);
+        REQUIRE_OR(spawn_logger(rt, WA_US(splitmix(&seed) % 100000), i, 0) == 0, wa_rt_free(rt));
     static wa_join js[10000]; /* static: too big for a wasm stack */
     sleeper s;
     for (int i = 0; i < 10000; i++) {
         sleeper_init(&s, WA_SEC(1) + splitmix(&seed) % WA_SEC(1), 0);
-        wa_spawn_of(rt, &s, &js[i]);
+        REQUIRE_OR(check_spawn_of(rt, &s, &js[i]) == 0, (check_joins_drop(js, i), wa_rt_free(rt)));
     }
     wa_rt_tick(rt, NULL);
     wa_rt_stats st;
@@ -254,6 +265,155 @@ static void test_many_timers(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A sleep armed late in a long tick (the sim clock moved 250 ms inside the
+ * poll, as 200 HTTP starts take on jco) counts from its first poll, not
+ * from the tick's start: it wakes 100 ms after the arm, never before. The
+ * timeout around a future that never ends does the same. */
+typedef struct late_arm {
+    WA_CORO;
+    wa_sleep s;
+    wa_timeout to;
+    never n;
+    int drops, timeout_rc;
+    uint64_t armed, woke, timed_out;
+} late_arm;
+
+static int late_arm_poll(wa_future *f, wa_cx *cx)
+{
+    late_arm *t = (late_arm *)f;
+    WA_BEGIN(t, cx);
+    wa_sim_advance(wa_rt_backend(cx->rt), WA_MS(250)); /* a long tick */
+    t->armed = WA_MS(250);
+    WA_AWAIT(wa_sleep_init(&t->s, WA_MS(100)));
+    t->woke = wa_now(cx->rt);
+    wa_sim_advance(wa_rt_backend(cx->rt), WA_MS(250));
+    WA_AWAIT(wa_timeout_init(&t->to, never_init(&t->n, &t->drops), WA_MS(300)));
+    t->timeout_rc = WA_STATUS;
+    t->timed_out = wa_now(cx->rt);
+    WA_END();
+}
+static const wa_future_vt late_arm_vt = {late_arm_poll, wa_coro_drop, "late_arm"};
+
+static void test_late_arm(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    if (!rt) {
+        CHECK(rt != NULL);
+        return;
+    }
+    late_arm t = {.drops = 0};
+    wa_coro_init(&t.wa, &late_arm_vt);
+    CHECK_EQ(wa_block_on(rt, &t.wa.fut), 0);
+    CHECK_EQ(t.woke, WA_MS(350));
+    CHECK_EQ(t.timeout_rc, WA_ETIMEDOUT);
+    CHECK_EQ(t.timed_out, WA_MS(350 + 250 + 300));
+    CHECK_EQ(t.drops, 1);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* The same on the host's real clock (every host this suite runs on): a
+ * poll busy for 30 ms, then a 50 ms sleep, measured with the backend's
+ * clock from the end of the busy poll. */
+typedef struct busy_then_sleep {
+    WA_CORO;
+    wa_sleep s;
+    uint64_t armed, woke;
+} busy_then_sleep;
+
+static uint64_t host_now(wa_rt *rt)
+{
+    wa_backend *b = wa_rt_backend(rt);
+    return b->vt->now(b);
+}
+
+static int busy_then_sleep_poll(wa_future *f, wa_cx *cx)
+{
+    busy_then_sleep *t = (busy_then_sleep *)f;
+    WA_BEGIN(t, cx);
+    uint64_t start = host_now(cx->rt);
+    while (host_now(cx->rt) - start < WA_MS(30)) {
+    }
+    t->armed = host_now(cx->rt);
+    WA_AWAIT(wa_sleep_init(&t->s, WA_MS(50)));
+    t->woke = host_now(cx->rt);
+    WA_END();
+}
+static const wa_future_vt busy_then_sleep_vt = {busy_then_sleep_poll, wa_coro_drop, "busy_then_sleep"};
+
+static void test_late_arm_real_clock(void)
+{
+    wa_rt *rt;
+    int rc = wa_rt_new(&rt);
+    CHECK_EQ(rc, 0);
+    if (rc < 0)
+        return;
+    busy_then_sleep t;
+    wa_coro_init(&t.wa, &busy_then_sleep_vt);
+    CHECK_EQ(wa_block_on(rt, &t.wa.fut), 0);
+    CHECK(t.woke - t.armed >= WA_MS(50));
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Huge durations mean never: a sleep or timeout of WA_NEVER (or
+ * UINT64_MAX ms, which saturates) loses every race against 200 ms, an
+ * interval of WA_NEVER ticks once, and a never-sleep alone is a deadlock,
+ * not an instant wake. */
+typedef struct huge {
+    WA_CORO;
+    WA_COMBO(2) race;
+    wa_sleep a, b;
+    wa_timeout to;
+    wa_interval iv;
+    never n;
+    int drops, winners[3], ticks;
+    uint64_t at[3];
+} huge;
+
+static int huge_poll(wa_future *f, wa_cx *cx)
+{
+    huge *t = (huge *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_race(&t->race, wa_sleep_init(&t->a, WA_MS(UINT64_MAX)), wa_sleep_init(&t->b, WA_MS(200))));
+    t->winners[0] = wa_race_winner(&t->race.c);
+    t->at[0] = wa_now(cx->rt);
+    WA_AWAIT(wa_race(&t->race, wa_timeout_init(&t->to, never_init(&t->n, &t->drops), WA_NEVER),
+                     wa_sleep_init(&t->b, WA_MS(200))));
+    t->winners[1] = wa_race_winner(&t->race.c);
+    t->at[1] = wa_now(cx->rt);
+    wa_interval_init(&t->iv, WA_NEVER);
+    WA_AWAIT(wa_interval_tick(&t->iv)); /* the first: at once */
+    t->ticks++;
+    WA_AWAIT(wa_race(&t->race, wa_interval_tick(&t->iv), wa_sleep_init(&t->b, WA_MS(200))));
+    t->winners[2] = wa_race_winner(&t->race.c);
+    t->at[2] = wa_now(cx->rt);
+    wa_interval_drop(&t->iv);
+    WA_END();
+}
+static const wa_future_vt huge_vt = {huge_poll, wa_coro_drop, "huge"};
+
+static void test_huge_durations(void)
+{
+    CHECK(WA_MS(UINT64_MAX) == WA_NEVER && WA_SEC(UINT64_MAX / 1000) == WA_NEVER && WA_US(3) == 3000);
+    wa_rt *rt = check_sim_rt(0);
+    if (!rt) {
+        CHECK(rt != NULL);
+        return;
+    }
+    huge t = {.drops = 0, .ticks = 0};
+    wa_coro_init(&t.wa, &huge_vt);
+    CHECK_EQ(wa_block_on(rt, &t.wa.fut), 0);
+    CHECK(t.winners[0] == 1 && t.winners[1] == 1 && t.winners[2] == 1);
+    CHECK(t.at[0] == WA_MS(200) && t.at[1] == WA_MS(400) && t.at[2] == WA_MS(600));
+    CHECK_EQ(t.ticks, 1);
+    CHECK_EQ(t.drops, 1);
+    wa_sleep s;
+    wa_rt_set_report(rt, NULL, NULL);
+    CHECK_EQ(wa_block_on(rt, wa_sleep_init(&s, WA_NEVER)), WA_EDEADLK);
+    CHECK_EQ(wa_block_on(rt, wa_sleep_until(&s, WA_NEVER)), WA_EDEADLK);
+    CHECK_EQ(wa_now(rt), WA_MS(600));
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_exact_times_and_fifo_ties);
@@ -263,5 +423,8 @@ int main(void)
     RUN(test_timeout);
     RUN(test_interval);
     RUN(test_many_timers);
+    RUN(test_late_arm);
+    RUN(test_late_arm_real_clock);
+    RUN(test_huge_durations);
     return check_finish();
 }

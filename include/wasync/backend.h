@@ -44,6 +44,9 @@ struct wa_backend {
                          armed, nothing outside the run queue can wake a task */
     uint64_t seed;    /* nonzero: order timers with equal deadlines by this
                          seed instead of FIFO (the sim backend) */
+    uint64_t resolution; /* the host's timer granularity in ns (0: exact):
+                            relative deadlines are rounded up to it, so
+                            timers armed close together wake together */
 };
 
 /* The simulated host: a virtual clock starting at 0 that jumps to the next
@@ -85,14 +88,19 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key);
 /* A future that is ready (status 0) when the registered fd has one of
  * `events` (a WA_READABLE | WA_WRITABLE mask) ready, which it then leaves in
  * `ready`; WA_ECLOSED if the fd is deregistered while it waits, WA_ESTALE
- * (misuse) for a key already stale. Readiness is edge-triggered: do the I/O
- * until EAGAIN before awaiting again. One waiter per direction per fd. */
+ * (misuse) for a key that is stale or another runtime's. Readiness is
+ * edge-triggered: do the I/O until EAGAIN before awaiting again. Any number
+ * of waits may wait on one fd (two accepts on a listener): readiness wakes
+ * every one waiting for it, and each tries its I/O again. */
 typedef struct wa_fd_wait {
     wa_future fut;
     wa_fd_key key;
     unsigned events;
     unsigned ready;
     wa_rt *rt; /* set once polled */
+    /* private: queued on the registration while pending */
+    struct wa_fd_wait *next, **pprev;
+    wa_waker waker;
 } wa_fd_wait;
 wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events);
 

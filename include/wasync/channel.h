@@ -22,7 +22,11 @@ extern "C" {
 
 typedef struct wa_chan wa_chan;
 
-/* The two ends. Senders may be cloned; there is one receiver. */
+/* The two ends. Senders may be cloned (each clone is dropped once). There
+ * is one receiver, but the wa_rx struct may be copied to several tasks of
+ * the runtime: each element then goes to exactly one receive, in the order
+ * the receives waited, and the channel closes for the senders when any copy
+ * is dropped (drop it once; the other copies must not be used after). */
 typedef struct wa_tx { wa_chan *ch; } wa_tx;
 typedef struct wa_rx { wa_chan *ch; } wa_rx;
 

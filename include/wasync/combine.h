@@ -8,6 +8,10 @@
  * When the task is cancelled, every child is polled so that coroutines among
  * them reach their cancellation points and run their cleanup; the
  * combinator then waits for all of them and finishes with WA_ECANCELED.
+ * Except a race with a child that completes meanwhile (a receive that got
+ * its message in that very poll): that child still wins and the race ends
+ * with its status, so no completed output is lost; the parent sees the
+ * cancellation at its next await.
  *
  *     WA_COMBO(2) j;                       // in the coroutine's struct
  *     WA_AWAIT(wa_join_all(&t->j, wa_sleep_init(&t->a, WA_MS(5)),

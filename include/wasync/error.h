@@ -27,7 +27,8 @@ extern "C" {
     X(WA_ECONNREFUSED, -13, "connection refused")                           \
     X(WA_EADDRINUSE, -14, "address in use")                                 \
     X(WA_ECONNRESET, -15, "connection reset")                               \
-    X(WA_E2BIG, -16, "too large")
+    X(WA_E2BIG, -16, "too large")                                           \
+    X(WA_EMFILE, -17, "too many open files")
 
 enum wa_errno {
 #define WA_ERRNO_ENUM_(name, val, msg) name = val,
@@ -38,9 +39,12 @@ enum wa_errno {
 /* Returns a static string describing err (any int; unknown codes are named). */
 const char *wa_strerror(int err);
 
-/* Misuse (double drop, stale handle, polling a finished future...) is
- * reported through this hook before the call returns WA_EMISUSE or
- * WA_ESTALE. The default hook prints `what` to stderr and, in debug builds
+/* Misuse (double drop, stale handle, polling a finished future, a NULL
+ * argument, a nested block_on...) is reported through this hook before the
+ * call returns WA_EMISUSE, WA_ESTALE or WA_EINVAL. `what` is the whole
+ * report: the call, what was wrong, and the task being polled if any
+ * ("wasync: misuse: wa_block_on: called inside a task's poll... [in task 3
+ * \"server\"]"). The default hook prints it to stderr and, in debug builds
  * (NDEBUG undefined), aborts. Tests install a counting hook. */
 typedef void (*wa_misuse_fn)(const char *what);
 

@@ -10,20 +10,26 @@
 #define WASYNC_RUNTIME_H
 
 #include "future.h"
+#include "time.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define WA_NEVER UINT64_MAX
-
 typedef struct wa_backend wa_backend;
 
-/* Creates a runtime in *out driven by backend, which it takes (NULL: the
- * platform's default backend). Returns 0 or WA_ENOMEM. */
-int wa_rt_new(wa_rt **out, wa_backend *backend);
+/* Creates a runtime in *out on the platform's backend (epoll on Linux, the
+ * host's on wasm). Returns 0, WA_ENOMEM or the backend's error. */
+int wa_rt_new(wa_rt **out);
 
-/* Hard-drops every task still alive, then frees rt and its backend. */
+/* Creates a runtime in *out driven by backend, which it takes (freed on
+ * failure too). A NULL backend, what a failed constructor returns, is
+ * WA_EINVAL: never quietly another host. Returns 0, WA_EINVAL or
+ * WA_ENOMEM. */
+int wa_rt_new_on(wa_rt **out, wa_backend *backend);
+
+/* Hard-drops every task still alive, then frees rt and its backend. Not
+ * from inside a poll (reported as misuse; rt is left alone). */
 void wa_rt_free(wa_rt *rt);
 
 /* A join handle: the future of a spawned task's completion; its status is
@@ -40,8 +46,9 @@ typedef struct wa_join {
 
 /* Spawns a task running a copy of the size bytes at fut (a future never
  * polled; the copy is the task's). join: NULL detaches the task, otherwise
- * it receives the handle, which the caller then owns. Returns 0 or
- * WA_ENOMEM (fut is then left to the caller, unpolled). */
+ * it receives the handle, which the caller then owns. Returns 0, WA_ENOMEM,
+ * WA_E2BIG (size past 2 GiB) or WA_EINVAL (misuse: a NULL argument, a size
+ * smaller than a future); on failure fut is left to the caller, unpolled. */
 int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
 
 /* wa_spawn of the struct that ptr points to. */
@@ -82,13 +89,16 @@ int wa_join_drop(wa_join *j);
 /* Runs one fair round: fires due timers, then polls once each task that was
  * queued when the round began (tasks woken meanwhile run next round). Never
  * blocks. Returns how many tasks are runnable now; *deadline (may be NULL)
- * receives the earliest timer deadline or WA_NEVER. */
+ * receives the earliest timer deadline or WA_NEVER. From inside a poll or
+ * another thread: WA_EMISUSE. */
 int wa_rt_tick(wa_rt *rt, uint64_t *deadline);
 
 /* Runs fut (taken: it is dropped before returning, its outputs stay
  * readable) to completion on rt, waiting in the backend when idle. Returns
  * fut's status, or WA_EDEADLK when fut is pending and nothing can ever wake
- * anything (the pending tasks are reported, see wa_rt_set_report). */
+ * anything (the pending tasks are reported, see wa_rt_set_report).
+ * Refused with WA_EMISUSE (reported) from inside a task's poll, which must
+ * never block, and from a thread other than rt's. */
 int wa_block_on(wa_rt *rt, wa_future *fut);
 
 /* Runs until no task is left. Returns 0 or WA_EDEADLK. */

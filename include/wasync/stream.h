@@ -53,7 +53,7 @@ struct wa_stream {
  * with err (a readiness that could not be set up, e.g. WA_ENOMEM). */
 wa_future *wa_stream_ready_error(void *storage, int err);
 
-#define WA_STREAM_WAIT_SIZE 48
+#define WA_STREAM_WAIT_SIZE 64
 
 /* Storage for a stream's readiness future (private). */
 typedef union wa_stream_wait {

@@ -52,10 +52,14 @@ typedef struct wa_sem {
     size_t max; /* releases beyond it are misuse */
 } wa_sem;
 
+/* A semaphore of permits free now, released without limit (a gate that
+ * starts closed is wa_sem_init(s, 0), opened by a release). */
 void wa_sem_init(wa_sem *s, size_t permits);
+/* The same with at most max permits: a release past it is misuse. */
+void wa_sem_init_max(wa_sem *s, size_t permits, size_t max);
 /* Takes n permits now if no one waits and enough are free: 0 or WA_EAGAIN. */
 int wa_sem_try_acquire(wa_sem *s, size_t n);
-/* Returns n permits. WA_EMISUSE if that would exceed the initial count. */
+/* Returns n permits. WA_EMISUSE if that would exceed the maximum. */
 int wa_sem_release(wa_sem *s, size_t n);
 size_t wa_sem_available(const wa_sem *s);
 
@@ -74,7 +78,7 @@ typedef struct wa_mutex {
     wa_sem sem;
 } wa_mutex;
 
-static inline void wa_mutex_init(wa_mutex *m) { wa_sem_init(&m->sem, 1); }
+static inline void wa_mutex_init(wa_mutex *m) { wa_sem_init_max(&m->sem, 1, 1); }
 static inline wa_future *wa_mutex_lock(wa_acquire *a, wa_mutex *m)
 {
     return wa_sem_acquire(a, &m->sem, 1);

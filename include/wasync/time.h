@@ -13,26 +13,34 @@
 extern "C" {
 #endif
 
-#define WA_NS(x) ((uint64_t)(x))
-#define WA_US(x) ((uint64_t)(x) * 1000u)
-#define WA_MS(x) ((uint64_t)(x) * 1000000u)
-#define WA_SEC(x) ((uint64_t)(x) * 1000000000u)
+/* A deadline or duration that never comes. */
+#define WA_NEVER UINT64_MAX
 
-/* The runtime's current time: read from the backend at most once per tick
- * and cached, so that many timers armed in one tick cost one clock read. */
+/* Durations in nanoseconds. A duration too large for 64 bits saturates to
+ * WA_NEVER (x is evaluated twice; constant x gives a constant). */
+#define WA_NS(x) ((uint64_t)(x))
+#define WA_DUR_(x, unit) ((uint64_t)(x) > WA_NEVER / (unit) ? WA_NEVER : (uint64_t)(x) * (unit))
+#define WA_US(x) WA_DUR_(x, 1000u)
+#define WA_MS(x) WA_DUR_(x, 1000000u)
+#define WA_SEC(x) WA_DUR_(x, 1000000000u)
+
+/* The runtime's current time, cached: read from the backend at the start
+ * of a tick (and after a poll that armed relative timers), so that many
+ * tasks reading it cost one clock read. Within a long tick it lags behind
+ * the clock; relative sleeps and timeouts do not depend on it. */
 uint64_t wa_now(wa_rt *rt);
 
 /* A timer entry, embedded in the futures that wait on time. Private. */
 typedef struct wa_timer {
-    uint64_t deadline;
+    uint64_t deadline; /* (the duration, until the arm is committed) */
     wa_rt *rt;     /* set while armed */
     wa_waker waker;
-    uint32_t slot; /* heap index + 1; 0 unarmed */
+    uint32_t slot; /* heap index + 1, or an arming slot; 0 unarmed */
     uint32_t tie;  /* order among equal deadlines */
 } wa_timer;
 
 /* A sleep: ready (status 0) at a deadline. Dropping it disarms its timer in
- * O(log n). */
+ * O(log n). A duration or deadline of WA_NEVER never fires. */
 typedef struct wa_sleep {
     wa_future fut;
     wa_timer timer;
@@ -40,14 +48,17 @@ typedef struct wa_sleep {
     int state;
 } wa_sleep;
 
-/* Initialises s to sleep for ns from its first poll; returns the future. */
+/* Initialises s to sleep for at least ns from its first poll (measured
+ * from the clock read after that poll, never from a stale tick time);
+ * returns the future. */
 wa_future *wa_sleep_init(wa_sleep *s, uint64_t ns);
 
 /* Initialises s to sleep until the absolute deadline (wa_now's clock). */
 wa_future *wa_sleep_until(wa_sleep *s, uint64_t deadline);
 
-/* Runs inner (taken) with a deadline ns after the first poll: the status is
- * inner's, or WA_ETIMEDOUT after dropping inner when time runs out first. */
+/* Runs inner (taken) with a deadline at least ns after the first poll (as
+ * wa_sleep_init; WA_NEVER: no deadline): the status is inner's, or
+ * WA_ETIMEDOUT after dropping inner when time runs out first. */
 typedef struct wa_timeout {
     wa_future fut;
     wa_future *inner; /* NULL once dropped */
@@ -56,9 +67,10 @@ typedef struct wa_timeout {
 wa_future *wa_timeout_init(wa_timeout *t, wa_future *inner, uint64_t ns);
 
 /* A periodic clock. Await wa_interval_tick(iv) for each tick: the first is
- * ready at once, then one every period. When the owner was busy past a
- * tick, one late tick is ready at once and the next keeps the phase (missed
- * ticks are not replayed). Drop with wa_interval_drop. */
+ * ready at once, then one every period (WA_NEVER: no second tick). When
+ * the owner was busy past a tick, one late tick is ready at once and the
+ * next keeps the phase (missed ticks are not replayed). Drop with
+ * wa_interval_drop. */
 typedef struct wa_interval {
     wa_future fut; /* the tick future */
     wa_timer timer;

@@ -18,7 +18,7 @@ typedef struct wa_epoll {
     int have_pwait2;
 } wa_epoll;
 
-#define WA_EVFD_KEY UINT64_MAX
+#define WA_EVFD_KEY 0 /* (no registration's key: tags are never 0) */
 #define WA_EPOLL_BATCH 64
 
 static uint64_t wa_epoll_now(wa_backend *b)

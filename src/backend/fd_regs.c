@@ -6,30 +6,41 @@
 
 void wa_fd_regs_init(wa_fd_regs *r, int (*add)(wa_backend *, int, wa_fd_key), void (*del)(wa_backend *, int))
 {
-    wa_keys_init(&r->keys, sizeof(wa_fd_reg), UINT32_MAX);
+    wa_keys_init(&r->keys, sizeof(wa_fd_reg), WA_KEY_GENS, WA_KEY_SLOTS);
     r->add = add;
     r->del = del;
 }
 
-void wa_fd_regs_free(wa_fd_regs *r)
+void wa_fd_regs_free(wa_fd_regs *r) { wa_keys_free(&r->keys); }
+
+static void wa_fd_wait_unlink(wa_fd_wait *w)
 {
-    for (uint32_t i = 0; i < r->keys.n; i++) {
-        wa_fd_reg *g = (wa_fd_reg *)wa_keys_at(&r->keys, i);
-        if (g->slot.live) {
-            wa_waker_drop(&g->rd);
-            wa_waker_drop(&g->wr);
-        }
-    }
-    wa_keys_free(&r->keys);
+    *w->pprev = w->next;
+    if (w->next)
+        w->next->pprev = w->pprev;
+    w->next = NULL;
+    w->pprev = NULL;
 }
 
+/* Hands events to every wait that wants them (each will try its I/O: with
+ * edge triggering, one event can be enough for all). What nobody waited
+ * for is kept for the next wait. */
 void wa_fd_regs_ready(wa_fd_reg *g, unsigned events)
 {
-    g->ready |= events;
-    if (events & WA_READABLE)
-        wa_waker_wake(&g->rd);
-    if (events & WA_WRITABLE)
-        wa_waker_wake(&g->wr);
+    unsigned taken = 0;
+    wa_fd_wait *w = g->waits;
+    while (w) {
+        wa_fd_wait *next = w->next;
+        unsigned got = w->events & events;
+        if (got) {
+            taken |= got;
+            w->ready = got;
+            wa_fd_wait_unlink(w);
+            wa_waker_wake(&w->waker);
+        }
+        w = next;
+    }
+    g->ready |= events & ~taken;
 }
 
 /* The table of rt's backend, or NULL when it has no fds. */
@@ -48,7 +59,7 @@ int wa_fd_register(wa_rt *rt, int fd, wa_fd_key *key)
     if (wa_keys_alloc(&r->keys, &i) < 0)
         return WA_ENOMEM;
     wa_fd_reg *g = (wa_fd_reg *)wa_keys_at(&r->keys, i);
-    wa_fd_key k = ((uint64_t)g->slot.gen << 32) | i;
+    wa_fd_key k = wa_keys_key(&r->keys, i);
     int rc = r->add ? r->add(rt->backend, fd, k) : 0;
     if (rc < 0) {
         wa_keys_release(&r->keys, i);
@@ -67,14 +78,17 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
         return WA_ENOSYS;
     wa_fd_reg *g = wa_fd_regs_lookup(r, key);
     if (!g)
-        return wa_misuse(WA_ESTALE, "deregister of a stale fd key");
+        return wa_misuse_in_(WA_ESTALE, "wa_fd_deregister", "a key that is stale or another runtime's");
     if (r->del)
         r->del(rt->backend, g->fd);
     /* Whoever still waits is told (its next poll sees WA_ECLOSED) rather
      * than left waiting forever. */
-    wa_waker_wake(&g->rd);
-    wa_waker_wake(&g->wr);
-    wa_keys_release(&r->keys, (uint32_t)key);
+    while (g->waits) {
+        wa_fd_wait *w = g->waits;
+        wa_fd_wait_unlink(w);
+        wa_waker_wake(&w->waker);
+    }
+    wa_keys_release(&r->keys, wa_key_slot(key));
     rt->backend->sources--;
     return 0;
 }
@@ -82,6 +96,8 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
 static int wa_fd_wait_poll(wa_future *f, wa_cx *cx)
 {
     wa_fd_wait *w = (wa_fd_wait *)f;
+    if (w->ready) /* handed over by wa_fd_regs_ready */
+        return WA_READY;
     wa_fd_regs *r = wa_fd_regs_of(cx->rt);
     wa_fd_reg *g = r ? wa_fd_regs_lookup(r, w->key) : NULL;
     if (!g) {
@@ -91,31 +107,35 @@ static int wa_fd_wait_poll(wa_future *f, wa_cx *cx)
          * task stops a wait): an error, not misuse. */
         if (w->rt)
             return WA_ECLOSED;
-        return wa_misuse(WA_ESTALE, "wait on a stale fd key");
+        return wa_misuse_in_(WA_ESTALE, "fd wait", "a key that is stale or another runtime's");
     }
     w->rt = cx->rt;
     unsigned got = g->ready & w->events;
     if (got) {
+        if (w->pprev)
+            wa_fd_wait_unlink(w);
+        wa_waker_drop(&w->waker);
         g->ready &= ~got;
         w->ready = got;
         return WA_READY;
     }
-    if (w->events & WA_READABLE)
-        wa_waker_store(&g->rd, cx);
-    if (w->events & WA_WRITABLE)
-        wa_waker_store(&g->wr, cx);
+    wa_waker_store(&w->waker, cx);
+    if (!w->pprev) {
+        w->next = g->waits;
+        if (g->waits)
+            g->waits->pprev = &w->next;
+        w->pprev = &g->waits;
+        g->waits = w;
+    }
     return WA_PENDING;
 }
 
 static void wa_fd_wait_drop(wa_future *f)
 {
     wa_fd_wait *w = (wa_fd_wait *)f;
-    wa_fd_regs *r = w->rt ? wa_fd_regs_of(w->rt) : NULL;
-    wa_fd_reg *g = r ? wa_fd_regs_lookup(r, w->key) : NULL;
-    if (g && (w->events & WA_READABLE))
-        wa_waker_drop(&g->rd);
-    if (g && (w->events & WA_WRITABLE))
-        wa_waker_drop(&g->wr);
+    if (w->pprev) /* (queued: its registration is live) */
+        wa_fd_wait_unlink(w);
+    wa_waker_drop(&w->waker);
     w->rt = NULL;
 }
 
@@ -128,5 +148,8 @@ wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events)
     w->events = events;
     w->ready = 0;
     w->rt = NULL;
+    w->next = NULL;
+    w->pprev = NULL;
+    w->waker = (wa_waker){NULL, NULL};
     return &w->fut;
 }

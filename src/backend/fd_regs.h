@@ -14,23 +14,32 @@ typedef struct wa_fd_reg {
     wa_keyslot slot;
     int fd;
     unsigned ready; /* WA_READABLE | WA_WRITABLE seen and not yet taken */
-    wa_waker rd, wr;
+    wa_fd_wait *waits; /* pending waits, any number, either direction */
 } wa_fd_reg;
 
 typedef struct wa_fd_regs {
-    wa_keys keys; /* key = generation << 32 | slot */
+    wa_keys keys; /* 64-bit keys (keys.h) */
     /* Tell the host (NULL: nothing to tell). add returns 0 or an error. */
     int (*add)(wa_backend *b, int fd, wa_fd_key key);
     void (*del)(wa_backend *b, int fd);
 } wa_fd_regs;
 
 void wa_fd_regs_init(wa_fd_regs *r, int (*add)(wa_backend *, int, wa_fd_key), void (*del)(wa_backend *, int));
-/* Drops the wakers still held and frees the table. */
+/* Frees the table (the runtime dropped every wait before). */
 void wa_fd_regs_free(wa_fd_regs *r);
 
 static inline wa_fd_reg *wa_fd_regs_lookup(wa_fd_regs *r, wa_fd_key key)
 {
-    return wa_keys_get(&r->keys, (uint32_t)key, (uint32_t)(key >> 32));
+    return wa_keys_find(&r->keys, key);
+}
+
+/* The directions someone waits for on g. */
+static inline unsigned wa_fd_reg_wanted(const wa_fd_reg *g)
+{
+    unsigned want = 0;
+    for (const wa_fd_wait *w = g->waits; w; w = w->next)
+        want |= w->events;
+    return want;
 }
 
 /* The host says events (WA_READABLE | WA_WRITABLE) are ready on g. */

@@ -43,12 +43,12 @@ static int wa_p1_reserve(wa_p1 *h, size_t n)
 }
 
 /* Appends a subscription for the direction of g someone waits on; its
- * userdata is g's key with the direction in the top bit of the slot. */
-#define WA_P1_WRITE (1ull << 31)
+ * userdata is g's generation << 32 | slot << 1 | write (never the
+ * deadline's UINT64_MAX: generations are 24 bits). */
 static void wa_p1_subscribe(wa_p1 *h, size_t *n, uint32_t i, const wa_fd_reg *g, int write)
 {
     __wasi_subscription_t *s = &h->subs[(*n)++];
-    s->userdata = ((uint64_t)g->slot.gen << 32) | i | (write ? WA_P1_WRITE : 0);
+    s->userdata = ((uint64_t)g->slot.gen << 32) | (uint64_t)i << 1 | (uint64_t)write;
     s->u.tag = write ? __WASI_EVENTTYPE_FD_WRITE : __WASI_EVENTTYPE_FD_READ;
     s->u.u.fd_read.file_descriptor = (__wasi_fd_t)g->fd; /* (fd_write's is the same) */
 }
@@ -61,9 +61,10 @@ static int wa_p1_wait(wa_backend *b, uint64_t deadline)
     size_t n = 0;
     for (uint32_t i = 0; i < h->regs.keys.n; i++) {
         const wa_fd_reg *g = (const wa_fd_reg *)wa_keys_at(&h->regs.keys, i);
-        if (g->slot.live && g->rd.vt)
+        unsigned want = g->slot.live ? wa_fd_reg_wanted(g) : 0;
+        if (want & WA_READABLE)
             wa_p1_subscribe(h, &n, i, g, 0);
-        if (g->slot.live && g->wr.vt)
+        if (want & WA_WRITABLE)
             wa_p1_subscribe(h, &n, i, g, 1);
     }
     if (deadline != WA_NEVER) {
@@ -89,8 +90,8 @@ static int wa_p1_wait(wa_backend *b, uint64_t deadline)
             deadline_hit = 1;
             continue;
         }
-        int write = (e->userdata & WA_P1_WRITE) != 0;
-        wa_fd_reg *g = wa_fd_regs_lookup(&h->regs, e->userdata & ~WA_P1_WRITE);
+        int write = (int)(e->userdata & 1);
+        wa_fd_reg *g = wa_keys_get(&h->regs.keys, (uint32_t)e->userdata >> 1, (uint32_t)(e->userdata >> 32));
         if (g) /* (an error counts as ready: the I/O call reports it) */
             wa_fd_regs_ready(g, write ? WA_WRITABLE : WA_READABLE);
     }
@@ -119,6 +120,7 @@ wa_backend *wa_backend_wasip1_new(int *err)
         return NULL;
     }
     h->base.vt = &wa_p1_vt;
+    h->base.resolution = WA_MS(1); /* poll_oneoff waits in whole ms here */
     wa_fd_regs_init(&h->regs, NULL, NULL); /* the host needs no telling */
     return &h->base;
 }

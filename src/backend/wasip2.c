@@ -1,6 +1,6 @@
 /* The WASI 0.2 host: wasi:io/poll with a persistent set of pollables.
  *
- * Registrations live in a slab of slots (key = generation << 32 | slot).
+ * Registrations live in a slab of slots (keys.h: slot, tag, generation).
  * Only the pollables that a future waits on are "armed": they sit in a
  * dense array, with a parallel array of their slots, and that array is
  * what poll() gets, without rebuilding anything; arming appends, disarming
@@ -30,7 +30,7 @@ typedef struct wa_p2_slot {
 
 typedef struct wa_p2 {
     wa_backend base;
-    wa_keys slots;         /* key = generation << 32 | slot */
+    wa_keys slots;         /* 64-bit keys (keys.h) */
     wa_p2_pollable *armed; /* + one cell for the timer */
     uint32_t *armed_slot;
     uint32_t narmed, armed_cap;
@@ -174,8 +174,9 @@ wa_backend *wa_backend_wasip2_new(int *err)
         return NULL;
     }
     h->base.vt = &wa_p2_vt;
+    h->base.resolution = WA_MS(1); /* jco's clock pollables are setTimeouts */
     h->timer_at = WA_NEVER;
-    wa_keys_init(&h->slots, sizeof(wa_p2_slot), UINT32_MAX);
+    wa_keys_init(&h->slots, sizeof(wa_p2_slot), WA_KEY_GENS, WA_KEY_SLOTS);
     return &h->base;
 }
 
@@ -186,7 +187,7 @@ static wa_p2 *wa_p2_of(wa_rt *rt)
 
 static wa_p2_slot *wa_p2_lookup(wa_p2 *h, wa_pollable_key key)
 {
-    return h ? wa_keys_get(&h->slots, (uint32_t)key, (uint32_t)(key >> 32)) : NULL;
+    return h ? wa_keys_find(&h->slots, key) : NULL;
 }
 
 int wa_pollable_register(wa_rt *rt, uint32_t p, wa_pollable_key *key)
@@ -201,7 +202,7 @@ int wa_pollable_register(wa_rt *rt, uint32_t p, wa_pollable_key *key)
     wa_p2_slot *s = (wa_p2_slot *)wa_keys_at(&h->slots, i);
     s->pollable = p;
     s->dense = WA_P2_NONE;
-    *key = (uint64_t)s->slot.gen << 32 | i;
+    *key = wa_keys_key(&h->slots, i);
     return 0;
 }
 
@@ -217,7 +218,7 @@ int wa_pollable_deregister(wa_rt *rt, wa_pollable_key key)
         wa_p2_disarm(h, s);
     wa_waker_wake(&s->waker); /* its next poll sees WA_ECLOSED */
     wa_p2_drop_pollable(h, s->pollable);
-    wa_keys_release(&h->slots, (uint32_t)key);
+    wa_keys_release(&h->slots, wa_key_slot(key));
     return 0;
 }
 
@@ -237,7 +238,7 @@ static int wa_pollable_wait_poll(wa_future *f, wa_cx *cx)
         return WA_READY;
     }
     wa_waker_store(&s->waker, cx);
-    if (s->dense == WA_P2_NONE && wa_p2_arm(h, s, (uint32_t)w->key) < 0)
+    if (s->dense == WA_P2_NONE && wa_p2_arm(h, s, wa_key_slot(w->key)) < 0)
         return WA_ENOMEM;
     return WA_PENDING;
 }

@@ -103,14 +103,18 @@ static int wa_combo_poll(wa_future *f, wa_cx *cx)
                 b->status = rc;
                 wa_drop(done);
                 c->left--;
-                if (c->flags & WA_COMBO_CANCELLING)
-                    ; /* wait for every child's cleanup */
-                else if (c->mode == WA_RACE) {
+                bool cancelling = c->flags & WA_COMBO_CANCELLING;
+                /* A child that completed wins its race even while the task
+                 * is cancelled: its output (a message received, say) is the
+                 * parent's, never dropped unseen; the parent meets the
+                 * cancellation at its next await. */
+                if (c->mode == WA_RACE && (!cancelling || rc != WA_ECANCELED)) {
                     c->winner = (int)(b - c->br);
                     return wa_combo_finish(c, rc);
-                } else if (rc < 0 && c->mode == WA_ALL) {
-                    return wa_combo_finish(c, rc);
                 }
+                if (!cancelling && rc < 0 && c->mode == WA_ALL)
+                    return wa_combo_finish(c, rc);
+                /* (cancelling: wait for every child's cleanup) */
             }
         }
         b = next;

@@ -5,12 +5,7 @@
 
 #include "rt.h"
 
-typedef struct wa_dump {
-    char *buf;
-    size_t len, need; /* need: what the whole text takes, as snprintf */
-} wa_dump;
-
-static void wa_dump_str(wa_dump *d, const char *s)
+void wa_text_str_(wa_text *d, const char *s)
 {
     for (; *s; s++, d->need++)
         if (d->need + 1 < d->len)
@@ -19,35 +14,40 @@ static void wa_dump_str(wa_dump *d, const char *s)
         d->buf[d->need < d->len ? d->need : d->len - 1] = 0;
 }
 
-static void wa_dump_uint(wa_dump *d, uint64_t v)
+void wa_text_uint_(wa_text *d, uint64_t v)
 {
     char tmp[21], *p = tmp + sizeof tmp - 1;
     *p = 0;
     do
         *--p = (char)('0' + v % 10);
     while (v /= 10);
-    wa_dump_str(d, p);
+    wa_text_str_(d, p);
 }
 
-static void wa_dump_tasks(wa_dump *d, const wa_task *t, const char *indent)
+void wa_text_task_(wa_text *d, const wa_task *t)
+{
+    const wa_future *f = wa_task_future((wa_task *)t);
+    bool root = f->vt == &wa_root_vt_; /* name the future block_on runs */
+    const wa_future *named = root ? ((const wa_root *)f)->inner : f;
+    wa_text_str_(d, "task ");
+    wa_text_uint_(d, t->id);
+    wa_text_str_(d, root ? " \"block_on(" : " \"");
+    wa_text_str_(d, named && named->vt && named->vt->name ? named->vt->name : "?");
+    wa_text_str_(d, root ? ")\"" : "\"");
+}
+
+static void wa_dump_tasks(wa_text *d, const wa_task *t, const char *indent)
 {
     for (; t; t = t->lnext) {
-        const wa_future *f = (const wa_future *)(t + 1);
         uint32_t st = wa_word_load(t) & WA_STATE_MASK;
-        bool root = f->vt == &wa_root_vt_; /* name the future block_on runs */
-        const wa_future *named = root ? ((const wa_root *)f)->inner : f;
-        wa_dump_str(d, indent);
-        wa_dump_str(d, "task ");
-        wa_dump_uint(d, t->id);
-        wa_dump_str(d, root ? " \"block_on(" : " \"");
-        wa_dump_str(d, named->vt->name ? named->vt->name : "?");
-        wa_dump_str(d, root ? ")\"" : "\"");
-        wa_dump_str(d, (st & WA_T_QUEUED) ? " queued" : " waiting");
-        wa_dump_str(d, (st & WA_T_CANCEL) ? " cancelling\n" : "\n");
+        wa_text_str_(d, indent);
+        wa_text_task_(d, t);
+        wa_text_str_(d, (st & WA_T_QUEUED) ? " queued" : " waiting");
+        wa_text_str_(d, (st & WA_T_CANCEL) ? " cancelling\n" : "\n");
     }
 }
 
-static void wa_dump_rt(wa_dump *d, const wa_rt *rt)
+static void wa_dump_rt(wa_text *d, const wa_rt *rt)
 {
     if (d->len)
         d->buf[0] = 0;
@@ -55,18 +55,18 @@ static void wa_dump_rt(wa_dump *d, const wa_rt *rt)
     for (const wa_scope *s = rt->scopes; s; s = s->next) {
         if (!s->children)
             continue;
-        wa_dump_str(d, "  scope of task ");
-        wa_dump_uint(d, s->owner ? s->owner->id : 0);
-        wa_dump_str(d, " (");
-        wa_dump_uint(d, s->live);
-        wa_dump_str(d, " live):\n");
+        wa_text_str_(d, "  scope of task ");
+        wa_text_uint_(d, s->owner ? s->owner->id : 0);
+        wa_text_str_(d, " (");
+        wa_text_uint_(d, s->live);
+        wa_text_str_(d, " live):\n");
         wa_dump_tasks(d, s->children, "    ");
     }
 }
 
 size_t wa_rt_dump(const wa_rt *rt, char *buf, size_t len)
 {
-    wa_dump d = {buf, len, 0};
+    wa_text d = {buf, len, 0};
     wa_dump_rt(&d, rt);
     return d.need;
 }

@@ -21,15 +21,7 @@ const char *wa_strerror(int err)
 
 static void wa_misuse_default(const char *what)
 {
-    static const char head[] = "wasync: misuse: ";
-    char line[160];
-    size_t n = strlen(what);
-    if (n > sizeof line - sizeof head)
-        n = sizeof line - sizeof head;
-    memcpy(line, head, sizeof head - 1);
-    memcpy(line + sizeof head - 1, what, n);
-    line[sizeof head - 1 + n] = 0;
-    wa_log_(line);
+    wa_log_(what);
 #ifndef NDEBUG
     abort();
 #endif
@@ -44,8 +36,29 @@ wa_misuse_fn wa_set_misuse_hook(wa_misuse_fn fn)
     return old;
 }
 
-int wa_misuse(int err, const char *what)
+int wa_misuse_in_(int err, const char *call, const char *what)
 {
-    wa_misuse_hook(what);
+    char line[320];
+    wa_text d = {line, sizeof line, 0};
+    wa_text_str_(&d, "wasync: misuse: ");
+    if (call) {
+        wa_text_str_(&d, call);
+        wa_text_str_(&d, ": ");
+    }
+    wa_text_str_(&d, what);
+    /* What such a poll usually is: a future that was a local of the poll
+     * function, gone since, whose bytes happen to look finished. */
+    if (strncmp(what, "poll of a finished ", 19) == 0)
+        wa_text_str_(&d, " (or of a future whose storage is gone: a future awaited across a return must live "
+                         "in the coroutine's struct, not on the stack)");
+    const wa_rt *rt = wa_ticking_;
+    if (rt && rt->current) {
+        wa_text_str_(&d, " [in ");
+        wa_text_task_(&d, rt->current);
+        wa_text_str_(&d, "]");
+    }
+    wa_misuse_hook(line);
     return err;
 }
+
+int wa_misuse(int err, const char *what) { return wa_misuse_in_(err, NULL, what); }

@@ -11,12 +11,32 @@ static void wa_noop(void *p) { (void)p; }
 static wa_waker wa_noop_clone(void *p) { return (wa_waker){p, &wa_noop_waker_vt}; }
 const wa_waker_vt wa_noop_waker_vt = {wa_noop_clone, wa_noop, wa_noop, wa_noop};
 
-int wa_rt_new(wa_rt **out, wa_backend *backend)
+/* The runtime whose tick runs on this thread, if any: a poll must not block
+ * (block_on) or re-enter (tick) any runtime, and misuse reports name its
+ * task. */
+_Thread_local wa_rt *wa_ticking_;
+
+int wa_rt_enter_(wa_rt *rt, const char *call)
 {
-    int err = WA_ENOMEM;
+    if (!rt)
+        return wa_misuse_in_(WA_EINVAL, call, "no runtime (NULL)");
+    if (rt->owner != wa_thread_self_())
+        return wa_misuse_in_(WA_EMISUSE, call, "called from a thread that is not the runtime's");
+    if (wa_ticking_)
+        return wa_misuse_in_(WA_EMISUSE, call, "called inside a task's poll, which must not block or re-enter");
+    return 0;
+}
+
+int wa_rt_new_on(wa_rt **out, wa_backend *backend)
+{
+    if (!out) {
+        if (backend)
+            backend->vt->free(backend);
+        return wa_misuse(WA_EINVAL, "wa_rt_new: NULL out");
+    }
     *out = NULL;
-    if (!backend && !(backend = wa_backend_default_(&err)))
-        return err;
+    if (!backend) /* its constructor failed: never quietly another host */
+        return WA_EINVAL;
     wa_rt *rt = calloc(1, sizeof *rt);
     if (!rt || !(rt->slab = wa_slab_new())) {
         free(rt);
@@ -24,14 +44,24 @@ int wa_rt_new(wa_rt **out, wa_backend *backend)
         return WA_ENOMEM;
     }
     rt->backend = backend;
+    rt->owner = wa_thread_self_();
     *out = rt;
     return 0;
+}
+
+int wa_rt_new(wa_rt **out)
+{
+    int err = WA_ENOMEM;
+    wa_backend *b = wa_backend_default_(&err);
+    return b ? wa_rt_new_on(out, b) : err;
 }
 
 void wa_rt_free(wa_rt *rt)
 {
     if (!rt)
         return;
+    if (wa_rt_enter_(rt, "wa_rt_free") < 0)
+        return; /* freeing it under a running poll would pull the floor away */
     /* Dropping a root drops the scopes inside it, which abort their children;
      * then what is left are scopes that no task owned. */
     while (rt->roots)
@@ -44,6 +74,7 @@ void wa_rt_free(wa_rt *rt)
         wa_task_unref_(t);
     }
     free(rt->heap);
+    free(rt->arming);
     rt->backend->vt->free(rt->backend);
     wa_slab_destroy(rt->slab);
     free(rt);
@@ -60,6 +91,10 @@ uint64_t wa_now(wa_rt *rt)
 
 void wa_rt_set_report(wa_rt *rt, wa_report_fn fn, void *arg)
 {
+    if (!rt) {
+        wa_misuse(WA_EINVAL, "wa_rt_set_report: NULL runtime");
+        return;
+    }
     rt->report = fn;
     rt->report_arg = arg;
 }
@@ -95,9 +130,16 @@ const wa_future_vt wa_root_vt_ = {wa_root_poll, wa_root_drop, "block_on"};
 
 int wa_block_on(wa_rt *rt, wa_future *fut)
 {
+    int rc = wa_rt_enter_(rt, "wa_block_on");
+    if (rc == 0 && !fut)
+        rc = wa_misuse_in_(WA_EINVAL, "wa_block_on", "no future (NULL)");
+    if (rc < 0) {
+        wa_drop(fut); /* taken, whatever happens */
+        return rc;
+    }
     wa_root r = {{&wa_root_vt_}, fut};
     wa_join j;
-    int rc = wa_spawn(rt, &r.fut, sizeof r, &j);
+    rc = wa_spawn(rt, &r.fut, sizeof r, &j);
     if (rc < 0) {
         wa_drop(fut);
         return rc;
@@ -112,7 +154,11 @@ int wa_block_on(wa_rt *rt, wa_future *fut)
     return rc;
 }
 
-int wa_rt_run(wa_rt *rt) { return wa_rt_drive(rt, NULL); }
+int wa_rt_run(wa_rt *rt)
+{
+    int rc = wa_rt_enter_(rt, "wa_rt_run");
+    return rc < 0 ? rc : wa_rt_drive(rt, NULL);
+}
 
 static int wa_yield_poll(wa_future *f, wa_cx *cx)
 {
@@ -135,8 +181,12 @@ wa_future *wa_yield_now(wa_yield *y)
 
 void wa_rt_stats_get(const wa_rt *rt, wa_rt_stats *st)
 {
+    if (!rt || !st) {
+        wa_misuse(WA_EINVAL, "wa_rt_stats_get: NULL argument");
+        return;
+    }
     st->tasks = rt->live;
-    st->timers = rt->heap_len;
+    st->timers = (size_t)rt->heap_len + rt->arming_len;
     st->sources = rt->backend->sources;
     st->spawned = rt->spawned;
     st->polls = rt->polls;

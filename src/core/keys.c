@@ -7,12 +7,19 @@
 
 #define WA_KEYS_NONE UINT32_MAX
 
-void wa_keys_init(wa_keys *k, size_t size, uint32_t gen_mask)
+/* Tags for new tables, process-wide (runtimes may start on any thread). */
+static uint32_t wa_keys_tags;
+
+void wa_keys_init(wa_keys *k, size_t size, uint32_t gen_mask, uint32_t max)
 {
     memset(k, 0, sizeof *k);
     k->size = size;
     k->free_head = WA_KEYS_NONE;
     k->gen_mask = gen_mask;
+    k->max = max;
+    do
+        k->tag = __atomic_add_fetch(&wa_keys_tags, 1, __ATOMIC_RELAXED) & 0xffff;
+    while (k->tag == 0);
 }
 
 void wa_keys_free(wa_keys *k)
@@ -25,8 +32,12 @@ void wa_keys_free(wa_keys *k)
 int wa_keys_alloc(wa_keys *k, uint32_t *i)
 {
     if (k->free_head == WA_KEYS_NONE) {
+        if (k->n == k->max)
+            return WA_ENOMEM;
         if (k->n == k->cap) {
             uint32_t cap = k->cap ? k->cap * 2 : 16;
+            if (cap > k->max)
+                cap = k->max;
             char *s = cap > k->cap ? realloc(k->slots, (size_t)cap * k->size) : NULL;
             if (!s)
                 return WA_ENOMEM;

@@ -20,10 +20,20 @@ typedef struct wa_keys {
     size_t size;        /* bytes per slot */
     uint32_t n, cap, free_head;
     uint32_t gen_mask;  /* generations wrap within it (never to 0) */
+    uint32_t max;       /* slots at most */
+    uint32_t tag;       /* this table's, in its 64-bit keys (never 0) */
 } wa_keys;
 
-/* An empty table of slots of size bytes, generations within gen_mask. */
-void wa_keys_init(wa_keys *k, size_t size, uint32_t gen_mask);
+/* An empty table of at most max slots of size bytes, generations within
+ * gen_mask, with a tag of its own for its 64-bit keys. */
+void wa_keys_init(wa_keys *k, size_t size, uint32_t gen_mask, uint32_t max);
+
+/* 64-bit keys: the slot (bits 0-23), the table's tag (24-39) and the
+ * generation (40-63). The tag makes a key of one runtime's table a stale
+ * key in every other's, instead of a valid one for the wrong fd. */
+#define WA_KEY_SLOTS (1u << 24)
+#define WA_KEY_GENS ((1u << 24) - 1)
+
 void wa_keys_free(wa_keys *k);
 
 static inline wa_keyslot *wa_keys_at(const wa_keys *k, uint32_t i)
@@ -31,8 +41,13 @@ static inline wa_keyslot *wa_keys_at(const wa_keys *k, uint32_t i)
     return (wa_keyslot *)(void *)(k->slots + (size_t)i * k->size);
 }
 
+static inline uint64_t wa_keys_key(const wa_keys *k, uint32_t i)
+{
+    return (uint64_t)wa_keys_at(k, i)->gen << 40 | (uint64_t)k->tag << 24 | i;
+}
+
 /* A fresh live slot: its index in *i (its generation is in the slot), or
- * WA_ENOMEM. The rest of the slot is zeroed. */
+ * WA_ENOMEM (also past max slots). The rest of the slot is zeroed. */
 int wa_keys_alloc(wa_keys *k, uint32_t *i);
 
 /* Frees live slot i: keys to it go stale. */
@@ -45,6 +60,18 @@ static inline void *wa_keys_get(const wa_keys *k, uint32_t i, uint32_t gen)
         return NULL;
     wa_keyslot *s = wa_keys_at(k, i);
     return s->live && s->gen == gen ? s : NULL;
+}
+
+/* The slot index of a 64-bit key. */
+static inline uint32_t wa_key_slot(uint64_t key) { return (uint32_t)key & (WA_KEY_SLOTS - 1); }
+
+/* The live slot a 64-bit key of this table names, or NULL (stale, or a
+ * key of another table). */
+static inline void *wa_keys_find(const wa_keys *k, uint64_t key)
+{
+    if ((uint32_t)(key >> 24 & 0xffff) != k->tag)
+        return NULL;
+    return wa_keys_get(k, wa_key_slot(key), (uint32_t)(key >> 40));
 }
 
 #endif

@@ -77,6 +77,10 @@ struct wa_rt {
     /* timers: a 4-ary min-heap of entries ordered by (deadline, tie) */
     wa_timer **heap;
     uint32_t heap_len, heap_cap;
+    /* relative timers armed since the last clock read: their deadlines are
+     * counted from the next read, so they are never early */
+    wa_timer **arming;
+    uint32_t arming_len, arming_cap;
     uint32_t timer_seq;
     uint64_t now;
     int now_fresh;
@@ -88,7 +92,40 @@ struct wa_rt {
     uint64_t spawned, polls, ticks, waits;
     wa_report_fn report;
     void *report_arg;
+    uintptr_t owner;             /* the thread that created it */
 };
+
+/* The calling thread, to tell a runtime's owner from other threads. */
+#if defined(__linux__)
+#include <pthread.h>
+static inline uintptr_t wa_thread_self_(void) { return (uintptr_t)pthread_self(); }
+#else
+static inline uintptr_t wa_thread_self_(void) { return 0; } /* one thread */
+#endif
+
+/* executor.c: the runtime ticking on this thread, or NULL. */
+extern _Thread_local wa_rt *wa_ticking_;
+
+/* The checks of a call that drives rt (block_on, run, tick, free): rt is
+ * not NULL, the caller is its thread and is not inside a poll. Returns 0,
+ * or the misuse reported. */
+int wa_rt_enter_(wa_rt *rt, const char *call);
+
+/* error.c: reports misuse of call ("wa_spawn: what"), naming the task
+ * being polled, if any; returns err. */
+int wa_misuse_in_(int err, const char *call, const char *what);
+
+/* dump.c: text built into a buffer of len bytes, always NUL-terminated;
+ * need counts what the whole text takes (as snprintf). No stdio: a wasm
+ * build carries none. */
+typedef struct wa_text {
+    char *buf;
+    size_t len, need;
+} wa_text;
+void wa_text_str_(wa_text *d, const char *s);
+void wa_text_uint_(wa_text *d, uint64_t v);
+/* Appends `task N "name"` (block_on's task is named after its future). */
+void wa_text_task_(wa_text *d, const wa_task *t);
 
 /* task.c */
 int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size,
@@ -98,8 +135,15 @@ void wa_task_cancel_(wa_task *t);
 void wa_task_unref_(wa_task *t);
 
 /* timer.c */
+/* A timer slot that is an index into rt->arming, not the heap. */
+#define WA_TIMER_ARMING (1u << 31)
 /* Arms tm for deadline with a clone of cx's waker: 0 or WA_ENOMEM. */
 int wa_timer_arm_(wa_rt *rt, wa_timer *tm, uint64_t deadline, const wa_cx *cx);
+/* Arms tm for ns after the clock read that commits it (wa_timers_commit_,
+ * after the poll that armed it): 0 or WA_ENOMEM. */
+int wa_timer_arm_in_(wa_rt *rt, wa_timer *tm, uint64_t ns, const wa_cx *cx);
+/* Reads the clock and moves the arming timers into the heap. */
+void wa_timers_commit_(wa_rt *rt);
 /* Disarms tm if armed and drops its waker. */
 void wa_timer_disarm_(wa_timer *tm);
 void wa_timers_fire_(wa_rt *rt);

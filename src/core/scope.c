@@ -60,7 +60,11 @@ static void wa_scope_drop(wa_future *f)
         return;
     if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
         wa_word_sub(s->owner, WA_SCOPE_ONE); /* saturated counts stay */
-    wa_waker_drop(&s->waker);
+    /* Whoever still waits on it (dropped by someone else: a child, say)
+     * is told, with the status of a scope whose children were cut short. */
+    if (s->live && s->status == 0)
+        s->status = WA_ECANCELED;
+    wa_waker_wake(&s->waker);
     s->flags |= WA_SCOPE_CANCELLING;
     while (s->children) {
         wa_task *t = s->children;

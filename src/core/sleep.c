@@ -3,29 +3,32 @@
 
 enum { WA_SLEEP_REL, WA_SLEEP_ABS, WA_SLEEP_ARMED, WA_SLEEP_DONE };
 
+/* Ends a sleep whose time has come (now, or at once for a zero one). */
+static int wa_sleep_due(wa_sleep *s, wa_cx *cx)
+{
+    if (!wa_coop_proceed(cx))
+        return WA_PENDING;
+    s->state = WA_SLEEP_DONE;
+    return WA_READY;
+}
+
 static int wa_sleep_poll(wa_future *f, wa_cx *cx)
 {
     wa_sleep *s = (wa_sleep *)f;
+    int rc;
     switch (s->state) {
     case WA_SLEEP_REL:
-        s->arg += wa_now(cx->rt);
-        s->state = WA_SLEEP_ABS;
-        /* fallthrough */
-    case WA_SLEEP_ABS: {
-        if (s->arg <= wa_now(cx->rt)) {
-            if (!wa_coop_proceed(cx))
-                return WA_PENDING;
-            s->state = WA_SLEEP_DONE;
-            return WA_READY;
-        }
-        int rc = wa_timer_arm_(cx->rt, &s->timer, s->arg, cx);
-        if (rc < 0) {
-            s->state = WA_SLEEP_DONE;
-            return rc;
-        }
-        s->state = WA_SLEEP_ARMED;
-        return WA_PENDING;
-    }
+        if (s->arg == 0)
+            return wa_sleep_due(s, cx);
+        /* Counted from the clock read after this poll, not from the tick's
+         * cached time, which a long tick leaves behind. */
+        rc = wa_timer_arm_in_(cx->rt, &s->timer, s->arg, cx);
+        break;
+    case WA_SLEEP_ABS:
+        if (s->arg <= wa_now(cx->rt))
+            return wa_sleep_due(s, cx);
+        rc = wa_timer_arm_(cx->rt, &s->timer, s->arg, cx);
+        break;
     case WA_SLEEP_ARMED:
         if (s->timer.slot == 0) {
             s->state = WA_SLEEP_DONE;
@@ -36,6 +39,12 @@ static int wa_sleep_poll(wa_future *f, wa_cx *cx)
     default:
         return wa_misuse(WA_EMISUSE, "poll of a finished sleep");
     }
+    if (rc < 0) {
+        s->state = WA_SLEEP_DONE;
+        return rc;
+    }
+    s->state = WA_SLEEP_ARMED;
+    return WA_PENDING;
 }
 
 static void wa_sleep_drop(wa_future *f)
@@ -105,16 +114,22 @@ wa_future *wa_timeout_init(wa_timeout *t, wa_future *inner, uint64_t ns)
 
 /* interval: timer.rt is set while a tick is armed or fired but not taken */
 
+static inline uint64_t wa_add_sat(uint64_t a, uint64_t b) { return b > WA_NEVER - a ? WA_NEVER : a + b; }
+
 static int wa_interval_poll(wa_future *f, wa_cx *cx)
 {
     wa_interval *iv = (wa_interval *)f;
-    uint64_t now = wa_now(cx->rt);
     if (iv->timer.rt && iv->timer.slot) {
         wa_waker_store(&iv->timer.waker, cx);
         return WA_PENDING;
     }
-    if (!iv->next)
-        iv->next = now;
+    uint64_t now;
+    if (!iv->next) { /* the first tick: the phase starts at a fresh read */
+        wa_timers_commit_(cx->rt);
+        now = iv->next = wa_now(cx->rt);
+    } else {
+        now = wa_now(cx->rt);
+    }
     if (!iv->timer.rt && iv->next > now) {
         int rc = wa_timer_arm_(cx->rt, &iv->timer, iv->next, cx);
         return rc < 0 ? rc : WA_PENDING;
@@ -122,9 +137,9 @@ static int wa_interval_poll(wa_future *f, wa_cx *cx)
     if (!iv->timer.rt && !wa_coop_proceed(cx))
         return WA_PENDING;
     iv->timer.rt = NULL;
-    iv->next += iv->period;
+    iv->next = wa_add_sat(iv->next, iv->period);
     if (iv->next <= now) /* skip missed ticks, keeping the phase */
-        iv->next += ((now - iv->next) / iv->period + 1) * iv->period;
+        iv->next = wa_add_sat(iv->next, ((now - iv->next) / iv->period + 1) * iv->period);
     return WA_READY;
 }
 

@@ -91,8 +91,22 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
     wa_task_enqueue(rt, t);
 }
 
+/* The largest future a task holds (its size is kept in 32 bits). */
+#define WA_TASK_MAX_FUTURE (UINT32_MAX / 2)
+
 int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size, wa_join *join)
 {
+    if (!rt || !fut)
+        return wa_misuse_in_(WA_EINVAL, "wa_spawn", !rt ? "no runtime (NULL)" : "no future (NULL)");
+    if (size < sizeof(wa_future) || !fut->vt || !fut->vt->poll)
+        return wa_misuse_in_(WA_EINVAL, "wa_spawn", size < sizeof(wa_future) ? "size smaller than a future"
+                                                                              : "a future without a poll function");
+    if (size > WA_TASK_MAX_FUTURE)
+        return WA_E2BIG;
+#ifndef NDEBUG /* (the fast path does not look: a release spawn is a few stores) */
+    if (rt->owner != wa_thread_self_())
+        return wa_misuse_in_(WA_EMISUSE, "wa_spawn", "called from a thread that is not the runtime's");
+#endif
     size_t total = sizeof(wa_task) + size;
     wa_task *t = wa_slab_alloc(rt->slab, total);
     if (!t)
@@ -146,6 +160,8 @@ static void wa_task_run(wa_rt *rt, wa_task *t)
     wa_future *f = wa_task_future(t);
     rt->current = t; /* reset once the round ends */
     int rc = f->vt->poll(f, &cx);
+    if (rt->arming_len) /* sleeps armed by this poll count from now */
+        wa_timers_commit_(rt);
     w = wa_word_load(t) & ~(uint32_t)WA_T_RUNNING;
     wa_word_store(t, w);
     if (rc == WA_PENDING) {
@@ -164,8 +180,14 @@ out:
  * next to wa_task_run, so that the run is inlined into the loop. */
 int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
 {
+    int rc = wa_rt_enter_(rt, "wa_rt_tick");
+    if (rc < 0)
+        return rc;
+    wa_ticking_ = rt;
     rt->ticks++;
     rt->now_fresh = 0;
+    if (rt->arming_len) /* armed outside a task's poll (polled by hand) */
+        wa_timers_commit_(rt);
     if (rt->heap_len && !rt->timers_early)
         wa_timers_fire_(rt);
     rt->timers_early = 0;
@@ -180,6 +202,7 @@ int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
         t = next;
     }
     rt->current = NULL;
+    wa_ticking_ = NULL;
     if (deadline)
         *deadline = wa_timers_next_(rt);
     return (int)rt->queued;
@@ -223,7 +246,7 @@ static int wa_join_poll(wa_future *f, wa_cx *cx)
     wa_join *j = (wa_join *)f;
     wa_task *t = j->task;
     if (!t)
-        return wa_misuse(WA_EMISUSE, "poll of a dropped join handle");
+        return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
     if (wa_word_load(t) & WA_T_DONE)
         return t->status;
     wa_waker_store(&j->waker, cx);
@@ -231,9 +254,23 @@ static int wa_join_poll(wa_future *f, wa_cx *cx)
     return WA_PENDING;
 }
 
-static void wa_join_drop_vt(wa_future *f) { wa_join_drop((wa_join *)f); }
+/* As a future, a dropped handle drops quietly: the poll that found it
+ * dropped has reported that already. */
+static void wa_join_drop_vt(wa_future *f)
+{
+    wa_join *j = (wa_join *)f;
+    if (j->task)
+        wa_join_drop(j);
+}
 
 static const wa_future_vt wa_join_vt = {wa_join_poll, wa_join_drop_vt, "join"};
+
+/* Debug builds check every spawn's thread, on the general path. */
+#ifdef NDEBUG
+#define WA_DEBUG_SPAWN_ 0
+#else
+#define WA_DEBUG_SPAWN_ 1
+#endif
 
 /* The common case, a future of up to 8 words from a warm slab, copies and
  * links without a call; anything else takes the general path. */
@@ -242,7 +279,9 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
     typedef uintptr_t word;
     size_t total = sizeof(wa_task) + size;
     wa_task *t;
-    if (size % sizeof(word) || size > 8 * sizeof(word) || !(t = wa_slab_try_alloc(rt->slab, total)))
+    /* (size - 1 wraps for 0, so odd sizes, 0 and NULLs all go the checked way) */
+    if (size % sizeof(word) || size - 1 >= 8 * sizeof(word) || !rt || !fut || WA_DEBUG_SPAWN_ ||
+        !(t = wa_slab_try_alloc(rt->slab, total)))
         return wa_task_spawn_(rt, NULL, fut, size, join);
     word *d = (word *)wa_task_future(t);
     const word *src = (const word *)fut;
@@ -273,7 +312,7 @@ int wa_join_status(const wa_join *j) { return wa_join_done(j) ? j->task->status 
 int wa_join_cancel(wa_join *j)
 {
     if (!j->task)
-        return wa_misuse(WA_ESTALE, "cancel through a dropped join handle");
+        return wa_misuse_in_(WA_ESTALE, "wa_join_cancel", "the handle was dropped");
     wa_task_cancel_(j->task);
     return 0;
 }
@@ -281,7 +320,7 @@ int wa_join_cancel(wa_join *j)
 int wa_join_abort(wa_join *j)
 {
     if (!j->task)
-        return wa_misuse(WA_ESTALE, "abort through a dropped join handle");
+        return wa_misuse_in_(WA_ESTALE, "wa_join_abort", "the handle was dropped");
     wa_task_abort_(j->task);
     return 0;
 }
@@ -290,7 +329,7 @@ int wa_join_drop(wa_join *j)
 {
     wa_task *t = j->task;
     if (!t)
-        return wa_misuse(WA_EMISUSE, "double drop of a join handle");
+        return wa_misuse_in_(WA_EMISUSE, "wa_join_drop", "the handle was dropped already");
     j->task = NULL;
     if (!(wa_word_load(t) & WA_T_DONE)) { /* detach; a finish has done this */
         if (t->joiner == j)

@@ -59,23 +59,75 @@ static uint32_t wa_tie_mix(uint64_t x)
     return (uint32_t)x;
 }
 
-int wa_timer_arm_(wa_rt *rt, wa_timer *tm, uint64_t deadline, const wa_cx *cx)
+/* Makes room for one more timer in the heap, counting those still arming,
+ * so that committing them cannot fail. */
+static int wa_heap_reserve(wa_rt *rt)
 {
-    if (rt->heap_len == rt->heap_cap) {
-        uint32_t cap = rt->heap_cap ? rt->heap_cap * 2 : 64;
-        wa_timer **h = realloc(rt->heap, cap * sizeof *h);
-        if (!h)
-            return WA_ENOMEM;
-        rt->heap = h;
-        rt->heap_cap = cap;
-    }
+    uint32_t need = rt->heap_len + rt->arming_len + 1;
+    if (need <= rt->heap_cap)
+        return 0;
+    uint32_t cap = rt->heap_cap ? rt->heap_cap * 2 : 64;
+    wa_timer **h = cap > rt->heap_cap ? realloc(rt->heap, (size_t)cap * sizeof *h) : NULL;
+    if (!h)
+        return WA_ENOMEM;
+    rt->heap = h;
+    rt->heap_cap = cap;
+    return 0;
+}
+
+/* The common part of arming: the entry's owner, waker and tie. */
+static void wa_timer_take(wa_rt *rt, wa_timer *tm, uint64_t deadline, const wa_cx *cx)
+{
     uint32_t seq = rt->timer_seq++;
     tm->deadline = deadline;
     tm->tie = rt->backend->seed ? wa_tie_mix(seq ^ rt->backend->seed) : seq;
     tm->rt = rt;
     tm->waker = wa_waker_clone(&cx->waker);
+}
+
+int wa_timer_arm_(wa_rt *rt, wa_timer *tm, uint64_t deadline, const wa_cx *cx)
+{
+    if (wa_heap_reserve(rt) < 0)
+        return WA_ENOMEM;
+    wa_timer_take(rt, tm, deadline, cx);
     wa_heap_up(rt, rt->heap_len++, tm);
     return 0;
+}
+
+int wa_timer_arm_in_(wa_rt *rt, wa_timer *tm, uint64_t ns, const wa_cx *cx)
+{
+    if (rt->arming_len == rt->arming_cap) {
+        uint32_t cap = rt->arming_cap ? rt->arming_cap * 2 : 16;
+        wa_timer **a = cap > rt->arming_cap ? realloc(rt->arming, (size_t)cap * sizeof *a) : NULL;
+        if (!a)
+            return WA_ENOMEM;
+        rt->arming = a;
+        rt->arming_cap = cap;
+    }
+    if (wa_heap_reserve(rt) < 0)
+        return WA_ENOMEM;
+    wa_timer_take(rt, tm, ns, cx);
+    tm->slot = WA_TIMER_ARMING | rt->arming_len;
+    rt->arming[rt->arming_len++] = tm;
+    return 0;
+}
+
+static inline uint64_t wa_add_sat(uint64_t a, uint64_t b) { return b > WA_NEVER - a ? WA_NEVER : a + b; }
+
+void wa_timers_commit_(wa_rt *rt)
+{
+    uint64_t now = rt->backend->vt->now(rt->backend), res = rt->backend->resolution;
+    rt->now = now;
+    rt->now_fresh = 1;
+    for (uint32_t i = 0; i < rt->arming_len; i++) {
+        wa_timer *tm = rt->arming[i];
+        uint64_t d = wa_add_sat(now, tm->deadline);
+        if (res > 1 && d % res) /* up, never early: to the host's granularity */
+            d = wa_add_sat(d, res - d % res);
+        tm->deadline = d;
+        wa_heap_up(rt, rt->heap_len++, tm);
+    }
+    rt->arming_len = 0;
 }
 
 static void wa_heap_remove(wa_rt *rt, uint32_t i)
@@ -91,10 +143,16 @@ static void wa_heap_remove(wa_rt *rt, uint32_t i)
 
 void wa_timer_disarm_(wa_timer *tm)
 {
-    if (tm->slot) {
-        wa_heap_remove(tm->rt, tm->slot - 1);
-        tm->slot = 0;
+    wa_rt *rt = tm->rt;
+    if (tm->slot & WA_TIMER_ARMING) { /* not committed yet: swap out the last */
+        uint32_t i = tm->slot & ~WA_TIMER_ARMING;
+        wa_timer *last = rt->arming[--rt->arming_len];
+        rt->arming[i] = last;
+        last->slot = WA_TIMER_ARMING | i;
+    } else if (tm->slot) {
+        wa_heap_remove(rt, tm->slot - 1);
     }
+    tm->slot = 0;
     wa_waker_drop(&tm->waker);
 }
 

@@ -31,6 +31,8 @@ static void wa_chan_unref(wa_chan *ch)
 
 int wa_mpsc_new(size_t cap, size_t elem_size, wa_tx *tx, wa_rx *rx)
 {
+    if (!tx || !rx)
+        return wa_misuse(WA_EINVAL, "wa_mpsc_new: NULL end");
     tx->ch = rx->ch = NULL;
     if (cap == 0 || elem_size == 0 || cap > SIZE_MAX / 2 / elem_size)
         return WA_EINVAL;
@@ -50,6 +52,10 @@ size_t wa_chan_len(const wa_chan *ch) { return ch->len; }
 
 wa_tx wa_tx_clone(const wa_tx *tx)
 {
+    if (!tx || !tx->ch) {
+        wa_misuse(WA_ESTALE, "wa_tx_clone: the sender was dropped");
+        return (wa_tx){NULL};
+    }
     tx->ch->senders++;
     tx->ch->refs++;
     return *tx;
@@ -57,9 +63,9 @@ wa_tx wa_tx_clone(const wa_tx *tx)
 
 int wa_tx_drop(wa_tx *tx)
 {
-    wa_chan *ch = tx->ch;
+    wa_chan *ch = tx ? tx->ch : NULL;
     if (!ch)
-        return wa_misuse(WA_EMISUSE, "double drop of a channel sender");
+        return wa_misuse(WA_EMISUSE, "wa_tx_drop: the sender was dropped already");
     tx->ch = NULL;
     if (--ch->senders == 0)
         wa_waitq_grant_all(&ch->recvq); /* they will see the close */
@@ -69,9 +75,9 @@ int wa_tx_drop(wa_tx *tx)
 
 int wa_rx_drop(wa_rx *rx)
 {
-    wa_chan *ch = rx->ch;
+    wa_chan *ch = rx ? rx->ch : NULL;
     if (!ch)
-        return wa_misuse(WA_EMISUSE, "double drop of a channel receiver");
+        return wa_misuse(WA_EMISUSE, "wa_rx_drop: the receiver was dropped already");
     rx->ch = NULL;
     ch->rx_alive = 0;
     ch->len = 0;
@@ -110,9 +116,11 @@ static void wa_chan_pop(wa_chan *ch, void *out)
 
 int wa_try_send(wa_tx *tx, const void *elem)
 {
-    wa_chan *ch = tx->ch;
+    wa_chan *ch = tx ? tx->ch : NULL;
     if (!ch)
-        return wa_misuse(WA_ESTALE, "send on a dropped sender");
+        return wa_misuse(WA_ESTALE, "wa_try_send: the sender was dropped");
+    if (!elem)
+        return wa_misuse(WA_EINVAL, "wa_try_send: NULL element");
     if (!ch->rx_alive)
         return WA_ECLOSED;
     if (ch->len + ch->reserved >= ch->cap)
@@ -123,9 +131,11 @@ int wa_try_send(wa_tx *tx, const void *elem)
 
 int wa_try_recv(wa_rx *rx, void *out)
 {
-    wa_chan *ch = rx->ch;
+    wa_chan *ch = rx ? rx->ch : NULL;
     if (!ch)
-        return wa_misuse(WA_ESTALE, "receive on a dropped receiver");
+        return wa_misuse(WA_ESTALE, "wa_try_recv: the receiver was dropped");
+    if (!out)
+        return wa_misuse(WA_EINVAL, "wa_try_recv: NULL out");
     if (ch->len) {
         wa_chan_pop(ch, out);
         return 0;
@@ -149,9 +159,11 @@ static int wa_send_poll(wa_future *f, wa_cx *cx)
     int st = s->w.state;
     if (st == WA_W_DONE)
         return wa_misuse(WA_EMISUSE, "poll of a finished send");
-    if (!ch) {
+    if (!ch || !s->elem) {
         s->w.state = WA_W_DONE;
-        return wa_misuse(WA_ESTALE, "send on a dropped sender");
+        if (ch)
+            wa_chan_unref(ch);
+        return ch ? wa_misuse(WA_EINVAL, "wa_send: NULL element") : wa_misuse(WA_ESTALE, "wa_send: the sender was dropped");
     }
     if (!ch->rx_alive) {
         if (st == WA_W_QUEUED)
@@ -195,7 +207,7 @@ static const wa_future_vt wa_send_vt = {wa_send_poll, wa_send_drop, "send"};
 wa_future *wa_send_init(wa_send *s, wa_tx *tx, const void *elem)
 {
     s->fut.vt = &wa_send_vt;
-    s->ch = tx->ch;
+    s->ch = tx ? tx->ch : NULL;
     s->elem = elem;
     wa_waiter_init(&s->w, 1);
     if (s->ch)
@@ -209,9 +221,11 @@ static int wa_recv_poll(wa_future *f, wa_cx *cx)
     wa_chan *ch = r->ch;
     if (r->w.state == WA_W_DONE)
         return wa_misuse(WA_EMISUSE, "poll of a finished receive");
-    if (!ch) {
+    if (!ch || !r->out) {
         r->w.state = WA_W_DONE;
-        return wa_misuse(WA_ESTALE, "receive on a dropped receiver");
+        if (ch)
+            wa_chan_unref(ch);
+        return ch ? wa_misuse(WA_EINVAL, "wa_recv: NULL out") : wa_misuse(WA_ESTALE, "wa_recv: the receiver was dropped");
     }
     if (ch->len) {
         if (r->w.state == WA_W_IDLE && !wa_coop_proceed(cx))
@@ -249,7 +263,7 @@ static const wa_future_vt wa_recv_vt = {wa_recv_poll, wa_recv_drop, "recv"};
 wa_future *wa_recv_init(wa_recv *r, wa_rx *rx, void *out)
 {
     r->fut.vt = &wa_recv_vt;
-    r->ch = rx->ch;
+    r->ch = rx ? rx->ch : NULL;
     r->out = out;
     wa_waiter_init(&r->w, 1);
     if (r->ch)

@@ -1,11 +1,16 @@
 /* Semaphore (and so mutex): FIFO permits handed straight to waiters. */
+#include <stdint.h>
+
 #include "waitq.h"
 
-void wa_sem_init(wa_sem *s, size_t permits)
+void wa_sem_init_max(wa_sem *s, size_t permits, size_t max)
 {
     s->q.head = s->q.tail = NULL;
-    s->permits = s->max = permits;
+    s->permits = permits;
+    s->max = max;
 }
+
+void wa_sem_init(wa_sem *s, size_t permits) { wa_sem_init_max(s, permits, SIZE_MAX); }
 
 size_t wa_sem_available(const wa_sem *s) { return s->permits; }
 
@@ -29,7 +34,8 @@ static void wa_sem_grant(wa_sem *s)
 int wa_sem_release(wa_sem *s, size_t n)
 {
     if (n > s->max - s->permits)
-        return wa_misuse(WA_EMISUSE, "semaphore released more than acquired (unlock of an unlocked mutex?)");
+        return wa_misuse(WA_EMISUSE, s->max == 1 ? "wa_mutex_unlock: the mutex is not locked"
+                                                 : "wa_sem_release: more permits than the maximum");
     s->permits += n;
     wa_sem_grant(s);
     return 0;
