@@ -178,14 +178,14 @@ int main(int argc, char **argv)
     } else {
         int err = 0;
         wa_backend *b = wa_backend_wasip2_new(&err);
-        if (!b || wa_rt_new(&rt, b) != 0)
+        if (!b || wa_rt_new_on(&rt, b) != 0)
             die("no runtime");
     }
 
     /* Register K pollables; a future or task per pollable waits on it. */
     if (v_exec) {
         for (uint32_t i = 0; i < k; i++) {
-            io_task t = {{&io_task_vt}, {{NULL}, 0, NULL}, 0, fake_host_pollable_new()};
+            io_task t = {.fut = {&io_task_vt}, .handle = fake_host_pollable_new()};
             if (wa_pollable_register(rt, t.handle, &t.key) != 0)
                 die("register failed");
             wa_pollable_wait_init(&t.w, t.key);

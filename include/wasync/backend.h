@@ -37,6 +37,13 @@ typedef struct wa_backend_vt {
     struct wa_fd_regs *(*fd_regs)(wa_backend *b);
 } wa_backend_vt;
 
+/* A wait queued on a backend's registration (an fd, a pollable): the
+ * registration keeps any number of them in a list. Private. */
+typedef struct wa_wait_link {
+    struct wa_wait_link *next, *prev; /* prev NULL: the first */
+    wa_waker waker;
+} wa_wait_link;
+
 /* The common head of every backend. */
 struct wa_backend {
     const wa_backend_vt *vt;
@@ -98,9 +105,7 @@ typedef struct wa_fd_wait {
     unsigned events;
     unsigned ready;
     wa_rt *rt; /* set once polled */
-    /* private: queued on the registration while pending */
-    struct wa_fd_wait *next, **pprev;
-    wa_waker waker;
+    wa_wait_link link; /* queued on the registration while pending */
 } wa_fd_wait;
 wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events);
 

@@ -9,6 +9,7 @@
 #ifndef WASYNC_WASI_H
 #define WASYNC_WASI_H
 
+#include "backend.h"
 #include "runtime.h"
 #include "stream.h"
 
@@ -32,11 +33,14 @@ int wa_pollable_register(wa_rt *rt, uint32_t p, wa_pollable_key *key);
  * and finishes with WA_ECLOSED. WA_ESTALE (misuse) for a stale key. */
 int wa_pollable_deregister(wa_rt *rt, wa_pollable_key key);
 
-/* A future ready (status 0) when the registered pollable is ready. */
+/* A future ready (status 0) when the registered pollable is ready. Any
+ * number may wait on one pollable: readiness wakes them all. */
 typedef struct wa_pollable_wait {
     wa_future fut;
     wa_pollable_key key;
     wa_rt *rt; /* set once polled */
+    int state; /* private */
+    wa_wait_link link; /* queued on the registration while pending */
 } wa_pollable_wait;
 wa_future *wa_pollable_wait_init(wa_pollable_wait *w, wa_pollable_key key);
 
@@ -79,17 +83,20 @@ uint64_t wa_wasi_random_u64(void);
 /* The environment (wasi:cli/environment) as "NAME=value" strings: sets
  * *env to a new NULL-terminated array that holds its strings in the same
  * block, so the caller frees it all with one free(*env). Returns the count,
- * or WA_ENOMEM. */
+ * or WA_ENOMEM; WA_EINVAL if a name or value holds a NUL byte (no C string
+ * can: cut short, it would pass for another), WA_E2BIG if the host's
+ * lengths add up past a 32-bit memory. */
 int wa_wasi_environ(char ***env);
 
 /* The arguments, argv[0] the program's name (under jco run: the
  * component's), as wa_wasi_environ: one block, one free(*argv). Returns
- * argc, or WA_ENOMEM. */
+ * argc, or the errors of wa_wasi_environ. */
 int wa_wasi_args(char ***argv);
 
 /* The value of the environment variable name (borrowed): a new string the
- * caller frees, or NULL if it is unset (or memory ran out). Each call
- * fetches the whole environment from the host. */
+ * caller frees, or NULL if it is unset (or memory ran out, or the value
+ * holds a NUL byte, as wa_wasi_environ refuses). Each call fetches the
+ * whole environment from the host. */
 char *wa_wasi_getenv(const char *name);
 
 /* Ends the component through wasi:cli/exit after flushing stdio (atexit

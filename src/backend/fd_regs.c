@@ -11,15 +11,18 @@ void wa_fd_regs_init(wa_fd_regs *r, int (*add)(wa_backend *, int, wa_fd_key), vo
     r->del = del;
 }
 
+/* Flags in a wait's events: queued on its registration; readiness was
+ * handed to it there. */
+#define WA_FD_QUEUED (1u << 30)
+#define WA_FD_HANDED (1u << 31)
+
 void wa_fd_regs_free(wa_fd_regs *r) { wa_keys_free(&r->keys); }
 
-static void wa_fd_wait_unlink(wa_fd_wait *w)
+/* Takes w off g's list and wakes it (handed says why). */
+static void wa_fd_wait_wake(wa_fd_reg *g, wa_fd_wait *w, unsigned handed)
 {
-    *w->pprev = w->next;
-    if (w->next)
-        w->next->pprev = w->pprev;
-    w->next = NULL;
-    w->pprev = NULL;
+    w->events = (w->events & ~WA_FD_QUEUED) | handed;
+    wa_wait_wake(&g->waits, &w->link);
 }
 
 /* Hands events to every wait that wants them (each will try its I/O: with
@@ -28,17 +31,17 @@ static void wa_fd_wait_unlink(wa_fd_wait *w)
 void wa_fd_regs_ready(wa_fd_reg *g, unsigned events)
 {
     unsigned taken = 0;
-    wa_fd_wait *w = g->waits;
-    while (w) {
-        wa_fd_wait *next = w->next;
+    wa_wait_link *l = g->waits;
+    while (l) {
+        wa_wait_link *next = l->next;
+        wa_fd_wait *w = WA_WAIT_OF(l, wa_fd_wait);
         unsigned got = w->events & events;
         if (got) {
             taken |= got;
             w->ready = got;
-            wa_fd_wait_unlink(w);
-            wa_waker_wake(&w->waker);
+            wa_fd_wait_wake(g, w, WA_FD_HANDED);
         }
-        w = next;
+        l = next;
     }
     g->ready |= events & ~taken;
 }
@@ -83,11 +86,8 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
         r->del(rt->backend, g->fd);
     /* Whoever still waits is told (its next poll sees WA_ECLOSED) rather
      * than left waiting forever. */
-    while (g->waits) {
-        wa_fd_wait *w = g->waits;
-        wa_fd_wait_unlink(w);
-        wa_waker_wake(&w->waker);
-    }
+    while (g->waits)
+        wa_fd_wait_wake(g, WA_WAIT_OF(g->waits, wa_fd_wait), 0);
     wa_keys_release(&r->keys, wa_key_slot(key));
     rt->backend->sources--;
     return 0;
@@ -96,8 +96,11 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
 static int wa_fd_wait_poll(wa_future *f, wa_cx *cx)
 {
     wa_fd_wait *w = (wa_fd_wait *)f;
-    if (w->ready) /* handed over by wa_fd_regs_ready */
+    if (w->events & WA_FD_HANDED) { /* by wa_fd_regs_ready; a poll after
+                                      this one waits again */
+        w->events &= ~WA_FD_HANDED;
         return WA_READY;
+    }
     wa_fd_regs *r = wa_fd_regs_of(cx->rt);
     wa_fd_reg *g = r ? wa_fd_regs_lookup(r, w->key) : NULL;
     if (!g) {
@@ -112,20 +115,19 @@ static int wa_fd_wait_poll(wa_future *f, wa_cx *cx)
     w->rt = cx->rt;
     unsigned got = g->ready & w->events;
     if (got) {
-        if (w->pprev)
-            wa_fd_wait_unlink(w);
-        wa_waker_drop(&w->waker);
+        if (w->events & WA_FD_QUEUED) {
+            w->events &= ~WA_FD_QUEUED;
+            wa_wait_unlink(&g->waits, &w->link);
+        }
+        wa_waker_drop(&w->link.waker);
         g->ready &= ~got;
         w->ready = got;
         return WA_READY;
     }
-    wa_waker_store(&w->waker, cx);
-    if (!w->pprev) {
-        w->next = g->waits;
-        if (g->waits)
-            g->waits->pprev = &w->next;
-        w->pprev = &g->waits;
-        g->waits = w;
+    wa_waker_store(&w->link.waker, cx);
+    if (!(w->events & WA_FD_QUEUED)) {
+        w->events |= WA_FD_QUEUED;
+        wa_wait_push(&g->waits, &w->link);
     }
     return WA_PENDING;
 }
@@ -133,9 +135,11 @@ static int wa_fd_wait_poll(wa_future *f, wa_cx *cx)
 static void wa_fd_wait_drop(wa_future *f)
 {
     wa_fd_wait *w = (wa_fd_wait *)f;
-    if (w->pprev) /* (queued: its registration is live) */
-        wa_fd_wait_unlink(w);
-    wa_waker_drop(&w->waker);
+    if (w->events & WA_FD_QUEUED) { /* (queued only while its registration lives) */
+        w->events &= ~WA_FD_QUEUED;
+        wa_wait_unlink(&wa_fd_regs_lookup(wa_fd_regs_of(w->rt), w->key)->waits, &w->link);
+    }
+    wa_waker_drop(&w->link.waker);
     w->rt = NULL;
 }
 
@@ -148,8 +152,6 @@ wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events)
     w->events = events;
     w->ready = 0;
     w->rt = NULL;
-    w->next = NULL;
-    w->pprev = NULL;
-    w->waker = (wa_waker){NULL, NULL};
+    wa_wait_link_init(&w->link);
     return &w->fut;
 }

@@ -9,12 +9,13 @@
 
 #include "../core/keys.h"
 #include "../core/rt.h"
+#include "waits.h"
 
 typedef struct wa_fd_reg {
     wa_keyslot slot;
     int fd;
     unsigned ready; /* WA_READABLE | WA_WRITABLE seen and not yet taken */
-    wa_fd_wait *waits; /* pending waits, any number, either direction */
+    wa_wait_link *waits; /* pending waits (wa_fd_wait), either direction */
 } wa_fd_reg;
 
 typedef struct wa_fd_regs {
@@ -37,8 +38,8 @@ static inline wa_fd_reg *wa_fd_regs_lookup(wa_fd_regs *r, wa_fd_key key)
 static inline unsigned wa_fd_reg_wanted(const wa_fd_reg *g)
 {
     unsigned want = 0;
-    for (const wa_fd_wait *w = g->waits; w; w = w->next)
-        want |= w->events;
+    for (const wa_wait_link *l = g->waits; l; l = l->next)
+        want |= WA_WAIT_OF(l, const wa_fd_wait)->events;
     return want;
 }
 

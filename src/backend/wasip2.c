@@ -16,6 +16,7 @@
 #include "../wasi/cabi.h"
 #include "../wasi/clocks.h"
 #include "../wasi/io.h"
+#include "waits.h"
 #include "wasync/wasi.h"
 
 #define WA_P2_NONE UINT32_MAX
@@ -24,8 +25,7 @@ typedef struct wa_p2_slot {
     wa_keyslot slot;
     wa_p2_pollable pollable;
     uint32_t dense;      /* index in the armed array, or WA_P2_NONE */
-    int ready;
-    wa_waker waker;
+    wa_wait_link *waits; /* the wa_pollable_waits pending on it */
 } wa_p2_slot;
 
 typedef struct wa_p2 {
@@ -84,6 +84,16 @@ static int wa_p2_arm(wa_p2 *h, wa_p2_slot *s, uint32_t index)
     return 0;
 }
 
+/* Flags in a wait's state: queued on its slot; readiness handed to it. */
+enum { WA_P2_QUEUED = 1, WA_P2_HANDED = 2 };
+
+/* Takes w off s's list and wakes it (handed says why). */
+static void wa_pollable_wait_wake(wa_p2_slot *s, wa_pollable_wait *w, int handed)
+{
+    w->state = (w->state & ~WA_P2_QUEUED) | handed;
+    wa_wait_wake(&s->waits, &w->link);
+}
+
 /* The pollable that ends this wait: the runtime's deadline (kept for the
  * next wait while it stays the same), or one that is ready at once. */
 static wa_p2_pollable wa_p2_deadline(wa_p2 *h, uint64_t deadline)
@@ -129,9 +139,9 @@ static int wa_p2_wait(wa_backend *b, uint64_t deadline)
         if (ready[i] == WA_P2_NONE)
             continue;
         wa_p2_slot *s = (wa_p2_slot *)wa_keys_at(&h->slots, ready[i]);
-        s->ready = 1;
         wa_p2_disarm(h, s);
-        wa_waker_wake(&s->waker);
+        while (s->waits) /* every one waiting: each tries its I/O */
+            wa_pollable_wait_wake(s, WA_WAIT_OF(s->waits, wa_pollable_wait), WA_P2_HANDED);
     }
     wa_p2_host_free(ready, nready);
     if (deadline == 0) {
@@ -150,10 +160,8 @@ static void wa_p2_free(wa_backend *b)
     wa_p2 *h = (wa_p2 *)b;
     for (uint32_t i = 0; i < h->slots.n; i++) {
         wa_p2_slot *s = (wa_p2_slot *)wa_keys_at(&h->slots, i);
-        if (s->slot.live) {
-            wa_waker_drop(&s->waker);
+        if (s->slot.live) /* (its waits went with their tasks) */
             wa_p2_drop_pollable(h, s->pollable);
-        }
     }
     if (h->timer_at != WA_NEVER)
         wa_p2_drop_pollable(h, h->timer);
@@ -213,10 +221,11 @@ int wa_pollable_deregister(wa_rt *rt, wa_pollable_key key)
         return WA_ENOSYS;
     wa_p2_slot *s = wa_p2_lookup(h, key);
     if (!s)
-        return wa_misuse(WA_ESTALE, "deregister of a stale pollable key");
+        return wa_misuse_in_(WA_ESTALE, "wa_pollable_deregister", "a key that is stale or another runtime's");
     if (s->dense != WA_P2_NONE)
         wa_p2_disarm(h, s);
-    wa_waker_wake(&s->waker); /* its next poll sees WA_ECLOSED */
+    while (s->waits) /* their next poll sees WA_ECLOSED */
+        wa_pollable_wait_wake(s, WA_WAIT_OF(s->waits, wa_pollable_wait), 0);
     wa_p2_drop_pollable(h, s->pollable);
     wa_keys_release(&h->slots, wa_key_slot(key));
     return 0;
@@ -225,33 +234,41 @@ int wa_pollable_deregister(wa_rt *rt, wa_pollable_key key)
 static int wa_pollable_wait_poll(wa_future *f, wa_cx *cx)
 {
     wa_pollable_wait *w = (wa_pollable_wait *)f;
+    if (w->state & WA_P2_HANDED) { /* by a wait of the backend; a poll
+                                     after this one waits again */
+        w->state &= ~WA_P2_HANDED;
+        return WA_READY;
+    }
     wa_p2 *h = wa_p2_of(cx->rt);
     wa_p2_slot *s = wa_p2_lookup(h, w->key);
     if (!s) {
         if (!h)
             return WA_ENOSYS;
-        return w->rt ? WA_ECLOSED : wa_misuse(WA_ESTALE, "wait on a stale pollable key");
+        return w->rt ? WA_ECLOSED : wa_misuse_in_(WA_ESTALE, "pollable wait", "a key that is stale or another runtime's");
     }
     w->rt = cx->rt;
-    if (s->ready) {
-        s->ready = 0;
-        return WA_READY;
-    }
-    wa_waker_store(&s->waker, cx);
     if (s->dense == WA_P2_NONE && wa_p2_arm(h, s, wa_key_slot(w->key)) < 0)
         return WA_ENOMEM;
+    wa_waker_store(&w->link.waker, cx);
+    if (!(w->state & WA_P2_QUEUED)) {
+        w->state |= WA_P2_QUEUED;
+        wa_wait_push(&s->waits, &w->link);
+    }
     return WA_PENDING;
 }
 
 static void wa_pollable_wait_drop(wa_future *f)
 {
     wa_pollable_wait *w = (wa_pollable_wait *)f;
-    wa_p2_slot *s = w->rt ? wa_p2_lookup(wa_p2_of(w->rt), w->key) : NULL;
-    if (s) {
-        if (s->dense != WA_P2_NONE)
-            wa_p2_disarm(wa_p2_of(w->rt), s);
-        wa_waker_drop(&s->waker);
+    if (w->state & WA_P2_QUEUED) { /* (queued only while its slot lives) */
+        wa_p2 *h = wa_p2_of(w->rt);
+        wa_p2_slot *s = wa_p2_lookup(h, w->key);
+        w->state &= ~WA_P2_QUEUED;
+        wa_wait_unlink(&s->waits, &w->link);
+        if (!s->waits && s->dense != WA_P2_NONE) /* nobody waits: out of polls */
+            wa_p2_disarm(h, s);
     }
+    wa_waker_drop(&w->link.waker);
     w->rt = NULL;
 }
 
@@ -263,6 +280,8 @@ wa_future *wa_pollable_wait_init(wa_pollable_wait *w, wa_pollable_key key)
     w->fut.vt = &wa_pollable_wait_vt;
     w->key = key;
     w->rt = NULL;
+    w->state = 0;
+    wa_wait_link_init(&w->link);
     return &w->fut;
 }
 

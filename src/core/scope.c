@@ -113,8 +113,8 @@ wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags)
 
 int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join)
 {
-    if (!s->rt)
-        return wa_misuse(WA_ESTALE, "spawn into a dropped scope");
+    if (!s || !s->rt)
+        return wa_misuse_in_(WA_ESTALE, "wa_scope_spawn", "the scope was dropped (or is NULL)");
     if (s->flags & (WA_SCOPE_CANCELLING | WA_SCOPE_RETURNED))
         return WA_ECANCELED;
     int rc = wa_task_spawn_(s->rt, s, fut, size, join);

@@ -300,7 +300,7 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
     return 0;
 }
 
-bool wa_join_done(const wa_join *j) { return j->task && (wa_word_load(j->task) & WA_T_DONE); }
+bool wa_join_done(const wa_join *j) { return j && j->task && (wa_word_load(j->task) & WA_T_DONE); }
 
 wa_future *wa_join_output(const wa_join *j)
 {
@@ -311,7 +311,7 @@ int wa_join_status(const wa_join *j) { return wa_join_done(j) ? j->task->status 
 
 int wa_join_cancel(wa_join *j)
 {
-    if (!j->task)
+    if (!j || !j->task)
         return wa_misuse_in_(WA_ESTALE, "wa_join_cancel", "the handle was dropped");
     wa_task_cancel_(j->task);
     return 0;
@@ -319,7 +319,7 @@ int wa_join_cancel(wa_join *j)
 
 int wa_join_abort(wa_join *j)
 {
-    if (!j->task)
+    if (!j || !j->task)
         return wa_misuse_in_(WA_ESTALE, "wa_join_abort", "the handle was dropped");
     wa_task_abort_(j->task);
     return 0;
@@ -327,7 +327,7 @@ int wa_join_abort(wa_join *j)
 
 int wa_join_drop(wa_join *j)
 {
-    wa_task *t = j->task;
+    wa_task *t = j ? j->task : NULL;
     if (!t)
         return wa_misuse_in_(WA_EMISUSE, "wa_join_drop", "the handle was dropped already");
     j->task = NULL;

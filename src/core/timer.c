@@ -59,20 +59,26 @@ static uint32_t wa_tie_mix(uint64_t x)
     return (uint32_t)x;
 }
 
+/* Grows the array *a of *cap timer pointers (doubling, from first) until it
+ * holds need. Returns 0 or WA_ENOMEM. */
+static int wa_timers_grow(wa_timer ***a, uint32_t *cap, uint32_t need, uint32_t first)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t n = *cap ? *cap * 2 : first;
+    wa_timer **p = n > *cap ? realloc(*a, (size_t)n * sizeof *p) : NULL;
+    if (!p)
+        return WA_ENOMEM;
+    *a = p;
+    *cap = n;
+    return 0;
+}
+
 /* Makes room for one more timer in the heap, counting those still arming,
  * so that committing them cannot fail. */
 static int wa_heap_reserve(wa_rt *rt)
 {
-    uint32_t need = rt->heap_len + rt->arming_len + 1;
-    if (need <= rt->heap_cap)
-        return 0;
-    uint32_t cap = rt->heap_cap ? rt->heap_cap * 2 : 64;
-    wa_timer **h = cap > rt->heap_cap ? realloc(rt->heap, (size_t)cap * sizeof *h) : NULL;
-    if (!h)
-        return WA_ENOMEM;
-    rt->heap = h;
-    rt->heap_cap = cap;
-    return 0;
+    return wa_timers_grow(&rt->heap, &rt->heap_cap, rt->heap_len + rt->arming_len + 1, 64);
 }
 
 /* The common part of arming: the entry's owner, waker and tie. */
@@ -96,15 +102,7 @@ int wa_timer_arm_(wa_rt *rt, wa_timer *tm, uint64_t deadline, const wa_cx *cx)
 
 int wa_timer_arm_in_(wa_rt *rt, wa_timer *tm, uint64_t ns, const wa_cx *cx)
 {
-    if (rt->arming_len == rt->arming_cap) {
-        uint32_t cap = rt->arming_cap ? rt->arming_cap * 2 : 16;
-        wa_timer **a = cap > rt->arming_cap ? realloc(rt->arming, (size_t)cap * sizeof *a) : NULL;
-        if (!a)
-            return WA_ENOMEM;
-        rt->arming = a;
-        rt->arming_cap = cap;
-    }
-    if (wa_heap_reserve(rt) < 0)
+    if (wa_timers_grow(&rt->arming, &rt->arming_cap, rt->arming_len + 1, 16) < 0 || wa_heap_reserve(rt) < 0)
         return WA_ENOMEM;
     wa_timer_take(rt, tm, ns, cx);
     tm->slot = WA_TIMER_ARMING | rt->arming_len;
