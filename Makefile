@@ -1,12 +1,15 @@
 # The two commands: `make demo` and `make test`. Both install what they need.
-.PHONY: all deps test demo bench clean
+.PHONY: all deps test demo bench soak clean
 
 all: test
 
 deps:
 	@scripts/deps.sh test
 
-# Native tests under ASan+UBSan, then under TSan (threads: DNS lookups,
+# Native tests under ASan+UBSan (the fuzzers' corpora replayed), then each
+# fuzzer for 10 s (libFuzzer: tests/fuzz), then under allocation-failure
+# injection (tests/faults: every test and example once per allocation the
+# library makes, sampled), then under TSan (threads: DNS lookups,
 # cross-thread notify), then the optimised build, then the JS host (wasm32
 # modules on Node 20, Node 24 and headless Chromium), then WASI 0.2
 # components (the core suite and the wasip2 backend's, under jco), then
@@ -15,6 +18,12 @@ test: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan
 	ctest --preset asan -j2
+	cmake --preset fuzz >/dev/null
+	cmake --build --preset fuzz
+	ctest --preset fuzz -j2
+	cmake --preset faults >/dev/null
+	cmake --build --preset faults
+	ctest --preset faults
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan
 	ctest --preset tsan -j2
@@ -47,6 +56,22 @@ bench:
 	cmake --preset release >/dev/null
 	cmake --build --preset release --target wasync-bench
 	bench/run.sh build/release
+
+# The runtime under load (bench/soak.c: a million live tasks, 100,000 timers,
+# 10,000 TCP connections echoing 10 KiB), optimised, then under ASan+UBSan;
+# then the long fuzz runs and the full allocation-failure injection, when
+# their drivers are there.
+soak:
+	@scripts/deps.sh bench
+	cmake --preset release >/dev/null
+	cmake --build --preset release --target wasync-soak
+	./build/release/bench/wasync-soak
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan --target wasync-soak
+	./build/asan/bench/wasync-soak
+	if [ -x tests/fuzz/run.sh ]; then tests/fuzz/run.sh 300; fi
+	if [ -x tests/faults/run.sh ]; then cmake --preset faults >/dev/null && \
+	  cmake --build --preset faults && tests/faults/run.sh --full build/faults; fi
 
 clean:
 	rm -rf build

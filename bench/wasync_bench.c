@@ -203,7 +203,7 @@ int main(int argc, char **argv)
     }
     const char *w = argv[1];
     wa_rt *rt;
-    int rc = wa_rt_new(&rt, NULL);
+    int rc = wa_rt_new(&rt);
     if (rc) {
         fprintf(stderr, "wa_rt_new: %s\n", wa_strerror(rc));
         return 1;

@@ -13,7 +13,7 @@ int main(void)
     wa_rt *rt;
     wa_stream *in = NULL, *out = NULL;
     wa_copy copy = {0};
-    int rc = wa_rt_new(&rt, NULL);
+    int rc = wa_rt_new(&rt);
     if (rc < 0)
         return 1;
     if ((rc = wa_stdio(rt, 0, &in)) == 0 && (rc = wa_stdio(rt, 1, &out)) == 0)

@@ -7,9 +7,9 @@
 //   - ticks (wasync_tick: one fair round of the runnable tasks) run from
 //     queueMicrotask, at most one pending at a time, after every call into
 //     wasm and after every tick that left tasks runnable; a run of
-//     consecutive microtask ticks is bounded (count and time) and then
-//     continues from a macrotask, so a task that keeps waking itself never
-//     starves timers, I/O or rendering;
+//     consecutive microtask ticks lasts at most about 1 ms and then
+//     continues from a macrotask, so a task that keeps waking itself holds
+//     JS timers, I/O and rendering back by no more than that;
 //   - the runtime's timers all live in wasm; the host keeps ONE setTimeout
 //     on the earliest deadline (the `timer` import);
 //   - host operations (a fetch) complete through wasync_deliver, and
@@ -21,7 +21,8 @@
 //
 // Only web-standard APIs are used (fetch, AbortController, queueMicrotask,
 // setTimeout, MessageChannel, performance.now, TextEncoder/TextDecoder,
-// WebAssembly), so the same file runs unchanged in Node and in browsers.
+// WebAssembly), and setImmediate where there is one, so the same file runs
+// unchanged in Node and in browsers.
 
 const ERRORS = new Map([
   [-1, ['ENOMEM', 'out of memory']],
@@ -40,6 +41,7 @@ const ERRORS = new Map([
   [-14, ['EADDRINUSE', 'address in use']],
   [-15, ['ECONNRESET', 'connection reset']],
   [-16, ['E2BIG', 'too large']],
+  [-17, ['EMFILE', 'too many open files']],
 ]);
 
 /** The WA_E* codes by name: codes.EIO === -10. */
@@ -83,7 +85,9 @@ function isBufferLike(v) {
     (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer);
 }
 
-// A JS value as a delivery: { status, bytes, number }.
+// A JS value as a delivery: { status, bytes, number }. Bytes are copied
+// now, so C gets what the value held when it settled, whatever is done to
+// the buffer before the next tick (a change, a transfer).
 function valueToResult(v) {
   if (v === undefined || v === null) return { status: 0, bytes: null, number: 0 };
   switch (typeof v) {
@@ -92,9 +96,15 @@ function valueToResult(v) {
     case 'boolean': return { status: 0, bytes: null, number: v ? 1 : 0 };
     case 'string': return { status: 0, bytes: encoder.encode(v), number: 0 };
   }
-  if (isBufferLike(v)) return { status: 0, bytes: new Uint8Array(v), number: 0 };
-  if (ArrayBuffer.isView(v)) return { status: 0, bytes: new Uint8Array(v.buffer, v.byteOffset, v.byteLength), number: 0 };
-  return { status: codes.EINVAL, bytes: encoder.encode(`cannot hand a ${Object.prototype.toString.call(v)} to C`), number: 0 };
+  let detail;
+  try {
+    if (isBufferLike(v)) return { status: 0, bytes: new Uint8Array(v).slice(), number: 0 };
+    if (ArrayBuffer.isView(v)) return { status: 0, bytes: new Uint8Array(v.buffer, v.byteOffset, v.byteLength).slice(), number: 0 };
+    detail = `cannot hand a ${Object.prototype.toString.call(v)} to C`;
+  } catch (e) { // a detached buffer, a proxy that throws
+    detail = `cannot hand this value to C: ${messageOf(e)}`;
+  }
+  return { status: codes.EINVAL, bytes: encoder.encode(detail), number: 0 };
 }
 
 function concat(parts, size) {
@@ -136,11 +146,9 @@ async function compile(source, imports) {
  *             signal }) => value or promise }, delivered like an adopted promise.
  *   chunkSize: a streamed body is delivered in pieces of about this many
  *             bytes (default 64 KiB); a smaller body arrives in one piece.
- *   burst, sliceMs: consecutive microtask ticks allowed (default 64, 4 ms)
- *             before the next tick is a macrotask.
- *   timerYieldMs: at least every this many ms (default 8) of continuous
- *             ticking, the macrotask hop is a setTimeout, so that timers
- *             run even where MessageChannel messages are batched (Node).
+ *   sliceMs, burst: a run of consecutive microtask ticks ends after this
+ *             many ms or this many ticks (default 1 ms, 1024), whichever
+ *             comes first; the next tick is a macrotask.
  *   adoptPool: handles made in advance for adopt() calls made from inside
  *             an import (default 16 per tick).
  *   log:      diagnostics sink (default console.error).
@@ -153,9 +161,8 @@ export async function instantiate(source, options = {}) {
     throw new TypeError(`wasync: unknown drive mode ${options.drive}`);
   const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
   const chunkSize = options.chunkSize ?? 64 * 1024;
-  const burst = options.burst ?? 64;
-  const sliceMs = options.sliceMs ?? 4;
-  const timerYieldMs = options.timerYieldMs ?? 8;
+  const sliceMs = options.sliceMs ?? 1;
+  const burst = options.burst ?? 1024; // for clocks too coarse for sliceMs
   const log = options.log ?? ((text) => console.error(text));
   const extraOps = options.ops ?? {};
 
@@ -191,6 +198,7 @@ export async function instantiate(source, options = {}) {
 
   // Copies bytes into memory from wasync_alloc: the pointer, or 0.
   function copyIn(bytes) {
+    if (bytes.byteLength > 0xffffffff) return 0; // (wasync_alloc's size_t would wrap)
     const p = enter(ex.wasync_alloc, bytes.byteLength) >>> 0;
     if (p) bytesAt(p, bytes.byteLength).set(bytes);
     return p;
@@ -216,7 +224,6 @@ export async function instantiate(source, options = {}) {
 
   let tickScheduled = false; // a microtask or macrotask tick is pending
   let burstTicks = 0, burstStart = 0; // the current run of microtask ticks
-  let lastTimerHop = performance.now();
   let lastRunnable = 0, dirty = false;
   let channel = null, channelInFlight = 0; // the MessageChannel hop
 
@@ -226,17 +233,31 @@ export async function instantiate(source, options = {}) {
     tickScheduled = true;
     const t = performance.now();
     if (burstTicks === 0) burstStart = t;
-    if (burstTicks < burst && t - burstStart < sliceMs) {
-      queueMicrotask(microTick);
-    } else if (typeof MessageChannel === 'function' && t - lastTimerHop < timerYieldMs) {
+    if (burstTicks < burst && t - burstStart < sliceMs) queueMicrotask(microTick);
+    else hop();
+  }
+
+  // Continues from a macrotask, behind what the event loop has waiting.
+  // Node: setImmediate, which runs after a turn's timers and I/O (its
+  // MessageChannel delivers a run of messages in one go, timers waiting
+  // meanwhile). Browsers: a MessageChannel message, one task each, with
+  // timers, input and rendering between them (a chain of setTimeout(0) is
+  // clamped to 4 ms a link). setTimeout anywhere else.
+  function hop() {
+    if (typeof setImmediate === 'function') {
+      setImmediate(macroTick);
+    } else if (typeof MessageChannel === 'function') {
       if (!channel) {
         channel = new MessageChannel();
-        channel.port1.onmessage = channelTick;
+        channel.port1.onmessage = () => {
+          channelInFlight--;
+          macroTick();
+        };
       }
       channelInFlight++;
       channel.port2.postMessage(0);
     } else {
-      setTimeout(timeoutTick, 0);
+      setTimeout(macroTick, 0);
     }
   }
 
@@ -247,28 +268,19 @@ export async function instantiate(source, options = {}) {
     runTick();
   }
 
-  function channelTick() {
-    channelInFlight--;
+  function macroTick() {
     tickScheduled = false;
     burstTicks = 0;
     stats.macrotaskTicks++;
     runTick();
   }
 
-  // An open port keeps Node's process alive: close it when ticking stops.
+  // An open port can keep a process alive: close it when ticking stops.
   function closeChannel() {
     if (channel && !channelInFlight) {
       channel.port1.close();
       channel = null;
     }
-  }
-
-  function timeoutTick() {
-    tickScheduled = false;
-    lastTimerHop = performance.now();
-    burstTicks = 0;
-    stats.macrotaskTicks++;
-    runTick();
   }
 
   // One tick: the waiting deliveries, then one round of the runtime. Called
@@ -322,7 +334,6 @@ export async function instantiate(source, options = {}) {
     timerHandle = null;
     stats.timerFires++;
     const t = performance.now();
-    lastTimerHop = t;
     burstTicks = 0;
     if (t < timerAt) { // too early (Node's timers can be): wait for the rest
       stats.timerEarly++;
@@ -359,8 +370,12 @@ export async function instantiate(source, options = {}) {
         let p = 0, n = 0, st = status;
         if (bytes && bytes.byteLength) {
           p = copyIn(bytes);
-          if (p) n = bytes.byteLength;
-          else st = codes.ENOMEM;
+          if (p) {
+            n = bytes.byteLength;
+          } else {
+            st = codes.ENOMEM;
+            if (op) abortOp(op); // the rest of a body would not fit either
+          }
         }
         if (op && st !== PENDING) ops.delete(op.id);
         try {

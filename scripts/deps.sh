@@ -4,7 +4,8 @@
 # Usage: scripts/deps.sh [demo|test|bench]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-need=(clang-19 lld-19 cmake ninja-build make)
+# (libclang-rt-19-dev: the sanitizers' and libFuzzer's runtimes)
+need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make)
 case "${1:-test}" in
   demo) need+=(wasi-libc libclang-rt-19-dev-wasm32) ;;
   test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium) ;;

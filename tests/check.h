@@ -34,10 +34,30 @@ static const char *check_current = "";
         }                                                                            \
     } while (0)
 
-#define RUN(fn)                   \
-    do {                          \
-        check_current = #fn;      \
-        fn();                     \
+/* Setup a test cannot go on without: a runtime, a channel, a spawn. When
+ * it fails (as under tests/faults, which makes allocations fail) REQUIRE
+ * counts a failure, says where, and returns from the test; REQUIRE_OR
+ * first runs undo, a statement that releases what the test made so far. */
+#define REQUIRE_OR(cond, undo)                                                       \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            check_failed++;                                                          \
+            fprintf(stderr, "%s:%d: [%s] REQUIRE(%s) failed: test stopped\n",         \
+                    __FILE__, __LINE__, check_current, #cond);                       \
+            undo;                                                                    \
+            return;                                                                  \
+        }                                                                            \
+    } while (0)
+
+#define REQUIRE(cond) REQUIRE_OR(cond, (void)0)
+
+/* Runs a test, then puts the default misuse hook back (a test stopped by
+ * REQUIRE may not have). */
+#define RUN(fn)                          \
+    do {                                 \
+        check_current = #fn;             \
+        fn();                            \
+        wa_set_misuse_hook(NULL);        \
     } while (0)
 
 static inline int check_finish(void)
@@ -59,9 +79,31 @@ static inline void check_catch_misuse(void) { wa_set_misuse_hook(check_count_mis
 static inline wa_rt *check_sim_rt(uint64_t seed)
 {
     wa_rt *rt = NULL;
-    if (wa_rt_new(&rt, wa_backend_sim_new(seed)) != 0)
+    if (wa_rt_new_on(&rt, wa_backend_sim_new(seed)) != 0)
         return NULL;
     return rt;
+}
+
+/* wa_spawn, or wa_scope_spawn into s when s is not NULL. A future that
+ * could not be spawned is dropped: what it owns (a channel end, a stream
+ * moved into it) goes with it. */
+static inline int check_spawn(wa_rt *rt, wa_scope *s, wa_future *fut, size_t size, wa_join *join)
+{
+    int rc = s ? wa_scope_spawn(s, fut, size, join) : wa_spawn(rt, fut, size, join);
+    if (rc < 0)
+        wa_drop(fut);
+    return rc;
+}
+#define check_spawn_of(rt, ptr, join) check_spawn((rt), NULL, (wa_future *)(ptr), sizeof *(ptr), (join))
+#define check_scope_spawn_of(s, ptr, join) check_spawn(NULL, (s), (wa_future *)(ptr), sizeof *(ptr), (join))
+
+/* Drops the handles of js[0..n) that hold a task (a handle from a failed
+ * spawn, zeroed beforehand, holds none). */
+static inline void check_joins_drop(wa_join *js, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (js[i].task)
+            wa_join_drop(&js[i]);
 }
 
 /* Asserts that rt holds nothing (tasks, timers, registered sources) and

@@ -37,13 +37,14 @@ static inline wa_future *never_init(never *n, int *drops)
     return &n->fut;
 }
 
-/* Sleeps ns, then records the time it woke in *woke (if not NULL) and
- * finishes with status rc. Counts its drops in *drops (if not NULL). */
+/* Sleeps ns (or until ns, if absolute), then records the time it woke in
+ * *woke (if not NULL) and finishes with status rc. Counts its drops in
+ * *drops (if not NULL). */
 typedef struct sleeper {
     WA_CORO;
     wa_sleep s;
     uint64_t ns;
-    int rc;
+    int rc, absolute;
     uint64_t *woke;
     int *drops;
 } sleeper;
@@ -52,7 +53,7 @@ static int sleeper_poll(wa_future *f, wa_cx *cx)
 {
     sleeper *t = (sleeper *)f;
     WA_BEGIN(t, cx);
-    WA_AWAIT(wa_sleep_init(&t->s, t->ns));
+    WA_AWAIT(t->absolute ? wa_sleep_until(&t->s, t->ns) : wa_sleep_init(&t->s, t->ns));
     if (t->woke)
         *t->woke = wa_now(cx->rt);
     WA_RETURN(t->rc);
@@ -72,6 +73,7 @@ static inline wa_future *sleeper_init(sleeper *t, uint64_t ns, int rc)
     wa_coro_init(&t->wa, &sleeper_vt);
     t->ns = ns;
     t->rc = rc;
+    t->absolute = 0;
     t->woke = NULL;
     t->drops = NULL;
     return &t->wa.fut;

@@ -37,7 +37,12 @@ static const wa_future_vt combo3_vt = {combo3_poll, wa_coro_drop, "combo3"};
 static int run3(int mode, uint64_t a, uint64_t b, uint64_t c, int rca, int rcb, int rcc,
                 uint64_t *end, int *drops, int *winner)
 {
+    *end = 0;
+    *drops = 0;
+    *winner = -1;
     wa_rt *rt = check_sim_rt(0);
+    if (!rt)
+        return WA_ENOMEM;
     combo3 t = {.ms = {a, b, c}, .rc = {rca, rcb, rcc}, .mode = mode};
     wa_coro_init(&t.wa, &combo3_vt);
     int rc = wa_block_on(rt, &t.wa.fut);
@@ -108,6 +113,7 @@ static const wa_future_vt by_ref_vt = {by_ref_poll, by_ref_drop, "by_ref"};
 static void test_wake_polls_only_the_woken_child(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     static probe p[NP];
     static wa_waker slots[NP];
     static int go[NP];
@@ -118,10 +124,11 @@ static void test_wake_polls_only_the_woken_child(void)
     }
     wa_combo c;
     wa_future *f = wa_combo_new(&c, WA_ALL, NP, futs);
+    REQUIRE_OR(c.status != WA_ENOMEM, (wa_drop(f), wa_rt_free(rt)));
     wa_join j;
     /* the combinator stays here (pinned); a task polls it in place */
     by_ref r = {{&by_ref_vt}, f};
-    wa_spawn_of(rt, &r, &j);
+    REQUIRE_OR(check_spawn_of(rt, &r, &j) == 0, wa_rt_free(rt));
     wa_rt_tick(rt, NULL);
     int total = 0;
     for (int i = 0; i < NP; i++)
@@ -170,10 +177,12 @@ static const wa_future_vt dyn_vt = {dyn_poll, wa_coro_drop, "dyn"};
 static void test_dynamic_join(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     dyn t = {.n = 100};
     wa_coro_init(&t.wa, &dyn_vt);
     t.s = calloc(100, sizeof *t.s);
     t.futs = calloc(100, sizeof *t.futs);
+    REQUIRE_OR(t.s && t.futs, (free(t.s), free(t.futs), wa_rt_free(rt)));
     CHECK_EQ(wa_block_on(rt, &t.wa.fut), 0);
     CHECK_EQ(wa_now(rt), WA_MS(100));
     free(t.s);
@@ -234,11 +243,12 @@ static void test_cancel_reaches_children(void)
     int modes[] = {WA_ALL, WA_RACE};
     for (int m = 0; m < 2; m++) {
         wa_rt *rt = check_sim_rt(0);
+        REQUIRE(rt);
         trail[0] = 0;
         tidy_pair t = {.mode = modes[m]};
         wa_coro_init(&t.wa, &tidy_pair_vt);
         wa_join j;
-        wa_spawn_of(rt, &t, &j);
+        REQUIRE_OR(check_spawn_of(rt, &t, &j) == 0, wa_rt_free(rt));
         wa_rt_tick(rt, NULL);
         CHECK(strcmp(trail, "ab") == 0);
         wa_join_cancel(&j);
@@ -254,6 +264,7 @@ static void test_cancel_reaches_children(void)
 static void test_empty(void)
 {
     wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
     wa_combo c;
     wa_branch br[1];
     CHECK_EQ(wa_block_on(rt, wa_combo_init(&c, WA_ALL, br, 0, NULL)), 0);

@@ -657,7 +657,7 @@ static void test_bad_arguments(void)
     CHECK_EQ(check_misuses - before, 11); /* E2BIG is an answer, not misuse */
     CHECK(strstr(misuse_text, "wa_rt_stats_get"));
     /* awaiting a dropped join handle: one report */
-    CHECK_EQ(wa_spawn_of(rt, &n, &j), 0);
+    REQUIRE_OR(check_spawn_of(rt, &n, &j) == 0, wa_rt_free(rt));
     CHECK_EQ(wa_join_drop(&j), 0);
     await_join a = {.j = &j};
     wa_coro_init(&a.wa, &await_join_vt);

@@ -44,7 +44,6 @@ static void producer_drop(wa_future *f)
 static const wa_future_vt producer_vt = {producer_poll, producer_drop, "producer"};
 
 /* Reads in to its end, chunk bytes at a time; owns in. */
-
 typedef struct consumer {
     WA_CORO;
     wa_stream *in;

@@ -282,8 +282,8 @@ static int late_arm_poll(wa_future *f, wa_cx *cx)
 {
     late_arm *t = (late_arm *)f;
     WA_BEGIN(t, cx);
+    t->armed = wa_now(cx->rt); /* (the tick's time, as any task may read) */
     wa_sim_advance(wa_rt_backend(cx->rt), WA_MS(250)); /* a long tick */
-    t->armed = WA_MS(250);
     WA_AWAIT(wa_sleep_init(&t->s, WA_MS(100)));
     t->woke = wa_now(cx->rt);
     wa_sim_advance(wa_rt_backend(cx->rt), WA_MS(250));
@@ -304,6 +304,7 @@ static void test_late_arm(void)
     late_arm t = {.drops = 0};
     wa_coro_init(&t.wa, &late_arm_vt);
     CHECK_EQ(wa_block_on(rt, &t.wa.fut), 0);
+    CHECK_EQ(t.armed, 0);
     CHECK_EQ(t.woke, WA_MS(350));
     CHECK_EQ(t.timeout_rc, WA_ETIMEDOUT);
     CHECK_EQ(t.timed_out, WA_MS(350 + 250 + 300));
@@ -401,16 +402,17 @@ static void test_huge_durations(void)
     }
     huge t = {.drops = 0, .ticks = 0};
     wa_coro_init(&t.wa, &huge_vt);
+    wa_sim_advance(wa_rt_backend(rt), WA_SEC(1)); /* (from 0, now + UINT64_MAX would not wrap) */
     CHECK_EQ(wa_block_on(rt, &t.wa.fut), 0);
     CHECK(t.winners[0] == 1 && t.winners[1] == 1 && t.winners[2] == 1);
-    CHECK(t.at[0] == WA_MS(200) && t.at[1] == WA_MS(400) && t.at[2] == WA_MS(600));
+    CHECK(t.at[0] == WA_MS(1200) && t.at[1] == WA_MS(1400) && t.at[2] == WA_MS(1600));
     CHECK_EQ(t.ticks, 1);
     CHECK_EQ(t.drops, 1);
     wa_sleep s;
     wa_rt_set_report(rt, NULL, NULL);
     CHECK_EQ(wa_block_on(rt, wa_sleep_init(&s, WA_NEVER)), WA_EDEADLK);
     CHECK_EQ(wa_block_on(rt, wa_sleep_until(&s, WA_NEVER)), WA_EDEADLK);
-    CHECK_EQ(wa_now(rt), WA_MS(600));
+    CHECK_EQ(wa_now(rt), WA_MS(1600));
     CHECK_RT_EMPTY_FREE(rt);
 }
 

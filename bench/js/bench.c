@@ -1,5 +1,6 @@
 /* The JS host's benchmarks, C side (bench/js/run.mjs is the other half):
- * awaiting an already-resolved JS promise n times, and n concurrent timers. */
+ * awaiting an already-resolved JS promise n times, n concurrent timers, and
+ * a task that wakes itself n times. */
 #include <stdlib.h>
 
 #include "wasync.h"
@@ -97,5 +98,24 @@ EXPORT(sleep_many) int sleep_many(uint32_t call, double n, double ms)
 {
     bench b = {.call = call, .n = (long)n, .sum = ms};
     wa_coro_init(&b.wa, &sleep_many_vt);
+    return wa_spawn_of(wa_js_rt(), &b, NULL);
+}
+
+/* yield_n(n): a task that wakes itself n times, one tick each. */
+static int yield_n_poll(wa_future *f, wa_cx *cx)
+{
+    bench *b = (bench *)f;
+    WA_BEGIN(b, cx);
+    for (b->i = 0; b->i < b->n; b->i++)
+        WA_YIELD();
+    wa_js_settle(b->call, 0, NULL, 0, (double)b->n);
+    WA_END();
+}
+static const wa_future_vt yield_n_vt = {yield_n_poll, wa_coro_drop, "yield_n"};
+
+EXPORT(yield_n) int yield_n(uint32_t call, double n)
+{
+    bench b = {.call = call, .n = (long)n};
+    wa_coro_init(&b.wa, &yield_n_vt);
     return wa_spawn_of(wa_js_rt(), &b, NULL);
 }

@@ -5,6 +5,9 @@
 //              crosses from JS into wasm once)
 //   timers     n concurrent 1 ms sleeps (C: n tasks, one host timer;
 //              JS: n setTimeout promises)
+//   yield      a task that wakes itself n times (C: one tick each, with the
+//              glue's hops to the event loop; JS: `await null` in a loop,
+//              which never lets the event loop run)
 // Prints one line per measurement (median of RUNS runs) and the ratio.
 // Usage: node bench/js/run.mjs BENCH_WASM [RUNS]
 import { readFile } from 'node:fs/promises';
@@ -69,5 +72,14 @@ function report(name, n, cMs, jsMs) {
   const cMs = await measure(() => rt.callAsync('sleep_many', n, 1));
   const jsMs = await measure(() => Promise.all(Array.from({ length: n }, () => new Promise((r) => setTimeout(r, 1)))));
   report('timers', n, cMs, jsMs);
+}
+// a task that wakes itself n times
+{
+  const n = 1_000_000;
+  const cMs = await measure(() => rt.callAsync('yield_n', n));
+  const jsMs = await measure(async () => {
+    for (let i = 0; i < n; i++) await null;
+  });
+  report('yield', n, cMs, jsMs);
 }
 rt.close();

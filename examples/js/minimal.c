@@ -20,6 +20,10 @@ static int job_poll(wa_future *f, wa_cx *cx)
     job *j = (job *)f;
     WA_BEGIN(j, cx);
     WA_AWAIT(wa_sleep_init(&j->sleep, WA_MS(10)));
+    if (WA_STATUS < 0) {
+        wa_js_settle(j->call, WA_STATUS, NULL, 0, 0); /* the promise rejects */
+        WA_RETURN(WA_STATUS);
+    }
     WA_AWAIT(wa_js_fetch(&j->fetch, j->url));
     wa_js_settle(j->call, WA_STATUS, NULL, 0, (double)j->fetch.len);
     free(j->fetch.data);

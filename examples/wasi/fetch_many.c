@@ -43,6 +43,7 @@ typedef struct many {
     wa_scope scope;
     get proto;
     int n;
+    int rc; /* a failed spawn's error */
 } many;
 
 static int many_poll(wa_future *f, wa_cx *cx)
@@ -54,9 +55,13 @@ static int many_poll(wa_future *f, wa_cx *cx)
         get g = t->proto;
         g.id = i;
         wa_coro_init(&g.wa, &get_vt);
-        wa_scope_spawn_of(&t->scope, &g, NULL);
+        if ((t->rc = wa_scope_spawn_of(&t->scope, &g, NULL)) < 0) {
+            wa_scope_cancel(&t->scope); /* the requests spawned stop; still awaited */
+            break;
+        }
     }
     WA_AWAIT(wa_scope_wait(&t->scope));
+    WA_RETURN(t->rc < 0 ? t->rc : WA_STATUS);
     WA_END();
 }
 static const wa_future_vt many_vt = {many_poll, wa_coro_drop, "many"};
@@ -68,12 +73,14 @@ int main(int argc, char **argv)
         return 2;
     }
     wa_rt *rt;
-    if (wa_rt_new(&rt, NULL) < 0)
+    if (wa_rt_new(&rt) < 0)
         return 1;
     many m = {.n = atoi(argv[2]), .proto = {.req = {.url = argv[1]}, .timeout_ms = (uint64_t)atol(argv[3])}};
     wa_coro_init(&m.wa, &many_vt);
     int rc = wa_block_on(rt, &m.wa.fut);
     wa_rt_free(rt); /* (its backend holds one timer pollable until then) */
     printf("handles %ld\n", wa_wasi_live_handles());
+    if (rc < 0)
+        fprintf(stderr, "fetch-many: %s\n", wa_strerror(rc));
     return rc < 0;
 }

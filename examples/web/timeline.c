@@ -22,6 +22,13 @@ typedef struct step {
     wa_js_op fetch;
 } step;
 
+/* Tells the page that step t failed with err; returns err. */
+static int step_failed(const step *t, int err)
+{
+    event(t->id, EV_FAIL, wa_strerror(err));
+    return err;
+}
+
 static int step_poll(wa_future *f, wa_cx *cx)
 {
     step *t = (step *)f;
@@ -30,15 +37,15 @@ static int step_poll(wa_future *f, wa_cx *cx)
     if (t->sleep_ms) {
         event(t->id, EV_SLEEP, "sleep");
         WA_AWAIT(wa_sleep_init(&t->sleep, WA_MS(t->sleep_ms)));
+        if (WA_STATUS < 0)
+            WA_RETURN(step_failed(t, WA_STATUS));
     }
     if (t->url) {
         event(t->id, EV_FETCH, t->url);
         WA_AWAIT(wa_js_fetch(&t->fetch, t->url));
         free(t->fetch.data);
-        if (WA_STATUS < 0) {
-            event(t->id, EV_FAIL, wa_strerror(WA_STATUS));
-            WA_RETURN(WA_STATUS);
-        }
+        if (WA_STATUS < 0)
+            WA_RETURN(step_failed(t, WA_STATUS));
     }
     event(t->id, EV_DONE, "done");
     WA_END();
@@ -50,6 +57,7 @@ typedef struct show {
     WA_CORO;
     uint32_t call;
     wa_scope scope;
+    int rc; /* a failed spawn's error */
 } show;
 
 static int show_poll(wa_future *f, wa_cx *cx)
@@ -68,10 +76,13 @@ static int show_poll(wa_future *f, wa_cx *cx)
     for (int i = 0; i < (int)(sizeof plan / sizeof plan[0]); i++) {
         step s = {.id = i, .sleep_ms = plan[i].sleep_ms, .url = plan[i].url};
         wa_coro_init(&s.wa, &step_vt);
-        wa_scope_spawn_of(&t->scope, &s, NULL);
+        if ((t->rc = wa_scope_spawn_of(&t->scope, &s, NULL)) < 0) {
+            wa_scope_cancel(&t->scope); /* the steps spawned stop; still awaited */
+            break;
+        }
     }
     WA_AWAIT(wa_scope_wait(&t->scope));
-    wa_js_settle(t->call, WA_STATUS, NULL, 0, 0);
+    wa_js_settle(t->call, t->rc < 0 ? t->rc : WA_STATUS, NULL, 0, 0);
     WA_END();
 }
 static const wa_future_vt show_vt = {show_poll, wa_coro_drop, "show"};

@@ -22,7 +22,12 @@
 extern "C" {
 #endif
 
-/* A header: name and value, NUL-terminated. */
+/* A header: name and value, NUL-terminated. One sent must have an RFC 9110
+ * token for a name and a field-value for a value (visible ASCII, 8-bit
+ * bytes, inner spaces and tabs: no CR, LF or other control), or the call
+ * fails with WA_EINVAL before anything is sent. In one received, a NUL, CR
+ * or LF becomes a space (as RFC 9110 5.5 allows): a value is never cut
+ * short at a NUL, and never carries a line break. */
 typedef struct wa_http_header {
     const char *name, *value;
 } wa_http_header;
@@ -32,7 +37,7 @@ typedef struct wa_http_header {
 /* A request to send. Everything is borrowed until the send completes. */
 typedef struct wa_http_request {
     const char *method; /* "GET" (also when NULL), "POST", ... any token */
-    const char *url;    /* "http://host[:port][/path][?query]" (or https) */
+    const char *url;    /* "http://host[:port][/path][?query]" (or https): see wa_http_send */
     const wa_http_header *headers;
     size_t nheaders;
     const void *body; /* a body in memory, body_len bytes; or */
@@ -46,7 +51,11 @@ typedef struct wa_http_response wa_http_response;
 /* Sends a request and completes once its whole body is sent and the
  * response's head has arrived: status 0 with s->response (a new response,
  * the caller's to free), WA_EINVAL for a bad URL, method or header, WA_EIO
- * (or WA_ECONNREFUSED) when the request failed. */
+ * (or WA_ECONNREFUSED) when the request failed. The URL is checked first:
+ * visible ASCII only (a space, control or 8-bit byte is %-escaped), every
+ * '%' an escape, a scheme, a host (a name or a bracketed IP literal), a
+ * port from 1 to 65535, no userinfo ("user@"), no query without a path; a
+ * method must be a token. */
 typedef struct wa_http_send {
     wa_future fut;
     const wa_http_request *req;
@@ -102,7 +111,9 @@ typedef int (*wa_http_handler)(wa_rt *rt, wa_http_incoming *in, wa_join *task);
 void wa_http_serve_(uint32_t req, uint32_t out, wa_http_handler handler);
 
 /* The request's method ("GET", ...), path with query ("/" if none) and
- * authority ("" if none): borrowed from in. */
+ * authority ("" if none): borrowed from in. A request whose method, path
+ * or authority holds a NUL byte (no C string can hold it) is answered 400
+ * without calling the handler. */
 const char *wa_http_method(wa_http_incoming *in);
 const char *wa_http_path(wa_http_incoming *in);
 const char *wa_http_authority(wa_http_incoming *in);

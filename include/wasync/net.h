@@ -1,8 +1,14 @@
 /* wasync/net.h - TCP, on WASI 0.2 (wasi:sockets) and native Linux (epoll).
  *
  * A connection is a stream (stream.h): read, write with backpressure,
- * close. Addresses are IPv4 for now ("127.0.0.1"). The same program runs on
- * both hosts (examples/tcp_echo.c).
+ * close. An address is an IPv4 ("127.0.0.1") or IPv6 ("::1") literal, read
+ * as inet_pton reads it: no names (wa_dns_lookup_init resolves those), no
+ * zone ids ("fe80::1%eth0"), no leading zeros in IPv4 ("0127.0.0.1" is
+ * WA_EINVAL, not octal). NULL is WA_EINVAL too: "0.0.0.0" or "::" is how
+ * to listen on every address. An IPv4-mapped address ("::ffff:1.2.3.4") is
+ * its IPv4 address. IPv6 sockets are IPv6 only, on both hosts (WASI 0.2's
+ * are), so "::" and "0.0.0.0" can listen on one port side by side. The same
+ * program runs on both hosts (examples/tcp_echo.c).
  */
 #ifndef WASYNC_NET_H
 #define WASYNC_NET_H
@@ -18,11 +24,17 @@ extern "C" {
 
 typedef struct wa_tcp wa_tcp; /* a listening socket */
 
+/* An IP address: IPv4 in bytes[0..3], or IPv6 (v6 = 1), network order. */
+typedef struct wa_ip {
+    int v6;
+    uint8_t bytes[16];
+} wa_ip;
+
 /* The steps of listening, accepting, connecting (private fields). */
 typedef struct wa_tcp_op {
     wa_future fut;
     wa_rt *rt;
-    uint8_t ip[4];
+    wa_ip ip;
     uint16_t port;
     int step, registered, waiting;
 #if defined(WASYNC_HOST_WASIP2)
@@ -34,36 +46,45 @@ typedef struct wa_tcp_op {
     wa_fd_key key;
     wa_fd_wait wait;
 #endif
-    wa_tcp *listener;  /* listen: the result; accept: the socket */
+    wa_tcp *listener;  /* listen: the result; accept: its listener */
     wa_stream *conn;   /* accept, connect: the result */
 } wa_tcp_op;
 
-/* Listens on ip:port (port 0: a free one); once ready, op->listener is the
- * socket (close it with wa_tcp_close). WA_EINVAL for a bad address,
- * WA_EADDRINUSE, WA_ENOSYS on a backend without sockets (sim). */
+/* Listens on ip:port (ip borrowed, read at once; port 0: a free one);
+ * once ready, op->listener is a new listener, the caller's to close with
+ * wa_tcp_close. WA_EINVAL for a bad or NULL address, WA_EADDRINUSE,
+ * WA_EMFILE (out of file descriptors), WA_ENOSYS on a backend without
+ * sockets (sim). */
 wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port);
 
-/* The port a listener is bound to. */
+/* The port l (borrowed) is bound to; 0 and misuse reported for NULL. */
 uint16_t wa_tcp_port(const wa_tcp *l);
 
-/* Accepts one connection on l (borrowed): op->conn, a stream the caller
- * closes with wa_stream_close. One accept at a time per listener. */
+/* Accepts one connection on l (borrowed; the accept keeps it alive until
+ * it ends, a close meanwhile makes it end with WA_ECLOSED): op->conn, a
+ * new stream the caller closes with wa_stream_close. A NULL l (a closed
+ * handle) is misuse, reported at the first poll. WA_EMFILE, WA_ENOMEM and
+ * WA_ECONNRESET concern one connection only: accept again (after a pause,
+ * for WA_EMFILE: examples/tcp_echo.c). */
 wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l);
 
-/* Connects to ip:port: op->conn. WA_ECONNREFUSED and the like. */
+/* Connects to ip:port (ip borrowed, read at once): op->conn, a new
+ * stream. WA_EINVAL for a bad or NULL address, WA_ECONNREFUSED, WA_EMFILE
+ * and the like. */
 wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port);
 
-void wa_tcp_close(wa_tcp *l);
+/* Closes the listener *l (takes it) and clears *l, so that a second close
+ * or a use through the same handle is misuse rather than a use after free.
+ * An accept in flight on it ends with WA_ECLOSED; its memory goes when the
+ * last accept lets go. Returns 0, or WA_EMISUSE (NULL, or a listener
+ * closed already through another copy of the handle). */
+int wa_tcp_close(wa_tcp **l);
 
 /* DNS: the addresses of a host name (borrowed until completion), up to
  * WA_DNS_MAX of them. Status 0 (n may be 0), WA_EIO for a name that does
  * not resolve, and the like. Natively getaddrinfo runs on a thread of its
  * own (it blocks); a lookup dropped meanwhile lets it finish unobserved. */
 #define WA_DNS_MAX 16
-typedef struct wa_ip {
-    int v6;
-    uint8_t bytes[16]; /* 4 used for IPv4; IPv6 in network order */
-} wa_ip;
 
 typedef struct wa_dns {
     wa_future fut;

@@ -99,9 +99,10 @@ WA_JS_EXPORT(wasync_init) int wasync_init(void)
     if (!h)
         return WA_ENOMEM;
     h->base.vt = &wa_js_vt;
+    h->base.resolution = WA_MS(1); /* setTimeout */
     h->armed_ms = -1;
-    wa_keys_init(&h->keys, sizeof(wa_js_slot), UINT32_MAX >> WA_JS_SLOT_BITS);
-    int rc = wa_rt_new(&wa_js_runtime, &h->base);
+    wa_keys_init(&h->keys, sizeof(wa_js_slot), UINT32_MAX >> WA_JS_SLOT_BITS, WA_JS_SLOT_MASK);
+    int rc = wa_rt_new_on(&wa_js_runtime, &h->base);
     if (rc == 0)
         wa_js_host = h;
     return rc;
@@ -143,12 +144,8 @@ static int wa_js_key_new(void *ptr, int kind, uint32_t *key)
     uint32_t i;
     if (!h)
         return WA_EINVAL;
-    if (wa_keys_alloc(&h->keys, &i) < 0)
+    if (wa_keys_alloc(&h->keys, &i) < 0) /* (at most WA_JS_SLOT_MASK: i + 1 fits) */
         return WA_ENOMEM;
-    if (i >= WA_JS_SLOT_MASK) { /* a key must fit in its 20 bits */
-        wa_keys_release(&h->keys, i);
-        return WA_ENOMEM;
-    }
     wa_js_slot *s = (wa_js_slot *)wa_keys_at(&h->keys, i);
     s->ptr = ptr;
     s->kind = kind;
@@ -164,12 +161,20 @@ static void wa_js_key_free(uint32_t key)
     h->base.sources--;
 }
 
-/* Appends the n bytes at p (taken) to a growing buffer. */
+/* Appends the n bytes at p (taken) to a growing buffer. The host's lengths
+ * are checked: n bytes at NULL are WA_EINVAL, a total past SIZE_MAX is
+ * WA_E2BIG (it would wrap into a short buffer). */
 static int wa_js_append(unsigned char **data, size_t *len, void *p, size_t n)
 {
     if (!n) {
         free(p);
         return 0;
+    }
+    if (!p)
+        return WA_EINVAL;
+    if (n > SIZE_MAX - *len) {
+        free(p);
+        return WA_E2BIG;
     }
     unsigned char *d = *data ? realloc(*data, *len + n) : p;
     if (!d) {
@@ -185,6 +190,13 @@ static int wa_js_append(unsigned char **data, size_t *len, void *p, size_t n)
     return 0;
 }
 
+static void wa_js_op_forget_data(wa_js_op *op)
+{
+    free(op->data);
+    op->data = NULL;
+    op->len = 0;
+}
+
 /* A result (or, with status WA_PENDING, one more chunk) from the host. The
  * bytes at p were allocated with wasync_alloc; they are taken here. */
 WA_JS_EXPORT(wasync_deliver) void wasync_deliver(uint32_t id, int status, void *p, size_t n, double number)
@@ -194,15 +206,14 @@ WA_JS_EXPORT(wasync_deliver) void wasync_deliver(uint32_t id, int status, void *
         free(p);
         return;
     }
-    if (status < 0) { /* a failure: data is its message, not a partial body */
-        free(op->data);
-        op->data = NULL;
-        op->len = 0;
-    }
-    if (wa_js_append(&op->data, &op->len, p, n) < 0) {
+    if (status < 0) /* a failure: data is its message, not a partial body */
+        wa_js_op_forget_data(op);
+    int rc = wa_js_append(&op->data, &op->len, p, n);
+    if (rc < 0) {
         if (status == WA_PENDING)
             wa_js_op_cancel_(id); /* stop the download: nowhere to put it */
-        status = WA_ENOMEM;
+        wa_js_op_forget_data(op);
+        status = rc;
     }
     if (status == WA_PENDING)
         return; /* more to come */
@@ -249,7 +260,7 @@ static int wa_js_op_poll(wa_future *f, wa_cx *cx)
         return op->status;
     }
     if (op->state == WA_JS_DONE)
-        return wa_misuse(WA_EMISUSE, "poll of a finished host operation");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed host operation");
     if (!op->kind) { /* a promise: its outcome is here once settled */
         wa_js_promise *pr = wa_js_key_get(op->handle, WA_JS_KEY_PROMISE);
         if (!pr) {
@@ -301,11 +312,8 @@ static void wa_js_op_drop(wa_future *f)
             wa_js_op_cancel_(op->id);
         }
     }
-    if (op->state == WA_JS_STARTED || op->state == WA_JS_DELIVERED) {
-        free(op->data); /* never handed over */
-        op->data = NULL;
-        op->len = 0;
-    }
+    if (op->state == WA_JS_STARTED || op->state == WA_JS_DELIVERED)
+        wa_js_op_forget_data(op); /* never handed over */
     wa_waker_drop(&op->waker);
     op->state = WA_JS_DONE;
 }
@@ -351,8 +359,11 @@ WA_JS_EXPORT(wasync_settled) void wasync_settled(uint32_t handle, int status, vo
         free(p);
         return;
     }
-    if (wa_js_append(&pr->data, &pr->len, p, n) < 0)
-        status = WA_ENOMEM;
+    int rc = wa_js_append(&pr->data, &pr->len, p, n);
+    if (rc < 0)
+        status = rc;
+    else if (status == WA_PENDING) /* an await would return it and never wake */
+        status = WA_EINVAL;
     pr->settled = 1;
     pr->status = status;
     pr->number = number;

@@ -70,6 +70,8 @@ void *malloc(size_t n)
         else if (!(b = wa_heap_carve(16u << c)))
             return NULL;
     } else {
+        if (n > SIZE_MAX - sizeof(wa_block) - WA_HEAP_PAGE) /* its page count would wrap */
+            return NULL;
         wa_block **p = &wa_heap_large;
         while (*p && (*p)->cap < n)
             p = &(*p)->next;

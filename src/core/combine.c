@@ -65,7 +65,7 @@ static int wa_combo_poll(wa_future *f, wa_cx *cx)
 {
     wa_combo *c = (wa_combo *)f;
     if (c->flags & WA_COMBO_RETURNED)
-        return wa_misuse(WA_EMISUSE, "poll of a finished join/race");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed join/race");
     if (c->status != WA_PENDING || (c->n == 0 && c->mode == WA_RACE))
         return wa_combo_finish(c, c->status != WA_PENDING ? c->status : WA_EINVAL);
     wa_waker_store(&c->waker, cx);

@@ -66,7 +66,7 @@ int wa_coro_yield_(wa_coro *co, wa_cx *cx)
 int wa_coro_end_(wa_coro *co, int rc)
 {
     if (co->line == WA_CO_LINE_DONE)
-        return wa_misuse(WA_EMISUSE, "poll of a finished coroutine");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed coroutine");
     if ((co->flags & WA_CO_UNWINDING) && rc == 0)
         rc = WA_ECANCELED;
     co->line = WA_CO_LINE_DONE;

@@ -1,6 +1,5 @@
 /* Error strings and the misuse hook. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "rt.h"
 
@@ -46,11 +45,6 @@ int wa_misuse_in_(int err, const char *call, const char *what)
         wa_text_str_(&d, ": ");
     }
     wa_text_str_(&d, what);
-    /* What such a poll usually is: a future that was a local of the poll
-     * function, gone since, whose bytes happen to look finished. */
-    if (strncmp(what, "poll of a finished ", 19) == 0)
-        wa_text_str_(&d, " (or of a future whose storage is gone: a future awaited across a return must live "
-                         "in the coroutine's struct, not on the stack)");
     const wa_rt *rt = wa_ticking_;
     if (rt && rt->current) {
         wa_text_str_(&d, " [in ");

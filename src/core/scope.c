@@ -35,7 +35,7 @@ static int wa_scope_poll(wa_future *f, wa_cx *cx)
 {
     wa_scope *s = (wa_scope *)f;
     if (s->flags & WA_SCOPE_RETURNED)
-        return wa_misuse(WA_EMISUSE, "poll of a finished scope");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed scope");
     bool outer = wa_cx_cancelling_(cx);
     if (outer && !(s->flags & WA_SCOPE_CANCELLING)) {
         if (s->status == 0)

@@ -37,7 +37,7 @@ static int wa_sleep_poll(wa_future *f, wa_cx *cx)
         wa_waker_store(&s->timer.waker, cx);
         return WA_PENDING;
     default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished sleep");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed sleep");
     }
     if (rc < 0) {
         s->state = WA_SLEEP_DONE;
@@ -89,7 +89,7 @@ static int wa_timeout_poll(wa_future *f, wa_cx *cx)
 {
     wa_timeout *t = (wa_timeout *)f;
     if (!t->inner)
-        return wa_misuse(WA_EMISUSE, "poll of a finished timeout");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed timeout");
     int rc = wa_poll(t->inner, cx);
     if (rc == WA_PENDING) {
         rc = wa_poll(&t->sleep.fut, cx);

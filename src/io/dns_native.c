@@ -122,7 +122,7 @@ static int wa_dns_poll(wa_future *f, wa_cx *cx)
     wa_dns *d = (wa_dns *)f;
     int rc;
     if (!d->name)
-        return wa_misuse(WA_EMISUSE, "poll of a finished DNS lookup");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed DNS lookup");
     if (!d->job && (rc = wa_dns_start(d)) < 0) {
         wa_dns_release(d);
         return rc;

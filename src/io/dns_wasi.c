@@ -39,19 +39,8 @@ static int wa_dns_poll(wa_future *f, wa_cx *cx)
         wa_p2_addr a;
         rc = wa_p2_resolve_next(d->stream, &a);
         if (rc == 1) {
-            if (d->n < WA_DNS_MAX) {
-                wa_ip *ip = &d->addrs[d->n++];
-                ip->v6 = a.v6;
-                if (!a.v6) {
-                    for (int i = 0; i < 4; i++)
-                        ip->bytes[i] = a.v4[i];
-                } else {
-                    for (int i = 0; i < 8; i++) {
-                        ip->bytes[2 * i] = (uint8_t)(a.ip6[i] >> 8);
-                        ip->bytes[2 * i + 1] = (uint8_t)a.ip6[i];
-                    }
-                }
-            }
+            if (d->n < WA_DNS_MAX)
+                d->addrs[d->n++] = a.ip;
             continue;
         }
         if (rc != WA_EAGAIN)

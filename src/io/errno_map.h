@@ -25,6 +25,9 @@ static inline int wa_errno_map(int err)
     case ENOMEM:
     case ENOBUFS:
         return WA_ENOMEM;
+    case EMFILE: /* the process's limit */
+    case ENFILE: /* the system's */
+        return WA_EMFILE;
     case EADDRNOTAVAIL:
     case EINVAL:
         return WA_EINVAL;

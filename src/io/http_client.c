@@ -7,6 +7,7 @@
 
 #include "../wasi/http.h"
 #include "http_fields.h"
+#include "http_url.h"
 #include "wasi_stream.h"
 #include "wasync/http.h"
 
@@ -81,23 +82,6 @@ static int wa_http_response_new(wa_rt *rt, uint32_t resp, wa_http_response **out
     return 0;
 }
 
-/* "scheme://authority[/path?query][#fragment]": slices of url (the
- * fragment is not sent). */
-static int wa_http_parse_url(const char *url, wa_p2_str *scheme, wa_p2_str *authority, wa_p2_str *path)
-{
-    const char *sep = url ? strstr(url, "://") : NULL;
-    if (!sep || sep == url)
-        return WA_EINVAL;
-    *scheme = (wa_p2_str){url, (size_t)(sep - url)};
-    const char *a = sep + 3, *p = a + strcspn(a, "/?#");
-    if (p == a || *p == '?')
-        return WA_EINVAL; /* no host; or a query with no path */
-    *authority = (wa_p2_str){a, (size_t)(p - a)};
-    size_t n = strcspn(p, "#");
-    *path = n ? (wa_p2_str){p, n} : (wa_p2_str){"/", 1};
-    return 0;
-}
-
 /* Releases what the call still holds, children before parents, and frees
  * it; the response goes too unless it was handed over. */
 static void wa_http_call_free(wa_http_send *s)
@@ -129,9 +113,10 @@ static int wa_http_fail(wa_http_send *s, int rc)
 static int wa_http_start(wa_http_send *s, wa_rt *rt)
 {
     const wa_http_request *q = s->req;
-    wa_p2_str scheme, authority, path;
-    int rc = wa_http_parse_url(q->url, &scheme, &authority, &path);
-    if (rc < 0 || (q->body_len && !q->body) || (q->nheaders && !q->headers))
+    const char *method = q->method ? q->method : "GET";
+    wa_http_url u;
+    if (!q->url || wa_http_url_parse(q->url, strlen(q->url), &u) < 0 || !wa_http_token_ok(method, strlen(method)) ||
+        (q->body_len && !q->body) || (q->nheaders && !q->headers) || wa_http_headers_check(q->headers, q->nheaders) < 0)
         return WA_EINVAL;
     size_t size = offsetof(struct wa_http_call, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
     struct wa_http_call *c = calloc(1, size);
@@ -142,9 +127,9 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt)
     s->call = c;
     s->step = WA_SEND_RUN;
     uint32_t fields, req, stream;
+    int rc;
     if ((rc = wa_p2_fields_from_list(q->headers, q->nheaders, &fields)) < 0 ||
-        (rc = wa_p2_request_new(fields, q->method ? q->method : "GET", scheme, authority, path, &req,
-                                &c->out_body)) < 0 ||
+        (rc = wa_p2_request_new(fields, method, u.scheme, u.authority, u.path, &req, &c->out_body)) < 0 ||
         (rc = wa_p2_http_send(req, &c->future)) < 0 ||
         (rc = wa_pollable_register(rt, wa_p2_future_subscribe(c->future), &c->key)) < 0)
         return wa_http_fail(s, rc);
@@ -225,7 +210,7 @@ static int wa_http_send_poll(wa_future *f, wa_cx *cx)
         wa_http_call_free(s);
         return 0;
     default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished HTTP send");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP send");
     }
 }
 
@@ -275,7 +260,7 @@ static int wa_http_fetch_poll(wa_future *f, wa_cx *cx)
         h->len = h->body.len;
         return 0;
     default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished HTTP fetch");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP fetch");
     }
 }
 

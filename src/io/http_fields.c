@@ -10,7 +10,7 @@ const wa_http_header *wa_http_fields_all(wa_http_fields *f, uint32_t (*headers_o
 {
     if (!f->loaded) {
         uint32_t h = headers_of(owner);
-        if (wa_p2_fields_entries(h, &f->list, &f->n) == 0)
+        if (wa_p2_fields_entries(h, &f->list, &f->n) != WA_ENOMEM)
             f->loaded = 1; /* (out of memory: try again next time) */
         wa_p2_fields_drop(h);
     }

@@ -6,44 +6,35 @@
 
 #include "../wasi/http.h"
 #include "http_fields.h"
+#include "http_url.h"
 #include "wasi_stream.h"
 #include "wasync/http.h"
 
 struct wa_http_incoming {
     wa_rt *rt;
     uint32_t req, outparam, out_body; /* WA_NO_HANDLE once given up */
-    const char *method;
+    const char *method; /* these three read before the handler runs */
     char *method_owned, *path, *authority;
-    int path_loaded, authority_loaded, responded;
+    int responded;
     wa_http_fields fields;
     wa_stream *in, *out; /* the bodies: the request's, the response's */
 };
 
 static wa_rt *wa_http_rt; /* one runtime for every request */
 
-const char *wa_http_method(wa_http_incoming *in)
-{
-    if (!in->method)
-        in->method = wa_p2_request_method(in->req, &in->method_owned);
-    return in->method ? in->method : ""; /* (no memory for another method) */
-}
+const char *wa_http_method(wa_http_incoming *in) { return in->method; }
+const char *wa_http_path(wa_http_incoming *in) { return in->path ? in->path : "/"; }
+const char *wa_http_authority(wa_http_incoming *in) { return in->authority ? in->authority : ""; }
 
-const char *wa_http_path(wa_http_incoming *in)
+/* Reads the request's method, path and authority: 0, WA_ENOMEM, or
+ * WA_EINVAL when one holds a NUL byte (no C string can hold it). */
+static int wa_http_request_line(wa_http_incoming *in)
 {
-    if (!in->path_loaded) {
-        in->path = wa_p2_request_path(in->req);
-        in->path_loaded = 1;
-    }
-    return in->path ? in->path : "/";
-}
-
-const char *wa_http_authority(wa_http_incoming *in)
-{
-    if (!in->authority_loaded) {
-        in->authority = wa_p2_request_authority(in->req);
-        in->authority_loaded = 1;
-    }
-    return in->authority ? in->authority : "";
+    int rc;
+    if ((rc = wa_p2_request_method(in->req, &in->method, &in->method_owned)) < 0 ||
+        (rc = wa_p2_request_path(in->req, &in->path)) < 0)
+        return rc;
+    return wa_p2_request_authority(in->req, &in->authority);
 }
 
 const char *wa_http_header_get(wa_http_incoming *in, const char *name)
@@ -74,6 +65,8 @@ int wa_http_respond(wa_http_incoming *in, int status, const wa_http_header *head
         return wa_misuse(WA_EMISUSE, "a second response to one HTTP request");
     uint32_t fields, resp, stream;
     int rc;
+    if ((n && !headers) || wa_http_headers_check(headers, n) < 0)
+        return WA_EINVAL;
     if ((rc = wa_p2_fields_from_list(headers, n, &fields)) < 0 ||
         (rc = wa_p2_response_new(fields, status, &resp, &in->out_body)) < 0)
         return rc;
@@ -144,9 +137,11 @@ void wa_http_serve_(uint32_t req, uint32_t outparam, wa_http_handler handler)
     /* on the stack: this call lasts as long as the request's task */
     wa_http_incoming in = {.req = req, .outparam = outparam, .out_body = WA_NO_HANDLE};
     wa_join task;
-    int rc = wa_http_rt ? 0 : wa_rt_new(&wa_http_rt, NULL);
+    int rc = wa_http_rt ? 0 : wa_rt_new(&wa_http_rt);
     in.rt = wa_http_rt;
-    if (rc == 0 && (rc = handler(wa_http_rt, &in, &task)) == 0) {
+    if (rc == 0 && (rc = wa_http_request_line(&in)) == WA_EINVAL)
+        rc = wa_http_respond(&in, 400, NULL, 0, NULL); /* the handler could not tell what was asked */
+    else if (rc == 0 && (rc = handler(wa_http_rt, &in, &task)) == 0) {
         wa_http_wait w = {{&wa_http_wait_vt}, &task};
         rc = wa_block_on(wa_http_rt, &w.fut);
         if (!wa_join_done(&task))

@@ -105,7 +105,7 @@ static int wa_op_enter(int *state, wa_stream *s, int dir, int *waiting, wa_strea
     if (*state == WA_OP_HOLDING)
         return s->closed ? wa_op_end(state, s, dir, waiting, wait, WA_ECLOSED) : 0;
     if (*state == WA_OP_DONE)
-        return wa_misuse(WA_EMISUSE, dir == WA_STREAM_READ ? "poll of a finished read" : "poll of a finished write");
+        return wa_misuse(WA_EMISUSE, dir == WA_STREAM_READ ? "poll of a finished or freed read" : "poll of a finished or freed write");
     int rc = wa_stream_take(s, dir, what_null, what_busy);
     if (rc < 0) {
         *state = WA_OP_DONE;
@@ -338,7 +338,7 @@ static int wa_copy_poll(wa_future *f, wa_cx *cx)
             c->state = WA_COPY_READ;
             continue;
         default:
-            return wa_misuse(WA_EMISUSE, "poll of a finished copy");
+            return wa_misuse(WA_EMISUSE, "poll of a finished or freed copy");
         }
     }
 }

@@ -1,4 +1,5 @@
-/* Internal: what every host's TCP shares. */
+/* Internal: what every host's TCP shares (tcp.c, ip.c), and what each host
+ * gives it (tcp_epoll.c, tcp_wasi.c). */
 #ifndef WASYNC_IO_TCP_H
 #define WASYNC_IO_TCP_H
 
@@ -6,31 +7,51 @@
 
 #include "wasync/net.h"
 
-/* "a.b.c.d" (decimal, each 0..255) into out. Returns 0 or WA_EINVAL. */
-static inline int wa_ip4_parse(const char *ip, uint8_t out[4])
-{
-    for (int i = 0; i < 4; i++) {
-        unsigned v = 0, digits = 0;
-        while (*ip >= '0' && *ip <= '9' && digits < 4)
-            v = v * 10 + (unsigned)(*ip++ - '0'), digits++;
-        if (!digits || v > 255 || *ip != (i < 3 ? '.' : '\0'))
-            return WA_EINVAL;
-        out[i] = (uint8_t)v;
-        ip += i < 3;
-    }
-    return 0;
-}
+/* Reads s (borrowed), an IPv4 or IPv6 literal, as inet_pton does, into
+ * *out. Returns 0, or WA_EINVAL (NULL too). */
+int wa_ip_parse(const char *s, wa_ip *out);
 
-/* Starts op (its host fields zero: set the host's "none" values after) as
- * a TCP operation with vt on rt, to or at ip:port; a bad ip makes its
- * first poll report WA_EINVAL (op->step -1). */
-static inline wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip,
-                                         uint16_t port)
-{
-    *op = (wa_tcp_op){.fut = {vt}, .rt = rt, .port = port};
-    if (ip && wa_ip4_parse(ip, op->ip) < 0)
-        op->step = -1;
-    return &op->fut;
-}
+/* A listener. References: its handle's, given up by wa_tcp_close once the
+ * socket is released (closed), and each accept's, from its init until it
+ * ends, so that an accept finds a closed listener rather than freed
+ * memory. */
+struct wa_tcp {
+    wa_rt *rt;
+    int refs, closed;
+    uint16_t port;
+#if defined(WASYNC_HOST_WASIP2)
+    uint32_t sock, net;
+    wa_pollable_key key;
+#else
+    int fd;
+    wa_fd_key key;
+#endif
+};
+
+/* Returns a new listener on rt (the handle's reference; the host fills in
+ * its socket and port), or NULL without memory. */
+wa_tcp *wa_tcp_new(wa_rt *rt);
+
+/* wa_tcp_close, with the host's part: release_socket releases l's socket
+ * (borrowed), which wakes an accept waiting on it. */
+int wa_tcp_close_with(wa_tcp **l, void (*release_socket)(wa_tcp *));
+
+/* Starts op (host fields zero: the host sets its "none" values after) as
+ * a listen or connect with vt on rt, at or to ip (borrowed) and port. A
+ * bad or NULL ip makes the first poll report WA_EINVAL (op->step -1). */
+wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port);
+
+/* Starts op (as above) as an accept with vt on l (borrowed, may be NULL),
+ * taking a reference to l until it ends. */
+wa_future *wa_tcp_accept_start(wa_tcp_op *op, const wa_future_vt *vt, wa_tcp *l);
+
+/* Polls an accept: try_accept (the host's) while its listener is open;
+ * once the accept ends, drops it (vt->drop: its waits and its reference).
+ * A closed listener ends it with WA_ECLOSED; no listener (NULL, or an
+ * accept polled after its end) is misuse. */
+int wa_tcp_accept_poll_with(wa_tcp_op *op, wa_cx *cx, int (*try_accept)(wa_tcp_op *, wa_cx *));
+
+/* An accept lets go of its listener (again: nothing). */
+void wa_tcp_accept_end(wa_tcp_op *op);
 
 #endif

@@ -1,7 +1,7 @@
-/* TCP on native Linux: non-blocking sockets registered with the epoll
- * backend. Listening completes at once; accept and connect wait on the
- * socket's registration when the kernel says EAGAIN / EINPROGRESS. A
- * connection becomes an fd stream (fd_stream.c) that keeps the socket's
+/* TCP on native Linux: non-blocking IPv4 or IPv6 sockets registered with
+ * the epoll backend. Listening completes at once; accept and connect wait
+ * on the socket's registration when the kernel says EAGAIN / EINPROGRESS.
+ * A connection becomes an fd stream (fd_stream.c) that keeps the socket's
  * registration. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,20 +14,27 @@
 #include "errno_map.h"
 #include "fd_stream.h"
 #include "tcp.h"
-#include "wasync/net.h"
 
-struct wa_tcp {
-    wa_rt *rt;
-    int fd;
-    wa_fd_key key;
-    uint16_t port;
-};
+typedef union wa_sockaddr {
+    struct sockaddr sa;
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+} wa_sockaddr;
 
-static struct sockaddr_in wa_tcp_sockaddr(const wa_tcp_op *op)
+/* op's address and port into *a; returns its length. */
+static socklen_t wa_tcp_sockaddr(const wa_tcp_op *op, wa_sockaddr *a)
 {
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(op->port)};
-    memcpy(&a.sin_addr, op->ip, 4);
-    return a;
+    memset(a, 0, sizeof *a);
+    if (op->ip.v6) {
+        a->v6.sin6_family = AF_INET6;
+        a->v6.sin6_port = htons(op->port);
+        memcpy(&a->v6.sin6_addr, op->ip.bytes, 16);
+        return sizeof a->v6;
+    }
+    a->v4.sin_family = AF_INET;
+    a->v4.sin_port = htons(op->port);
+    memcpy(&a->v4.sin_addr, op->ip.bytes, 4);
+    return sizeof a->v4;
 }
 
 /* Releases what the op holds: its wait, and a socket of its own (an accept
@@ -51,10 +58,11 @@ static int wa_tcp_fail(wa_tcp_op *op, int rc)
     return rc;
 }
 
-/* A new non-blocking socket, registered with the runtime. */
+/* A new non-blocking socket of op's family, registered with the runtime. */
 static int wa_tcp_socket(wa_tcp_op *op)
 {
-    if ((op->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+    int family = op->ip.v6 ? AF_INET6 : AF_INET;
+    if ((op->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
         return wa_errno_map(errno);
     int rc = wa_fd_register(op->rt, op->fd, &op->key);
     if (rc < 0)
@@ -64,8 +72,7 @@ static int wa_tcp_socket(wa_tcp_op *op)
 }
 
 /* Polls the wait the op is in, if any: WA_PENDING, 0 (none, or it ended:
- * try again) or an error (WA_ECLOSED: the socket was closed meanwhile).
- * First thing in every poll, so a closed listener is never touched. */
+ * try again) or an error (WA_ECLOSED: the socket was closed meanwhile). */
 static int wa_tcp_waited(wa_tcp_op *op, wa_cx *cx)
 {
     return op->waiting ? wa_poll_held(&op->wait.fut, &op->waiting, cx) : 0;
@@ -85,22 +92,26 @@ static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
     (void)cx;
     if (op->step < 0)
         return WA_EINVAL;
-    wa_tcp *l = malloc(sizeof *l);
+    wa_tcp *l = wa_tcp_new(op->rt);
     if (!l)
         return WA_ENOMEM;
-    struct sockaddr_in a = wa_tcp_sockaddr(op);
-    socklen_t len = sizeof a;
+    wa_sockaddr a;
+    socklen_t len = wa_tcp_sockaddr(op, &a);
     int one = 1, rc = wa_tcp_socket(op);
-    if (rc == 0 && (setsockopt(op->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-                    bind(op->fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(op->fd, SOMAXCONN) < 0 ||
-                    getsockname(op->fd, (struct sockaddr *)&a, &len) < 0))
+    /* IPv6 only, as on WASI 0.2 (and "::" then leaves IPv4 to "0.0.0.0") */
+    if (rc == 0 && ((op->ip.v6 && setsockopt(op->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
+                    setsockopt(op->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+                    bind(op->fd, &a.sa, len) < 0 || listen(op->fd, SOMAXCONN) < 0 ||
+                    getsockname(op->fd, &a.sa, &len) < 0))
         rc = wa_tcp_fail(op, wa_errno_map(errno));
     if (rc < 0) {
         free(l);
         return rc;
     }
-    *l = (wa_tcp){.rt = op->rt, .fd = op->fd, .key = op->key, .port = ntohs(a.sin_port)};
-    op->listener = l; /* the socket is the listener's now */
+    l->fd = op->fd; /* the socket is the listener's now */
+    l->key = op->key;
+    l->port = ntohs(op->ip.v6 ? a.v6.sin6_port : a.v4.sin_port);
+    op->listener = l;
     op->fd = -1;
     op->registered = 0;
     return 0;
@@ -110,30 +121,49 @@ static void wa_tcp_op_drop(wa_future *f) { wa_tcp_op_release((wa_tcp_op *)f); }
 
 static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_op_drop, "tcp_listen"};
 
-static wa_future *wa_tcp_op_init(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
+/* The host's "none" in a started op's fields. */
+static wa_future *wa_tcp_op_none(wa_future *f)
 {
-    wa_future *f = wa_tcp_op_start(op, vt, rt, ip, port);
-    op->fd = -1;
+    ((wa_tcp_op *)f)->fd = -1;
     return f;
 }
 
 wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
 {
-    return wa_tcp_op_init(op, &wa_tcp_listen_vt, rt, ip, port);
+    return wa_tcp_op_none(wa_tcp_op_start(op, &wa_tcp_listen_vt, rt, ip, port));
 }
 
-uint16_t wa_tcp_port(const wa_tcp *l) { return l->port; }
-
-void wa_tcp_close(wa_tcp *l)
+static void wa_tcp_release_socket(wa_tcp *l)
 {
-    wa_fd_deregister(l->rt, l->key); /* an accept waiting gets WA_ECLOSED */
+    wa_fd_deregister(l->rt, l->key); /* wakes an accept waiting */
     close(l->fd);
-    free(l);
 }
 
-static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
+int wa_tcp_close(wa_tcp **l) { return wa_tcp_close_with(l, wa_tcp_release_socket); }
+
+/* Errors of one connection that accept(2) passes on: retry at once (Linux
+ * reports the new socket's pending network errors this way). */
+static int wa_tcp_accept_again(int err)
 {
-    wa_tcp_op *op = (wa_tcp_op *)f;
+    switch (err) {
+    case EINTR:
+    case ECONNABORTED:
+    case EPROTO:
+    case ENETDOWN:
+    case ENOPROTOOPT:
+    case EHOSTDOWN:
+    case ENONET:
+    case EHOSTUNREACH:
+    case EOPNOTSUPP:
+    case ENETUNREACH:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int wa_tcp_accept_try(wa_tcp_op *op, wa_cx *cx)
+{
     int rc = wa_tcp_waited(op, cx);
     if (rc != 0)
         return rc;
@@ -141,22 +171,31 @@ static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
         int fd = accept4(op->listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd >= 0)
             return wa_fd_stream_adopt(op->rt, fd, NULL, &op->conn);
-        if (errno == EINTR || errno == ECONNABORTED)
+        if (wa_tcp_accept_again(errno))
             continue;
         if (errno != EAGAIN)
-            return wa_errno_map(errno);
+            return wa_errno_map(errno); /* WA_EMFILE: the next accept may do */
         if ((rc = wa_tcp_wait(op, op->listener->key, WA_READABLE, cx)) != 0)
             return rc;
     }
 }
 
-static const wa_future_vt wa_tcp_accept_vt = {wa_tcp_accept_poll, wa_tcp_op_drop, "tcp_accept"};
+static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
+{
+    return wa_tcp_accept_poll_with((wa_tcp_op *)f, cx, wa_tcp_accept_try);
+}
+
+static void wa_tcp_accept_drop(wa_future *f)
+{
+    wa_tcp_op_release((wa_tcp_op *)f);
+    wa_tcp_accept_end((wa_tcp_op *)f);
+}
+
+static const wa_future_vt wa_tcp_accept_vt = {wa_tcp_accept_poll, wa_tcp_accept_drop, "tcp_accept"};
 
 wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l)
 {
-    wa_tcp_op_init(op, &wa_tcp_accept_vt, l->rt, NULL, 0);
-    op->listener = l;
-    return &op->fut;
+    return wa_tcp_op_none(wa_tcp_accept_start(op, &wa_tcp_accept_vt, l));
 }
 
 /* connect: start it, wait until the socket is writable, read its error */
@@ -167,11 +206,12 @@ static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
     if (op->step < 0)
         return WA_EINVAL;
     if (op->step == 0) {
-        struct sockaddr_in a = wa_tcp_sockaddr(op);
+        wa_sockaddr a;
+        socklen_t len = wa_tcp_sockaddr(op, &a);
         if ((rc = wa_tcp_socket(op)) < 0)
             return rc;
         op->step = 1;
-        if (connect(op->fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS)
+        if (connect(op->fd, &a.sa, len) < 0 && errno != EINPROGRESS)
             return wa_tcp_fail(op, wa_errno_map(errno));
         rc = wa_tcp_wait(op, op->key, WA_WRITABLE, cx);
     } else {
@@ -194,5 +234,5 @@ static const wa_future_vt wa_tcp_connect_vt = {wa_tcp_connect_poll, wa_tcp_op_dr
 
 wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
 {
-    return wa_tcp_op_init(op, &wa_tcp_connect_vt, rt, ip, port);
+    return wa_tcp_op_none(wa_tcp_op_start(op, &wa_tcp_connect_vt, rt, ip, port));
 }

@@ -1,19 +1,12 @@
 /* TCP over wasi:sockets: each step is start-X then finish-X, retried after
- * the socket's pollable (registered once per socket) says it may proceed. */
+ * the socket's pollable (registered once per socket) says it may proceed.
+ * A socket is IPv4 or IPv6 as its address is. */
 #include <stdlib.h>
 
 #include "../core/rt.h"
 #include "../wasi/sockets.h"
 #include "tcp.h"
 #include "wasi_stream.h"
-#include "wasync/net.h"
-
-struct wa_tcp {
-    wa_rt *rt;
-    uint32_t sock, net;
-    wa_pollable_key key;
-    uint16_t port;
-};
 
 /* Awaits the socket's pollable after a would-block: 1 retry now, 0
  * pending, < 0 an error. */
@@ -72,17 +65,10 @@ static void wa_tcp_op_release(wa_tcp_op *op, int drop_socket)
 static int wa_tcp_begin(wa_tcp_op *op)
 {
     op->net = wa_p2_instance_network();
-    return wa_p2_tcp_create(0, &op->sock);
+    return wa_p2_tcp_create(op->ip.v6, &op->sock);
 }
 
-static wa_p2_addr wa_tcp_addr(const wa_tcp_op *op)
-{
-    wa_p2_addr a = {0};
-    a.port = op->port;
-    for (int i = 0; i < 4; i++)
-        a.v4[i] = op->ip[i];
-    return a;
-}
+static wa_p2_addr wa_tcp_addr(const wa_tcp_op *op) { return (wa_p2_addr){.ip = op->ip, .port = op->port}; }
 
 /* listen: create, start-bind, finish-bind, start-listen, finish-listen */
 static int wa_tcp_listen_step(wa_tcp_op *op)
@@ -110,7 +96,7 @@ static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
     int rc = wa_tcp_drive(op, cx, wa_tcp_listen_step);
     if (rc != 0)
         return rc;
-    wa_tcp *l = malloc(sizeof *l);
+    wa_tcp *l = wa_tcp_new(op->rt);
     wa_p2_addr a;
     if (!l)
         return WA_ENOMEM;
@@ -118,7 +104,6 @@ static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
         free(l);
         return rc;
     }
-    l->rt = op->rt;
     l->sock = op->sock;
     l->net = op->net;
     l->key = op->key;
@@ -133,27 +118,27 @@ static void wa_tcp_op_drop(wa_future *f) { wa_tcp_op_release((wa_tcp_op *)f, 1);
 
 static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_op_drop, "tcp_listen"};
 
-static wa_future *wa_tcp_op_init(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
+/* The host's "none" in a started op's fields. */
+static wa_future *wa_tcp_op_none(wa_future *f)
 {
-    wa_future *f = wa_tcp_op_start(op, vt, rt, ip, port);
+    wa_tcp_op *op = (wa_tcp_op *)f;
     op->sock = op->net = WA_NO_HANDLE;
     return f;
 }
 
 wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
 {
-    return wa_tcp_op_init(op, &wa_tcp_listen_vt, rt, ip, port);
+    return wa_tcp_op_none(wa_tcp_op_start(op, &wa_tcp_listen_vt, rt, ip, port));
 }
 
-uint16_t wa_tcp_port(const wa_tcp *l) { return l->port; }
-
-void wa_tcp_close(wa_tcp *l)
+static void wa_tcp_release_socket(wa_tcp *l)
 {
-    wa_pollable_deregister(l->rt, l->key);
+    wa_pollable_deregister(l->rt, l->key); /* wakes an accept waiting */
     wa_p2_tcp_drop(l->sock);
     wa_p2_network_drop(l->net);
-    free(l);
 }
+
+int wa_tcp_close(wa_tcp **l) { return wa_tcp_close_with(l, wa_tcp_release_socket); }
 
 /* accept: the listener's socket and pollable, borrowed */
 static int wa_tcp_accept_step(wa_tcp_op *op)
@@ -165,20 +150,29 @@ static int wa_tcp_accept_step(wa_tcp_op *op)
     return rc;
 }
 
-static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx) { return wa_tcp_drive((wa_tcp_op *)f, cx, wa_tcp_accept_step); }
+static int wa_tcp_accept_try(wa_tcp_op *op, wa_cx *cx)
+{
+    op->key = op->listener->key; /* borrowed: release(…, 0) keeps it */
+    op->registered = 1;
+    return wa_tcp_drive(op, cx, wa_tcp_accept_step);
+}
 
-static void wa_tcp_accept_drop(wa_future *f) { wa_tcp_op_release((wa_tcp_op *)f, 0); }
+static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
+{
+    return wa_tcp_accept_poll_with((wa_tcp_op *)f, cx, wa_tcp_accept_try);
+}
+
+static void wa_tcp_accept_drop(wa_future *f)
+{
+    wa_tcp_op_release((wa_tcp_op *)f, 0);
+    wa_tcp_accept_end((wa_tcp_op *)f);
+}
 
 static const wa_future_vt wa_tcp_accept_vt = {wa_tcp_accept_poll, wa_tcp_accept_drop, "tcp_accept"};
 
 wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l)
 {
-    wa_tcp_op_init(op, &wa_tcp_accept_vt, l->rt, NULL, 0);
-    op->listener = l;
-    op->key = l->key;
-    op->registered = 1;
-    op->sock = l->sock; /* borrowed: release(…, 0) never drops it */
-    return &op->fut;
+    return wa_tcp_op_none(wa_tcp_accept_start(op, &wa_tcp_accept_vt, l));
 }
 
 /* connect: create, start-connect, finish-connect */
@@ -223,5 +217,5 @@ static const wa_future_vt wa_tcp_connect_vt = {wa_tcp_connect_poll, wa_tcp_op_dr
 
 wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
 {
-    return wa_tcp_op_init(op, &wa_tcp_connect_vt, rt, ip, port);
+    return wa_tcp_op_none(wa_tcp_op_start(op, &wa_tcp_connect_vt, rt, ip, port));
 }

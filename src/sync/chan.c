@@ -158,7 +158,7 @@ static int wa_send_poll(wa_future *f, wa_cx *cx)
     wa_chan *ch = s->ch;
     int st = s->w.state;
     if (st == WA_W_DONE)
-        return wa_misuse(WA_EMISUSE, "poll of a finished send");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed send");
     if (!ch || !s->elem) {
         s->w.state = WA_W_DONE;
         if (ch)
@@ -220,7 +220,7 @@ static int wa_recv_poll(wa_future *f, wa_cx *cx)
     wa_recv *r = (wa_recv *)f;
     wa_chan *ch = r->ch;
     if (r->w.state == WA_W_DONE)
-        return wa_misuse(WA_EMISUSE, "poll of a finished receive");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed receive");
     if (!ch || !r->out) {
         r->w.state = WA_W_DONE;
         if (ch)

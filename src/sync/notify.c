@@ -42,7 +42,7 @@ static int wa_notified_poll(wa_future *f, wa_cx *cx)
         nf->w.state = WA_W_DONE;
         return WA_READY;
     default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished notified future");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed notified future");
     }
 }
 

@@ -67,7 +67,7 @@ static int wa_acquire_poll(wa_future *f, wa_cx *cx)
         a->w.state = WA_W_DONE;
         return WA_READY;
     default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished acquire");
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed acquire");
     }
 }
 

@@ -12,14 +12,20 @@ int __main_void(void);
 
 /* The host allocates returned lists and strings here, and the adapter its
  * state. A plain realloc (malloc aligns to 16, more than any Canonical ABI
- * type needs); never NULL, even for 0 bytes, so every result can be given
- * to free(). No caller could handle a failure: abort. */
+ * type needs), except for 0 bytes: then nothing is allocated and align
+ * stands for the block, as wit-bindgen's guests do, so that an empty string
+ * or list is never freed whichever host lowered it (jco allocates empty
+ * lists, not empty strings: wa_p2_host_free cannot tell them apart). No
+ * caller could handle a failure: abort. */
 __attribute__((export_name("cabi_realloc")))
 void *cabi_realloc(void *old, size_t old_size, size_t align, size_t new_size)
 {
-    (void)old_size;
-    (void)align;
-    void *p = realloc(old, new_size ? new_size : 1);
+    if (!new_size) {
+        if (old_size)
+            free(old);
+        return (void *)align;
+    }
+    void *p = realloc(old_size ? old : NULL, new_size);
     if (!p)
         abort();
     return p;

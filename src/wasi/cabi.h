@@ -15,9 +15,9 @@ typedef struct wa_p2_str {
 _Static_assert(sizeof(wa_p2_str) == 8 || sizeof(void *) != 4, "string layout is (i32 ptr, i32 len)");
 
 /* Frees a string or list of len bytes the host lowered into our memory
- * (through cabi_realloc, so malloc'd). An empty one is never freed: jco
- * hands over ptr 1 without allocating (what wit-bindgen's guests expect);
- * a host that did allocate one loses its byte. */
+ * (through cabi_realloc, so malloc'd). An empty one is never freed, for
+ * nothing was allocated for it: cabi_realloc allocates nothing for 0
+ * bytes, and jco hands over an empty string as pointer 1 without asking. */
 static inline void wa_p2_host_free(const void *ptr, size_t len)
 {
     if (len)

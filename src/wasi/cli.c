@@ -2,14 +2,13 @@
  * streams (cli.h). A list comes back as (ptr, len) in a return area; the
  * list and each of its strings are separate cabi_realloc (malloc) blocks,
  * the strings not terminated. The public calls turn them into C strings
- * and free the host's blocks (wa_p2_host_free: not an empty string's). */
+ * and free the host's blocks (lift.h). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "cabi.h"
 #include "cli.h"
 #include "io.h"
+#include "lift.h"
 #include "wasync/wasi.h"
 
 #define WA_P2_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
@@ -31,52 +30,18 @@ static wa_p2_str *wa_p2_list(void (*imp)(int32_t), size_t *n)
     return (wa_p2_str *)(uintptr_t)ret[0];
 }
 
-static void wa_p2_list_free(wa_p2_str *s, size_t nstr)
-{
-    for (size_t i = 0; i < nstr; i++)
-        wa_p2_host_free(s[i].ptr, s[i].len);
-    free(s);
-}
-
-/* Copies n entries of k host strings each (a pair joined by '=') into one
- * block: n + 1 pointers (the last NULL), then the strings. Frees the
- * host's list. Returns n, or WA_ENOMEM. */
-static int wa_p2_strv(wa_p2_str *s, size_t n, size_t k, char ***out)
-{
-    size_t size = (n + 1) * sizeof(char *);
-    for (size_t i = 0; i < n * k; i++)
-        size += s[i].len + 1; /* + the '=' or the NUL after it */
-    char **v = malloc(size);
-    if (v) {
-        char *p = (char *)(v + n + 1);
-        for (size_t i = 0; i < n; i++) {
-            v[i] = p;
-            for (size_t j = 0; j < k; j++) {
-                const wa_p2_str *e = &s[i * k + j];
-                memcpy(p, e->ptr, e->len);
-                p += e->len;
-                *p++ = j + 1 < k ? '=' : '\0';
-            }
-        }
-        v[n] = NULL;
-        *out = v;
-    }
-    wa_p2_list_free(s, n * k);
-    return v ? (int)n : WA_ENOMEM;
-}
-
 int wa_wasi_environ(char ***env)
 {
     size_t n;
     wa_p2_str *s = wa_p2_list(wa_p2_imp_get_environment, &n);
-    return wa_p2_strv(s, n, 2, env);
+    return wa_p2_lift_strv(s, n, 2, env);
 }
 
 int wa_wasi_args(char ***argv)
 {
     size_t n;
     wa_p2_str *s = wa_p2_list(wa_p2_imp_get_arguments, &n);
-    return wa_p2_strv(s, n, 1, argv);
+    return wa_p2_lift_strv(s, n, 1, argv);
 }
 
 char *wa_wasi_getenv(const char *name)
@@ -84,13 +49,12 @@ char *wa_wasi_getenv(const char *name)
     size_t n, len = strlen(name);
     wa_p2_str *s = wa_p2_list(wa_p2_imp_get_environment, &n);
     char *value = NULL;
+    if (wa_p2_list_check(s, n, 2) < 0)
+        return NULL;
     for (size_t i = 0; i < n; i++) {
-        wa_p2_str *k = &s[2 * i], *v = k + 1;
+        wa_p2_str *k = &s[2 * i];
         if (k->len == len && memcmp(k->ptr, name, len) == 0) {
-            if ((value = malloc(v->len + 1))) {
-                memcpy(value, v->ptr, v->len);
-                value[v->len] = '\0';
-            }
+            wa_p2_lift_str(k[1], &value);
             break;
         }
     }

@@ -3,10 +3,12 @@
  * the tag, and error-code aligns its payload to 8 (its option<u64>s). */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/rt.h"
 #include "http.h"
 #include "io.h"
+#include "lift.h"
 
 #define WA_P2_IMPORT(name) __attribute__((import_module("wasi:http/types@0.2.12"), import_name(name)))
 #define I32 int32_t
@@ -70,22 +72,23 @@ static uint32_t wa_p2_u32(const unsigned char *p)
     return v;
 }
 
-/* A (ptr, len) string the host lowered, as a malloc'd C string. */
-static char *wa_p2_cstr(const unsigned char *at)
+/* The (ptr, len) string the host lowered at `at`, as a C string in *out
+ * (wa_p2_lift_str: 0, WA_EINVAL, WA_ENOMEM); the host's block is freed. */
+static int wa_p2_take_str(const unsigned char *at, char **out)
 {
-    const char *p = (const char *)(uintptr_t)wa_p2_u32(at);
-    uint32_t n = wa_p2_u32(at + 4);
-    char *s = malloc((size_t)n + 1);
-    if (s) {
-        memcpy(s, p, n);
-        s[n] = 0;
-    }
-    wa_p2_host_free(p, n);
-    return s;
+    wa_p2_str s;
+    memcpy(&s, at, sizeof s);
+    int rc = wa_p2_lift_str(s, out);
+    wa_p2_host_free(s.ptr, s.len);
+    return rc;
 }
 
-/* option<string> at `at`: tag, then (ptr, len) at 4. */
-static char *wa_p2_option_cstr(const unsigned char *at) { return at[0] ? wa_p2_cstr(at + 4) : NULL; }
+/* option<string> at `at` (tag, then (ptr, len) at 4): NULL when none. */
+static int wa_p2_option_str(const unsigned char *at, char **out)
+{
+    *out = NULL;
+    return at[0] ? wa_p2_take_str(at + 4, out) : 0;
+}
 
 /* Frees an option<string> at `at` the host lowered. */
 static void wa_p2_option_free(const unsigned char *at)
@@ -138,7 +141,7 @@ static int wa_p2_error_code(const unsigned char *ec)
 int wa_p2_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields)
 {
     /* list<tuple<string, list<u8>>>: (ptr, len, ptr, len) per entry */
-    uint32_t *list = malloc(n ? n * 16 : 1);
+    uint32_t *list = calloc(n ? n : 1, 16); /* (calloc: n * 16 may not fit) */
     if (!list)
         return WA_ENOMEM;
     for (size_t i = 0; i < n; i++) {
@@ -157,29 +160,10 @@ int wa_p2_fields_entries(uint32_t fields, wa_http_header **out, size_t *n)
 {
     uint32_t ret[2] __attribute__((aligned(4)));
     wa_p2_imp_fields_entries((I32)fields, ADDR(ret));
-    uint32_t *list = (uint32_t *)(uintptr_t)ret[0];
-    size_t count = ret[1], bytes = count * sizeof(wa_http_header);
-    for (size_t i = 0; i < count; i++)
-        bytes += list[4 * i + 1] + list[4 * i + 3] + 2;
-    wa_http_header *h = malloc(bytes ? bytes : 1);
-    char *str = (char *)(h + count);
-    for (size_t i = 0; i < count; i++) {
-        for (int k = 0; k < 2; k++) { /* the name, then the value */
-            void *p = (void *)(uintptr_t)list[4 * i + 2 * k];
-            size_t len = list[4 * i + 2 * k + 1];
-            if (h) {
-                memcpy(str, p, len);
-                str[len] = 0;
-                *(k ? &h[i].value : &h[i].name) = str;
-                str += len + 1;
-            }
-            wa_p2_host_free(p, len);
-        }
-    }
-    wa_p2_host_free(list, count);
-    *out = h;
-    *n = h ? count : 0;
-    return h ? 0 : WA_ENOMEM;
+    /* list<tuple<string, list<u8>>>: on wasm32, (name, value) wa_p2_strs */
+    int rc = wa_p2_lift_fields((wa_p2_str *)(uintptr_t)ret[0], ret[1], out);
+    *n = rc < 0 ? 0 : ret[1];
+    return rc;
 }
 
 void wa_p2_fields_drop(uint32_t fields)
@@ -192,28 +176,36 @@ void wa_p2_fields_drop(uint32_t fields)
 
 void wa_p2_adopt(int n) { wa_p2_live += n; }
 
-const char *wa_p2_request_method(uint32_t req, char **owned)
+int wa_p2_request_method(uint32_t req, const char **method, char **owned)
 {
     _Alignas(4) unsigned char ret[12];
     wa_p2_imp_request_method((I32)req, ADDR(ret));
     *owned = NULL;
-    if (ret[0] < WA_P2_METHOD_OTHER)
-        return wa_p2_methods[ret[0]];
-    return *owned = wa_p2_cstr(ret + 4);
+    if (ret[0] < WA_P2_METHOD_OTHER) {
+        *method = wa_p2_methods[ret[0]];
+        return 0;
+    }
+    int rc = wa_p2_take_str(ret + 4, owned);
+    *method = *owned;
+    return rc;
 }
 
-char *wa_p2_request_path(uint32_t req)
+/* An incoming-request's option<string> (imp) as *out. */
+static int wa_p2_request_str(void (*imp)(I32, I32), uint32_t req, char **out)
 {
     _Alignas(4) unsigned char ret[12];
-    wa_p2_imp_request_path((I32)req, ADDR(ret));
-    return wa_p2_option_cstr(ret);
+    imp((I32)req, ADDR(ret));
+    return wa_p2_option_str(ret, out);
 }
 
-char *wa_p2_request_authority(uint32_t req)
+int wa_p2_request_path(uint32_t req, char **path)
 {
-    _Alignas(4) unsigned char ret[12];
-    wa_p2_imp_request_authority((I32)req, ADDR(ret));
-    return wa_p2_option_cstr(ret);
+    return wa_p2_request_str(wa_p2_imp_request_path, req, path);
+}
+
+int wa_p2_request_authority(uint32_t req, char **authority)
+{
+    return wa_p2_request_str(wa_p2_imp_request_authority, req, authority);
 }
 
 uint32_t wa_p2_request_headers(uint32_t req) { return wa_p2_live++, (uint32_t)wa_p2_imp_request_headers((I32)req); }
@@ -311,12 +303,13 @@ void wa_p2_outgoing_body_drop(uint32_t body)
 
 /* ---- the client side ---- */
 
-/* option<scheme>: some(HTTP | HTTPS | other(string)) */
+/* option<scheme>: some(HTTP | HTTPS | other(string)); a scheme's case
+ * does not matter (RFC 3986) */
 static I32 wa_p2_set_scheme(I32 r, wa_p2_str s)
 {
-    if (s.len == 4 && !memcmp(s.ptr, "http", 4))
+    if (s.len == 4 && !strncasecmp(s.ptr, "http", 4))
         return wa_p2_imp_set_scheme(r, 1, 0, 0, 0);
-    if (s.len == 5 && !memcmp(s.ptr, "https", 5))
+    if (s.len == 5 && !strncasecmp(s.ptr, "https", 5))
         return wa_p2_imp_set_scheme(r, 1, 1, 0, 0);
     return wa_p2_imp_set_scheme(r, 1, 2, ADDR(s.ptr), (I32)s.len);
 }

@@ -1,7 +1,8 @@
 /* Internal: Canonical ABI bindings of wasi:http@0.2.12 (types and
  * outgoing-handler). Strings the host returns come back NUL-terminated in
- * malloc'd buffers; error-codes are mapped to WA_E* codes (their strings
- * freed). Every call that gives or takes a handle keeps wa_p2_live exact. */
+ * malloc'd buffers, lifted by lift.h (what a NUL byte does there is said
+ * below); error-codes are mapped to WA_E* codes (their strings freed).
+ * Every call that gives or takes a handle keeps wa_p2_live exact. */
 #ifndef WASYNC_WASI_HTTP_H
 #define WASYNC_WASI_HTTP_H
 
@@ -12,8 +13,9 @@
 #include "wasync/http.h"
 
 /* fields: built from n headers in one call (WA_EINVAL for a name or value
- * the host refuses); read whole, as one malloc'd block of *n headers with
- * their strings (free() it). */
+ * the host refuses, WA_ENOMEM); read whole, as one malloc'd block of *n
+ * headers with their strings (free() it), a NUL, CR or LF in them turned
+ * into a space (wa_p2_lift_fields: 0, WA_E2BIG, WA_ENOMEM). */
 int wa_p2_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields);
 int wa_p2_fields_entries(uint32_t fields, wa_http_header **list, size_t *n);
 void wa_p2_fields_drop(uint32_t fields);
@@ -21,11 +23,13 @@ void wa_p2_fields_drop(uint32_t fields);
 /* Counts n handles the host gave us (a handler's request and outparam). */
 void wa_p2_adopt(int n);
 
-/* incoming-request. The method's name is static, or a malloc'd string in
- * *owned; the path and authority are malloc'd, NULL when absent. */
-const char *wa_p2_request_method(uint32_t req, char **owned);
-char *wa_p2_request_path(uint32_t req);
-char *wa_p2_request_authority(uint32_t req);
+/* incoming-request. The method's name is static, or a malloc'd string
+ * also in *owned; the path and authority are malloc'd, NULL when absent.
+ * Each returns 0, WA_ENOMEM, or WA_EINVAL when the string holds a NUL byte
+ * (wa_p2_lift_str: the request cannot be served as it was asked). */
+int wa_p2_request_method(uint32_t req, const char **method, char **owned);
+int wa_p2_request_path(uint32_t req, char **path);
+int wa_p2_request_authority(uint32_t req, char **authority);
 uint32_t wa_p2_request_headers(uint32_t req);
 int wa_p2_request_consume(uint32_t req, uint32_t *body, uint32_t *stream);
 void wa_p2_request_drop(uint32_t req);

@@ -1,9 +1,9 @@
 /* wasi:random/random (wasync/wasi.h). get-random-bytes returns a list<u8>
  * that the host allocates through cabi_realloc: (ptr, len) in a return
  * area. */
-#include <stdlib.h>
 #include <string.h>
 
+#include "cabi.h"
 #include "wasync/wasi.h"
 
 #define WA_P2_IMPORT(name) __attribute__((import_module("wasi:random/random@0.2.12"), import_name(name)))
@@ -22,7 +22,7 @@ int wa_wasi_random(void *buf, size_t len)
     int rc = ret[1] == len ? 0 : WA_EIO;
     if (rc == 0)
         memcpy(buf, bytes, len);
-    free(bytes);
+    wa_p2_host_free(bytes, ret[1]); /* (not free(): an empty list was not allocated) */
     return rc;
 }
 

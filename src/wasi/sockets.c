@@ -41,6 +41,7 @@ static int wa_p2_net_error(uint8_t code)
     case 4: return WA_ENOMEM;        /* out-of-memory */
     case 5: return WA_ETIMEDOUT;     /* timeout */
     case 8: return WA_EAGAIN;        /* would-block */
+    case 10: return WA_EMFILE;       /* new-socket-limit */
     case 11:                         /* address-not-bindable */
     case 12: return WA_EADDRINUSE;   /* address-in-use */
     case 14: return WA_ECONNREFUSED; /* connection-refused */
@@ -92,18 +93,35 @@ int wa_p2_tcp_create(int v6, uint32_t *sock)
 /* The flattened ip-socket-address: case, then its fields as i32s. */
 static void wa_p2_flat_addr(const wa_p2_addr *a, I32 f[12])
 {
+    const uint8_t *b = a->ip.bytes;
     memset(f, 0, 12 * sizeof *f);
-    f[0] = a->v6;
+    f[0] = a->ip.v6;
     f[1] = a->port;
-    if (!a->v6) {
+    if (!a->ip.v6) {
         for (int i = 0; i < 4; i++)
-            f[2 + i] = a->v4[i];
+            f[2 + i] = b[i];
     } else {
         f[2] = (I32)a->flow;
         for (int i = 0; i < 8; i++)
-            f[3 + i] = a->ip6[i];
+            f[3 + i] = b[2 * i] << 8 | b[2 * i + 1];
         f[11] = (I32)a->scope;
     }
+}
+
+/* The address at p in memory: an ipv4 tuple of u8s, or (v6) an ipv6 one
+ * of u16s, little-endian. */
+static wa_ip wa_p2_load_ip(int v6, const unsigned char *p)
+{
+    wa_ip ip = {.v6 = v6};
+    if (!v6) {
+        memcpy(ip.bytes, p, 4);
+        return ip;
+    }
+    for (int i = 0; i < 8; i++) {
+        ip.bytes[2 * i] = p[2 * i + 1];
+        ip.bytes[2 * i + 1] = p[2 * i];
+    }
+    return ip;
 }
 
 int wa_p2_tcp_start_bind(uint32_t sock, uint32_t net, const wa_p2_addr *a)
@@ -158,15 +176,14 @@ int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a)
     int rc = wa_p2_result(ret);
     if (rc)
         return rc;
-    /* ip-socket-address at 4: case byte, record at 8 */
+    /* ip-socket-address at 4: case byte, record at 8: the port, then
+     * ipv4's address at 10; or ipv6's flow-info at 12, address at 16 and
+     * scope-id at 32 */
     memset(a, 0, sizeof *a);
-    a->v6 = ret[4];
+    a->ip = wa_p2_load_ip(ret[4], ret + (ret[4] ? 16 : 10));
     memcpy(&a->port, ret + 8, 2);
-    if (!a->v6) {
-        memcpy(a->v4, ret + 10, 4);
-    } else {
+    if (a->ip.v6) {
         memcpy(&a->flow, ret + 12, 4);
-        memcpy(a->ip6, ret + 16, 16);
         memcpy(&a->scope, ret + 32, 4);
     }
     return 0;
@@ -199,11 +216,7 @@ int wa_p2_resolve_next(uint32_t stream, wa_p2_addr *a)
     if (!ret[2])
         return 0;
     memset(a, 0, sizeof *a);
-    a->v6 = ret[4];
-    if (!a->v6)
-        memcpy(a->v4, ret + 6, 4);
-    else
-        memcpy(a->ip6, ret + 6, 16);
+    a->ip = wa_p2_load_ip(ret[4], ret + 6);
     return 1;
 }
 

@@ -6,17 +6,20 @@
 
 #include <stdint.h>
 
+#include "wasync/net.h"
+
+/* An ip-socket-address (ip-address: ip only, port 0). IPv6's eight u16
+ * groups are ip's bytes in network order: the bindings convert. */
 typedef struct wa_p2_addr {
-    int v6;              /* 0: IPv4 */
+    wa_ip ip;
     uint16_t port;
-    uint8_t v4[4];
-    uint16_t ip6[8];
     uint32_t flow, scope;
 } wa_p2_addr;
 
 uint32_t wa_p2_instance_network(void);
 void wa_p2_network_drop(uint32_t net);
 
+/* A socket of the family ipv4 (v6 0) or ipv6. */
 int wa_p2_tcp_create(int v6, uint32_t *sock);
 int wa_p2_tcp_start_bind(uint32_t sock, uint32_t net, const wa_p2_addr *a);
 int wa_p2_tcp_finish_bind(uint32_t sock);

@@ -21,10 +21,14 @@ typedef struct job {
     char *url;
 } job;
 
+/* A job that cannot be spawned is dropped: that frees its url. */
 static int spawn_job(const wa_future_vt *vt, job *j)
 {
     wa_coro_init(&j->wa, vt);
-    return wa_spawn_of(wa_js_rt(), j, NULL);
+    int rc = wa_spawn_of(wa_js_rt(), j, NULL);
+    if (rc < 0)
+        wa_drop(&j->wa.fut);
+    return rc;
 }
 
 static char *copy_str(const char *p, size_t n)
@@ -37,10 +41,15 @@ static char *copy_str(const char *p, size_t n)
     return s;
 }
 
+/* The host operation of the latest fetch_body still alive. */
+static wa_js_op *fetching;
+
 static void job_drop(wa_future *f)
 {
     job *j = (job *)f;
     wa_coro_drop(f);
+    if (fetching == &j->op)
+        fetching = NULL;
     free(j->url);
     j->url = NULL;
 }
@@ -68,6 +77,7 @@ static int fetcher_poll(wa_future *f, wa_cx *cx)
 {
     job *j = (job *)f;
     WA_BEGIN(j, cx);
+    fetching = &j->op; /* until the job is dropped */
     WA_AWAIT(wa_js_fetch(&j->op, j->url));
     wa_js_settle(j->call, WA_STATUS, j->op.data, j->op.len, j->op.number);
     free(j->op.data);
@@ -80,6 +90,10 @@ EXPORT(fetch_body) int fetch_body(uint32_t call, const char *url, size_t len)
     job j = {.call = call, .url = copy_str(url, len)};
     return j.url ? spawn_job(&fetcher_vt, &j) : WA_ENOMEM;
 }
+
+/* fetch_op_id(): the host's key of the latest fetch_body still alive, 0 if
+ * none, so that a test can deliver to it through the raw exports. */
+EXPORT(fetch_op_id) uint32_t fetch_op_id(void) { return fetching ? fetching->id : 0; }
 
 /* fetch_timeout(url, ms): a fetch raced against a sleep; when the sleep
  * wins the fetch is dropped, which aborts it in the host. Resolves with 1
@@ -139,6 +153,26 @@ EXPORT(yield_n) int yield_n(uint32_t call, double n)
     return spawn_job(&yielder_vt, &j);
 }
 
+/* spin_ms(ms): a task that wakes itself until ms have passed; resolves
+ * with how many times it ran. */
+static int spinner_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    j->t0 = wa_now(cx->rt);
+    for (j->i = 0; wa_now(cx->rt) - j->t0 < WA_MS(j->ms); j->i++)
+        WA_YIELD();
+    wa_js_settle(j->call, 0, NULL, 0, (double)j->i);
+    WA_END();
+}
+static const wa_future_vt spinner_vt = {spinner_poll, job_drop, "spinner"};
+
+EXPORT(spin_ms) int spin_ms(uint32_t call, double ms)
+{
+    job j = {.call = call, .ms = (uint64_t)ms};
+    return spawn_job(&spinner_vt, &j);
+}
+
 /* fail_with(code): rejects with the given (negative) code at once. */
 static int failer_poll(wa_future *f, wa_cx *cx)
 {
@@ -153,6 +187,14 @@ EXPORT(fail_with) int fail_with(uint32_t call, int code)
 {
     job j = {.call = call, .n = code};
     return spawn_job(&failer_vt, &j);
+}
+
+/* echo(bytes): resolves with a copy of its argument (as bytes, even empty
+ * ones: the glue's copy is never NULL). */
+EXPORT(echo) int echo(uint32_t call, const char *p, size_t n)
+{
+    wa_js_settle(call, 0, p, n, (double)n);
+    return 0;
 }
 
 /* live_tasks(): how many tasks are alive (a synchronous export). */

@@ -64,8 +64,10 @@ int main(int argc, char **argv)
     size_t len = (size_t)strtoull(argv[2], NULL, 10);
     unsigned char *buf = malloc(len ? len : 1);
     wa_rt *rt;
-    if (!buf || wa_rt_new(&rt, NULL) < 0)
+    if (!buf || wa_rt_new(&rt) < 0) {
+        free(buf);
         return 1;
+    }
     for (size_t i = 0; i < len; i++)
         buf[i] = pattern(i);
     long handles0 = wa_wasi_live_handles();

@@ -3,7 +3,9 @@
  * ways, bodies from memory and from a stream, streamed response bodies,
  * limits, bad input, refused connections, and cancellation; after each,
  * no WASI handle is left behind, and a second round of it all leaves the
- * wasm memory as the first did. */
+ * wasm memory as the first did. First, headers and strings as a host
+ * lowers them, lifted on wasm32 itself (a 32-bit size_t). */
+#include "../../src/wasi/lift.h"
 #include "../check.h"
 #include "wasync/http.h"
 #include "wasync/wasi.h"
@@ -23,8 +25,9 @@ static const char *at(const char *path)
 
 static unsigned char pattern(size_t i) { return (unsigned char)(i * 7 + (i >> 11)); }
 
-/* Feeds BIG bytes of the pattern into a pipe in uneven chunks, then closes
- * its end (the reader sees the end of the body). */
+/* Feeds BIG bytes of the pattern into a pipe in uneven chunks; owns its
+ * end, closed when it ends or is dropped (the reader sees the end of the
+ * body). */
 typedef struct feeder {
     WA_CORO;
     wa_stream *w;
@@ -45,10 +48,14 @@ static int feeder_poll(wa_future *f, wa_cx *cx)
         if (WA_STATUS < 0)
             break;
     }
-    wa_stream_close(&t->w);
     WA_END();
 }
-static const wa_future_vt feeder_vt = {feeder_poll, wa_coro_drop, "feeder"};
+static void feeder_drop(wa_future *f)
+{
+    wa_coro_drop(f);
+    wa_stream_close(&((feeder *)f)->w);
+}
+static const wa_future_vt feeder_vt = {feeder_poll, feeder_drop, "feeder"};
 
 typedef struct suite {
     WA_CORO;
@@ -62,6 +69,7 @@ typedef struct suite {
     size_t got;
     int bad;
     long handles;
+    char upper[256];
 } suite;
 
 /* The fetch's outcome: status 0 and the response's status, or the error. */
@@ -124,10 +132,14 @@ static int suite_poll(wa_future *f, wa_cx *cx)
     check_current = "a body from a stream, and a body read as a stream";
     {
         wa_stream *w;
-        CHECK_EQ(wa_pipe_new(4096, &t->pipe_r, &w), 0);
+        if (wa_pipe_new(4096, &t->pipe_r, &w) < 0)
+            WA_RETURN(WA_ENOMEM); /* (the suite stops: main's CHECK counts it) */
         feeder fd = {.w = w};
         wa_coro_init(&fd.wa, &feeder_vt);
-        CHECK_EQ(wa_spawn_of(cx->rt, &fd, NULL), 0);
+        if (check_spawn_of(cx->rt, &fd, NULL) < 0) { /* (the drop closed w) */
+            wa_stream_close(&t->pipe_r);
+            WA_RETURN(WA_ENOMEM);
+        }
     }
     t->req = (wa_http_request){.method = "PUT", .url = at("/echo"), .body_stream = t->pipe_r};
     WA_AWAIT(wa_http_send_init(&t->send, &t->req));
@@ -165,11 +177,33 @@ static int suite_poll(wa_future *f, wa_cx *cx)
     }
     CHECK_EQ(wa_wasi_live_handles(), t->handles);
 
+    check_current = "an upper-case scheme; empty header values";
+    snprintf(t->upper, sizeof t->upper, "HTTP%s/empty", base + 4);
+    t->req = (wa_http_request){.url = t->upper};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
+    CHECK_EQ(fetched(t, WA_STATUS), 200);
+    if (WA_STATUS == 0) {
+        size_t n = 0, empty = 0;
+        const wa_http_header *all = wa_http_response_headers(t->fetch.response, &n);
+        for (size_t i = 0; i < n; i++)
+            empty += !strncmp(all[i].name, "x-empty-", 8) && !*all[i].value;
+        CHECK_EQ(empty, 100);
+        fetched_free(t);
+    }
+    CHECK_EQ(wa_wasi_live_handles(), t->handles);
+
     check_current = "bad input";
     t->req = (wa_http_request){.url = "127.0.0.1:1/x"};
     WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
     CHECK_EQ(WA_STATUS, WA_EINVAL);
     t->req = (wa_http_request){.url = "http:///x"};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
+    CHECK_EQ(WA_STATUS, WA_EINVAL);
+    t->req = (wa_http_request){.url = at("/a b\r\nX-Injected: 1")};
+    WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
+    CHECK_EQ(WA_STATUS, WA_EINVAL);
+    t->req = (wa_http_request){.url = at("/headers"),
+                               .headers = (const wa_http_header[]){{"x-a", "1\r\nX-Injected: 1"}}, .nheaders = 1};
     WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
     CHECK_EQ(WA_STATUS, WA_EINVAL);
     t->req = (wa_http_request){.url = at("/headers"), .headers = (const wa_http_header[]){{"bad name", "x"}},
@@ -208,17 +242,12 @@ static int suite_poll(wa_future *f, wa_cx *cx)
 }
 static const wa_future_vt suite_vt = {suite_poll, wa_coro_drop, "suite"};
 
-int main(int argc, char **argv)
+/* Twice: the second round must not grow the wasm memory (the first set its
+ * high-water mark), or something leaked. */
+static void test_suite_twice(void)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: http_client BASE_URL\n");
-        return 2;
-    }
-    base = argv[1];
     wa_rt *rt;
-    CHECK_EQ(wa_rt_new(&rt, NULL), 0);
-    /* Twice: the second round must not grow the wasm memory (the first
-     * set its high-water mark), or something leaked. */
+    REQUIRE(wa_rt_new(&rt) == 0);
     size_t pages[2];
     for (int round = 0; round < 2; round++) {
         suite s = {0};
@@ -228,5 +257,74 @@ int main(int argc, char **argv)
     }
     CHECK_EQ(pages[1], pages[0]);
     CHECK_RT_EMPTY_FREE(rt);
+}
+
+void *cabi_realloc(void *old, size_t old_size, size_t align, size_t new_size);
+
+/* len bytes of s in a block as the host makes one (through cabi_realloc). */
+static wa_p2_str lowered(const char *s, size_t len)
+{
+    char *p = cabi_realloc(NULL, 0, 1, len);
+    memcpy(p, s, len);
+    return (wa_p2_str){p, len};
+}
+
+static wa_p2_str *lowered_list(size_t n) { return cabi_realloc(NULL, 0, 4, n * sizeof(wa_p2_str)); }
+
+/* A NUL in a header keeps its place, as a space (and so do CR and LF),
+ * where it used to cut the value short; a NUL in an environment string is
+ * refused. Lengths that add up past 4 GiB are refused before a byte is
+ * read, where they used to wrap to a small block that the copy overran.
+ * An empty string or list takes no allocation: it used to take a byte
+ * that nothing freed. */
+static void test_lowered(void)
+{
+    check_current = "strings as the host lowers them";
+    wa_p2_str *list = lowered_list(4);
+    list[0] = lowered("x-a", 3);
+    list[1] = lowered("b\0c\r\n", 5);
+    list[2] = lowered("x-b", 3);
+    list[3] = lowered("", 0);
+    wa_http_header *h = NULL;
+    CHECK_EQ(wa_p2_lift_fields(list, 2, &h), 0);
+    CHECK(h && !strcmp(h[0].name, "x-a") && !strcmp(h[0].value, "b c  ") && !strcmp(h[1].value, ""));
+    free(h);
+
+    list = lowered_list(2);
+    list[0] = lowered("x", 1);
+    list[1] = lowered("y", 1);
+    list[0].len = list[1].len = 0x80000000u; /* (the blocks are freed whatever the length says) */
+    CHECK_EQ(wa_p2_lift_fields(list, 1, &h), WA_E2BIG);
+
+    list = lowered_list(2);
+    list[0] = lowered("A", 1);
+    list[1] = lowered("b\0c", 3);
+    char **env = NULL;
+    CHECK_EQ(wa_p2_lift_strv(list, 1, 2, &env), WA_EINVAL);
+    CHECK(env == NULL);
+
+    /* jco allocates an empty list<u8> (a header's empty value) */
+    size_t pages = __builtin_wasm_memory_size(0);
+    int failed = 0;
+    for (int i = 0; i < 100000; i++) {
+        list = lowered_list(2);
+        list[0] = lowered("x", 1);
+        list[1] = lowered("", 0);
+        failed += wa_p2_lift_fields(list, 1, &h) < 0;
+        free(h);
+    }
+    CHECK_EQ(failed, 0);
+    CHECK_EQ(__builtin_wasm_memory_size(0), pages);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: http_client BASE_URL\n");
+        return 2;
+    }
+    base = argv[1];
+    RUN(test_lowered);
+    RUN(test_suite_twice);
     return check_finish();
 }

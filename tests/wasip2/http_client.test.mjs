@@ -1,6 +1,7 @@
 // The HTTP client suite (tests/wasip2/http_client.c) under `jco run`
 // against this Node server: it echoes bodies, reports what it was sent,
-// serves 1 MiB, never answers /hang, and counts what it saw.
+// serves 1 MiB, never answers /hang, sends 100 empty headers on /empty,
+// and counts what it saw.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -17,6 +18,9 @@ test('the HTTP client suite', async () => {
       res.end(`${req.method} ${req.url} x-wasync=${req.headers['x-wasync']} type=${req.headers['content-type']}`);
     } else if (path === 'echo') {
       req.pipe(res);
+    } else if (path === 'empty') {
+      for (let i = 0; i < 100; i++) res.setHeader(`x-empty-${i}`, '');
+      res.end();
     } else if (path === 'big') {
       res.end(Buffer.alloc(1 << 20, 'x'));
     } else if (path === 'count') { // (and starts counting anew)

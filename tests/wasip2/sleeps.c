@@ -25,20 +25,23 @@ int main(void)
     double bound = b ? atof(b) : 1.2;
     long n = 10000;
     wa_rt *rt;
-    if (wa_rt_new(&rt, NULL) < 0)
+    if (wa_rt_new(&rt) < 0)
         return 1;
     uint64_t seed = 42, ideal = 0, t0 = wa_now(rt);
-    for (long i = 0; i < n; i++) {
+    int rc = 0;
+    for (long i = 0; i < n && rc == 0; i++) {
         uint64_t ms = splitmix64(&seed) % 101;
         if (ms > ideal)
             ideal = ms;
         wa_sleep s;
         wa_sleep_until(&s, t0 + WA_MS(ms));
-        if (wa_spawn_of(rt, &s, NULL) < 0)
-            return 1;
+        rc = wa_spawn_of(rt, &s, NULL);
     }
-    if (wa_rt_run(rt) < 0)
+    if (rc < 0 || (rc = wa_rt_run(rt)) < 0) {
+        fprintf(stderr, "sleeps: %s\n", wa_strerror(rc));
+        wa_rt_free(rt);
         return 1;
+    }
     double wall = (double)(wa_p2_now() - t0) / 1e6, ratio = wall / (double)ideal;
     wa_wasip2_stats st;
     wa_wasip2_stats_get(rt, &st);

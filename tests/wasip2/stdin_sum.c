@@ -43,7 +43,7 @@ static summer sum = {.fnv = 2166136261u}; /* static: the buffer is large */
 int main(void)
 {
     wa_rt *rt;
-    if (wa_rt_new(&rt, NULL) < 0)
+    if (wa_rt_new(&rt) < 0)
         return 1;
     long handles0 = wa_wasi_live_handles();
     wa_rt_stats rs0, rs;

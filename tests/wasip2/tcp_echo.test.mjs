@@ -1,53 +1,84 @@
 // examples/tcp_echo.c, as a component under `jco run` or natively
 // ($WASYNC_NATIVE), with Node clients: several at once, each sending
 // 256 KiB and reading it all back (the server's writes meet TCP
-// backpressure), then the server ends after its N connections.
+// backpressure), then the server ends after its N connections; over IPv4
+// and over IPv6. Natively also with few file descriptors: more clients at
+// once than the server has fds for, all served, as the server waits out
+// WA_EMFILE instead of stopping. (Not under jco: Node's own accept loop
+// meets the limit first, and closes the connections it cannot take.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 
+const native = process.env.WASYNC_NATIVE;
 const CLIENTS = 3, BYTES = 256 * 1024;
 
-function echoOnce(port, seed) {
+function echoOnce(host, port, seed, bytes = BYTES) {
   return new Promise((resolve, reject) => {
-    const data = Buffer.alloc(BYTES, 0);
-    for (let i = 0; i < BYTES; i++) data[i] = (i * 31 + seed) & 0xff;
+    const data = Buffer.alloc(bytes, 0);
+    for (let i = 0; i < bytes; i++) data[i] = (i * 31 + seed) & 0xff;
     const chunks = [];
     let got = 0;
-    const s = connect(port, '127.0.0.1', () => s.write(data));
+    const s = connect(port, host, () => s.write(data));
     s.on('data', (d) => {
       chunks.push(d);
       got += d.length;
-      if (got >= BYTES) s.end();
+      if (got >= bytes) s.end();
     });
     s.on('error', reject);
     s.on('close', () => resolve({ sent: data, back: Buffer.concat(chunks) }));
   });
 }
 
-test('tcp-echo echoes concurrent clients and ends', async () => {
-  const args = ['0', String(CLIENTS)];
-  const server = process.env.WASYNC_NATIVE
-    ? spawn(process.env.WASYNC_NATIVE, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, ...args],
+// Starts the server with args; fds: natively, its limit of open files.
+// Resolves to its port, the promise of its exit status, and its stderr.
+function startServer(args, fds) {
+  let server;
+  if (!native)
+    server = spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, ...args],
       { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  server.stderr.on('data', (d) => (err += d));
-  const exited = new Promise((resolve) => server.on('exit', (code) => resolve(code)));
-  const port = await new Promise((resolve, reject) => {
+  else if (fds)
+    server = spawn('/bin/sh', ['-c', `ulimit -n ${fds} && exec "$0" "$@"`, native, ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+  else
+    server = spawn(native, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const s = { err: '' };
+  server.stderr.on('data', (d) => (s.err += d));
+  s.exited = new Promise((resolve) => server.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
     let out = '';
     server.stdout.on('data', (d) => {
       out += d;
       const m = out.match(/listening (\d+)/);
-      if (m) resolve(Number(m[1]));
+      if (m) resolve({ ...s, port: Number(m[1]), get err() { return s.err; } });
     });
-    server.on('exit', () => reject(new Error(`server exited early: ${out} ${err}`)));
+    server.on('exit', () => reject(new Error(`server exited early: ${out} ${s.err}`)));
   });
-  const results = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => echoOnce(port, i)));
+}
+
+async function echoes(host) {
+  const args = ['0', String(CLIENTS)];
+  if (host !== '127.0.0.1') args.push(host);
+  const server = await startServer(args);
+  const results = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => echoOnce(host, server.port, i)));
   for (const r of results) {
     assert.equal(r.back.length, BYTES);
     assert.ok(r.back.equals(r.sent), 'every byte echoed, in order');
   }
-  assert.equal(await exited, 0, err);
+  assert.equal(await server.exited, 0, server.err);
+}
+
+test('tcp-echo echoes concurrent clients and ends', () => echoes('127.0.0.1'));
+
+test('tcp-echo over IPv6 (::1)', () => echoes('::1'));
+
+test('tcp-echo out of file descriptors keeps accepting', { skip: !native && 'natively only' }, async () => {
+  // 16 fds: stdio, the runtime's, the listener, and a few connections
+  const MANY = 24;
+  const server = await startServer(['0', String(MANY)], 16);
+  const results = await Promise.all(Array.from({ length: MANY }, (_, i) => echoOnce('127.0.0.1', server.port, i, 4096)));
+  for (const r of results) assert.ok(r.back.equals(r.sent), 'every byte echoed, in order');
+  assert.equal(await server.exited, 0, server.err);
+  assert.match(server.err, /too many open files; accepting again/);
 });

@@ -40,15 +40,15 @@ static const wa_future_vt writer_vt = {writer_poll, wa_coro_drop, "writer"};
 
 static char bufs[3][LINE * LINES];
 
-int main(void)
+static void test_writers(void)
 {
-    wa_rt *rt = NULL;
-    CHECK_EQ(wa_rt_new(&rt, NULL), 0);
+    wa_rt *rt;
+    REQUIRE(wa_rt_new(&rt) == 0);
     wa_stream *out;
-    CHECK_EQ(wa_stdio(rt, 1, &out), 0);
+    REQUIRE_OR(wa_stdio(rt, 1, &out) == 0, wa_rt_free(rt));
     wa_mutex lock;
     wa_mutex_init(&lock);
-    wa_join j[3];
+    wa_join j[3] = {0};
     for (int k = 0; k < 3; k++) {
         for (int i = 0; i < LINES; i++) {
             char *l = bufs[k] + i * LINE;
@@ -57,7 +57,8 @@ int main(void)
         }
         writer w = {.out = out, .lock = &lock, .buf = bufs[k], .len = sizeof bufs[k]};
         wa_coro_init(&w.wa, &writer_vt);
-        wa_spawn_of(rt, &w, &j[k]);
+        REQUIRE_OR(check_spawn_of(rt, &w, &j[k]) == 0,
+                   (check_joins_drop(j, 3), wa_rt_free(rt), wa_stream_close(&out)));
     }
     CHECK_EQ(wa_rt_run(rt), 0);
     for (int k = 0; k < 3; k++) {
@@ -70,6 +71,11 @@ int main(void)
     CHECK_RT_EMPTY_FREE(rt);
     /* the summary goes to stderr: stdout is the data CTest checks */
     fprintf(stderr, "pollable drops %llu\n", (unsigned long long)st.drops);
+}
+
+int main(void)
+{
+    RUN(test_writers);
     fprintf(stderr, "%d passed, %d failed\n", check_passed, check_failed);
     return check_failed != 0;
 }

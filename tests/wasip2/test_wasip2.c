@@ -10,25 +10,26 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* A runtime on the default backend (wasip2 here), or NULL. */
 static wa_rt *p2_rt(void)
 {
-    wa_rt *rt = NULL;
-    CHECK_EQ(wa_rt_new(&rt), 0); /* the default backend here: wasip2 */
-    return rt;
+    wa_rt *rt;
+    return wa_rt_new(&rt) == 0 ? rt : NULL;
 }
 
 static void test_concurrent_sleeps(void)
 {
     wa_rt *rt = p2_rt();
+    REQUIRE(rt);
     sleeper s[3];
-    uint64_t woke[3];
-    wa_join j[3];
-    for (int i = 0; i < 3; i++) {
-        sleeper_init(&s[i], WA_MS(100), 0);
+    uint64_t woke[3], t0 = wa_now(rt);
+    wa_join j[3] = {0};
+    for (int i = 0; i < 3; i++) { /* (one deadline: relative sleeps count from their own arms) */
+        sleeper_init(&s[i], t0 + WA_MS(100), 0);
+        s[i].absolute = 1;
         s[i].woke = &woke[i];
-        wa_spawn_of(rt, &s[i], &j[i]);
+        REQUIRE_OR(check_spawn_of(rt, &s[i], &j[i]) == 0, (check_joins_drop(j, 3), wa_rt_free(rt)));
     }
-    uint64_t t0 = wa_now(rt);
     CHECK_EQ(wa_rt_run(rt), 0);
     for (int i = 0; i < 3; i++) {
         /* each task's copy wrote through the pointer */
@@ -64,9 +65,10 @@ static const wa_future_vt waiter_vt = {waiter_poll, wa_coro_drop, "waiter"};
 static void test_registered_pollable(void)
 {
     wa_rt *rt = p2_rt();
+    REQUIRE(rt);
     wa_pollable_key key;
     uint64_t t0 = wa_now(rt); /* (before the host's 30 ms start) */
-    CHECK_EQ(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_MS(30)), &key), 0);
+    REQUIRE_OR(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_MS(30)), &key) == 0, wa_rt_free(rt));
     waiter w;
     wa_coro_init(&w.wa, &waiter_vt);
     w.key = key;
@@ -89,13 +91,14 @@ static void test_registered_pollable(void)
 static void test_deregister_wakes(void)
 {
     wa_rt *rt = p2_rt();
+    REQUIRE(rt);
     wa_pollable_key key;
-    CHECK_EQ(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_SEC(60)), &key), 0);
+    REQUIRE_OR(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_SEC(60)), &key) == 0, wa_rt_free(rt));
     waiter w;
     wa_coro_init(&w.wa, &waiter_vt);
     w.key = key;
     wa_join j;
-    wa_spawn_of(rt, &w, &j);
+    REQUIRE_OR(check_spawn_of(rt, &w, &j) == 0, wa_rt_free(rt));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_pollable_deregister(rt, key), 0);
     wa_rt_tick(rt, NULL);
@@ -111,14 +114,15 @@ static void test_deregister_wakes(void)
 static void test_two_waiters_one_pollable(void)
 {
     wa_rt *rt = p2_rt();
+    REQUIRE(rt);
     wa_pollable_key key;
-    CHECK_EQ(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_MS(20)), &key), 0);
+    REQUIRE_OR(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_MS(20)), &key) == 0, wa_rt_free(rt));
     waiter w[3];
-    wa_join j[3];
+    wa_join j[3] = {0};
     for (int i = 0; i < 3; i++) {
         wa_coro_init(&w[i].wa, &waiter_vt);
         w[i].key = key;
-        CHECK_EQ(wa_spawn_of(rt, &w[i], &j[i]), 0);
+        REQUIRE_OR(check_spawn_of(rt, &w[i], &j[i]) == 0, (check_joins_drop(j, 3), wa_rt_free(rt)));
     }
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_join_abort(&j[1]), 0);
@@ -136,10 +140,11 @@ static void test_two_waiters_one_pollable(void)
 static void test_host_calls_per_sleep(void)
 {
     wa_rt *rt = p2_rt();
+    REQUIRE(rt);
     static sleeper s[1000];
     for (int i = 0; i < 1000; i++) {
         sleeper_init(&s[i], WA_MS(5 * (i % 20 + 1)), 0);
-        wa_spawn_of(rt, &s[i], NULL);
+        REQUIRE_OR(check_spawn_of(rt, &s[i], NULL) == 0, wa_rt_free(rt));
     }
     CHECK_EQ(wa_rt_run(rt), 0);
     wa_wasip2_stats st;
@@ -159,15 +164,18 @@ static void test_host_calls_per_sleep(void)
 static void test_no_clock_read_per_wakeup(void)
 {
     wa_rt *rt = p2_rt();
+    REQUIRE(rt);
     sleeper far;
     sleeper_init(&far, WA_SEC(60), 0);
-    wa_join jf, jw[10];
-    wa_spawn_of(rt, &far, &jf);
+    wa_join jf, jw[10] = {0};
+    REQUIRE_OR(check_spawn_of(rt, &far, &jf) == 0, wa_rt_free(rt));
     waiter w[10];
     for (int i = 0; i < 10; i++) {
         wa_coro_init(&w[i].wa, &waiter_vt);
-        CHECK_EQ(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_MS(10 * (i + 1))), &w[i].key), 0);
-        wa_spawn_of(rt, &w[i], &jw[i]);
+        int rc = wa_pollable_register(rt, wa_p2_subscribe_duration(WA_MS(10 * (i + 1))), &w[i].key);
+        if (rc == 0)
+            rc = check_spawn_of(rt, &w[i], &jw[i]);
+        REQUIRE_OR(rc == 0, (check_joins_drop(jw, 10), wa_join_drop(&jf), wa_rt_free(rt)));
     }
     wa_rt_tick(rt, NULL); /* all wait now: the sleep read the clock once */
     wa_wasip2_stats st;
@@ -194,6 +202,7 @@ static void test_no_clock_read_per_wakeup(void)
 static void test_dns(void)
 {
     wa_rt *rt = p2_rt();
+    REQUIRE(rt);
     long before = wa_wasi_live_handles();
     wa_dns d;
     CHECK_EQ(wa_block_on(rt, wa_dns_lookup_init(&d, rt, "localhost")), 0);
@@ -223,6 +232,7 @@ static void test_random(void)
     /* past Web Crypto's 64 KiB cap on one getRandomValues call */
     size_t big = (1u << 20) + 1;
     unsigned char *p = calloc(1, big);
+    REQUIRE(p);
     CHECK_EQ(wa_wasi_random(p, big), 0);
     CHECK(memcmp(p + big - sizeof zero, zero, sizeof zero) != 0);
     free(p);

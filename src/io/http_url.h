@@ -1,0 +1,45 @@
+/* Internal: what the HTTP client and server check before they hand a
+ * request or response to the host (the URL, the method, headers). Pure
+ * functions of their input, with no host in them, so that they build
+ * natively too and are fuzzed there (tests/fuzz/fuzz_url.c,
+ * fuzz_http_fields.c). */
+#ifndef WASYNC_IO_HTTP_URL_H
+#define WASYNC_IO_HTTP_URL_H
+
+#include <stddef.h>
+
+#include "../wasi/cabi.h"
+#include "wasync/http.h"
+
+/* A URL split for wasi:http: slices of the URL it was parsed from. */
+typedef struct wa_http_url {
+    wa_p2_str scheme;    /* "http", "https" or another scheme */
+    wa_p2_str authority; /* host[:port] */
+    wa_p2_str path;      /* path and query; "/" (static) when the URL has none */
+} wa_http_url;
+
+/* Parses len bytes of url (borrowed; the slices point into it):
+ * scheme "://" host [":" port] [path ["?" query]] ["#" fragment]. The
+ * scheme is RFC 3986's; the host a name (unreserved, sub-delims and
+ * %-escapes) or an IP literal in brackets; the port 1 to 65535. Every byte
+ * must be visible ASCII (no controls, spaces, NULs or 8-bit bytes: they
+ * are %-escaped in a URL), every '%' begin an escape. No userinfo ('@':
+ * RFC 9110 forbids it in http URLs), no query without a path. The fragment
+ * is checked but not part of the result (it is never sent). Returns 0 or
+ * WA_EINVAL. */
+int wa_http_url_parse(const char *url, size_t len, wa_http_url *u);
+
+/* 1 if the len bytes at s are an RFC 9110 token (a method, a field name):
+ * one or more of ALPHA, DIGIT and !#$%&'*+-.^_`|~. Else 0. */
+int wa_http_token_ok(const char *s, size_t len);
+
+/* 1 if the len bytes at s are an RFC 9110 field-value: visible ASCII,
+ * 8-bit bytes (obs-text), spaces and tabs, but not first or last (those
+ * are not part of a value). Empty is a value. Else 0. */
+int wa_http_field_value_ok(const char *s, size_t len);
+
+/* Checks n headers an application gives (borrowed): every name a token,
+ * every value a field-value, neither NULL. Returns 0 or WA_EINVAL. */
+int wa_http_headers_check(const wa_http_header *h, size_t n);
+
+#endif

@@ -1,0 +1,87 @@
+/* What every host's TCP shares: addresses into operations, and the life of
+ * a listener (tcp.h), which an accept in flight keeps alive. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcp.h"
+
+wa_tcp *wa_tcp_new(wa_rt *rt)
+{
+    wa_tcp *l = calloc(1, sizeof *l);
+    if (l) {
+        l->rt = rt;
+        l->refs = 1;
+    }
+    return l;
+}
+
+static void wa_tcp_unref(wa_tcp *l)
+{
+    if (--l->refs == 0)
+        free(l);
+}
+
+int wa_tcp_close_with(wa_tcp **lp, void (*release_socket)(wa_tcp *))
+{
+    wa_tcp *l = *lp;
+    if (!l || l->closed)
+        return wa_misuse(WA_EMISUSE, "wa_tcp_close: a listener closed already (or NULL)");
+    *lp = NULL;
+    l->closed = 1;
+    release_socket(l);
+    wa_tcp_unref(l);
+    return 0;
+}
+
+uint16_t wa_tcp_port(const wa_tcp *l)
+{
+    if (!l || l->closed) {
+        wa_misuse(WA_EMISUSE, "wa_tcp_port: a closed (or NULL) listener");
+        return 0;
+    }
+    return l->port;
+}
+
+wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
+{
+    static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
+    *op = (wa_tcp_op){.fut = {vt}, .rt = rt, .port = port};
+    if (wa_ip_parse(ip, &op->ip) < 0) {
+        op->step = -1;
+    } else if (op->ip.v6 && !memcmp(op->ip.bytes, mapped, sizeof mapped)) {
+        /* ::ffff:a.b.c.d is a.b.c.d: IPv6 sockets are IPv6 only (WASI
+         * 0.2 refuses mapped addresses outright) */
+        wa_ip v4 = {0};
+        memcpy(v4.bytes, op->ip.bytes + 12, 4);
+        op->ip = v4;
+    }
+    return &op->fut;
+}
+
+wa_future *wa_tcp_accept_start(wa_tcp_op *op, const wa_future_vt *vt, wa_tcp *l)
+{
+    *op = (wa_tcp_op){.fut = {vt}, .rt = l ? l->rt : NULL, .listener = l};
+    if (l)
+        l->refs++;
+    return &op->fut;
+}
+
+int wa_tcp_accept_poll_with(wa_tcp_op *op, wa_cx *cx, int (*try_accept)(wa_tcp_op *, wa_cx *))
+{
+    int rc;
+    if (!op->listener)
+        rc = wa_misuse(WA_EMISUSE, "wa_tcp_accept: no listener (NULL or closed), or polled after its end");
+    else
+        rc = op->listener->closed ? WA_ECLOSED : try_accept(op, cx);
+    if (rc != WA_PENDING)
+        wa_drop(&op->fut);
+    return rc;
+}
+
+void wa_tcp_accept_end(wa_tcp_op *op)
+{
+    if (op->listener) {
+        wa_tcp_unref(op->listener);
+        op->listener = NULL;
+    }
+}

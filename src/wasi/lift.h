@@ -1,0 +1,52 @@
+/* Internal: lifting what the host lowered into our memory (lists of
+ * strings, each a cabi_realloc block) into C strings, checked. No host
+ * call in here: on wasm32 a wa_p2_str array is the ABI's list<string>
+ * (and a pair of them a tuple<string, list<u8>>), read in place; natively
+ * the fuzzers build such lists (tests/fuzz/fuzz_lift.c, fuzz_http_fields.c).
+ *
+ * Sizes are summed with a check at each step, and a total past what a
+ * 32-bit memory can hold is refused with WA_E2BIG before a string is read:
+ * no honest host can have lowered it, and on wasm32 it would wrap size_t.
+ * Natively the limit is the same, so the fuzzers see wasm32's behaviour. */
+#ifndef WASYNC_WASI_LIFT_H
+#define WASYNC_WASI_LIFT_H
+
+#include <stddef.h>
+
+#include "cabi.h"
+#include "wasync/http.h"
+
+/* The most bytes a lifted result (or a host list) may take. */
+#define WA_P2_MEM_MAX 0xffffffffu
+
+/* 0 if a host list of n entries of k strings each fits a 32-bit memory,
+ * so that its entries may be read. Else WA_E2BIG, and the list (taken
+ * then) is freed: its block alone, for its entries cannot be read. */
+int wa_p2_list_check(wa_p2_str *list, size_t n, size_t k);
+
+/* Frees a host list of n strings (taken; checked): each string's block,
+ * then the list's. */
+void wa_p2_list_free(wa_p2_str *list, size_t n);
+
+/* A copy of s (borrowed) as a new C string in *out, the caller's to
+ * free(). A string with a NUL byte is refused (WA_EINVAL): no C string can
+ * hold it, and one cut at the NUL could pass for another. Else 0 or
+ * WA_ENOMEM. */
+int wa_p2_lift_str(wa_p2_str s, char **out);
+
+/* n entries of k strings each in list (taken, freed whatever the outcome)
+ * as one block in *out: n + 1 pointers (the last NULL), then the entries,
+ * the k strings of each joined by '=' (an environment's "NAME=value").
+ * The caller frees *out. Returns n, or WA_EINVAL (a NUL byte, as above),
+ * WA_E2BIG, WA_ENOMEM. */
+int wa_p2_lift_strv(wa_p2_str *list, size_t n, size_t k, char ***out);
+
+/* A fields' entries, n (name, value) pairs in list (taken, freed whatever
+ * the outcome), as one block in *out of n headers and their strings, the
+ * caller's to free(). A NUL, CR or LF in a name or value becomes a space,
+ * as RFC 9110 (section 5.5) allows of a recipient: nothing is cut short,
+ * and no line break reaches code that forwards a header. Returns 0,
+ * WA_E2BIG or WA_ENOMEM. */
+int wa_p2_lift_fields(wa_p2_str *list, size_t n, wa_http_header **out);
+
+#endif
