@@ -140,40 +140,46 @@ choose() {
   fi
 }
 
-# NAME:N: one case, its output shown.
-if [ $# -eq 1 ] && [[ $1 == *:* ]]; then
-  name=${1%%:*} n=${1##*:}
-  log=$logs/$name.$n.log
-  rc=$(WASYNC_FAIL_TRACE=1 run_case "$name" "$n" "$log" 300)
-  cat "$log"
-  class=$(classify "$name" "$rc" "$log")
-  echo "$name $n: exit $rc, $class"
-  [ "$class" = OK ]
-  exit
-fi
+# In a function, read whole before it runs: a long run (--full) is not
+# thrown by an edit of this file meanwhile.
+main() {
+  # NAME:N: one case, its output shown.
+  if [ $# -eq 1 ] && [[ $1 == *:* ]]; then
+    name=${1%%:*} n=${1##*:}
+    log=$logs/$name.$n.log
+    rc=$(WASYNC_FAIL_TRACE=1 run_case "$name" "$n" "$log" 300)
+    cat "$log"
+    class=$(classify "$name" "$rc" "$log")
+    echo "$name $n: exit $rc, $class"
+    [ "$class" = OK ]
+    exit
+  fi
 
-names=("$@")
-[ ${#names[@]} -gt 0 ] || names=("${all[@]}")
-results=$logs/results
-: >"$results"
-status=0
-printf '%-14s %6s %6s %6s %6s %6s %6s %7s\n' binary allocs runs ok crash hang leak seconds
-for name in "${names[@]}"; do
-  m=$(measure "$name") || { status=1; continue; }
-  read -r count secs <<<"$m"
-  t0=$(date +%s)
-  choose "$count" | sed "s/^/$name /; s/\$/ $((secs * 10 + 10))/" |
-    xargs -P "$jobs" -n 3 bash -c 'one "$@"' _ >"$logs/$name.results"
-  t1=$(date +%s)
-  cat "$logs/$name.results" >>"$results"
-  awk -v name="$name" -v count="$count" -v secs=$((t1 - t0)) '
-    { runs++; n[$3]++ }
-    END { printf "%-14s %6d %6d %6d %6d %6d %6d %7d\n", name, count, runs, n["OK"], n["CRASH"], n["HANG"], n["LEAK"], secs }' \
-    "$logs/$name.results"
-done
-if grep -v ' OK$' "$results" | sort -k1,1 -k2,2n >"$logs/failures"; [ -s "$logs/failures" ]; then
-  status=1
-  echo "not OK (logs in $logs/NAME.N.log; rerun one with: $0 $build NAME:N):"
-  sed 's/^/  /' "$logs/failures"
-fi
-exit $status
+  names=("$@")
+  [ ${#names[@]} -gt 0 ] || names=("${all[@]}")
+  results=$logs/results
+  : >"$results"
+  status=0
+  printf '%-14s %6s %6s %6s %6s %6s %6s %7s\n' binary allocs runs ok crash hang leak seconds
+  for name in "${names[@]}"; do
+    m=$(measure "$name") || { status=1; continue; }
+    read -r count secs <<<"$m"
+    t0=$(date +%s)
+    choose "$count" | sed "s/^/$name /; s/\$/ $((secs * 10 + 10))/" |
+      xargs -P "$jobs" -n 3 bash -c 'one "$@"' _ >"$logs/$name.results"
+    t1=$(date +%s)
+    cat "$logs/$name.results" >>"$results"
+    awk -v name="$name" -v count="$count" -v secs=$((t1 - t0)) '
+      { runs++; n[$3]++ }
+      END { printf "%-14s %6d %6d %6d %6d %6d %6d %7d\n", name, count, runs, n["OK"], n["CRASH"], n["HANG"], n["LEAK"], secs }' \
+      "$logs/$name.results"
+  done
+  if grep -v ' OK$' "$results" | sort -k1,1 -k2,2n >"$logs/failures"; [ -s "$logs/failures" ]; then
+    status=1
+    echo "not OK (logs in $logs/NAME.N.log; rerun one with: $0 $build NAME:N):"
+    sed 's/^/  /' "$logs/failures"
+  fi
+  exit $status
+}
+
+main "$@"
