@@ -331,6 +331,7 @@ static int busy_then_sleep_poll(wa_future *f, wa_cx *cx)
 {
     busy_then_sleep *t = (busy_then_sleep *)f;
     WA_BEGIN(t, cx);
+    (void)wa_now(cx->rt); /* the tick's time, read (and cached) first */
     uint64_t start = host_now(cx->rt);
     while (host_now(cx->rt) - start < WA_MS(30)) {
     }

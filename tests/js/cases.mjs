@@ -184,5 +184,12 @@ export const exportedCalls = define('exported async functions: fail_with rejects
   return `fail_with(-4): ${e.message}; sleep_ms(0) took ${took.toFixed(3)} ms`;
 });
 
+export const lateSleep = define('a sleep armed after a 30 ms busy poll lasts its 50 ms from its arm', async ({ rt }) => {
+  const took = await rt.callAsync('late_sleep_ms', 30, 50);
+  check(took >= 50 && took < 1000, `late_sleep_ms(30, 50) slept ${took} ms`);
+  equal(rt.exports.live_tasks(), 0, 'live tasks');
+  return `slept ${took.toFixed(1)} ms`;
+});
+
 /** Every case, by name, in the order they run. */
-export const cases = { demo, yieldMillion, spinKeepsTimers, droppedFetch, rejectedPromise, timers10k, exportedCalls };
+export const cases = { demo, yieldMillion, spinKeepsTimers, droppedFetch, rejectedPromise, timers10k, exportedCalls, lateSleep };

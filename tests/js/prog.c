@@ -72,6 +72,36 @@ EXPORT(sleep_ms) int sleep_ms(uint32_t call, double ms)
     return spawn_job(&sleeper_vt, &j);
 }
 
+/* late_sleep_ms(busy, ms): a poll busy for `busy` ms (a long tick), then a
+ * sleep of ms; resolves with the ms from the sleep's first poll to its end,
+ * on the host's clock (never less than ms). */
+static uint64_t host_now(wa_rt *rt)
+{
+    wa_backend *b = wa_rt_backend(rt);
+    return b->vt->now(b);
+}
+
+static int late_sleeper_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    (void)wa_now(cx->rt); /* the tick's time, read (and cached) first */
+    j->t0 = host_now(cx->rt);
+    while (host_now(cx->rt) - j->t0 < WA_MS(j->n)) {
+    }
+    j->t0 = host_now(cx->rt);
+    WA_AWAIT(wa_sleep_init(&j->s, WA_MS(j->ms)));
+    wa_js_settle(j->call, 0, NULL, 0, (double)(host_now(cx->rt) - j->t0) / 1e6);
+    WA_END();
+}
+static const wa_future_vt late_sleeper_vt = {late_sleeper_poll, job_drop, "late_sleeper"};
+
+EXPORT(late_sleep_ms) int late_sleep_ms(uint32_t call, double busy, double ms)
+{
+    job j = {.call = call, .n = (long)busy, .ms = (uint64_t)ms};
+    return spawn_job(&late_sleeper_vt, &j);
+}
+
 /* fetch_body(url): resolves with the body; rejects on failure. */
 static int fetcher_poll(wa_future *f, wa_cx *cx)
 {

@@ -1,13 +1,16 @@
 // Timers and exported async calls: 10,000 sleeps on one host timer, errors
-// from C as rejections (those two shared with Chromium: tests/js/cases.mjs).
+// from C as rejections, a sleep armed late in a long tick (those three
+// shared with Chromium: tests/js/cases.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { prog, runCase, since } from './prog.mjs';
-import { timers10k, exportedCalls } from './cases.mjs';
+import { timers10k, exportedCalls, lateSleep } from './cases.mjs';
 
 test(timers10k.title, (t) => runCase(timers10k, { t }));
 
 test(exportedCalls.title, (t) => runCase(exportedCalls, { t }));
+
+test(lateSleep.title, (t) => runCase(lateSleep, { t }));
 
 test('an unknown export rejects at once', async () => {
   const rt = await prog();
