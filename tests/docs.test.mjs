@@ -1,0 +1,49 @@
+// The docs name only what exists: every repository path in backticks in
+// README.md, js/README.md and docs/*.md is a file or folder of the repo,
+// and every wa_/WA_ name is defined or used somewhere in the code (a name
+// ending in * is a prefix, and a path with a * a pattern). Placeholders in
+// capitals (fuzz_NAME.c) match anything.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const read = (p) => readFileSync(join(root, p), 'utf8');
+
+/* The files under dir: sources only, or (any) every file. */
+function files(dir, out = [], any = false) {
+  for (const f of readdirSync(join(root, dir))) {
+    const p = `${dir}/${f}`;
+    if (statSync(join(root, p)).isDirectory()) files(p, out, any);
+    else if (any || /\.(c|h|mjs|cmake|sh|txt)$/.test(f)) out.push(p);
+  }
+  return out;
+}
+
+const docs = ['README.md', 'js/README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const code = ['include', 'src', 'tests', 'js', 'examples', 'bench', 'scripts', 'cmake']
+  .flatMap((d) => files(d)).concat(['CMakeLists.txt', 'Makefile']).map(read).join('\n');
+const roots = /^((?:src|include|tests|examples|bench|docs|js|scripts|cmake|wit)\/[\w./*-]*)/;
+const all = ['include', 'src', 'tests', 'js', 'examples', 'bench', 'scripts', 'cmake', 'docs', 'wit'].flatMap((d) => files(d, [], true));
+/* A path with a * is a pattern: some file matches it. */
+const exists = (p) => p.includes('*')
+  ? all.some((f) => new RegExp(`^${p.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}`).test(f))
+  : existsSync(join(root, p));
+
+test('the docs name only files and symbols that exist', () => {
+  const missing = [];
+  for (const doc of docs) {
+    for (const [, quoted] of read(doc).matchAll(/`([^`\n]+)`/g)) {
+      const path = quoted.match(roots)?.[1].replace(/[.,:]$/, '');
+      if (path && !/[A-Z]{3,}/.test(path) && !exists(path))
+        missing.push(`${doc}: ${path}`);
+      for (const [, name, star] of quoted.matchAll(/\b((?:wa|WA)_\w+)(\*?)/g)) {
+        const re = new RegExp(star ? `\\b${name}` : `\\b${name}\\b`);
+        if (!re.test(code)) missing.push(`${doc}: ${name}${star}`);
+      }
+    }
+  }
+  assert.deepEqual(missing, []);
+});
