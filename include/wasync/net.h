@@ -30,6 +30,17 @@ typedef struct wa_ip {
     uint8_t bytes[16];
 } wa_ip;
 
+/* What an operation of the host keeps (its socket, registration and
+ * readiness wait): private, and one size whatever the host, so that a
+ * program built without the library's build settings has the layout the
+ * library has. Each host checks that its state fits. */
+#define WA_NET_HOST_SIZE (16 + WA_STREAM_WAIT_SIZE)
+typedef union wa_net_host {
+    unsigned char bytes[WA_NET_HOST_SIZE];
+    uint64_t align_;
+    void *align_ptr_;
+} wa_net_host;
+
 /* The steps of listening, accepting, connecting (private fields). */
 typedef struct wa_tcp_op {
     wa_future fut;
@@ -37,15 +48,7 @@ typedef struct wa_tcp_op {
     wa_ip ip;
     uint16_t port;
     int step, registered, waiting;
-#if defined(WASYNC_HOST_WASIP2)
-    uint32_t sock, net;
-    wa_pollable_key key;
-    wa_pollable_wait wait;
-#elif defined(__linux__)
-    int fd;
-    wa_fd_key key;
-    wa_fd_wait wait;
-#endif
+    wa_net_host host;
     wa_tcp *listener;  /* listen: the result; accept: its listener */
     wa_stream *conn;   /* accept, connect: the result */
 } wa_tcp_op;
@@ -91,15 +94,7 @@ typedef struct wa_dns {
     wa_rt *rt;
     const char *name;
     int registered, waiting;
-#if defined(WASYNC_HOST_WASIP2)
-    uint32_t net, stream;
-    wa_pollable_key key;
-    wa_pollable_wait wait;
-#elif defined(__linux__)
-    struct wa_dns_job *job;
-    wa_fd_key key;
-    wa_fd_wait wait;
-#endif
+    wa_net_host host;
     wa_ip addrs[WA_DNS_MAX];
     int n;
 } wa_dns;

@@ -14,6 +14,17 @@
 
 #include "wasync/net.h"
 
+/* The host part of a lookup (wa_net_host): the job its thread shares,
+ * the eventfd's registration and the wait on it. */
+typedef struct wa_dns_host {
+    struct wa_dns_job *job;
+    wa_fd_key key;
+    wa_fd_wait wait;
+} wa_dns_host;
+_Static_assert(sizeof(wa_dns_host) <= sizeof(wa_net_host) && _Alignof(wa_dns_host) <= _Alignof(wa_net_host),
+               "wa_net_host too small");
+#define WA_DNS_H(d) ((wa_dns_host *)(void *)&(d)->host)
+
 struct wa_dns_job {
     atomic_int refs;  /* the lookup's and the thread's */
     atomic_int done;  /* set (release) once rc and the addresses are */
@@ -84,8 +95,8 @@ static int wa_dns_start(wa_dns *d)
         free(j);
         return WA_EIO;
     }
-    d->job = j;
-    int rc = wa_fd_register(d->rt, j->efd, &d->key);
+    WA_DNS_H(d)->job = j;
+    int rc = wa_fd_register(d->rt, j->efd, &WA_DNS_H(d)->key);
     if (rc < 0)
         return rc;
     d->registered = 1;
@@ -106,14 +117,14 @@ static int wa_dns_start(wa_dns *d)
 static void wa_dns_release(wa_dns *d)
 {
     d->name = NULL;
-    wa_drop_held(&d->wait.fut, &d->waiting);
+    wa_drop_held(&WA_DNS_H(d)->wait.fut, &d->waiting);
     if (d->registered) {
-        wa_fd_deregister(d->rt, d->key);
+        wa_fd_deregister(d->rt, WA_DNS_H(d)->key);
         d->registered = 0;
     }
-    if (d->job) {
-        wa_dns_job_unref(d->job);
-        d->job = NULL;
+    if (WA_DNS_H(d)->job) {
+        wa_dns_job_unref(WA_DNS_H(d)->job);
+        WA_DNS_H(d)->job = NULL;
     }
 }
 
@@ -123,24 +134,24 @@ static int wa_dns_poll(wa_future *f, wa_cx *cx)
     int rc;
     if (!d->name)
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed DNS lookup");
-    if (!d->job && (rc = wa_dns_start(d)) < 0) {
+    if (!WA_DNS_H(d)->job && (rc = wa_dns_start(d)) < 0) {
         wa_dns_release(d);
         return rc;
     }
-    while (!atomic_load_explicit(&d->job->done, memory_order_acquire)) {
+    while (!atomic_load_explicit(&WA_DNS_H(d)->job->done, memory_order_acquire)) {
         if (!d->waiting) {
-            wa_fd_wait_init(&d->wait, d->key, WA_READABLE);
+            wa_fd_wait_init(&WA_DNS_H(d)->wait, WA_DNS_H(d)->key, WA_READABLE);
             d->waiting = 1;
         }
-        if ((rc = wa_poll_held(&d->wait.fut, &d->waiting, cx)) != 0) {
+        if ((rc = wa_poll_held(&WA_DNS_H(d)->wait.fut, &d->waiting, cx)) != 0) {
             if (rc != WA_PENDING)
                 wa_dns_release(d);
             return rc;
         }
     }
-    rc = d->job->rc;
-    d->n = d->job->n;
-    memcpy(d->addrs, d->job->addrs, sizeof d->addrs);
+    rc = WA_DNS_H(d)->job->rc;
+    d->n = WA_DNS_H(d)->job->n;
+    memcpy(d->addrs, WA_DNS_H(d)->job->addrs, sizeof d->addrs);
     wa_dns_release(d);
     return rc;
 }

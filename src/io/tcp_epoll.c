@@ -15,6 +15,17 @@
 #include "fd_stream.h"
 #include "tcp.h"
 
+/* The host part of an operation (wa_net_host): its socket, its
+ * registration and its readiness wait. */
+typedef struct wa_tcp_host {
+    int fd;
+    wa_fd_key key;
+    wa_fd_wait wait;
+} wa_tcp_host;
+_Static_assert(sizeof(wa_tcp_host) <= sizeof(wa_net_host) && _Alignof(wa_tcp_host) <= _Alignof(wa_net_host),
+               "wa_net_host too small");
+#define WA_TCP_H(op) ((wa_tcp_host *)(void *)&(op)->host)
+
 typedef union wa_sockaddr {
     struct sockaddr sa;
     struct sockaddr_in v4;
@@ -41,14 +52,14 @@ static socklen_t wa_tcp_sockaddr(const wa_tcp_op *op, wa_sockaddr *a)
  * holds none: it borrows the listener's). */
 static void wa_tcp_op_release(wa_tcp_op *op)
 {
-    wa_drop_held(&op->wait.fut, &op->waiting);
+    wa_drop_held(&WA_TCP_H(op)->wait.fut, &op->waiting);
     if (op->registered) {
-        wa_fd_deregister(op->rt, op->key);
+        wa_fd_deregister(op->rt, WA_TCP_H(op)->key);
         op->registered = 0;
     }
-    if (op->fd >= 0) {
-        close(op->fd);
-        op->fd = -1;
+    if (WA_TCP_H(op)->fd >= 0) {
+        close(WA_TCP_H(op)->fd);
+        WA_TCP_H(op)->fd = -1;
     }
 }
 
@@ -62,9 +73,9 @@ static int wa_tcp_fail(wa_tcp_op *op, int rc)
 static int wa_tcp_socket(wa_tcp_op *op)
 {
     int family = op->ip.v6 ? AF_INET6 : AF_INET;
-    if ((op->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+    if ((WA_TCP_H(op)->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
         return wa_errno_map(errno);
-    int rc = wa_fd_register(op->rt, op->fd, &op->key);
+    int rc = wa_fd_register(op->rt, WA_TCP_H(op)->fd, &WA_TCP_H(op)->key);
     if (rc < 0)
         return wa_tcp_fail(op, rc);
     op->registered = 1;
@@ -75,13 +86,13 @@ static int wa_tcp_socket(wa_tcp_op *op)
  * try again) or an error (WA_ECLOSED: the socket was closed meanwhile). */
 static int wa_tcp_waited(wa_tcp_op *op, wa_cx *cx)
 {
-    return op->waiting ? wa_poll_held(&op->wait.fut, &op->waiting, cx) : 0;
+    return op->waiting ? wa_poll_held(&WA_TCP_H(op)->wait.fut, &op->waiting, cx) : 0;
 }
 
 /* Starts a wait for events on key; polls it. */
 static int wa_tcp_wait(wa_tcp_op *op, wa_fd_key key, unsigned events, wa_cx *cx)
 {
-    wa_fd_wait_init(&op->wait, key, events);
+    wa_fd_wait_init(&WA_TCP_H(op)->wait, key, events);
     op->waiting = 1;
     return wa_tcp_waited(op, cx);
 }
@@ -99,20 +110,20 @@ static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
     socklen_t len = wa_tcp_sockaddr(op, &a);
     int one = 1, rc = wa_tcp_socket(op);
     /* IPv6 only, as on WASI 0.2 (and "::" then leaves IPv4 to "0.0.0.0") */
-    if (rc == 0 && ((op->ip.v6 && setsockopt(op->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
-                    setsockopt(op->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-                    bind(op->fd, &a.sa, len) < 0 || listen(op->fd, SOMAXCONN) < 0 ||
-                    getsockname(op->fd, &a.sa, &len) < 0))
+    if (rc == 0 && ((op->ip.v6 && setsockopt(WA_TCP_H(op)->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
+                    setsockopt(WA_TCP_H(op)->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+                    bind(WA_TCP_H(op)->fd, &a.sa, len) < 0 || listen(WA_TCP_H(op)->fd, SOMAXCONN) < 0 ||
+                    getsockname(WA_TCP_H(op)->fd, &a.sa, &len) < 0))
         rc = wa_tcp_fail(op, wa_errno_map(errno));
     if (rc < 0) {
         free(l);
         return rc;
     }
-    l->fd = op->fd; /* the socket is the listener's now */
-    l->key = op->key;
+    l->fd = WA_TCP_H(op)->fd; /* the socket is the listener's now */
+    l->key = WA_TCP_H(op)->key;
     l->port = ntohs(op->ip.v6 ? a.v6.sin6_port : a.v4.sin_port);
     op->listener = l;
-    op->fd = -1;
+    WA_TCP_H(op)->fd = -1;
     op->registered = 0;
     return 0;
 }
@@ -124,7 +135,7 @@ static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_op_drop
 /* The host's "none" in a started op's fields. */
 static wa_future *wa_tcp_op_none(wa_future *f)
 {
-    ((wa_tcp_op *)f)->fd = -1;
+    WA_TCP_H((wa_tcp_op *)f)->fd = -1;
     return f;
 }
 
@@ -211,21 +222,21 @@ static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
         if ((rc = wa_tcp_socket(op)) < 0)
             return rc;
         op->step = 1;
-        if (connect(op->fd, &a.sa, len) < 0 && errno != EINPROGRESS)
+        if (connect(WA_TCP_H(op)->fd, &a.sa, len) < 0 && errno != EINPROGRESS)
             return wa_tcp_fail(op, wa_errno_map(errno));
-        rc = wa_tcp_wait(op, op->key, WA_WRITABLE, cx);
+        rc = wa_tcp_wait(op, WA_TCP_H(op)->key, WA_WRITABLE, cx);
     } else {
         rc = wa_tcp_waited(op, cx);
     }
     if (rc != 0)
         return rc == WA_PENDING ? rc : wa_tcp_fail(op, rc);
     socklen_t len = sizeof err;
-    if (getsockopt(op->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+    if (getsockopt(WA_TCP_H(op)->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
         err = errno;
     if (err)
         return wa_tcp_fail(op, wa_errno_map(err));
-    rc = wa_fd_stream_adopt(op->rt, op->fd, &op->key, &op->conn); /* takes both */
-    op->fd = -1;
+    rc = wa_fd_stream_adopt(op->rt, WA_TCP_H(op)->fd, &WA_TCP_H(op)->key, &op->conn); /* takes both */
+    WA_TCP_H(op)->fd = -1;
     op->registered = 0;
     return rc;
 }

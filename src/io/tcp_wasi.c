@@ -8,21 +8,32 @@
 #include "tcp.h"
 #include "wasi_stream.h"
 
+/* The host part of an operation (wa_net_host): its socket and network
+ * handles, the pollable's registration and the wait on it. */
+typedef struct wa_tcp_host {
+    uint32_t sock, net;
+    wa_pollable_key key;
+    wa_pollable_wait wait;
+} wa_tcp_host;
+_Static_assert(sizeof(wa_tcp_host) <= sizeof(wa_net_host) && _Alignof(wa_tcp_host) <= _Alignof(wa_net_host),
+               "wa_net_host too small");
+#define WA_TCP_H(op) ((wa_tcp_host *)(void *)&(op)->host)
+
 /* Awaits the socket's pollable after a would-block: 1 retry now, 0
  * pending, < 0 an error. */
 static int wa_tcp_await(wa_tcp_op *op, wa_cx *cx)
 {
     if (!op->registered) {
-        int rc = wa_pollable_register(op->rt, wa_p2_tcp_subscribe(op->sock), &op->key);
+        int rc = wa_pollable_register(op->rt, wa_p2_tcp_subscribe(WA_TCP_H(op)->sock), &WA_TCP_H(op)->key);
         if (rc < 0)
             return rc;
         op->registered = 1;
     }
     if (!op->waiting) {
-        wa_pollable_wait_init(&op->wait, op->key);
+        wa_pollable_wait_init(&WA_TCP_H(op)->wait, WA_TCP_H(op)->key);
         op->waiting = 1;
     }
-    int rc = wa_poll_held(&op->wait.fut, &op->waiting, cx);
+    int rc = wa_poll_held(&WA_TCP_H(op)->wait.fut, &op->waiting, cx);
     return rc == WA_PENDING ? 0 : rc < 0 ? rc : 1;
 }
 
@@ -47,25 +58,25 @@ static int wa_tcp_drive(wa_tcp_op *op, wa_cx *cx, int (*step)(wa_tcp_op *))
 
 static void wa_tcp_op_release(wa_tcp_op *op, int drop_socket)
 {
-    wa_drop_held(&op->wait.fut, &op->waiting);
+    wa_drop_held(&WA_TCP_H(op)->wait.fut, &op->waiting);
     if (op->registered && drop_socket) {
-        wa_pollable_deregister(op->rt, op->key);
+        wa_pollable_deregister(op->rt, WA_TCP_H(op)->key);
         op->registered = 0;
     }
-    if (drop_socket && op->sock != WA_NO_HANDLE) {
-        wa_p2_tcp_drop(op->sock);
-        op->sock = WA_NO_HANDLE;
+    if (drop_socket && WA_TCP_H(op)->sock != WA_NO_HANDLE) {
+        wa_p2_tcp_drop(WA_TCP_H(op)->sock);
+        WA_TCP_H(op)->sock = WA_NO_HANDLE;
     }
-    if (op->net != WA_NO_HANDLE) {
-        wa_p2_network_drop(op->net);
-        op->net = WA_NO_HANDLE;
+    if (WA_TCP_H(op)->net != WA_NO_HANDLE) {
+        wa_p2_network_drop(WA_TCP_H(op)->net);
+        WA_TCP_H(op)->net = WA_NO_HANDLE;
     }
 }
 
 static int wa_tcp_begin(wa_tcp_op *op)
 {
-    op->net = wa_p2_instance_network();
-    return wa_p2_tcp_create(op->ip.v6, &op->sock);
+    WA_TCP_H(op)->net = wa_p2_instance_network();
+    return wa_p2_tcp_create(op->ip.v6, &WA_TCP_H(op)->sock);
 }
 
 static wa_p2_addr wa_tcp_addr(const wa_tcp_op *op) { return (wa_p2_addr){.ip = op->ip, .port = op->port}; }
@@ -77,10 +88,10 @@ static int wa_tcp_listen_step(wa_tcp_op *op)
     wa_p2_addr a = wa_tcp_addr(op);
     switch (op->step) {
     case 0: rc = wa_tcp_begin(op); break;
-    case 1: rc = wa_p2_tcp_start_bind(op->sock, op->net, &a); break;
-    case 2: rc = wa_p2_tcp_finish_bind(op->sock); break;
-    case 3: rc = wa_p2_tcp_start_listen(op->sock); break;
-    case 4: rc = wa_p2_tcp_finish_listen(op->sock); break;
+    case 1: rc = wa_p2_tcp_start_bind(WA_TCP_H(op)->sock, WA_TCP_H(op)->net, &a); break;
+    case 2: rc = wa_p2_tcp_finish_bind(WA_TCP_H(op)->sock); break;
+    case 3: rc = wa_p2_tcp_start_listen(WA_TCP_H(op)->sock); break;
+    case 4: rc = wa_p2_tcp_finish_listen(WA_TCP_H(op)->sock); break;
     default: return 0;
     }
     if (rc == 0 && ++op->step <= 4)
@@ -100,17 +111,17 @@ static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
     wa_p2_addr a;
     if (!l)
         return WA_ENOMEM;
-    if (!op->registered && (rc = wa_pollable_register(op->rt, wa_p2_tcp_subscribe(op->sock), &op->key)) < 0) {
+    if (!op->registered && (rc = wa_pollable_register(op->rt, wa_p2_tcp_subscribe(WA_TCP_H(op)->sock), &WA_TCP_H(op)->key)) < 0) {
         free(l);
         return rc;
     }
-    l->sock = op->sock;
-    l->net = op->net;
-    l->key = op->key;
-    l->port = wa_p2_tcp_local_address(op->sock, &a) == 0 ? a.port : 0;
+    l->sock = WA_TCP_H(op)->sock;
+    l->net = WA_TCP_H(op)->net;
+    l->key = WA_TCP_H(op)->key;
+    l->port = wa_p2_tcp_local_address(WA_TCP_H(op)->sock, &a) == 0 ? a.port : 0;
     op->listener = l;
     op->registered = 0; /* all of it is the listener's now */
-    op->sock = op->net = WA_NO_HANDLE;
+    WA_TCP_H(op)->sock = WA_TCP_H(op)->net = WA_NO_HANDLE;
     return 0;
 }
 
@@ -122,7 +133,7 @@ static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_op_drop
 static wa_future *wa_tcp_op_none(wa_future *f)
 {
     wa_tcp_op *op = (wa_tcp_op *)f;
-    op->sock = op->net = WA_NO_HANDLE;
+    WA_TCP_H(op)->sock = WA_TCP_H(op)->net = WA_NO_HANDLE;
     return f;
 }
 
@@ -152,7 +163,7 @@ static int wa_tcp_accept_step(wa_tcp_op *op)
 
 static int wa_tcp_accept_try(wa_tcp_op *op, wa_cx *cx)
 {
-    op->key = op->listener->key; /* borrowed: release(…, 0) keeps it */
+    WA_TCP_H(op)->key = op->listener->key; /* borrowed: release(…, 0) keeps it */
     op->registered = 1;
     return wa_tcp_drive(op, cx, wa_tcp_accept_step);
 }
@@ -183,16 +194,16 @@ static int wa_tcp_connect_step(wa_tcp_op *op)
     uint32_t in, out;
     switch (op->step) {
     case 0: rc = wa_tcp_begin(op); break;
-    case 1: rc = wa_p2_tcp_start_connect(op->sock, op->net, &a); break;
+    case 1: rc = wa_p2_tcp_start_connect(WA_TCP_H(op)->sock, WA_TCP_H(op)->net, &a); break;
     case 2:
-        rc = wa_p2_tcp_finish_connect(op->sock, &in, &out);
+        rc = wa_p2_tcp_finish_connect(WA_TCP_H(op)->sock, &in, &out);
         if (rc == 0) {
             /* the stream takes the socket; the pollable goes first */
             if (op->registered)
-                wa_pollable_deregister(op->rt, op->key);
+                wa_pollable_deregister(op->rt, WA_TCP_H(op)->key);
             op->registered = 0;
-            rc = wa_wasi_stream_open_owned(op->rt, in, out, op->sock, wa_p2_tcp_drop, &op->conn);
-            op->sock = WA_NO_HANDLE;
+            rc = wa_wasi_stream_open_owned(op->rt, in, out, WA_TCP_H(op)->sock, wa_p2_tcp_drop, &op->conn);
+            WA_TCP_H(op)->sock = WA_NO_HANDLE;
         }
         break;
     default: return 0;

@@ -1,0 +1,31 @@
+/* Prints the size and alignment of every public type, and the offsets of
+ * the fields after a host's private storage. Built once per host define
+ * (none, WASYNC_HOST_WASIP1, WASYNC_HOST_WASIP2) and compared: a program
+ * built without the library's build settings must see the layout the
+ * library was built with (tests/layout.cmake). */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "wasync.h"
+#include "wasync/http.h"
+#include "wasync/js.h"
+#include "wasync/net.h"
+#include "wasync/wasi.h"
+
+#define TYPE(t) printf("%-18s %4zu %2zu\n", #t, sizeof(t), _Alignof(t));
+#define FIELD(t, f) printf("%-18s .%-10s %4zu\n", #t, #f, offsetof(t, f));
+
+int main(void)
+{
+    TYPE(wa_acquire) TYPE(wa_backend) TYPE(wa_backend_vt) TYPE(wa_branch) TYPE(wa_combo) TYPE(wa_copy)
+    TYPE(wa_coro) TYPE(wa_cx) TYPE(wa_dns) TYPE(wa_future) TYPE(wa_future_vt) TYPE(wa_http_fetch)
+    TYPE(wa_http_header) TYPE(wa_http_request) TYPE(wa_http_send) TYPE(wa_interval) TYPE(wa_ip) TYPE(wa_join)
+    TYPE(wa_js_op) TYPE(wa_mutex) TYPE(wa_net_host) TYPE(wa_notified) TYPE(wa_notify) TYPE(wa_pollable_wait)
+    TYPE(wa_read) TYPE(wa_read_all) TYPE(wa_recv) TYPE(wa_rt_stats) TYPE(wa_rx) TYPE(wa_scope) TYPE(wa_sem)
+    TYPE(wa_send) TYPE(wa_sleep) TYPE(wa_stream) TYPE(wa_stream_vt) TYPE(wa_stream_wait) TYPE(wa_tcp_op)
+    TYPE(wa_timeout) TYPE(wa_timer) TYPE(wa_tx) TYPE(wa_wait_link) TYPE(wa_waiter) TYPE(wa_waitq) TYPE(wa_waker)
+    TYPE(wa_waker_vt) TYPE(wa_wasi_datetime) TYPE(wa_wasip2_stats) TYPE(wa_write) TYPE(wa_yield)
+    FIELD(wa_tcp_op, host) FIELD(wa_tcp_op, listener) FIELD(wa_tcp_op, conn)
+    FIELD(wa_dns, host) FIELD(wa_dns, addrs) FIELD(wa_dns, n)
+    return 0;
+}
