@@ -3,7 +3,6 @@
  * A socket is IPv4 or IPv6 as its address is. */
 #include <stdlib.h>
 
-#include "../core/rt.h"
 #include "../wasi/sockets.h"
 #include "tcp.h"
 #include "wasi_stream.h"

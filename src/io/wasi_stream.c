@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/rt.h"
 #include "../wasi/cabi.h"
 #include "../wasi/cli.h"
 #include "../wasi/io.h"

@@ -6,6 +6,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* Declares a function as the import `name` of the WASI interface `module`
+ * ("wasi:io/streams@0.2.12"): the core names wit-component expects. */
+#define WA_P2_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
+
 /* A string (or list<u8>) as the ABI lays it out on wasm32: ptr, then len;
  * never NUL-terminated. */
 typedef struct wa_p2_str {

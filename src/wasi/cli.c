@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cabi.h"
 #include "cli.h"
 #include "io.h"
 #include "lift.h"
 #include "wasync/wasi.h"
 
-#define WA_P2_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
 #define ENV "wasi:cli/environment@0.2.12"
 
 WA_P2_IMPORT(ENV, "get-environment") void wa_p2_imp_get_environment(int32_t ret);

@@ -1,10 +1,10 @@
 /* wasi:clocks: monotonic-clock (clocks.h) and wall-clock (wasync/wasi.h).
  * A datetime does not fit one flat value, so it comes back in a return
  * area: seconds (u64) at 0, nanoseconds (u32) at 8. */
+#include "cabi.h"
 #include "clocks.h"
 #include "wasync/wasi.h"
 
-#define WA_P2_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
 #define MONO "wasi:clocks/monotonic-clock@0.2.12"
 #define WALL "wasi:clocks/wall-clock@0.2.12"
 

@@ -5,49 +5,49 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../core/rt.h"
+#include "cabi.h"
 #include "http.h"
 #include "io.h"
 #include "lift.h"
 
-#define WA_P2_IMPORT(name) __attribute__((import_module("wasi:http/types@0.2.12"), import_name(name)))
+#define WA_P2_HTTP_TYPES "wasi:http/types@0.2.12"
 #define I32 int32_t
 #define ADDR(p) ((I32)(uintptr_t)(p))
 
-WA_P2_IMPORT("[static]fields.from-list") void wa_p2_imp_fields_from_list(I32, I32, I32);
-WA_P2_IMPORT("[method]fields.entries") void wa_p2_imp_fields_entries(I32, I32);
-WA_P2_IMPORT("[resource-drop]fields") void wa_p2_imp_fields_drop(I32);
-WA_P2_IMPORT("[method]incoming-request.method") void wa_p2_imp_request_method(I32, I32);
-WA_P2_IMPORT("[method]incoming-request.path-with-query") void wa_p2_imp_request_path(I32, I32);
-WA_P2_IMPORT("[method]incoming-request.authority") void wa_p2_imp_request_authority(I32, I32);
-WA_P2_IMPORT("[method]incoming-request.headers") I32 wa_p2_imp_request_headers(I32);
-WA_P2_IMPORT("[method]incoming-request.consume") void wa_p2_imp_request_consume(I32, I32);
-WA_P2_IMPORT("[resource-drop]incoming-request") void wa_p2_imp_request_drop(I32);
-WA_P2_IMPORT("[constructor]outgoing-response") I32 wa_p2_imp_response_new(I32);
-WA_P2_IMPORT("[method]outgoing-response.set-status-code") I32 wa_p2_imp_set_status(I32, I32);
-WA_P2_IMPORT("[method]outgoing-response.body") void wa_p2_imp_response_body(I32, I32);
-WA_P2_IMPORT("[resource-drop]outgoing-response") void wa_p2_imp_outgoing_response_drop(I32);
-WA_P2_IMPORT("[static]response-outparam.set") void wa_p2_imp_outparam_set(I32, I32, I32, I32, int64_t, I32, I32, I32, I32);
-WA_P2_IMPORT("[resource-drop]response-outparam") void wa_p2_imp_outparam_drop(I32);
-WA_P2_IMPORT("[method]outgoing-body.write") void wa_p2_imp_body_write(I32, I32);
-WA_P2_IMPORT("[static]outgoing-body.finish") void wa_p2_imp_body_finish(I32, I32, I32, I32);
-WA_P2_IMPORT("[resource-drop]outgoing-body") void wa_p2_imp_outgoing_body_drop(I32);
-WA_P2_IMPORT("[constructor]outgoing-request") I32 wa_p2_imp_request_new(I32);
-WA_P2_IMPORT("[method]outgoing-request.set-method") I32 wa_p2_imp_set_method(I32, I32, I32, I32);
-WA_P2_IMPORT("[method]outgoing-request.set-scheme") I32 wa_p2_imp_set_scheme(I32, I32, I32, I32, I32);
-WA_P2_IMPORT("[method]outgoing-request.set-authority") I32 wa_p2_imp_set_authority(I32, I32, I32, I32);
-WA_P2_IMPORT("[method]outgoing-request.set-path-with-query") I32 wa_p2_imp_set_path(I32, I32, I32, I32);
-WA_P2_IMPORT("[method]outgoing-request.body") void wa_p2_imp_request_body(I32, I32);
-WA_P2_IMPORT("[resource-drop]outgoing-request") void wa_p2_imp_request_out_drop(I32);
-WA_P2_IMPORT("[method]future-incoming-response.subscribe") I32 wa_p2_imp_future_subscribe(I32);
-WA_P2_IMPORT("[method]future-incoming-response.get") void wa_p2_imp_future_get(I32, I32);
-WA_P2_IMPORT("[resource-drop]future-incoming-response") void wa_p2_imp_future_drop(I32);
-WA_P2_IMPORT("[method]incoming-response.status") I32 wa_p2_imp_response_status(I32);
-WA_P2_IMPORT("[method]incoming-response.headers") I32 wa_p2_imp_response_headers(I32);
-WA_P2_IMPORT("[method]incoming-response.consume") void wa_p2_imp_response_consume(I32, I32);
-WA_P2_IMPORT("[method]incoming-body.stream") void wa_p2_imp_body_stream(I32, I32);
-WA_P2_IMPORT("[resource-drop]incoming-body") void wa_p2_imp_incoming_body_drop(I32);
-WA_P2_IMPORT("[resource-drop]incoming-response") void wa_p2_imp_incoming_response_drop(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[static]fields.from-list") void wa_p2_imp_fields_from_list(I32, I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]fields.entries") void wa_p2_imp_fields_entries(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]fields") void wa_p2_imp_fields_drop(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.method") void wa_p2_imp_request_method(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.path-with-query") void wa_p2_imp_request_path(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.authority") void wa_p2_imp_request_authority(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.headers") I32 wa_p2_imp_request_headers(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.consume") void wa_p2_imp_request_consume(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]incoming-request") void wa_p2_imp_request_drop(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[constructor]outgoing-response") I32 wa_p2_imp_response_new(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-response.set-status-code") I32 wa_p2_imp_set_status(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-response.body") void wa_p2_imp_response_body(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]outgoing-response") void wa_p2_imp_outgoing_response_drop(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[static]response-outparam.set") void wa_p2_imp_outparam_set(I32, I32, I32, I32, int64_t, I32, I32, I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]response-outparam") void wa_p2_imp_outparam_drop(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-body.write") void wa_p2_imp_body_write(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[static]outgoing-body.finish") void wa_p2_imp_body_finish(I32, I32, I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]outgoing-body") void wa_p2_imp_outgoing_body_drop(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[constructor]outgoing-request") I32 wa_p2_imp_request_new(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-method") I32 wa_p2_imp_set_method(I32, I32, I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-scheme") I32 wa_p2_imp_set_scheme(I32, I32, I32, I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-authority") I32 wa_p2_imp_set_authority(I32, I32, I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-path-with-query") I32 wa_p2_imp_set_path(I32, I32, I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.body") void wa_p2_imp_request_body(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]outgoing-request") void wa_p2_imp_request_out_drop(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]future-incoming-response.subscribe") I32 wa_p2_imp_future_subscribe(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]future-incoming-response.get") void wa_p2_imp_future_get(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]future-incoming-response") void wa_p2_imp_future_drop(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-response.status") I32 wa_p2_imp_response_status(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-response.headers") I32 wa_p2_imp_response_headers(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-response.consume") void wa_p2_imp_response_consume(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-body.stream") void wa_p2_imp_body_stream(I32, I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]incoming-body") void wa_p2_imp_incoming_body_drop(I32);
+WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]incoming-response") void wa_p2_imp_incoming_response_drop(I32);
 __attribute__((import_module("wasi:http/outgoing-handler@0.2.12"), import_name("handle")))
 void wa_p2_imp_http_handle(I32, I32, I32, I32);
 

@@ -4,11 +4,10 @@
  * stream-error> put theirs at offset 4. */
 #include <stdlib.h>
 
-#include "../core/rt.h"
+#include "cabi.h"
 #include "io.h"
 #include "wasync/wasi.h"
 
-#define WA_P2_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
 
 WA_P2_IMPORT("wasi:io/poll@0.2.12", "[resource-drop]pollable") void wa_p2_imp_drop(int32_t);
 WA_P2_IMPORT("wasi:io/poll@0.2.12", "poll") void wa_p2_imp_poll(int32_t ptr, int32_t len, int32_t ret);

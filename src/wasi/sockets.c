@@ -4,11 +4,10 @@
  * results come back in return areas: a tag byte, then the payload at 4. */
 #include <string.h>
 
-#include "../core/rt.h"
+#include "cabi.h"
 #include "io.h"
 #include "sockets.h"
 
-#define WA_P2_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
 #define TCP "wasi:sockets/tcp@0.2.12"
 #define I32 int32_t
 
