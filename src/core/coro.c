@@ -1,6 +1,7 @@
 /* The out-of-line half of the coroutine macros (coro.h): kept out of line
  * so that each await costs a call, not a copy of this logic. */
 #include "rt.h"
+#include "wasync/coro.h"
 
 enum { WA_CO_UNWINDING = 1 };
 enum { WA_CO_LINE_DONE = -2 };

@@ -5,7 +5,10 @@
 #include <stddef.h>
 
 #include "slab.h"
-#include "wasync.h"
+#include "wasync/backend.h"
+#include "wasync/runtime.h"
+#include "wasync/scope.h"
+#include "wasync/time.h"
 
 /* Task state bits. In the multi-threaded executor the same word becomes
  * atomic; every transition goes through the helpers below. */
