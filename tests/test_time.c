@@ -170,6 +170,28 @@ static int run_timed(uint64_t inner_ms, uint64_t limit_ms, uint64_t *end, int *d
     return rc;
 }
 
+/* A timeout at an absolute deadline: the inner future finishing first
+ * keeps its status; past the deadline it is dropped, WA_ETIMEDOUT. */
+static void test_timeout_until(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_sim_advance(wa_rt_backend(rt), WA_MS(100));
+    int drops = 0;
+    never n;
+    wa_timeout to;
+    CHECK_EQ(wa_block_on(rt, wa_timeout_until(&to, never_init(&n, &drops), WA_MS(130))), WA_ETIMEDOUT);
+    CHECK_EQ(wa_now(rt), WA_MS(130));
+    CHECK_EQ(drops, 1);
+    wa_sleep s;
+    CHECK_EQ(wa_block_on(rt, wa_timeout_until(&to, wa_sleep_init(&s, WA_MS(5)), WA_MS(200))), 0);
+    CHECK_EQ(wa_now(rt), WA_MS(135));
+    CHECK_EQ(wa_block_on(rt, wa_timeout_until(&to, never_init(&n, &drops), WA_MS(50))), WA_ETIMEDOUT);
+    CHECK_EQ(wa_now(rt), WA_MS(135)); /* a deadline past: at once */
+    CHECK_EQ(drops, 2);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 static void test_timeout(void)
 {
     uint64_t end;
@@ -424,6 +446,7 @@ int main(void)
     RUN(test_sleep_until);
     RUN(test_drop_disarms);
     RUN(test_timeout);
+    RUN(test_timeout_until);
     RUN(test_interval);
     RUN(test_many_timers);
     RUN(test_late_arm);

@@ -66,6 +66,9 @@ typedef struct wa_timeout {
 } wa_timeout;
 wa_future *wa_timeout_init(wa_timeout *t, wa_future *inner, uint64_t ns);
 
+/* The same with an absolute deadline (wa_now's clock; WA_NEVER: none). */
+wa_future *wa_timeout_until(wa_timeout *t, wa_future *inner, uint64_t deadline);
+
 /* A periodic clock. Await wa_interval_tick(iv) for each tick: the first is
  * ready at once, then one every period (WA_NEVER: no second tick). When
  * the owner was busy past a tick, one late tick is ready at once and the

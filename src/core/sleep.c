@@ -112,6 +112,13 @@ wa_future *wa_timeout_init(wa_timeout *t, wa_future *inner, uint64_t ns)
     return &t->fut;
 }
 
+wa_future *wa_timeout_until(wa_timeout *t, wa_future *inner, uint64_t deadline)
+{
+    wa_timeout_init(t, inner, 0);
+    wa_sleep_until(&t->sleep, deadline);
+    return &t->fut;
+}
+
 /* interval: timer.rt is set while a tick is armed or fired but not taken */
 
 static inline uint64_t wa_add_sat(uint64_t a, uint64_t b) { return b > WA_NEVER - a ? WA_NEVER : a + b; }
