@@ -51,9 +51,19 @@ typedef struct wa_join {
  * smaller than a future); on failure fut is left to the caller, unpolled. */
 int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
 
-/* wa_spawn of the struct that ptr points to. */
+/* wa_spawn of the struct that ptr points to. ptr must be the whole
+ * future's struct (&c), never its header (&c.wa, &c.fut): that would copy
+ * only the header, and is refused at compile time. */
+struct wa_coro;
+#define WA_SPAWN_WHOLE_(ptr)                                                            \
+    ((void)sizeof(struct {                                                               \
+        _Static_assert(!_Generic((ptr), struct wa_coro *: 1, const struct wa_coro *: 1, \
+                                 wa_future *: 1, const wa_future *: 1, default: 0),      \
+                       "spawn the whole future's struct (&c), not its header (&c.wa)");  \
+        int x_;                                                                          \
+    }))
 #define wa_spawn_of(rt, ptr, join) \
-    wa_spawn((rt), (const wa_future *)(ptr), sizeof *(ptr), (join))
+    (WA_SPAWN_WHOLE_(ptr), wa_spawn((rt), (const wa_future *)(ptr), sizeof *(ptr), (join)))
 
 /* The callback style: a task whose poll is fn(arg, cx), called until it
  * returns other than WA_PENDING. If the task is dropped before that

@@ -51,7 +51,7 @@ static inline wa_future *wa_scope_wait(wa_scope *s) { return &s->fut; }
 int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join);
 
 #define wa_scope_spawn_of(s, ptr, join) \
-    wa_scope_spawn((s), (const wa_future *)(ptr), sizeof *(ptr), (join))
+    (WA_SPAWN_WHOLE_(ptr), wa_scope_spawn((s), (const wa_future *)(ptr), sizeof *(ptr), (join)))
 
 /* Requests cooperative cancellation of every child; awaiting the scope then
  * gives WA_ECANCELED (unless a child failed first). */
