@@ -123,24 +123,28 @@ static wa_ip wa_p2_load_ip(int v6, const unsigned char *p)
     return ip;
 }
 
-int wa_p2_tcp_start_bind(uint32_t sock, uint32_t net, const wa_p2_addr *a)
+/* A call of sock on net at address a: start-bind and start-connect, whose
+ * flat signatures are the same. */
+typedef void (*wa_p2_addr_imp)(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+
+static int wa_p2_addr_call(wa_p2_addr_imp imp, uint32_t sock, uint32_t net, const wa_p2_addr *a)
 {
     _Alignas(4) unsigned char ret[4];
     I32 f[12];
     wa_p2_flat_addr(a, f);
-    wa_p2_imp_start_bind((I32)sock, (I32)net, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9],
-                         f[10], f[11], (I32)(uintptr_t)ret);
+    imp((I32)sock, (I32)net, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11],
+        (I32)(uintptr_t)ret);
     return wa_p2_result_unit(ret);
+}
+
+int wa_p2_tcp_start_bind(uint32_t sock, uint32_t net, const wa_p2_addr *a)
+{
+    return wa_p2_addr_call(wa_p2_imp_start_bind, sock, net, a);
 }
 
 int wa_p2_tcp_start_connect(uint32_t sock, uint32_t net, const wa_p2_addr *a)
 {
-    _Alignas(4) unsigned char ret[4];
-    I32 f[12];
-    wa_p2_flat_addr(a, f);
-    wa_p2_imp_start_connect((I32)sock, (I32)net, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9],
-                            f[10], f[11], (I32)(uintptr_t)ret);
-    return wa_p2_result_unit(ret);
+    return wa_p2_addr_call(wa_p2_imp_start_connect, sock, net, a);
 }
 
 #define WA_P2_UNIT_CALL(name, imp)                      \
