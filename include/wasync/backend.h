@@ -9,7 +9,6 @@
 #define WASYNC_BACKEND_H
 
 #include "future.h"
-#include "stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,14 +108,6 @@ typedef struct wa_fd_wait {
 } wa_fd_wait;
 wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events);
 
-/* A stream (stream.h) over fd, which it takes (closed with the stream; also
- * on failure): a socket, pipe or terminal, made non-blocking and registered
- * with rt's epoll backend. Reads end with WA_ECLOSED at EOF; writes to a
- * peer that is gone fail with WA_ECLOSED or WA_ECONNRESET (never SIGPIPE).
- * A regular file needs no waiting and no registration. Returns 0,
- * WA_EINVAL (an fd epoll refuses), WA_ENOMEM or WA_ENOSYS (another
- * backend). */
-int wa_fd_stream_open(wa_rt *rt, int fd, wa_stream **s);
 #endif
 
 #ifdef __cplusplus

@@ -131,6 +131,17 @@ int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer);
  * Returns 0, WA_EINVAL (another fd), WA_ENOMEM or WA_EIO. */
 int wa_stdio(wa_rt *rt, int fd, wa_stream **s);
 
+#if defined(__linux__) || defined(WASYNC_HOST_WASIP1)
+/* A stream over fd, which it takes (closed with the stream; also on
+ * failure): a socket, pipe or terminal, made non-blocking and registered
+ * with rt's backend (epoll, or WASI 0.1's poll_oneoff). Reads end with
+ * WA_ECLOSED at EOF; writes to a peer that is gone fail with WA_ECLOSED or
+ * WA_ECONNRESET (never SIGPIPE). A regular file needs no waiting and no
+ * registration. Returns 0, WA_EINVAL (an fd the backend refuses),
+ * WA_ENOMEM or WA_ENOSYS (another backend). */
+int wa_fd_stream_open(wa_rt *rt, int fd, wa_stream **s);
+#endif
+
 /* Closes the stream *s and clears *s, so that a second close or a use
  * through the same handle is reported as misuse rather than touching freed
  * memory. An operation still in flight on the stream is woken and ends with

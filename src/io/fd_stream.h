@@ -5,6 +5,7 @@
 #define WASYNC_IO_FD_STREAM_H
 
 #include "wasync/backend.h"
+#include "wasync/stream.h"
 
 int wa_fd_stream_adopt(wa_rt *rt, int fd, const wa_fd_key *key, wa_stream **s);
 
