@@ -98,7 +98,16 @@ static int server_poll(wa_future *f, wa_cx *cx)
     WA_RETURN(t->rc < 0 ? t->rc : WA_STATUS);
     WA_END();
 }
-static const wa_future_vt server_vt = {server_poll, wa_coro_drop, "server"};
+/* Dropped before its end (cancelled, or the runtime freed): the listener
+ * goes too. */
+static void server_drop(wa_future *f)
+{
+    server *t = (server *)f;
+    wa_coro_drop(f);
+    if (t->l)
+        wa_tcp_close(&t->l);
+}
+static const wa_future_vt server_vt = {server_poll, server_drop, "server"};
 
 /* argv[i] as a number from 0 to max (0 when absent), or -1. */
 static long arg(int argc, char **argv, int i, long max)
