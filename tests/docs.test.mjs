@@ -47,3 +47,16 @@ test('the docs name only files and symbols that exist', () => {
   }
   assert.deepEqual(missing, []);
 });
+
+// Nothing in the repository points at material its users do not have: the
+// design notes and documents the project started from stay outside it.
+test('no file refers to documents outside the repository', () => {
+  const outside = (line) => /\.\.\/shared|TOOLCHAIN\.md|DESIGN\.md/.test(line) || /\b(seed|source) documents?\b/i.test(line);
+  const texts = ['README.md', 'Makefile', 'CMakeLists.txt']
+    .concat(['include', 'src', 'tests', 'js', 'examples', 'bench', 'scripts', 'cmake', 'docs'].flatMap((d) => files(d, [], true)))
+    .filter((p) => !p.includes('/corpus/') && !/\.(png|wasm)$/.test(p));
+  const found = texts.flatMap((p) => read(p).split('\n').map((line, i) => [p, i + 1, line]))
+    .filter(([p, , line]) => p !== 'tests/docs.test.mjs' && outside(line))
+    .map(([p, n, line]) => `${p}:${n}: ${line.trim()}`);
+  assert.deepEqual(found, []);
+});
