@@ -39,7 +39,7 @@ typedef struct wa_pollable_wait {
     wa_future fut;
     wa_pollable_key key;
     wa_rt *rt; /* set once polled */
-    int state; /* private */
+    unsigned state; /* private */
     wa_wait_link link; /* queued on the registration while pending */
 } wa_pollable_wait;
 wa_future *wa_pollable_wait_init(wa_pollable_wait *w, wa_pollable_key key);

@@ -11,19 +11,7 @@ void wa_fd_regs_init(wa_fd_regs *r, int (*add)(wa_backend *, int, wa_fd_key), vo
     r->del = del;
 }
 
-/* Flags in a wait's events: queued on its registration; readiness was
- * handed to it there. */
-#define WA_FD_QUEUED (1u << 30)
-#define WA_FD_HANDED (1u << 31)
-
 void wa_fd_regs_free(wa_fd_regs *r) { wa_keys_free(&r->keys); }
-
-/* Takes w off g's list and wakes it (handed says why). */
-static void wa_fd_wait_wake(wa_fd_reg *g, wa_fd_wait *w, unsigned handed)
-{
-    w->events = (w->events & ~WA_FD_QUEUED) | handed;
-    wa_wait_wake(&g->waits, &w->link);
-}
 
 /* Hands events to every wait that wants them (each will try its I/O: with
  * edge triggering, one event can be enough for all). What nobody waited
@@ -39,7 +27,7 @@ void wa_fd_regs_ready(wa_fd_reg *g, unsigned events)
         if (got) {
             taken |= got;
             w->ready = got;
-            wa_fd_wait_wake(g, w, WA_FD_HANDED);
+            wa_wait_wake(&g->waits, l, &w->events, WA_WAIT_HANDED);
         }
         l = next;
     }
@@ -87,7 +75,7 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
     /* Whoever still waits is told (its next poll sees WA_ECLOSED) rather
      * than left waiting forever. */
     while (g->waits)
-        wa_fd_wait_wake(g, WA_WAIT_OF(g->waits, wa_fd_wait), 0);
+        wa_wait_wake(&g->waits, g->waits, &WA_WAIT_OF(g->waits, wa_fd_wait)->events, 0);
     wa_keys_release(&r->keys, wa_key_slot(key));
     rt->backend->sources--;
     return 0;
@@ -96,11 +84,8 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
 static int wa_fd_wait_poll(wa_future *f, wa_cx *cx)
 {
     wa_fd_wait *w = (wa_fd_wait *)f;
-    if (w->events & WA_FD_HANDED) { /* by wa_fd_regs_ready; a poll after
-                                      this one waits again */
-        w->events &= ~WA_FD_HANDED;
+    if (wa_wait_handed(&w->events)) /* by wa_fd_regs_ready */
         return WA_READY;
-    }
     wa_fd_regs *r = wa_fd_regs_of(cx->rt);
     wa_fd_reg *g = r ? wa_fd_regs_lookup(r, w->key) : NULL;
     if (!g) {
@@ -115,31 +100,21 @@ static int wa_fd_wait_poll(wa_future *f, wa_cx *cx)
     w->rt = cx->rt;
     unsigned got = g->ready & w->events;
     if (got) {
-        if (w->events & WA_FD_QUEUED) {
-            w->events &= ~WA_FD_QUEUED;
-            wa_wait_unlink(&g->waits, &w->link);
-        }
-        wa_waker_drop(&w->link.waker);
+        wa_wait_leave(&g->waits, &w->link, &w->events);
         g->ready &= ~got;
         w->ready = got;
         return WA_READY;
     }
-    wa_waker_store(&w->link.waker, cx);
-    if (!(w->events & WA_FD_QUEUED)) {
-        w->events |= WA_FD_QUEUED;
-        wa_wait_push(&g->waits, &w->link);
-    }
+    wa_wait_join(&g->waits, &w->link, &w->events, cx);
     return WA_PENDING;
 }
 
 static void wa_fd_wait_drop(wa_future *f)
 {
     wa_fd_wait *w = (wa_fd_wait *)f;
-    if (w->events & WA_FD_QUEUED) { /* (queued only while its registration lives) */
-        w->events &= ~WA_FD_QUEUED;
-        wa_wait_unlink(&wa_fd_regs_lookup(wa_fd_regs_of(w->rt), w->key)->waits, &w->link);
-    }
-    wa_waker_drop(&w->link.waker);
+    /* (queued only while its registration lives: found by its key) */
+    wa_fd_reg *g = (w->events & WA_WAIT_QUEUED) ? wa_fd_regs_lookup(wa_fd_regs_of(w->rt), w->key) : NULL;
+    wa_wait_leave(g ? &g->waits : NULL, &w->link, &w->events);
     w->rt = NULL;
 }
 

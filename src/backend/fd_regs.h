@@ -39,7 +39,7 @@ static inline unsigned wa_fd_reg_wanted(const wa_fd_reg *g)
 {
     unsigned want = 0;
     for (const wa_wait_link *l = g->waits; l; l = l->next)
-        want |= WA_WAIT_OF(l, const wa_fd_wait)->events;
+        want |= WA_WAIT_OF(l, const wa_fd_wait)->events & (WA_READABLE | WA_WRITABLE);
     return want;
 }
 

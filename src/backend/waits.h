@@ -4,7 +4,9 @@
  * wait's link lives in its future, which stays put once polled; the list
  * head lives in the registration, which may move (its table grows), so
  * links never point back at it: unlinking is given the head. Whether a
- * link is queued is its owner's to know (a flag bit of the wait). */
+ * wait is queued, and whether readiness was handed to it, are two bits of
+ * a flags word of the wait's own (WA_WAIT_QUEUED, WA_WAIT_HANDED), so the
+ * link stays three words. */
 #ifndef WASYNC_BACKEND_WAITS_H
 #define WASYNC_BACKEND_WAITS_H
 
@@ -43,11 +45,47 @@ static inline void wa_wait_unlink(wa_wait_link **head, wa_wait_link *l)
     l->next = l->prev = NULL;
 }
 
-/* Takes the queued l off *head and wakes its task. */
-static inline void wa_wait_wake(wa_wait_link **head, wa_wait_link *l)
+/* The bits of a wait's flags word that are the list's. */
+#define WA_WAIT_QUEUED (1u << 30)
+#define WA_WAIT_HANDED (1u << 31)
+
+/* Queues l on *head (once) with a reference to cx's waker. */
+static inline void wa_wait_join(wa_wait_link **head, wa_wait_link *l, unsigned *flags, const wa_cx *cx)
 {
+    wa_waker_store(&l->waker, cx);
+    if (!(*flags & WA_WAIT_QUEUED)) {
+        *flags |= WA_WAIT_QUEUED;
+        wa_wait_push(head, l);
+    }
+}
+
+/* Takes l off *head if it is queued, and drops its waker. */
+static inline void wa_wait_leave(wa_wait_link **head, wa_wait_link *l, unsigned *flags)
+{
+    if (*flags & WA_WAIT_QUEUED) {
+        *flags &= ~WA_WAIT_QUEUED;
+        wa_wait_unlink(head, l);
+    }
+    wa_waker_drop(&l->waker);
+}
+
+/* Takes the queued l off *head and wakes its task; handed: readiness is
+ * its (WA_WAIT_HANDED), or 0 (its source went away). */
+static inline void wa_wait_wake(wa_wait_link **head, wa_wait_link *l, unsigned *flags, unsigned handed)
+{
+    *flags = (*flags & ~WA_WAIT_QUEUED) | handed;
     wa_wait_unlink(head, l);
     wa_waker_wake(&l->waker);
+}
+
+/* True, once, if readiness was handed to the wait: a poll after that one
+ * waits again. */
+static inline bool wa_wait_handed(unsigned *flags)
+{
+    if (!(*flags & WA_WAIT_HANDED))
+        return false;
+    *flags &= ~WA_WAIT_HANDED;
+    return true;
 }
 
 #endif

@@ -84,16 +84,6 @@ static int wa_p2_arm(wa_p2 *h, wa_p2_slot *s, uint32_t index)
     return 0;
 }
 
-/* Flags in a wait's state: queued on its slot; readiness handed to it. */
-enum { WA_P2_QUEUED = 1, WA_P2_HANDED = 2 };
-
-/* Takes w off s's list and wakes it (handed says why). */
-static void wa_pollable_wait_wake(wa_p2_slot *s, wa_pollable_wait *w, int handed)
-{
-    w->state = (w->state & ~WA_P2_QUEUED) | handed;
-    wa_wait_wake(&s->waits, &w->link);
-}
-
 /* The pollable that ends this wait: the runtime's deadline (kept for the
  * next wait while it stays the same), or one that is ready at once. */
 static wa_p2_pollable wa_p2_deadline(wa_p2 *h, uint64_t deadline)
@@ -141,7 +131,7 @@ static int wa_p2_wait(wa_backend *b, uint64_t deadline)
         wa_p2_slot *s = (wa_p2_slot *)wa_keys_at(&h->slots, ready[i]);
         wa_p2_disarm(h, s);
         while (s->waits) /* every one waiting: each tries its I/O */
-            wa_pollable_wait_wake(s, WA_WAIT_OF(s->waits, wa_pollable_wait), WA_P2_HANDED);
+            wa_wait_wake(&s->waits, s->waits, &WA_WAIT_OF(s->waits, wa_pollable_wait)->state, WA_WAIT_HANDED);
     }
     wa_p2_host_free(ready, nready);
     if (deadline == 0) {
@@ -225,7 +215,7 @@ int wa_pollable_deregister(wa_rt *rt, wa_pollable_key key)
     if (s->dense != WA_P2_NONE)
         wa_p2_disarm(h, s);
     while (s->waits) /* their next poll sees WA_ECLOSED */
-        wa_pollable_wait_wake(s, WA_WAIT_OF(s->waits, wa_pollable_wait), 0);
+        wa_wait_wake(&s->waits, s->waits, &WA_WAIT_OF(s->waits, wa_pollable_wait)->state, 0);
     wa_p2_drop_pollable(h, s->pollable);
     wa_keys_release(&h->slots, wa_key_slot(key));
     return 0;
@@ -234,11 +224,8 @@ int wa_pollable_deregister(wa_rt *rt, wa_pollable_key key)
 static int wa_pollable_wait_poll(wa_future *f, wa_cx *cx)
 {
     wa_pollable_wait *w = (wa_pollable_wait *)f;
-    if (w->state & WA_P2_HANDED) { /* by a wait of the backend; a poll
-                                     after this one waits again */
-        w->state &= ~WA_P2_HANDED;
+    if (wa_wait_handed(&w->state)) /* by a wait of the backend */
         return WA_READY;
-    }
     wa_p2 *h = wa_p2_of(cx->rt);
     wa_p2_slot *s = wa_p2_lookup(h, w->key);
     if (!s) {
@@ -249,26 +236,19 @@ static int wa_pollable_wait_poll(wa_future *f, wa_cx *cx)
     w->rt = cx->rt;
     if (s->dense == WA_P2_NONE && wa_p2_arm(h, s, wa_key_slot(w->key)) < 0)
         return WA_ENOMEM;
-    wa_waker_store(&w->link.waker, cx);
-    if (!(w->state & WA_P2_QUEUED)) {
-        w->state |= WA_P2_QUEUED;
-        wa_wait_push(&s->waits, &w->link);
-    }
+    wa_wait_join(&s->waits, &w->link, &w->state, cx);
     return WA_PENDING;
 }
 
 static void wa_pollable_wait_drop(wa_future *f)
 {
     wa_pollable_wait *w = (wa_pollable_wait *)f;
-    if (w->state & WA_P2_QUEUED) { /* (queued only while its slot lives) */
-        wa_p2 *h = wa_p2_of(w->rt);
-        wa_p2_slot *s = wa_p2_lookup(h, w->key);
-        w->state &= ~WA_P2_QUEUED;
-        wa_wait_unlink(&s->waits, &w->link);
-        if (!s->waits && s->dense != WA_P2_NONE) /* nobody waits: out of polls */
-            wa_p2_disarm(h, s);
-    }
-    wa_waker_drop(&w->link.waker);
+    /* (queued only while its slot lives: found by its key) */
+    wa_p2 *h = (w->state & WA_WAIT_QUEUED) ? wa_p2_of(w->rt) : NULL;
+    wa_p2_slot *s = h ? wa_p2_lookup(h, w->key) : NULL;
+    wa_wait_leave(s ? &s->waits : NULL, &w->link, &w->state);
+    if (s && !s->waits && s->dense != WA_P2_NONE) /* nobody waits: out of polls */
+        wa_p2_disarm(h, s);
     w->rt = NULL;
 }
 

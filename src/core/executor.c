@@ -80,14 +80,14 @@ void wa_rt_free(wa_rt *rt)
     free(rt);
 }
 
-uint64_t wa_now(wa_rt *rt)
+uint64_t wa_now_fresh_(wa_rt *rt)
 {
-    if (!rt->now_fresh) {
-        rt->now = rt->backend->vt->now(rt->backend);
-        rt->now_fresh = 1;
-    }
+    rt->now = rt->backend->vt->now(rt->backend);
+    rt->now_fresh = 1;
     return rt->now;
 }
+
+uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa_now_fresh_(rt); }
 
 void wa_rt_set_report(wa_rt *rt, wa_report_fn fn, void *arg)
 {
@@ -106,7 +106,7 @@ static int wa_rt_drive(wa_rt *rt, const wa_join *root)
     wa_backend *b = rt->backend;
     for (unsigned n = 1;; n++) {
         uint64_t deadline;
-        int runnable = wa_rt_tick(rt, &deadline);
+        int runnable = wa_rt_tick_(rt, &deadline);
         if (root ? wa_join_done(root) : rt->live == 0)
             return 0;
         uint64_t until = deadline;

@@ -98,6 +98,13 @@ struct wa_rt {
     uintptr_t owner;             /* the thread that created it */
 };
 
+/* a + b, or WA_NEVER when that does not fit: a huge duration is never. */
+static inline uint64_t wa_add_sat_(uint64_t a, uint64_t b) { return b > WA_NEVER - a ? WA_NEVER : a + b; }
+
+/* executor.c: reads the backend's clock now (a host call), and caches it
+ * as wa_now's. */
+uint64_t wa_now_fresh_(wa_rt *rt);
+
 /* The calling thread, to tell a runtime's owner from other threads. */
 #if defined(__linux__)
 #include <pthread.h>
@@ -131,6 +138,8 @@ void wa_text_uint_(wa_text *d, uint64_t v);
 void wa_text_task_(wa_text *d, const wa_task *t);
 
 /* task.c */
+/* wa_rt_tick without its checks: for the loops that made them once. */
+int wa_rt_tick_(wa_rt *rt, uint64_t *deadline);
 int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size,
                    wa_join *join);
 void wa_task_abort_(wa_task *t);
@@ -145,7 +154,8 @@ int wa_timer_arm_(wa_rt *rt, wa_timer *tm, uint64_t deadline, const wa_cx *cx);
 /* Arms tm for ns after the clock read that commits it (wa_timers_commit_,
  * after the poll that armed it): 0 or WA_ENOMEM. */
 int wa_timer_arm_in_(wa_rt *rt, wa_timer *tm, uint64_t ns, const wa_cx *cx);
-/* Reads the clock and moves the arming timers into the heap. */
+/* Reads the clock and moves the arming timers into the heap, their
+ * deadlines counted from that read. */
 void wa_timers_commit_(wa_rt *rt);
 /* Disarms tm if armed and drops its waker. */
 void wa_timer_disarm_(wa_timer *tm);

@@ -121,8 +121,6 @@ wa_future *wa_timeout_until(wa_timeout *t, wa_future *inner, uint64_t deadline)
 
 /* interval: timer.rt is set while a tick is armed or fired but not taken */
 
-static inline uint64_t wa_add_sat(uint64_t a, uint64_t b) { return b > WA_NEVER - a ? WA_NEVER : a + b; }
-
 static int wa_interval_poll(wa_future *f, wa_cx *cx)
 {
     wa_interval *iv = (wa_interval *)f;
@@ -130,13 +128,8 @@ static int wa_interval_poll(wa_future *f, wa_cx *cx)
         wa_waker_store(&iv->timer.waker, cx);
         return WA_PENDING;
     }
-    uint64_t now;
-    if (!iv->next) { /* the first tick: the phase starts at a fresh read */
-        wa_timers_commit_(cx->rt);
-        now = iv->next = wa_now(cx->rt);
-    } else {
-        now = wa_now(cx->rt);
-    }
+    /* the first tick: the phase starts at a fresh read, not the tick's */
+    uint64_t now = iv->next ? wa_now(cx->rt) : (iv->next = wa_now_fresh_(cx->rt));
     if (!iv->timer.rt && iv->next > now) {
         int rc = wa_timer_arm_(cx->rt, &iv->timer, iv->next, cx);
         return rc < 0 ? rc : WA_PENDING;
@@ -144,9 +137,9 @@ static int wa_interval_poll(wa_future *f, wa_cx *cx)
     if (!iv->timer.rt && !wa_coop_proceed(cx))
         return WA_PENDING;
     iv->timer.rt = NULL;
-    iv->next = wa_add_sat(iv->next, iv->period);
+    iv->next = wa_add_sat_(iv->next, iv->period);
     if (iv->next <= now) /* skip missed ticks, keeping the phase */
-        iv->next = wa_add_sat(iv->next, ((now - iv->next) / iv->period + 1) * iv->period);
+        iv->next = wa_add_sat_(iv->next, ((now - iv->next) / iv->period + 1) * iv->period);
     return WA_READY;
 }
 

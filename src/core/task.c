@@ -91,6 +91,19 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
     wa_task_enqueue(rt, t);
 }
 
+/* Debug builds check every spawn's thread; a release spawn is a few stores
+ * and does not look. */
+#ifdef NDEBUG
+#define WA_CHECK_THREAD_ 0
+#else
+#define WA_CHECK_THREAD_ 1
+#endif
+
+static __attribute__((noinline)) int wa_spawn_foreign(void)
+{
+    return wa_misuse_in_(WA_EMISUSE, "wa_spawn", "called from a thread that is not the runtime's");
+}
+
 /* The largest future a task holds (its size is kept in 32 bits). */
 #define WA_TASK_MAX_FUTURE (UINT32_MAX / 2)
 
@@ -103,10 +116,8 @@ int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size
                                                                               : "a future without a poll function");
     if (size > WA_TASK_MAX_FUTURE)
         return WA_E2BIG;
-#ifndef NDEBUG /* (the fast path does not look: a release spawn is a few stores) */
-    if (rt->owner != wa_thread_self_())
-        return wa_misuse_in_(WA_EMISUSE, "wa_spawn", "called from a thread that is not the runtime's");
-#endif
+    if (WA_CHECK_THREAD_ && rt->owner != wa_thread_self_())
+        return wa_spawn_foreign();
     size_t total = sizeof(wa_task) + size;
     wa_task *t = wa_slab_alloc(rt->slab, total);
     if (!t)
@@ -178,11 +189,8 @@ out:
 
 /* One fair round: the tasks queued when it began, each polled once. Here,
  * next to wa_task_run, so that the run is inlined into the loop. */
-int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
+int wa_rt_tick_(wa_rt *rt, uint64_t *deadline)
 {
-    int rc = wa_rt_enter_(rt, "wa_rt_tick");
-    if (rc < 0)
-        return rc;
     wa_ticking_ = rt;
     rt->ticks++;
     rt->now_fresh = 0;
@@ -206,6 +214,12 @@ int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
     if (deadline)
         *deadline = wa_timers_next_(rt);
     return (int)rt->queued;
+}
+
+int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
+{
+    int rc = wa_rt_enter_(rt, "wa_rt_tick");
+    return rc < 0 ? rc : wa_rt_tick_(rt, deadline);
 }
 
 void wa_task_abort_(wa_task *t)
@@ -265,13 +279,6 @@ static void wa_join_drop_vt(wa_future *f)
 
 static const wa_future_vt wa_join_vt = {wa_join_poll, wa_join_drop_vt, "join"};
 
-/* Debug builds check every spawn's thread, on the general path. */
-#ifdef NDEBUG
-#define WA_DEBUG_SPAWN_ 0
-#else
-#define WA_DEBUG_SPAWN_ 1
-#endif
-
 /* The common case, a future of up to 8 words from a warm slab, copies and
  * links without a call; anything else takes the general path. */
 int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
@@ -280,8 +287,11 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
     size_t total = sizeof(wa_task) + size;
     wa_task *t;
     /* (size - 1 wraps for 0, so odd sizes, 0 and NULLs all go the checked way) */
-    if (size % sizeof(word) || size - 1 >= 8 * sizeof(word) || !rt || !fut || WA_DEBUG_SPAWN_ ||
-        !(t = wa_slab_try_alloc(rt->slab, total)))
+    if (size % sizeof(word) || size - 1 >= 8 * sizeof(word) || !rt || !fut)
+        return wa_task_spawn_(rt, NULL, fut, size, join);
+    if (WA_CHECK_THREAD_ && rt->owner != wa_thread_self_())
+        return wa_spawn_foreign();
+    if (!(t = wa_slab_try_alloc(rt->slab, total)))
         return wa_task_spawn_(rt, NULL, fut, size, join);
     word *d = (word *)wa_task_future(t);
     const word *src = (const word *)fut;

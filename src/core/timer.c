@@ -110,18 +110,14 @@ int wa_timer_arm_in_(wa_rt *rt, wa_timer *tm, uint64_t ns, const wa_cx *cx)
     return 0;
 }
 
-static inline uint64_t wa_add_sat(uint64_t a, uint64_t b) { return b > WA_NEVER - a ? WA_NEVER : a + b; }
-
 void wa_timers_commit_(wa_rt *rt)
 {
-    uint64_t now = rt->backend->vt->now(rt->backend), res = rt->backend->resolution;
-    rt->now = now;
-    rt->now_fresh = 1;
+    uint64_t now = wa_now_fresh_(rt), res = rt->backend->resolution;
     for (uint32_t i = 0; i < rt->arming_len; i++) {
         wa_timer *tm = rt->arming[i];
-        uint64_t d = wa_add_sat(now, tm->deadline);
+        uint64_t d = wa_add_sat_(now, tm->deadline);
         if (res > 1 && d % res) /* up, never early: to the host's granularity */
-            d = wa_add_sat(d, res - d % res);
+            d = wa_add_sat_(d, res - d % res);
         tm->deadline = d;
         wa_heap_up(rt, rt->heap_len++, tm);
     }
