@@ -211,7 +211,7 @@ static int timed_poll(wa_future *f, wa_cx *cx)
 {
     timed *t = (timed *)f;
     WA_BEGIN(t, cx);
-    WA_AWAIT(wa_sleep_until(&t->s, t->rec->deadline));
+    WA_AWAIT(wa_sleep_until_init(&t->s, t->rec->deadline));
     t->rec->woke = now_ns();
     t->rec->fired++;
     t->rec->early = t->rec->woke < t->rec->deadline || wa_now(cx->rt) < t->rec->deadline;
@@ -235,7 +235,7 @@ static int canceller_poll(wa_future *f, wa_cx *cx)
 {
     canceller *t = (canceller *)f;
     WA_BEGIN(t, cx);
-    WA_AWAIT(wa_sleep_until(&t->s, t->at));
+    WA_AWAIT(wa_sleep_until_init(&t->s, t->at));
     wa_rt_stats st;
     wa_rt_stats_get(cx->rt, &st);
     t->armed_before = st.timers;
@@ -534,7 +534,7 @@ static int client_poll(wa_future *f, wa_cx *cx)
     client *t = (client *)f;
     tcp_shared *sh = t->sh;
     WA_BEGIN(t, cx);
-    WA_AWAIT(wa_sem_acquire(&t->slot, &sh->window, 1));
+    WA_AWAIT(wa_acquire_init(&t->slot, &sh->window, 1));
     if (WA_STATUS < 0)
         WA_RETURN(WA_STATUS);
     WA_AWAIT(wa_tcp_connect_init(&t->op, cx->rt, "127.0.0.1", sh->port));
@@ -554,7 +554,7 @@ static int client_poll(wa_future *f, wa_cx *cx)
     t->ck = (checker){.conn = t->conn, .id = t->id};
     wa_coro_init(&t->wr.wa, &writer_vt);
     wa_coro_init(&t->ck.wa, &checker_vt);
-    WA_AWAIT(wa_join_all(&t->both, &t->wr.wa.fut, &t->ck.wa.fut));
+    WA_AWAIT(wa_all_init(&t->both, &t->wr.wa.fut, &t->ck.wa.fut));
     if (WA_STATUS < 0) {
         sh->failed++;
         WA_RETURN(WA_STATUS);

@@ -179,7 +179,7 @@ static int sleepers_poll(wa_future *f, wa_cx *cx)
         if (ms > t->ideal_ms)
             t->ideal_ms = ms;
         wa_sleep s;
-        wa_sleep_until(&s, start + WA_MS(ms));
+        wa_sleep_until_init(&s, start + WA_MS(ms));
         if (wa_scope_spawn_of(&t->scope, &s, NULL) < 0)
             WA_RETURN(WA_ENOMEM);
     }

@@ -61,7 +61,7 @@ static int producer_poll(wa_future *f, wa_cx *cx)
         WA_AWAIT(wa_send_init(&t->send, &t->tx, &t->i));
         if (WA_STATUS < 0)
             WA_RETURN(WA_STATUS);
-        say(cx, "producer: sent %d (queued %zu)", t->i, wa_chan_len(t->tx.ch));
+        say(cx, "producer: sent %d (queued %zu)", t->i, wa_tx_len(&t->tx));
     }
     say(cx, "producer: done, closing");
     WA_END();
@@ -118,7 +118,7 @@ static int racer_poll(wa_future *f, wa_cx *cx)
     racer *t = (racer *)f;
     WA_BEGIN(t, cx);
     say(cx, "race: a 5 s job against a 300 ms timeout");
-    WA_AWAIT(wa_race(&t->race, wa_sleep_init(&t->job, WA_SEC(5)),
+    WA_AWAIT(wa_race_init(&t->race, wa_sleep_init(&t->job, WA_SEC(5)),
                      wa_sleep_init(&t->limit, WA_MS(300))));
     if (WA_STATUS < 0) /* (the winner's status) */
         WA_RETURN(WA_STATUS);

@@ -16,7 +16,7 @@ int main(void)
     int rc = wa_rt_new(&rt);
     if (rc < 0)
         return 1;
-    if ((rc = wa_stdio(rt, 0, &in)) == 0 && (rc = wa_stdio(rt, 1, &out)) == 0)
+    if ((rc = wa_stdio_open(rt, 0, &in)) == 0 && (rc = wa_stdio_open(rt, 1, &out)) == 0)
         rc = wa_block_on(rt, wa_copy_init(&copy, in, out));
     if (in)
         wa_stream_close(&in);

@@ -654,7 +654,7 @@ export async function instantiate(source, options = {}) {
       if (closed) throw new Error('wasync: runtime closed');
       return invoke(name, args, undefined);
     },
-    /** Registers a promise (or value) for C to await with wa_js_await;
+    /** Registers a promise (or value) for C to await with wa_js_await_init;
      * returns its handle. The outcome stays in wasm until release(). */
     adopt,
     /** Forgets a handle: its outcome in wasm, the glue's reference. Awaits

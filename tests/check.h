@@ -57,7 +57,7 @@ static const char *check_current = "";
     do {                                 \
         check_current = #fn;             \
         fn();                            \
-        wa_set_misuse_hook(NULL);        \
+        wa_misuse_set_hook(NULL);        \
     } while (0)
 
 static inline int check_finish(void)
@@ -73,7 +73,7 @@ static inline void check_count_misuse(const char *what)
     (void)what;
     check_misuses++;
 }
-static inline void check_catch_misuse(void) { wa_set_misuse_hook(check_count_misuse); }
+static inline void check_catch_misuse(void) { wa_misuse_set_hook(check_count_misuse); }
 
 /* A runtime on the sim backend (virtual time; seed 0: FIFO ties). */
 static inline wa_rt *check_sim_rt(uint64_t seed)

@@ -53,7 +53,7 @@ static int sleeper_poll(wa_future *f, wa_cx *cx)
 {
     sleeper *t = (sleeper *)f;
     WA_BEGIN(t, cx);
-    WA_AWAIT(t->absolute ? wa_sleep_until(&t->s, t->ns) : wa_sleep_init(&t->s, t->ns));
+    WA_AWAIT(t->absolute ? wa_sleep_until_init(&t->s, t->ns) : wa_sleep_init(&t->s, t->ns));
     if (t->woke)
         *t->woke = wa_now(cx->rt);
     WA_RETURN(t->rc);

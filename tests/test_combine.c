@@ -23,7 +23,7 @@ static int combo3_poll(wa_future *f, wa_cx *cx)
         t->s[i].drops = &t->drops;
     }
     if (t->mode == WA_RACE)
-        WA_AWAIT(wa_race(&t->j, &t->s[0].wa.fut, &t->s[1].wa.fut, &t->s[2].wa.fut));
+        WA_AWAIT(wa_race_init(&t->j, &t->s[0].wa.fut, &t->s[1].wa.fut, &t->s[2].wa.fut));
     else
         WA_AWAIT(wa_combo_init(&t->j.c, t->mode, t->j.br, 3,
                                (wa_future *[]){&t->s[0].wa.fut, &t->s[1].wa.fut, &t->s[2].wa.fut}));
@@ -123,7 +123,7 @@ static void test_wake_polls_only_the_woken_child(void)
         futs[i] = &p[i].fut;
     }
     wa_combo c;
-    wa_future *f = wa_combo_new(&c, WA_ALL, NP, futs);
+    wa_future *f = wa_combo_init(&c, WA_ALL, NULL, NP, futs);
     REQUIRE_OR(c.status != WA_ENOMEM, (wa_drop(f), wa_rt_free(rt)));
     wa_join j;
     /* the combinator stays here (pinned); a task polls it in place */
@@ -168,7 +168,7 @@ static int dyn_poll(wa_future *f, wa_cx *cx)
     WA_BEGIN(t, cx);
     for (int i = 0; i < t->n; i++)
         t->futs[i] = sleeper_init(&t->s[i], WA_MS(i + 1), 0);
-    WA_AWAIT(wa_combo_new(&t->c, WA_ALL, (size_t)t->n, t->futs));
+    WA_AWAIT(wa_combo_init(&t->c, WA_ALL, NULL, (size_t)t->n, t->futs));
     WA_RETURN(WA_STATUS);
     WA_END();
 }

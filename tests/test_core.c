@@ -282,7 +282,7 @@ static void test_coop_budget(void)
     wa_coro_init(&d.wa, &drainer_vt);
     REQUIRE_OR(wa_mpsc_new(1000, sizeof(int), &tx, &d.rx) == 0, wa_rt_free(rt));
     for (int i = 0; i < 1000; i++)
-        CHECK_EQ(wa_try_send(&tx, &i), 0);
+        CHECK_EQ(wa_tx_try_send(&tx, &i), 0);
     wa_tx_drop(&tx);
     int other = 0;
     d.got = 0;
@@ -510,7 +510,7 @@ static void test_misuse_detected(void)
     CHECK(strcmp(wa_strerror(12345), "unknown error") == 0);
     wa_rt_free(rt);
     CHECK_EQ(drops, 1);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
 }
 
 /* The last misuse report, for tests that read it. */
@@ -536,9 +536,9 @@ static int nester_poll(wa_future *f, wa_cx *cx)
 {
     nester *t = (nester *)f;
     wa_yield y;
-    t->rc[0] = wa_block_on(cx->rt, wa_yield_now(&y));
+    t->rc[0] = wa_block_on(cx->rt, wa_yield_init(&y));
     snprintf(t->text, sizeof t->text, "%s", misuse_text);
-    t->rc[1] = wa_block_on(t->other, wa_yield_now(&y));
+    t->rc[1] = wa_block_on(t->other, wa_yield_init(&y));
     t->rc[2] = wa_rt_tick(cx->rt, NULL);
     t->rc[3] = wa_rt_run(t->other);
     wa_rt_free(cx->rt);
@@ -549,7 +549,7 @@ static const wa_future_vt nester_vt = {nester_poll, NULL, "nester"};
 
 static void test_nested_block_on(void)
 {
-    wa_set_misuse_hook(copy_misuse);
+    wa_misuse_set_hook(copy_misuse);
     wa_rt *rt = check_sim_rt(0), *other = check_sim_rt(0);
     if (!rt || !other) {
         CHECK(rt && other);
@@ -568,7 +568,7 @@ static void test_nested_block_on(void)
     CHECK(strstr(misuse_text, "wa_rt_free"));
     CHECK_RT_EMPTY_FREE(rt);
     CHECK_RT_EMPTY_FREE(other);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
 }
 
 #if defined(__linux__)
@@ -581,14 +581,14 @@ static void *foreign_thread(void *arg)
     wa_rt *rt = arg;
     wa_yield y;
     static int rc[2];
-    rc[0] = wa_block_on(rt, wa_yield_now(&y));
+    rc[0] = wa_block_on(rt, wa_yield_init(&y));
     rc[1] = wa_rt_tick(rt, NULL);
     return rc;
 }
 
 static void test_foreign_thread(void)
 {
-    wa_set_misuse_hook(copy_misuse);
+    wa_misuse_set_hook(copy_misuse);
     wa_rt *rt = check_sim_rt(0);
     pthread_t th;
     if (!rt || pthread_create(&th, NULL, foreign_thread, rt) != 0) {
@@ -602,7 +602,7 @@ static void test_foreign_thread(void)
     CHECK_EQ(((int *)out)[1], WA_EMISUSE);
     CHECK(strstr(misuse_text, "not the runtime's"));
     CHECK_RT_EMPTY_FREE(rt);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
 }
 #endif
 
@@ -627,7 +627,7 @@ static const wa_future_vt await_join_vt = {await_join_poll, wa_coro_drop, "await
 
 static void test_bad_arguments(void)
 {
-    wa_set_misuse_hook(copy_misuse);
+    wa_misuse_set_hook(copy_misuse);
     wa_rt *rt = NULL;
     CHECK_EQ(wa_rt_new_on(&rt, NULL), WA_EINVAL);
     CHECK(rt == NULL);
@@ -665,7 +665,68 @@ static void test_bad_arguments(void)
     CHECK_EQ(wa_block_on(rt, &a.wa.fut), WA_EMISUSE);
     CHECK_EQ(check_misuses - before, 1);
     wa_rt_free(rt);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
+}
+
+/* WA_ASYNC with a cleanup: declared once, run once on every path (a normal
+ * end, an error from WA_TRY, a cooperative cancel, a hard drop, a drop
+ * before the first poll). */
+typedef struct holder {
+    WA_CORO;
+    wa_timeout to;
+    wa_sleep s;
+    uint64_t ns, limit;
+    int *cleanups;
+    int after; /* reached the line after WA_TRY */
+} holder;
+
+static void holder_cleanup(holder *h) { ++*h->cleanups; }
+
+WA_ASYNC(holder, h, cx, holder_cleanup)
+{
+    WA_BEGIN(h, cx);
+    WA_TRY(wa_timeout_init(&h->to, wa_sleep_init(&h->s, h->ns), h->limit));
+    h->after = 1;
+    WA_END();
+}
+
+static void test_async_cleanup_every_path(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    int cleanups = 0;
+    /* a normal end */
+    holder h = {.ns = WA_MS(1), .limit = WA_SEC(1), .cleanups = &cleanups};
+    CHECK_EQ(wa_block_on(rt, holder_init(&h)), 0);
+    CHECK_EQ(h.after, 1);
+    CHECK_EQ(cleanups, 1);
+    /* WA_TRY ends the coroutine with its child's error */
+    holder e = {.ns = WA_SEC(1), .limit = WA_MS(1), .cleanups = &cleanups};
+    CHECK_EQ(wa_block_on(rt, holder_init(&e)), WA_ETIMEDOUT);
+    CHECK_EQ(e.after, 0);
+    CHECK_EQ(cleanups, 2);
+    /* a cooperative cancel and a hard drop of running tasks */
+    holder c = {.ns = WA_SEC(5), .limit = WA_SEC(9), .cleanups = &cleanups}, d = c;
+    wa_join jc = {0}, jd = {0};
+    holder_init(&c);
+    holder_init(&d);
+    REQUIRE_OR(check_spawn_of(rt, &c, &jc) == 0, wa_rt_free(rt));
+    REQUIRE_OR(check_spawn_of(rt, &d, &jd) == 0, (wa_join_drop(&jc), wa_rt_free(rt)));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(cleanups, 2);
+    wa_join_cancel(&jc);
+    wa_join_abort(&jd);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_join_status(&jc), WA_ECANCELED);
+    CHECK_EQ(wa_join_status(&jd), WA_ECANCELED);
+    CHECK_EQ(cleanups, 4);
+    wa_join_drop(&jc);
+    wa_join_drop(&jd);
+    /* dropped before its first poll */
+    holder u = {.cleanups = &cleanups};
+    wa_drop(holder_init(&u));
+    CHECK_EQ(cleanups, 5);
+    CHECK_RT_EMPTY_FREE(rt);
 }
 
 int main(void)
@@ -686,5 +747,6 @@ int main(void)
     RUN(test_foreign_thread);
 #endif
     RUN(test_bad_arguments);
+    RUN(test_async_cleanup_every_path);
     return check_finish();
 }

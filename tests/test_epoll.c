@@ -396,7 +396,7 @@ static void test_stale_keys(void)
     CHECK_EQ(sources(rt), 0);
     close_pipe(p);
     CHECK_RT_EMPTY_FREE(rt);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
 }
 
 /* Deregistering an fd that a task waits on wakes the task, which then
@@ -425,7 +425,7 @@ static void test_deregister_wakes_waiter(void)
     wa_join_drop(&j);
     close_pipe(p);
     CHECK_RT_EMPTY_FREE(rt);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
 }
 
 static void test_sim_has_no_fds(void)
@@ -550,7 +550,7 @@ static void test_foreign_keys(void)
     close_pipe(q);
     CHECK_RT_EMPTY_FREE(a);
     CHECK_RT_EMPTY_FREE(b);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
 }
 
 /* Two tasks wait to read one fd: one write wakes both (neither is lost),

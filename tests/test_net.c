@@ -135,7 +135,7 @@ static int client_poll(wa_future *f, wa_cx *cx)
         WA_RETURN(WA_STATUS);
     t->rd = (reader){.conn = t->op.conn, .into = t->in};
     wa_coro_init(&t->rd.wa, &reader_vt);
-    WA_AWAIT(wa_join_all(&t->both, wa_write_init(&t->w, t->op.conn, t->out, BYTES), &t->rd.wa.fut));
+    WA_AWAIT(wa_all_init(&t->both, wa_write_init(&t->w, t->op.conn, t->out, BYTES), &t->rd.wa.fut));
     wa_stream_close(&t->op.conn);
     if (WA_STATUS == 0 && t->rd.got == BYTES && !memcmp(t->in, t->out, BYTES))
         (*t->ok)++;
@@ -191,7 +191,7 @@ static int connect_accept(wa_rt *rt, const char *ip, wa_tcp *l)
 {
     wa_tcp_op con, acc;
     WA_COMBO(2) both;
-    int rc = wa_block_on(rt, wa_join_all(&both, wa_tcp_connect_init(&con, rt, ip, wa_tcp_port(l)),
+    int rc = wa_block_on(rt, wa_all_init(&both, wa_tcp_connect_init(&con, rt, ip, wa_tcp_port(l)),
                                          wa_tcp_accept_init(&acc, l)));
     if (con.conn)
         wa_stream_close(&con.conn);
@@ -341,7 +341,7 @@ static void test_close(void)
     CHECK_EQ(check_misuses, misuses + 5);
     CHECK_EQ(wa_join_abort(&j), 0);
     wa_join_drop(&j);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
     CHECK_RT_EMPTY_FREE(rt);
     CHECK_EQ(held(), before);
 }
@@ -487,7 +487,7 @@ static void test_dns(void)
     CHECK_EQ(d[0].n, 0);
     /* three at once, each on its own thread */
     WA_COMBO(3) all;
-    CHECK_EQ(wa_block_on(rt, wa_join_all(&all, wa_dns_lookup_init(&d[1], rt, "localhost"),
+    CHECK_EQ(wa_block_on(rt, wa_all_init(&all, wa_dns_lookup_init(&d[1], rt, "localhost"),
                                          wa_dns_lookup_init(&d[2], rt, "127.0.0.2"),
                                          wa_dns_lookup_init(&d[3], rt, "localhost"))),
              0);
@@ -512,7 +512,7 @@ static void test_dns(void)
     CHECK_EQ(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "127.0.0.1")), 0);
     CHECK_EQ(wa_block_on(rt, &d[0].fut), WA_EMISUSE);
     CHECK_EQ(check_misuses, misuses + 1);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
     CHECK_RT_EMPTY_FREE(rt);
 }
 #endif
@@ -556,7 +556,7 @@ static void test_two_accepts(void)
     }
     wa_rt_tick(rt, NULL); /* both wait on l */
     WA_COMBO(2) both;
-    CHECK_EQ(wa_block_on(rt, wa_join_all(&both, wa_tcp_connect_init(&con[0], rt, "127.0.0.1", wa_tcp_port(l)),
+    CHECK_EQ(wa_block_on(rt, wa_all_init(&both, wa_tcp_connect_init(&con[0], rt, "127.0.0.1", wa_tcp_port(l)),
                                          wa_tcp_connect_init(&con[1], rt, "127.0.0.1", wa_tcp_port(l)))),
              0);
     /* a second to be accepted (an accept never woken would wait for ever) */

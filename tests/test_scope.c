@@ -206,7 +206,7 @@ static void test_spawn_into_cancelled_scope(void)
     CHECK_EQ(wa_scope_live(&s), 0);
     check_catch_misuse();
     CHECK_EQ(spawn_child(&s, 1, 0, 'c'), WA_ESTALE);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
     CHECK_RT_EMPTY_FREE(rt);
 }
 
@@ -247,7 +247,7 @@ static void test_task_ending_with_live_scope(void)
     wa_rt_dump(rt, dump, sizeof dump);
     CHECK_EQ(strlen(dump), 0);
     CHECK_RT_EMPTY_FREE(rt);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
 }
 
 /* A task hard-dropped while its scope is live (it awaited something else):
@@ -291,7 +291,7 @@ static void test_abort_drops_live_scope_silently(void)
     CHECK(strcmp(trail, "x") == 0);
     wa_join_drop(&j);
     CHECK_RT_EMPTY_FREE(rt);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
 }
 
 static void test_scope_cancel_status(void)
@@ -376,7 +376,7 @@ static void test_scope_dropped_by_child(void)
     CHECK_EQ(t.drops, 1);
     CHECK_EQ(check_misuses - before, 1);
     CHECK_RT_EMPTY_FREE(rt);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
 }
 
 int main(void)

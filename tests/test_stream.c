@@ -335,7 +335,7 @@ static int nothing_read(wa_stream *s, void *buf, size_t cap, size_t *n)
 static wa_future *nothing_ready(wa_stream *s, int dir, void *storage)
 {
     (void)s, (void)dir;
-    return wa_stream_ready_error(storage, WA_ENOMEM);
+    return wa_stream_error_init(storage, WA_ENOMEM);
 }
 static const wa_stream_vt nothing_vt = {nothing_read, NULL, NULL, nothing_ready, NULL};
 

@@ -14,7 +14,7 @@ static int full_chan(wa_tx *tx, wa_rx *rx)
 {
     int one = 1, rc = wa_mpsc_new(1, sizeof(int), tx, rx);
     if (rc == 0)
-        CHECK_EQ(wa_try_send(tx, &one), 0);
+        CHECK_EQ(wa_tx_try_send(tx, &one), 0);
     return rc;
 }
 
@@ -147,7 +147,7 @@ static int acquirer_poll(wa_future *f, wa_cx *cx)
 {
     acquirer *t = (acquirer *)f;
     WA_BEGIN(t, cx);
-    WA_AWAIT(wa_sem_acquire(&t->a, t->s, t->n));
+    WA_AWAIT(wa_acquire_init(&t->a, t->s, t->n));
     if (WA_STATUS != 0)
         WA_RETURN(WA_STATUS);
     mark(t->id);
@@ -240,14 +240,14 @@ static void test_mpsc_blocked_senders_fifo(void)
     /* each receive lets exactly the longest-waiting sender in */
     int want[] = {1, 10, 20, 30};
     for (int i = 0; i < 4; i++) {
-        CHECK_EQ(wa_try_recv(&rx, &v), 0);
+        CHECK_EQ(wa_rx_try_recv(&rx, &v), 0);
         CHECK_EQ(v, want[i]);
         wa_rt_tick(rt, NULL);
         CHECK_EQ(sent, i < 3 ? i + 1 : 3);
     }
-    CHECK_EQ(wa_try_recv(&rx, &v), WA_EAGAIN); /* tx is still alive */
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), WA_EAGAIN); /* tx is still alive */
     CHECK_EQ(wa_tx_drop(&tx), 0);
-    CHECK_EQ(wa_try_recv(&rx, &v), WA_ECLOSED);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), WA_ECLOSED);
     CHECK_EQ(wa_rx_drop(&rx), 0);
     finish(rt, j, 3, 3);
 }
@@ -267,12 +267,12 @@ static void test_mpsc_newcomer_queues_behind(void)
     REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]) == 0, stop(rt, j, 3, &tx, &rx));
     wa_rt_tick(rt, NULL);
     REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 30, 1, 0, &sent, &j[2]) == 0, stop(rt, j, 3, &tx, &rx));
-    CHECK_EQ(wa_try_recv(&rx, &v), 0); /* wakes 10, which runs after 30 */
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), 0); /* wakes 10, which runs after 30 */
     wa_rt_tick(rt, NULL);
     CHECK_EQ(sent, 1);
     int want[] = {10, 20, 30};
     for (int i = 0; i < 3; i++) {
-        CHECK_EQ(wa_try_recv(&rx, &v), 0);
+        CHECK_EQ(wa_rx_try_recv(&rx, &v), 0);
         CHECK_EQ(v, want[i]);
         wa_rt_tick(rt, NULL);
     }
@@ -295,15 +295,15 @@ static void test_mpsc_woken_sender_keeps_its_slot(void)
     wa_join j[2] = {0};
     REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent, &j[0]) == 0, stop(rt, j, 2, &tx, &rx));
     wa_rt_tick(rt, NULL);
-    CHECK_EQ(wa_try_recv(&rx, &v), 0); /* frees the slot, reserved for 10 */
-    CHECK_EQ(wa_try_send(&tx, &v), WA_EAGAIN);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), 0); /* frees the slot, reserved for 10 */
+    CHECK_EQ(wa_tx_try_send(&tx, &v), WA_EAGAIN);
     REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]) == 0, stop(rt, j, 2, &tx, &rx));
     wa_rt_tick(rt, NULL); /* 10 and 20 both run; 20 must queue */
     CHECK_EQ(sent, 1);
-    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), 0);
     CHECK_EQ(v, 10);
     wa_rt_tick(rt, NULL);
-    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), 0);
     CHECK_EQ(v, 20);
     CHECK_EQ(sent, 2);
     CHECK_EQ(wa_tx_drop(&tx), 0);
@@ -320,31 +320,31 @@ static void test_mpsc_backpressure(void)
     REQUIRE_OR(wa_mpsc_new(2, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     wa_tx probe = wa_tx_clone(&tx);
     int v = -1, sent = 0;
-    CHECK_EQ(wa_try_recv(&rx, &v), WA_EAGAIN);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), WA_EAGAIN);
     wa_join j;
     REQUIRE_OR(spawn_sender(rt, tx, 0, 10, 0, &sent, &j) == 0, stop(rt, NULL, 0, &probe, &rx));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(sent, 2);
-    CHECK_EQ(wa_chan_len(rx.ch), 2);
+    CHECK_EQ(wa_rx_len(&rx), 2);
     CHECK(!wa_join_done(&j));
-    CHECK_EQ(wa_try_send(&probe, &v), WA_EAGAIN);
+    CHECK_EQ(wa_tx_try_send(&probe, &v), WA_EAGAIN);
     wa_rt_tick(rt, NULL); /* nobody received: the sender stays blocked */
     CHECK_EQ(sent, 2);
     /* each receive makes room for exactly one more send */
     for (int i = 0; i < 10; i++) {
-        CHECK_EQ(wa_try_recv(&rx, &v), 0);
+        CHECK_EQ(wa_rx_try_recv(&rx, &v), 0);
         CHECK_EQ(v, i);
-        CHECK_EQ(wa_chan_len(rx.ch), (size_t)(sent - i - 1));
+        CHECK_EQ(wa_rx_len(&rx), (size_t)(sent - i - 1));
         wa_rt_tick(rt, NULL);
         int want = i + 3 < 10 ? i + 3 : 10;
         CHECK_EQ(sent, want);
-        CHECK_EQ(wa_chan_len(rx.ch), (size_t)(want - i - 1));
+        CHECK_EQ(wa_rx_len(&rx), (size_t)(want - i - 1));
     }
     CHECK(wa_join_done(&j));
     CHECK_EQ(wa_join_status(&j), 0);
-    CHECK_EQ(wa_try_recv(&rx, &v), WA_EAGAIN); /* probe keeps it open */
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), WA_EAGAIN); /* probe keeps it open */
     CHECK_EQ(wa_tx_drop(&probe), 0);
-    CHECK_EQ(wa_try_recv(&rx, &v), WA_ECLOSED);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), WA_ECLOSED);
     CHECK_EQ(wa_rx_drop(&rx), 0);
     finish(rt, &j, 1, 1);
 }
@@ -358,9 +358,9 @@ static void test_close_by_senders(void)
     REQUIRE_OR(wa_mpsc_new(4, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     tx2 = wa_tx_clone(&tx);
     int v = 1;
-    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    CHECK_EQ(wa_tx_try_send(&tx, &v), 0);
     v = 2;
-    CHECK_EQ(wa_try_send(&tx2, &v), 0);
+    CHECK_EQ(wa_tx_try_send(&tx2, &v), 0);
     CHECK_EQ(wa_tx_drop(&tx), 0);
     CHECK_EQ(wa_tx_drop(&tx2), 0);
     /* closed, but the queued items still come out first */
@@ -372,7 +372,7 @@ static void test_close_by_senders(void)
     CHECK_EQ(log.n, 2);
     CHECK_EQ(log.v[0], 1);
     CHECK_EQ(log.v[1], 2);
-    CHECK_EQ(wa_try_recv(&rx, &v), WA_ECLOSED);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), WA_ECLOSED);
     CHECK_EQ(wa_rx_drop(&rx), 0);
 
     /* a receiver already waiting is woken by the last sender's drop */
@@ -408,7 +408,7 @@ static void test_close_by_receiver(void)
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_join_status(&j[0]), WA_ECLOSED);
     CHECK_EQ(sent, 0);
-    CHECK_EQ(wa_try_send(&tx, &v), WA_ECLOSED);
+    CHECK_EQ(wa_tx_try_send(&tx, &v), WA_ECLOSED);
     /* a send started after the close fails at once */
     REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent, &j[1]) == 0, stop(rt, j, 2, &tx, NULL));
     wa_rt_tick(rt, NULL);
@@ -436,7 +436,7 @@ static int cancelled_sends_poll(wa_future *f, wa_cx *cx)
     cancelled_sends *t = (cancelled_sends *)f;
     WA_BEGIN(t, cx);
     t->v = 99;
-    WA_AWAIT(wa_race(&t->race, wa_send_init(&t->s, t->tx, &t->v),
+    WA_AWAIT(wa_race_init(&t->race, wa_send_init(&t->s, t->tx, &t->v),
                      wa_sleep_init(&t->sl, WA_MS(5))));
     t->winner = t->race.c.winner;
     t->send_status = wa_combo_status(&t->race.c, 0);
@@ -455,7 +455,7 @@ static void test_send_cancelled_while_blocked(void)
     wa_rx rx;
     REQUIRE_OR(wa_mpsc_new(1, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     int v = 1;
-    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    CHECK_EQ(wa_tx_try_send(&tx, &v), 0);
     cancelled_sends c = {.tx = &tx};
     wa_coro_init(&c.wa, &cancelled_sends_vt);
     wa_join j;
@@ -470,13 +470,13 @@ static void test_send_cancelled_while_blocked(void)
     /* Free the task first: a send waiter it left queued would now be a
      * dangling pointer that the receive below follows. */
     finish(rt, &j, 1, 1);
-    CHECK_EQ(wa_chan_len(rx.ch), 1);
-    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(wa_rx_len(&rx), 1);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), 0);
     CHECK_EQ(v, 1);
-    CHECK_EQ(wa_try_recv(&rx, &v), WA_EAGAIN); /* 99 was never sent */
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), WA_EAGAIN); /* 99 was never sent */
     v = 2;
-    CHECK_EQ(wa_try_send(&tx, &v), 0);
-    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(wa_tx_try_send(&tx, &v), 0);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), 0);
     CHECK_EQ(v, 2);
     CHECK_EQ(wa_tx_drop(&tx), 0);
     CHECK_EQ(wa_rx_drop(&rx), 0);
@@ -495,9 +495,9 @@ static void test_recv_woken_then_dropped(void)
     REQUIRE_OR(spawn_receiver(rt, &rx, 1, &b, &j[1]) == 0, stop(rt, j, 3, &tx, &rx));
     wa_rt_tick(rt, NULL);
     int v = 7;
-    CHECK_EQ(wa_try_send(&tx, &v), 0); /* wakes j[0] */
+    CHECK_EQ(wa_tx_try_send(&tx, &v), 0); /* wakes j[0] */
     CHECK_EQ(wa_join_abort(&j[0]), 0); /* dropped before it ran */
-    CHECK_EQ(wa_chan_len(rx.ch), 1);
+    CHECK_EQ(wa_rx_len(&rx), 1);
     wa_rt_tick(rt, NULL);
     /* the turn went on to the next receiver, with the element */
     CHECK_EQ(wa_join_status(&j[1]), 0);
@@ -509,11 +509,11 @@ static void test_recv_woken_then_dropped(void)
     REQUIRE_OR(spawn_receiver(rt, &rx, 1, &a, &j[2]) == 0, stop(rt, j, 3, &tx, &rx));
     wa_rt_tick(rt, NULL);
     v = 8;
-    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    CHECK_EQ(wa_tx_try_send(&tx, &v), 0);
     CHECK_EQ(wa_join_abort(&j[2]), 0);
-    CHECK_EQ(wa_chan_len(rx.ch), 1);
+    CHECK_EQ(wa_rx_len(&rx), 1);
     v = 0;
-    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), 0);
     CHECK_EQ(v, 8);
     CHECK_EQ(a.n, 0);
     CHECK_EQ(wa_tx_drop(&tx), 0);
@@ -529,12 +529,12 @@ static void test_send_woken_then_dropped(void)
     wa_rx rx;
     REQUIRE_OR(wa_mpsc_new(1, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
     int v = 1, sent1 = 0, sent2 = 0;
-    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    CHECK_EQ(wa_tx_try_send(&tx, &v), 0);
     wa_join j[2] = {0};
     REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 10, 1, 0, &sent1, &j[0]) == 0, stop(rt, j, 2, &tx, &rx));
     REQUIRE_OR(spawn_sender(rt, wa_tx_clone(&tx), 20, 1, 0, &sent2, &j[1]) == 0, stop(rt, j, 2, &tx, &rx));
     wa_rt_tick(rt, NULL);
-    CHECK_EQ(wa_try_recv(&rx, &v), 0); /* room for one: wakes j[0] */
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), 0); /* room for one: wakes j[0] */
     CHECK_EQ(wa_join_abort(&j[0]), 0);
     wa_rt_tick(rt, NULL);
     /* Without the hand-over j[1] would wait forever next to a free slot. */
@@ -542,9 +542,9 @@ static void test_send_woken_then_dropped(void)
     CHECK_EQ(wa_join_status(&j[1]), 0);
     CHECK_EQ(sent1, 0);
     CHECK_EQ(sent2, 1);
-    CHECK_EQ(wa_try_recv(&rx, &v), 0);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), 0);
     CHECK_EQ(v, 20);
-    CHECK_EQ(wa_try_recv(&rx, &v), WA_EAGAIN);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), WA_EAGAIN);
     CHECK_EQ(wa_tx_drop(&tx), 0);
     CHECK_EQ(wa_rx_drop(&rx), 0);
     finish(rt, j, 2, 2);
@@ -592,8 +592,8 @@ static void test_oneshot(void)
     REQUIRE_OR(check_spawn_of(rt, &r, &j[0]) == 0, stop(rt, j, 2, &tx, NULL)); /* (r's drop took r.rx) */
     wa_rt_tick(rt, NULL);
     pair p = {42, 2.5};
-    CHECK_EQ(wa_try_send(&tx, &p), 0);
-    CHECK_EQ(wa_try_send(&tx, &p), WA_EAGAIN); /* capacity one */
+    CHECK_EQ(wa_tx_try_send(&tx, &p), 0);
+    CHECK_EQ(wa_tx_try_send(&tx, &p), WA_EAGAIN); /* capacity one */
     CHECK_EQ(wa_tx_drop(&tx), 0);
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(wa_join_status(&j[0]), 0);
@@ -773,7 +773,7 @@ static int locker_poll(wa_future *f, wa_cx *cx)
     locker *t = (locker *)f;
     WA_BEGIN(t, cx);
     for (t->i = 0; t->i < t->rounds; t->i++) {
-        WA_AWAIT(wa_mutex_lock(&t->a, t->m));
+        WA_AWAIT(wa_lock_init(&t->a, t->m));
         if ((*t->inside)++ != 0)
             (*t->overlaps)++;
         mark(t->id);
@@ -908,14 +908,14 @@ static void test_sync_misuse(void)
     int v = 1;
     CHECK_EQ(wa_tx_drop(&tx), 0);
     CHECK(tx.ch == NULL);
-    CHECK_EQ(wa_try_send(&tx, &v), WA_ESTALE);
+    CHECK_EQ(wa_tx_try_send(&tx, &v), WA_ESTALE);
     wa_send snd;
     CHECK_EQ(wa_poll(wa_send_init(&snd, &tx, &v), &cx), WA_ESTALE);
     CHECK_EQ(wa_poll(&snd.fut, &cx), WA_EMISUSE); /* polled after it finished */
     wa_drop(&snd.fut);
     CHECK_EQ(check_misuses, before + 5);
     CHECK_EQ(wa_rx_drop(&rx), 0);
-    CHECK_EQ(wa_try_recv(&rx, &v), WA_ESTALE);
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), WA_ESTALE);
     wa_recv rcv;
     CHECK_EQ(wa_poll(wa_recv_init(&rcv, &rx, &v), &cx), WA_ESTALE);
     wa_drop(&rcv.fut);
@@ -923,7 +923,7 @@ static void test_sync_misuse(void)
     CHECK_EQ(wa_mpsc_new(0, sizeof(int), &tx, &rx), WA_EINVAL);
     CHECK_EQ(check_misuses, before + 7);
     CHECK_RT_EMPTY_FREE(rt);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
 }
 
 /* A gate that starts closed: wa_sem_init(s, 0), opened by a release. */
@@ -959,7 +959,7 @@ static int racer_poll(wa_future *f, wa_cx *cx)
 {
     racer *t = (racer *)f;
     WA_BEGIN(t, cx);
-    WA_AWAIT(wa_race(&t->race, wa_recv_init(&t->r, t->rx, &t->got), wa_sleep_init(&t->sl, WA_SEC(100))));
+    WA_AWAIT(wa_race_init(&t->race, wa_recv_init(&t->r, t->rx, &t->got), wa_sleep_init(&t->sl, WA_SEC(100))));
     t->race_rc = WA_STATUS;
     t->winner = wa_race_winner(&t->race.c);
     WA_AWAIT(wa_sleep_init(&t->after, WA_MS(1)));
@@ -984,7 +984,7 @@ static void test_race_keeps_completed_recv(void)
     REQUIRE_OR(wa_spawn_of(rt, &t, &j) == 0, (wa_tx_drop(&tx), wa_rx_drop(&rx), wa_rt_free(rt)));
     wa_rt_tick(rt, NULL); /* waiting in the race */
     int v = 42;
-    CHECK_EQ(wa_try_send(&tx, &v), 0);
+    CHECK_EQ(wa_tx_try_send(&tx, &v), 0);
     CHECK_EQ(wa_join_cancel(&j), 0); /* in the same tick as the message */
     CHECK_EQ(wa_rt_run(rt), 0);
     racer *out = (racer *)wa_join_output(&j);
@@ -1015,12 +1015,78 @@ static void test_chan_bad_arguments(void)
     wa_tx c = wa_tx_clone(&tx);
     CHECK(c.ch == NULL);
     CHECK(wa_tx_clone(NULL).ch == NULL);
-    CHECK_EQ(wa_try_send(NULL, &before), WA_ESTALE);
-    CHECK_EQ(wa_try_recv(&rx, NULL), WA_EINVAL);
+    CHECK_EQ(wa_tx_try_send(NULL, &before), WA_ESTALE);
+    CHECK_EQ(wa_rx_try_recv(&rx, NULL), WA_EINVAL);
     CHECK_EQ(wa_mpsc_new(1, 1, NULL, &rx), WA_EINVAL);
     CHECK_EQ(wa_rx_drop(NULL), WA_EMISUSE);
     CHECK_EQ(check_misuses - before, 6);
     CHECK_EQ(wa_rx_drop(&rx), 0);
+}
+
+/* A guard: the acquire that locked a mutex releases it from the
+ * coroutine's cleanup, whichever way the coroutine ends (normal end, a
+ * cancel or a hard drop while holding it, a cancel while still waiting). */
+typedef struct guarded {
+    WA_CORO;
+    wa_acquire guard;
+    wa_sleep s;
+    wa_mutex *m;
+    uint64_t hold;
+} guarded;
+
+static void guarded_cleanup(guarded *t) { wa_acquire_release(&t->guard); }
+
+WA_ASYNC(guarded, t, cx, guarded_cleanup)
+{
+    WA_BEGIN(t, cx);
+    WA_TRY(wa_lock_init(&t->guard, t->m));
+    WA_TRY(wa_sleep_init(&t->s, t->hold));
+    WA_END();
+}
+
+static void test_guard_releases_on_every_path(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_mutex m;
+    wa_mutex_init(&m);
+    /* a normal end */
+    guarded a = {.m = &m, .hold = WA_MS(1)};
+    CHECK_EQ(wa_block_on(rt, guarded_init(&a)), 0);
+    CHECK_EQ(wa_mutex_try_lock(&m), 0);
+    CHECK_EQ(wa_mutex_unlock(&m), 0);
+    /* b holds the lock and is cancelled, c waits for it and is dropped, d
+     * gets it after them, holds it and is dropped */
+    guarded b = {.m = &m, .hold = WA_SEC(5)}, c = b, d = b;
+    wa_join j[3] = {0};
+    guarded_init(&b);
+    guarded_init(&c);
+    guarded_init(&d);
+    REQUIRE_OR(check_spawn_of(rt, &b, &j[0]) == 0, wa_rt_free(rt));
+    REQUIRE_OR(check_spawn_of(rt, &c, &j[1]) == 0, (check_joins_drop(j, 3), wa_rt_free(rt)));
+    REQUIRE_OR(check_spawn_of(rt, &d, &j[2]) == 0, (check_joins_drop(j, 3), wa_rt_free(rt)));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_mutex_try_lock(&m), WA_EAGAIN);
+    wa_join_abort(&j[1]);
+    wa_join_cancel(&j[0]);
+    wa_rt_tick(rt, NULL);
+    wa_rt_tick(rt, NULL);
+    CHECK(wa_join_done(&j[0]) && wa_join_done(&j[1]));
+    CHECK(!wa_join_done(&j[2]));
+    CHECK_EQ(wa_mutex_try_lock(&m), WA_EAGAIN); /* d holds it now */
+    wa_join_abort(&j[2]);
+    CHECK_EQ(wa_mutex_try_lock(&m), 0);
+    CHECK_EQ(wa_mutex_unlock(&m), 0);
+    check_joins_drop(j, 3);
+    /* a zeroed guard and a second release do nothing */
+    wa_acquire z = {0};
+    CHECK_EQ(wa_acquire_release(&z), 0);
+    CHECK_EQ(wa_block_on(rt, wa_lock_init(&z, &m)), 0);
+    CHECK_EQ(wa_acquire_release(&z), 0);
+    CHECK_EQ(wa_acquire_release(&z), 0);
+    CHECK_EQ(wa_mutex_try_lock(&m), 0);
+    CHECK_EQ(wa_mutex_unlock(&m), 0);
+    CHECK_RT_EMPTY_FREE(rt);
 }
 
 int main(void)
@@ -1046,6 +1112,7 @@ int main(void)
     RUN(test_acquire_queued_then_dropped);
     RUN(test_sync_misuse);
     RUN(test_sem_gate);
+    RUN(test_guard_releases_on_every_path);
     RUN(test_race_keeps_completed_recv);
     RUN(test_chan_bad_arguments);
     return check_finish();

@@ -25,7 +25,7 @@ static int logger_poll(wa_future *f, wa_cx *cx)
 {
     logger *t = (logger *)f;
     WA_BEGIN(t, cx);
-    WA_AWAIT(t->absolute ? wa_sleep_until(&t->s, t->ns) : wa_sleep_init(&t->s, t->ns));
+    WA_AWAIT(t->absolute ? wa_sleep_until_init(&t->s, t->ns) : wa_sleep_init(&t->s, t->ns));
     wake_log[wake_n].at = wa_now(cx->rt);
     wake_log[wake_n++].id = t->id;
     WA_END();
@@ -180,13 +180,13 @@ static void test_timeout_until(void)
     int drops = 0;
     never n;
     wa_timeout to;
-    CHECK_EQ(wa_block_on(rt, wa_timeout_until(&to, never_init(&n, &drops), WA_MS(130))), WA_ETIMEDOUT);
+    CHECK_EQ(wa_block_on(rt, wa_timeout_until_init(&to, never_init(&n, &drops), WA_MS(130))), WA_ETIMEDOUT);
     CHECK_EQ(wa_now(rt), WA_MS(130));
     CHECK_EQ(drops, 1);
     wa_sleep s;
-    CHECK_EQ(wa_block_on(rt, wa_timeout_until(&to, wa_sleep_init(&s, WA_MS(5)), WA_MS(200))), 0);
+    CHECK_EQ(wa_block_on(rt, wa_timeout_until_init(&to, wa_sleep_init(&s, WA_MS(5)), WA_MS(200))), 0);
     CHECK_EQ(wa_now(rt), WA_MS(135));
-    CHECK_EQ(wa_block_on(rt, wa_timeout_until(&to, never_init(&n, &drops), WA_MS(50))), WA_ETIMEDOUT);
+    CHECK_EQ(wa_block_on(rt, wa_timeout_until_init(&to, never_init(&n, &drops), WA_MS(50))), WA_ETIMEDOUT);
     CHECK_EQ(wa_now(rt), WA_MS(135)); /* a deadline past: at once */
     CHECK_EQ(drops, 2);
     CHECK_RT_EMPTY_FREE(rt);
@@ -397,17 +397,17 @@ static int huge_poll(wa_future *f, wa_cx *cx)
 {
     huge *t = (huge *)f;
     WA_BEGIN(t, cx);
-    WA_AWAIT(wa_race(&t->race, wa_sleep_init(&t->a, WA_MS(UINT64_MAX)), wa_sleep_init(&t->b, WA_MS(200))));
+    WA_AWAIT(wa_race_init(&t->race, wa_sleep_init(&t->a, WA_MS(UINT64_MAX)), wa_sleep_init(&t->b, WA_MS(200))));
     t->winners[0] = wa_race_winner(&t->race.c);
     t->at[0] = wa_now(cx->rt);
-    WA_AWAIT(wa_race(&t->race, wa_timeout_init(&t->to, never_init(&t->n, &t->drops), WA_NEVER),
+    WA_AWAIT(wa_race_init(&t->race, wa_timeout_init(&t->to, never_init(&t->n, &t->drops), WA_NEVER),
                      wa_sleep_init(&t->b, WA_MS(200))));
     t->winners[1] = wa_race_winner(&t->race.c);
     t->at[1] = wa_now(cx->rt);
     wa_interval_init(&t->iv, WA_NEVER);
     WA_AWAIT(wa_interval_tick(&t->iv)); /* the first: at once */
     t->ticks++;
-    WA_AWAIT(wa_race(&t->race, wa_interval_tick(&t->iv), wa_sleep_init(&t->b, WA_MS(200))));
+    WA_AWAIT(wa_race_init(&t->race, wa_interval_tick(&t->iv), wa_sleep_init(&t->b, WA_MS(200))));
     t->winners[2] = wa_race_winner(&t->race.c);
     t->at[2] = wa_now(cx->rt);
     wa_interval_drop(&t->iv);
@@ -434,7 +434,7 @@ static void test_huge_durations(void)
     wa_sleep s;
     wa_rt_set_report(rt, NULL, NULL);
     CHECK_EQ(wa_block_on(rt, wa_sleep_init(&s, WA_NEVER)), WA_EDEADLK);
-    CHECK_EQ(wa_block_on(rt, wa_sleep_until(&s, WA_NEVER)), WA_EDEADLK);
+    CHECK_EQ(wa_block_on(rt, wa_sleep_until_init(&s, WA_NEVER)), WA_EDEADLK);
     CHECK_EQ(wa_now(rt), WA_MS(1600));
     CHECK_RT_EMPTY_FREE(rt);
 }

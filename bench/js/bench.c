@@ -25,7 +25,7 @@ static int await_n_poll(wa_future *f, wa_cx *cx)
     bench *b = (bench *)f;
     WA_BEGIN(b, cx);
     for (b->i = 0; b->i < b->n; b->i++) {
-        WA_AWAIT(wa_js_await(&b->op, b->handle));
+        WA_AWAIT(wa_js_await_init(&b->op, b->handle));
         if (WA_STATUS < 0)
             WA_RETURN(WA_STATUS);
         b->sum += b->op.number;
@@ -49,7 +49,7 @@ static int await_list_poll(wa_future *f, wa_cx *cx)
     bench *b = (bench *)f;
     WA_BEGIN(b, cx);
     for (b->i = 0; b->i < b->n; b->i++) {
-        WA_AWAIT(wa_js_await(&b->op, b->list[b->i]));
+        WA_AWAIT(wa_js_await_init(&b->op, b->list[b->i]));
         if (WA_STATUS < 0)
             WA_RETURN(WA_STATUS);
         b->sum += b->op.number;

@@ -1,5 +1,5 @@
 // The JS host's benchmarks, against plain JavaScript in the same process:
-//   await      n awaits of one already-resolved promise (C: wa_js_await on
+//   await      n awaits of one already-resolved promise (C: wa_js_await_init on
 //              an adopted handle; JS: `await p` in a loop)
 //   await_each n awaits of n distinct resolved promises (each outcome
 //              crosses from JS into wasm once)

@@ -24,7 +24,7 @@ static int job_poll(wa_future *f, wa_cx *cx)
         wa_js_settle(j->call, WA_STATUS, NULL, 0, 0); /* the promise rejects */
         WA_RETURN(WA_STATUS);
     }
-    WA_AWAIT(wa_js_fetch(&j->fetch, j->url));
+    WA_AWAIT(wa_js_fetch_init(&j->fetch, j->url));
     wa_js_settle(j->call, WA_STATUS, NULL, 0, (double)j->fetch.len);
     free(j->fetch.data);
     WA_END();

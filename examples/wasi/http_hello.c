@@ -25,7 +25,7 @@ static int hello_poll(wa_future *f, wa_cx *cx)
 {
     hello *t = (hello *)f;
     WA_BEGIN(t, cx);
-    if (!strcmp(wa_http_path(t->in), "/stats")) {
+    if (!strcmp(wa_http_incoming_path(t->in), "/stats")) {
         wa_rt_stats st;
         wa_rt_stats_get(cx->rt, &st);
         t->len = (size_t)snprintf(t->msg, sizeof t->msg, "tasks=%zu sources=%zu handles=%ld memory=%zu\n",
@@ -34,7 +34,7 @@ static int hello_poll(wa_future *f, wa_cx *cx)
         t->len = (size_t)snprintf(t->msg, sizeof t->msg, "hello from wasync\n");
     }
     static const wa_http_header type[] = {{"content-type", "text/plain"}};
-    int rc = wa_http_respond(t->in, 200, type, 1, &t->body);
+    int rc = wa_http_incoming_respond(t->in, 200, type, 1, &t->body);
     if (rc < 0)
         WA_RETURN(rc);
     WA_AWAIT(wa_write_init(&t->w, t->body, t->msg, t->len));

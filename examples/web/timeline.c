@@ -42,7 +42,7 @@ static int step_poll(wa_future *f, wa_cx *cx)
     }
     if (t->url) {
         event(t->id, EV_FETCH, t->url);
-        WA_AWAIT(wa_js_fetch(&t->fetch, t->url));
+        WA_AWAIT(wa_js_fetch_init(&t->fetch, t->url));
         free(t->fetch.data);
         if (WA_STATUS < 0)
             WA_RETURN(step_failed(t, WA_STATUS));

@@ -49,11 +49,12 @@ int wa_tx_drop(wa_tx *tx);
 int wa_rx_drop(wa_rx *rx);
 
 /* Non-blocking: 0, WA_EAGAIN (full / empty) or WA_ECLOSED. */
-int wa_try_send(wa_tx *tx, const void *elem);
-int wa_try_recv(wa_rx *rx, void *out);
+int wa_tx_try_send(wa_tx *tx, const void *elem);
+int wa_rx_try_recv(wa_rx *rx, void *out);
 
-/* Number of queued elements. */
-size_t wa_chan_len(const wa_chan *ch);
+/* Number of elements queued in the end's channel. */
+size_t wa_tx_len(const wa_tx *tx);
+size_t wa_rx_len(const wa_rx *rx);
 
 /* Send: waits while the channel is full. elem is borrowed until the
  * future completes or is dropped. Status 0 or WA_ECLOSED. */

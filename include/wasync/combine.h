@@ -14,7 +14,7 @@
  * cancellation at its next await.
  *
  *     WA_COMBO(2) j;                       // in the coroutine's struct
- *     WA_AWAIT(wa_join_all(&t->j, wa_sleep_init(&t->a, WA_MS(5)),
+ *     WA_AWAIT(wa_all_init(&t->j, wa_sleep_init(&t->a, WA_MS(5)),
  *                                 wa_sleep_init(&t->b, WA_MS(9))));
  */
 #ifndef WASYNC_COMBINE_H
@@ -58,14 +58,11 @@ struct wa_combo {
 };
 
 /* Initialises c over the n futures (taken) in futs with branch storage br
- * (n entries, borrowed for c's life). Returns the future. */
+ * (n entries, borrowed for c's life), or br NULL: storage allocated for an
+ * n decided at run time, whose failure makes the combinator finish with
+ * WA_ENOMEM (after dropping futs). Returns the future. */
 wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n,
                          wa_future *const *futs);
-
-/* The same with branch storage allocated for n decided at run time; an
- * allocation failure makes the combinator finish with WA_ENOMEM (after
- * dropping futs). */
-wa_future *wa_combo_new(wa_combo *c, int mode, size_t n, wa_future *const *futs);
 
 /* Fixed-size storage for N children. */
 #define WA_COMBO(N)        \
@@ -89,15 +86,15 @@ wa_future *wa_combo_new(wa_combo *c, int mode, size_t n, wa_future *const *futs)
                    WA_COMBO_ARGS_(__VA_ARGS__)))
 
 /* Join / race of the futures listed (1 to 16), in WA_COMBO(N) storage j. */
-#define wa_join_all(j, ...) WA_COMBO_(j, WA_ALL, __VA_ARGS__)
-#define wa_join_settled(j, ...) WA_COMBO_(j, WA_ALL_SETTLED, __VA_ARGS__)
-#define wa_race(j, ...) WA_COMBO_(j, WA_RACE, __VA_ARGS__)
+#define wa_all_init(j, ...) WA_COMBO_(j, WA_ALL, __VA_ARGS__)
+#define wa_all_settled_init(j, ...) WA_COMBO_(j, WA_ALL_SETTLED, __VA_ARGS__)
+#define wa_race_init(j, ...) WA_COMBO_(j, WA_RACE, __VA_ARGS__)
 
 /* After a race: the index of the child that finished first (-1: none). */
 static inline int wa_race_winner(const wa_combo *c) { return c->winner; }
 
 /* After completion: the status of child i (WA_PENDING if it was dropped
- * unfinished). With wa_combo_new storage, only until the combinator is
+ * unfinished). With allocated storage, only until the combinator is
  * dropped. */
 static inline int wa_combo_status(const wa_combo *c, size_t i) { return c->br[i].status; }
 

@@ -9,16 +9,28 @@
  *
  *     typedef struct { WA_CORO; wa_sleep sleep; int i; } ticker;
  *
- *     static int ticker_poll(wa_future *f, wa_cx *cx) {
- *         ticker *t = (ticker *)f;
+ *     WA_ASYNC(ticker, t, cx)
+ *     {
  *         WA_BEGIN(t, cx);
  *         for (t->i = 0; t->i < 3; t->i++) {
- *             WA_AWAIT(wa_sleep_init(&t->sleep, WA_MS(100)));
+ *             WA_TRY(wa_sleep_init(&t->sleep, WA_MS(100)));
  *             printf("tick %d\n", t->i);
  *         }
  *         WA_END();
  *     }
- *     static const wa_future_vt ticker_vt = {ticker_poll, wa_coro_drop, "ticker"};
+ *
+ *     ticker t = {0};
+ *     wa_block_on(rt, ticker_init(&t));
+ *
+ * WA_ASYNC(type, self, cx) declares the poll function (whose body follows),
+ * the vtable and `wa_future *type_init(type *self)`, which initialises the
+ * header and leaves the other fields as the caller set them.
+ * WA_ASYNC(type, self, cx, cleanup) adds `void cleanup(type *self)`, called
+ * once when the future is dropped: after a normal end, a cancellation or a
+ * hard drop alike (a finished future is always dropped), so what the
+ * coroutine owns is released by code written once. Keep it synchronous and
+ * safe on fields never set (zero them before init); awaitable cleanup goes
+ * in WA_ON_CANCEL.
  *
  * Rules:
  * - Stack locals do not survive an await; keep such state in the struct.
@@ -26,7 +38,8 @@
  * - The awaited future is owned by the await: it is dropped as soon as it
  *   completes (or when the coroutine is dropped mid-await). Drop never
  *   clears outputs, so its output fields stay readable after the await.
- *   WA_STATUS is its final status (0 or a negative WA_E* code).
+ *   WA_STATUS is its final status (0 or a negative WA_E* code). WA_TRY
+ *   awaits and ends the coroutine with that status if it is negative.
  * - Awaiting a join handle consumes it (like Rust's JoinHandle): have the
  *   task write its results through pointers it was given.
  * - Cancellation: when the task is cancelled, the first await that would
@@ -152,11 +165,43 @@ wa_resume_:                                                                  \
     case WA_CO_LINE_CANCEL:                                                  \
         (void)0
 
+/* Awaits like WA_AWAIT, then ends the coroutine with the status if it is
+ * an error (Rust's `?`). */
+#define WA_TRY(init)                                                        \
+    do {                                                                     \
+        WA_AWAIT(init);                                                      \
+        if (WA_STATUS < 0)                                                   \
+            WA_RETURN(WA_STATUS);                                            \
+    } while (0)
+
 #define WA_END()                                                            \
     WA_RETURN(0);                                                            \
     default:                                                                 \
         WA_RETURN(WA_ECANCELED);                                             \
         }
+
+/* WA_ASYNC(type, self, cx [, cleanup]): see the top of this file. */
+#define WA_ASYNC(...) WA_ASYNC_PICK_(__VA_ARGS__, WA_ASYNC4_, WA_ASYNC3_, )(__VA_ARGS__)
+#define WA_ASYNC_PICK_(a, b, c, d, which, ...) which
+#define WA_ASYNC3_(type, self, cx) WA_ASYNC_(type, self, cx, wa_coro_drop)
+#define WA_ASYNC4_(type, self, cx, cleanup)                                 \
+    static void cleanup(type *);                                             \
+    static void type##_drop_(wa_future *f)                                   \
+    {                                                                        \
+        wa_coro_drop(f);                                                     \
+        cleanup((type *)f);                                                  \
+    }                                                                        \
+    WA_ASYNC_(type, self, cx, type##_drop_)
+#define WA_ASYNC_(type, self, cx, drop)                                     \
+    static int type##_poll_(type *self, wa_cx *cx);                          \
+    static int type##_poll_vt_(wa_future *f, wa_cx *c) { return type##_poll_((type *)f, c); } \
+    static const wa_future_vt type##_vt_ = {type##_poll_vt_, drop, #type};   \
+    static inline wa_future *type##_init(type *self)                         \
+    {                                                                        \
+        _Static_assert(offsetof(type, wa) == 0, #type ": WA_CORO must come first"); \
+        return wa_coro_init(&self->wa, &type##_vt_);                         \
+    }                                                                        \
+    static int type##_poll_(type *self, wa_cx *cx)
 
 #ifdef __cplusplus
 }

@@ -50,7 +50,7 @@ typedef void (*wa_misuse_fn)(const char *what);
 
 /* Sets the process-wide misuse hook (NULL restores the default); returns
  * the previous one. */
-wa_misuse_fn wa_set_misuse_hook(wa_misuse_fn fn);
+wa_misuse_fn wa_misuse_set_hook(wa_misuse_fn fn);
 
 /* Reports misuse through the hook and returns err, for `return wa_misuse(...)`. */
 int wa_misuse(int err, const char *what);

@@ -7,7 +7,7 @@
  *
  * Server: WA_HTTP_SERVE(handler) exports wasi:http/incoming-handler. Each
  * request runs as a task the handler spawns; it reads the request (its body
- * is a stream) and answers with wa_http_respond, writing the response body
+ * is a stream) and answers with wa_http_incoming_respond, writing the response body
  * as a stream with backpressure. A task that fails before responding
  * answers 500; one that fails after aborts the response, so a client never
  * mistakes a truncated body for a whole one.
@@ -114,26 +114,26 @@ void wa_http_serve_(uint32_t req, uint32_t out, wa_http_handler handler);
  * authority ("" if none): borrowed from in. A request whose method, path
  * or authority holds a NUL byte (no C string can hold it) is answered 400
  * without calling the handler. */
-const char *wa_http_method(wa_http_incoming *in);
-const char *wa_http_path(wa_http_incoming *in);
-const char *wa_http_authority(wa_http_incoming *in);
+const char *wa_http_incoming_method(wa_http_incoming *in);
+const char *wa_http_incoming_path(wa_http_incoming *in);
+const char *wa_http_incoming_authority(wa_http_incoming *in);
 /* The request's first header named name (case-insensitive), or NULL; all
  * of them in *n. Borrowed from in. */
-const char *wa_http_header_get(wa_http_incoming *in, const char *name);
-const wa_http_header *wa_http_headers(wa_http_incoming *in, size_t *n);
+const char *wa_http_incoming_header(wa_http_incoming *in, const char *name);
+const wa_http_header *wa_http_incoming_headers(wa_http_incoming *in, size_t *n);
 /* The request body as a stream, read until WA_ECLOSED, borrowed from in
  * (the same stream on every call). 0 or WA_EIO. */
-int wa_http_request_body(wa_http_incoming *in, wa_stream **body);
+int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body);
 
 /* Sends the response's head (headers borrowed) and returns its body stream
  * in *body (body may be NULL for none), borrowed from in: write it, then
- * wa_http_finish. Returns 0,
+ * wa_http_incoming_finish. Returns 0,
  * WA_EINVAL (a bad status or header), WA_EMISUSE on a second response. */
-int wa_http_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body);
+int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body);
 /* Ends the response body. A task that ends with status 0 without it is
  * finished for it; one that fails aborts the body instead. Returns 0,
  * WA_EIO (e.g. fewer bytes than a content-length said), WA_EMISUSE. */
-int wa_http_finish(wa_http_incoming *in);
+int wa_http_incoming_finish(wa_http_incoming *in);
 
 #ifdef __cplusplus
 }

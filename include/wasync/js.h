@@ -51,14 +51,14 @@ typedef struct wa_js_op {
 
 /* Fetches url (borrowed until completion). The body arrives in data/len
  * (in chunks as the host streams it), the HTTP status in number. */
-wa_future *wa_js_fetch(wa_js_op *op, const char *url);
+wa_future *wa_js_fetch_init(wa_js_op *op, const char *url);
 
 /* Awaits the JS promise the embedder registered as handle (the glue's
  * adopt(promise) returns it). Resolving with a number sets number; with a
  * string, ArrayBuffer or typed array sets data/len (a copy per await). A
  * promise's outcome is kept in wasm once it settled, so awaiting a settled
  * promise completes at once, without a trip through JavaScript. */
-wa_future *wa_js_await(wa_js_op *op, uint32_t handle);
+wa_future *wa_js_await_init(wa_js_op *op, uint32_t handle);
 
 /* Forgets a promise handle (its outcome and the glue's reference). Awaits
  * still pending on it finish with WA_ECANCELED; new ones get WA_ESTALE. */

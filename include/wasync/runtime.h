@@ -119,7 +119,7 @@ typedef struct wa_yield {
     wa_future fut;
     int yielded;
 } wa_yield;
-wa_future *wa_yield_now(wa_yield *y);
+wa_future *wa_yield_init(wa_yield *y);
 
 /* Counters, for tests and tuning. */
 typedef struct wa_rt_stats {

@@ -51,7 +51,7 @@ struct wa_stream {
 
 /* For implementers of ready(): a future in storage that finishes at once
  * with err (a readiness that could not be set up, e.g. WA_ENOMEM). */
-wa_future *wa_stream_ready_error(void *storage, int err);
+wa_future *wa_stream_error_init(void *storage, int err);
 
 #define WA_STREAM_WAIT_SIZE 64
 
@@ -129,7 +129,7 @@ int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer);
  * Linux: a duplicate of the fd, made non-blocking, its flags put back on
  * close; a regular file (a redirect) is read and written without waiting.
  * Returns 0, WA_EINVAL (another fd), WA_ENOMEM or WA_EIO. */
-int wa_stdio(wa_rt *rt, int fd, wa_stream **s);
+int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s);
 
 #if defined(__linux__) || defined(WASYNC_HOST_WASIP1)
 /* A stream over fd, which it takes (closed with the stream; also on

@@ -69,9 +69,15 @@ typedef struct wa_acquire {
     wa_sem *sem;
 } wa_acquire;
 
-/* A future that acquires n permits of s (borrowed); once it is ready the
- * caller owns them and must release them. */
-wa_future *wa_sem_acquire(wa_acquire *a, wa_sem *s, size_t n);
+/* A future that acquires n permits of s (borrowed). Once it is ready, a
+ * holds them (it is their guard) until wa_acquire_release. */
+wa_future *wa_acquire_init(wa_acquire *a, wa_sem *s, size_t n);
+
+/* Releases the permits a holds, if it holds any, and returns 0. Calling it
+ * again, or on an acquire that failed, was dropped unfinished or was never
+ * initialised (zeroed), does nothing: a coroutine's cleanup can call it on
+ * every path. */
+int wa_acquire_release(wa_acquire *a);
 
 /* Async mutex: a semaphore of one permit. */
 typedef struct wa_mutex {
@@ -79,9 +85,11 @@ typedef struct wa_mutex {
 } wa_mutex;
 
 static inline void wa_mutex_init(wa_mutex *m) { wa_sem_init_max(&m->sem, 1, 1); }
-static inline wa_future *wa_mutex_lock(wa_acquire *a, wa_mutex *m)
+/* Locks m (borrowed): a future whose storage a is the guard, released by
+ * wa_acquire_release(a). */
+static inline wa_future *wa_lock_init(wa_acquire *a, wa_mutex *m)
 {
-    return wa_sem_acquire(a, &m->sem, 1);
+    return wa_acquire_init(a, &m->sem, 1);
 }
 static inline int wa_mutex_try_lock(wa_mutex *m) { return wa_sem_try_acquire(&m->sem, 1); }
 /* WA_EMISUSE when the mutex is not locked. */

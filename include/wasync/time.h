@@ -54,7 +54,7 @@ typedef struct wa_sleep {
 wa_future *wa_sleep_init(wa_sleep *s, uint64_t ns);
 
 /* Initialises s to sleep until the absolute deadline (wa_now's clock). */
-wa_future *wa_sleep_until(wa_sleep *s, uint64_t deadline);
+wa_future *wa_sleep_until_init(wa_sleep *s, uint64_t deadline);
 
 /* Runs inner (taken) with a deadline at least ns after the first poll (as
  * wa_sleep_init; WA_NEVER: no deadline): the status is inner's, or
@@ -67,7 +67,7 @@ typedef struct wa_timeout {
 wa_future *wa_timeout_init(wa_timeout *t, wa_future *inner, uint64_t ns);
 
 /* The same with an absolute deadline (wa_now's clock; WA_NEVER: none). */
-wa_future *wa_timeout_until(wa_timeout *t, wa_future *inner, uint64_t deadline);
+wa_future *wa_timeout_until_init(wa_timeout *t, wa_future *inner, uint64_t deadline);
 
 /* A periodic clock. Await wa_interval_tick(iv) for each tick: the first is
  * ready at once, then one every period (WA_NEVER: no second tick). When

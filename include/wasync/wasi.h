@@ -56,7 +56,7 @@ int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s);
 long wa_wasi_live_handles(void);
 
 /* Host calls made by the backend so far, and the times a wasi:io stream
- * (wa_wasi_stream_open, wa_stdio, TCP connections) of this runtime
+ * (wa_wasi_stream_open, wa_stdio_open, TCP connections) of this runtime
  * had to wait on its pollable: a read that got no bytes, a write that
  * check-write gave no room (backpressure). Those two exist so that tests
  * can prove the waiting paths ran on a real host, not just the fast ones. */

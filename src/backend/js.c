@@ -331,12 +331,12 @@ static wa_future *wa_js_op_init(wa_js_op *op, int kind, uint32_t handle, const c
     return &op->fut;
 }
 
-wa_future *wa_js_fetch(wa_js_op *op, const char *url)
+wa_future *wa_js_fetch_init(wa_js_op *op, const char *url)
 {
     return wa_js_op_init(op, WA_JS_FETCH, 0, url, strlen(url));
 }
 
-wa_future *wa_js_await(wa_js_op *op, uint32_t handle)
+wa_future *wa_js_await_init(wa_js_op *op, uint32_t handle)
 {
     return wa_js_op_init(op, 0, handle, NULL, 0);
 }

@@ -146,6 +146,18 @@ static const wa_future_vt wa_combo_vt = {wa_combo_poll, wa_combo_drop, "join"};
 
 wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n, wa_future *const *futs)
 {
+    unsigned flags = 0;
+    if (!br && n) {
+        br = malloc(n * sizeof *br);
+        if (!br) {
+            for (size_t i = 0; i < n; i++)
+                wa_drop(futs[i]);
+            wa_combo_init(c, mode, NULL, 0, NULL);
+            c->status = WA_ENOMEM;
+            return &c->fut;
+        }
+        flags = WA_COMBO_OWNS_BR;
+    }
     c->fut.vt = &wa_combo_vt;
     c->br = br;
     c->n = c->left = n;
@@ -155,27 +167,12 @@ wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n, wa_futu
     c->mode = mode;
     c->status = WA_PENDING;
     c->winner = -1;
-    c->flags = 0;
+    c->flags = flags;
     /* Every child starts woken, pushed in reverse so the first poll goes
      * in order. */
     for (size_t i = n; i-- > 0;) {
         br[i] = (wa_branch){futs[i], c, c->woken, WA_PENDING, 1, 0};
         c->woken = &br[i];
     }
-    return &c->fut;
-}
-
-wa_future *wa_combo_new(wa_combo *c, int mode, size_t n, wa_future *const *futs)
-{
-    wa_branch *br = n ? malloc(n * sizeof *br) : NULL;
-    if (n && !br) {
-        for (size_t i = 0; i < n; i++)
-            wa_drop(futs[i]);
-        wa_combo_init(c, mode, NULL, 0, NULL);
-        c->status = WA_ENOMEM;
-        return &c->fut;
-    }
-    wa_combo_init(c, mode, br, n, futs);
-    c->flags |= WA_COMBO_OWNS_BR;
     return &c->fut;
 }

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-static inline void wa_copy_(void *dst, const void *src, size_t n)
+static inline void wa_memcpy_(void *dst, const void *src, size_t n)
 {
     switch (n) {
     case 4: memcpy(dst, src, 4); break;

@@ -28,7 +28,7 @@ static void wa_misuse_default(const char *what)
 
 static wa_misuse_fn wa_misuse_hook = wa_misuse_default;
 
-wa_misuse_fn wa_set_misuse_hook(wa_misuse_fn fn)
+wa_misuse_fn wa_misuse_set_hook(wa_misuse_fn fn)
 {
     wa_misuse_fn old = wa_misuse_hook;
     wa_misuse_hook = fn ? fn : wa_misuse_default;

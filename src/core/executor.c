@@ -172,7 +172,7 @@ static int wa_yield_poll(wa_future *f, wa_cx *cx)
 
 static const wa_future_vt wa_yield_vt = {wa_yield_poll, NULL, "yield"};
 
-wa_future *wa_yield_now(wa_yield *y)
+wa_future *wa_yield_init(wa_yield *y)
 {
     y->fut.vt = &wa_yield_vt;
     y->yielded = 0;

@@ -69,7 +69,7 @@ static wa_future *wa_sleep_setup(wa_sleep *s, uint64_t arg, int state)
 
 wa_future *wa_sleep_init(wa_sleep *s, uint64_t ns) { return wa_sleep_setup(s, ns, WA_SLEEP_REL); }
 
-wa_future *wa_sleep_until(wa_sleep *s, uint64_t deadline)
+wa_future *wa_sleep_until_init(wa_sleep *s, uint64_t deadline)
 {
     return wa_sleep_setup(s, deadline, WA_SLEEP_ABS);
 }
@@ -112,10 +112,10 @@ wa_future *wa_timeout_init(wa_timeout *t, wa_future *inner, uint64_t ns)
     return &t->fut;
 }
 
-wa_future *wa_timeout_until(wa_timeout *t, wa_future *inner, uint64_t deadline)
+wa_future *wa_timeout_until_init(wa_timeout *t, wa_future *inner, uint64_t deadline)
 {
     wa_timeout_init(t, inner, 0);
-    wa_sleep_until(&t->sleep, deadline);
+    wa_sleep_until_init(&t->sleep, deadline);
     return &t->fut;
 }
 

@@ -72,7 +72,7 @@ static wa_future *wa_fd_ready(wa_stream *st, int dir, void *storage)
 {
     wa_fd_stream *s = (wa_fd_stream *)st;
     if (!s->registered) /* (a regular file: never reached) */
-        return wa_yield_now(storage);
+        return wa_yield_init(storage);
     return wa_fd_wait_init(storage, s->key, dir == WA_STREAM_READ ? WA_READABLE : WA_WRITABLE);
 }
 
@@ -139,7 +139,7 @@ int wa_fd_stream_open(wa_rt *rt, int fd, wa_stream **out)
     return wa_fd_nonblock(fd) < 0 ? WA_EINVAL : wa_fd_stream_adopt(rt, fd, NULL, out);
 }
 
-int wa_stdio(wa_rt *rt, int fd, wa_stream **out)
+int wa_stdio_open(wa_rt *rt, int fd, wa_stream **out)
 {
     if (fd < 0 || fd > 2)
         return WA_EINVAL;

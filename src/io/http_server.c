@@ -22,9 +22,9 @@ struct wa_http_incoming {
 
 static wa_rt *wa_http_rt; /* one runtime for every request */
 
-const char *wa_http_method(wa_http_incoming *in) { return in->method; }
-const char *wa_http_path(wa_http_incoming *in) { return in->path ? in->path : "/"; }
-const char *wa_http_authority(wa_http_incoming *in) { return in->authority ? in->authority : ""; }
+const char *wa_http_incoming_method(wa_http_incoming *in) { return in->method; }
+const char *wa_http_incoming_path(wa_http_incoming *in) { return in->path ? in->path : "/"; }
+const char *wa_http_incoming_authority(wa_http_incoming *in) { return in->authority ? in->authority : ""; }
 
 /* Reads the request's method, path and authority: 0, WA_ENOMEM, or
  * WA_EINVAL when one holds a NUL byte (no C string can hold it). */
@@ -37,17 +37,17 @@ static int wa_http_request_line(wa_http_incoming *in)
     return wa_p2_request_authority(in->req, &in->authority);
 }
 
-const char *wa_http_header_get(wa_http_incoming *in, const char *name)
+const char *wa_http_incoming_header(wa_http_incoming *in, const char *name)
 {
     return wa_http_fields_find(&in->fields, wa_p2_request_headers, in->req, name);
 }
 
-const wa_http_header *wa_http_headers(wa_http_incoming *in, size_t *n)
+const wa_http_header *wa_http_incoming_headers(wa_http_incoming *in, size_t *n)
 {
     return wa_http_fields_all(&in->fields, wa_p2_request_headers, in->req, n);
 }
 
-int wa_http_request_body(wa_http_incoming *in, wa_stream **body)
+int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)
 {
     uint32_t b, stream;
     int rc = 0;
@@ -59,7 +59,7 @@ int wa_http_request_body(wa_http_incoming *in, wa_stream **body)
     return 0;
 }
 
-int wa_http_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body)
+int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body)
 {
     if (in->responded)
         return wa_misuse(WA_EMISUSE, "a second response to one HTTP request");
@@ -93,7 +93,7 @@ static int wa_http_end_body(wa_http_incoming *in, int abort)
     return wa_p2_body_finish(body);
 }
 
-int wa_http_finish(wa_http_incoming *in)
+int wa_http_incoming_finish(wa_http_incoming *in)
 {
     if (!in->responded || in->out_body == WA_NO_HANDLE)
         return wa_misuse(WA_EMISUSE, in->responded ? "HTTP response finished twice" : "HTTP finish before respond");
@@ -106,7 +106,7 @@ static void wa_http_settle(wa_http_incoming *in, int rc)
 {
     if (!in->responded) {
         rc = 0; /* our 500 is whole */
-        if (wa_http_respond(in, 500, NULL, 0, NULL) < 0)
+        if (wa_http_incoming_respond(in, 500, NULL, 0, NULL) < 0)
             wa_p2_outparam_drop(in->outparam); /* not even a 500: the host answers */
     }
     if (in->out_body != WA_NO_HANDLE)
@@ -140,7 +140,7 @@ void wa_http_serve_(uint32_t req, uint32_t outparam, wa_http_handler handler)
     int rc = wa_http_rt ? 0 : wa_rt_new(&wa_http_rt);
     in.rt = wa_http_rt;
     if (rc == 0 && (rc = wa_http_request_line(&in)) == WA_EINVAL)
-        rc = wa_http_respond(&in, 400, NULL, 0, NULL); /* the handler could not tell what was asked */
+        rc = wa_http_incoming_respond(&in, 400, NULL, 0, NULL); /* the handler could not tell what was asked */
     else if (rc == 0 && (rc = handler(wa_http_rt, &in, &task)) == 0) {
         wa_http_wait w = {{&wa_http_wait_vt}, &task};
         rc = wa_block_on(wa_http_rt, &w.fut);

@@ -75,7 +75,7 @@ static int wa_ready_error_poll(wa_future *f, wa_cx *cx)
 
 static const wa_future_vt wa_ready_error_vt = {wa_ready_error_poll, NULL, "ready_error"};
 
-wa_future *wa_stream_ready_error(void *storage, int err)
+wa_future *wa_stream_error_init(void *storage, int err)
 {
     _Static_assert(sizeof(wa_ready_error) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
     wa_ready_error *r = storage;

@@ -105,7 +105,7 @@ static wa_future *wa_p2_ready(wa_stream *st, int dir, void *storage)
         uint32_t p = i ? wa_p2_output_subscribe(s->out) : wa_p2_input_subscribe(s->in);
         int rc = wa_pollable_register(s->rt, p, &s->key[i]);
         if (rc < 0)
-            return wa_stream_ready_error(storage, rc);
+            return wa_stream_error_init(storage, rc);
         s->registered[i] = 1;
     }
     return wa_pollable_wait_init(storage, s->key[i]);
@@ -157,7 +157,7 @@ int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s)
     return wa_wasi_stream_open_owned(rt, in, out, 0, NULL, s);
 }
 
-int wa_stdio(wa_rt *rt, int fd, wa_stream **s)
+int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
 {
     switch (fd) {
     case 0:

@@ -48,7 +48,8 @@ int wa_mpsc_new(size_t cap, size_t elem_size, wa_tx *tx, wa_rx *rx)
     return 0;
 }
 
-size_t wa_chan_len(const wa_chan *ch) { return ch->len; }
+size_t wa_tx_len(const wa_tx *tx) { return tx && tx->ch ? tx->ch->len : 0; }
+size_t wa_rx_len(const wa_rx *rx) { return rx && rx->ch ? rx->ch->len : 0; }
 
 wa_tx wa_tx_clone(const wa_tx *tx)
 {
@@ -91,7 +92,7 @@ static void wa_chan_push(wa_chan *ch, const void *elem)
     size_t tail = ch->head + ch->len;
     if (tail >= ch->cap)
         tail -= ch->cap;
-    wa_copy_(ch->buf + tail * ch->elem_size, elem, ch->elem_size);
+    wa_memcpy_(ch->buf + tail * ch->elem_size, elem, ch->elem_size);
     ch->len++;
     if (ch->recvq.head)
         wa_waitq_grant_head(&ch->recvq);
@@ -108,19 +109,19 @@ static void wa_chan_grant_sender(wa_chan *ch)
 
 static void wa_chan_pop(wa_chan *ch, void *out)
 {
-    wa_copy_(out, ch->buf + ch->head * ch->elem_size, ch->elem_size);
+    wa_memcpy_(out, ch->buf + ch->head * ch->elem_size, ch->elem_size);
     ch->head = ch->head + 1 == ch->cap ? 0 : ch->head + 1;
     ch->len--;
     wa_chan_grant_sender(ch);
 }
 
-int wa_try_send(wa_tx *tx, const void *elem)
+int wa_tx_try_send(wa_tx *tx, const void *elem)
 {
     wa_chan *ch = tx ? tx->ch : NULL;
     if (!ch)
-        return wa_misuse(WA_ESTALE, "wa_try_send: the sender was dropped");
+        return wa_misuse(WA_ESTALE, "wa_tx_try_send: the sender was dropped");
     if (!elem)
-        return wa_misuse(WA_EINVAL, "wa_try_send: NULL element");
+        return wa_misuse(WA_EINVAL, "wa_tx_try_send: NULL element");
     if (!ch->rx_alive)
         return WA_ECLOSED;
     if (ch->len + ch->reserved >= ch->cap)
@@ -129,13 +130,13 @@ int wa_try_send(wa_tx *tx, const void *elem)
     return 0;
 }
 
-int wa_try_recv(wa_rx *rx, void *out)
+int wa_rx_try_recv(wa_rx *rx, void *out)
 {
     wa_chan *ch = rx ? rx->ch : NULL;
     if (!ch)
-        return wa_misuse(WA_ESTALE, "wa_try_recv: the receiver was dropped");
+        return wa_misuse(WA_ESTALE, "wa_rx_try_recv: the receiver was dropped");
     if (!out)
-        return wa_misuse(WA_EINVAL, "wa_try_recv: NULL out");
+        return wa_misuse(WA_EINVAL, "wa_rx_try_recv: NULL out");
     if (ch->len) {
         wa_chan_pop(ch, out);
         return 0;

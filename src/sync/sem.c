@@ -51,7 +51,7 @@ static int wa_acquire_poll(wa_future *f, wa_cx *cx)
             if (!wa_coop_proceed(cx))
                 return WA_PENDING;
             s->permits -= a->w.n;
-            a->w.state = WA_W_DONE;
+            a->w.state = WA_W_HELD;
             return WA_READY;
         }
         if (a->w.n > s->max) {
@@ -64,7 +64,7 @@ static int wa_acquire_poll(wa_future *f, wa_cx *cx)
         wa_waker_store(&a->w.waker, cx);
         return WA_PENDING;
     case WA_W_GRANTED:
-        a->w.state = WA_W_DONE;
+        a->w.state = WA_W_HELD;
         return WA_READY;
     default:
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed acquire");
@@ -74,6 +74,8 @@ static int wa_acquire_poll(wa_future *f, wa_cx *cx)
 static void wa_acquire_drop(wa_future *f)
 {
     wa_acquire *a = (wa_acquire *)f;
+    if (a->w.state == WA_W_HELD)
+        return; /* the permits stay with the guard */
     bool head = a->sem->q.head == &a->w;
     int st = wa_waiter_cancel(&a->sem->q, &a->w);
     if (st == WA_W_GRANTED)
@@ -84,10 +86,20 @@ static void wa_acquire_drop(wa_future *f)
 
 static const wa_future_vt wa_acquire_vt = {wa_acquire_poll, wa_acquire_drop, "acquire"};
 
-wa_future *wa_sem_acquire(wa_acquire *a, wa_sem *s, size_t n)
+wa_future *wa_acquire_init(wa_acquire *a, wa_sem *s, size_t n)
 {
     a->fut.vt = &wa_acquire_vt;
     a->sem = s;
     wa_waiter_init(&a->w, n);
     return &a->fut;
+}
+
+int wa_acquire_release(wa_acquire *a)
+{
+    if (!a)
+        return wa_misuse(WA_EINVAL, "wa_acquire_release: a is NULL");
+    if (a->w.state != WA_W_HELD)
+        return 0;
+    a->w.state = WA_W_DONE;
+    return wa_sem_release(a->sem, a->w.n);
 }

@@ -9,6 +9,7 @@ enum {
     WA_W_QUEUED,      /* waiting in a queue */
     WA_W_GRANTED,     /* dequeued and woken: owns a turn (or permits) */
     WA_W_DONE,        /* completed; nothing left to release */
+    WA_W_HELD,        /* an acquire that completed: holds its permits */
 };
 
 static inline void wa_waiter_init(wa_waiter *w, size_t n)

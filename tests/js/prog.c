@@ -108,7 +108,7 @@ static int fetcher_poll(wa_future *f, wa_cx *cx)
     job *j = (job *)f;
     WA_BEGIN(j, cx);
     fetching = &j->op; /* until the job is dropped */
-    WA_AWAIT(wa_js_fetch(&j->op, j->url));
+    WA_AWAIT(wa_js_fetch_init(&j->op, j->url));
     wa_js_settle(j->call, WA_STATUS, j->op.data, j->op.len, j->op.number);
     free(j->op.data);
     WA_END();
@@ -132,7 +132,7 @@ static int fetch_timeout_poll(wa_future *f, wa_cx *cx)
 {
     job *j = (job *)f;
     WA_BEGIN(j, cx);
-    WA_AWAIT(wa_race(&j->race, wa_js_fetch(&j->op, j->url), wa_sleep_init(&j->s, WA_MS(j->ms))));
+    WA_AWAIT(wa_race_init(&j->race, wa_js_fetch_init(&j->op, j->url), wa_sleep_init(&j->s, WA_MS(j->ms))));
     if (wa_race_winner(&j->race.c) == 0)
         free(j->op.data);
     wa_js_settle(j->call, 0, NULL, 0, wa_race_winner(&j->race.c) == 0);
@@ -152,7 +152,7 @@ static int awaiter_poll(wa_future *f, wa_cx *cx)
 {
     job *j = (job *)f;
     WA_BEGIN(j, cx);
-    WA_AWAIT(wa_js_await(&j->op, (uint32_t)j->n));
+    WA_AWAIT(wa_js_await_init(&j->op, (uint32_t)j->n));
     wa_js_settle(j->call, WA_STATUS, j->op.data, j->op.len, j->op.number);
     free(j->op.data);
     WA_END();

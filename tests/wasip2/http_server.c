@@ -40,18 +40,18 @@ typedef struct handler {
 static int answer(handler *t, const char *type)
 {
     const wa_http_header h[] = {{"content-type", type}};
-    return wa_http_respond(t->in, 200, h, 1, &t->out_body);
+    return wa_http_incoming_respond(t->in, 200, h, 1, &t->out_body);
 }
 
 static int handler_poll(wa_future *f, wa_cx *cx)
 {
     handler *t = (handler *)f;
-    const char *path = wa_http_path(t->in);
+    const char *path = wa_http_incoming_path(t->in);
     int rc;
     WA_BEGIN(t, cx);
     if (!strcmp(path, "/echo")) {
-        const char *type = wa_http_header_get(t->in, "content-type");
-        if ((rc = wa_http_request_body(t->in, &t->in_body)) < 0 || (rc = answer(t, type ? type : "none")) < 0)
+        const char *type = wa_http_incoming_header(t->in, "content-type");
+        if ((rc = wa_http_incoming_body(t->in, &t->in_body)) < 0 || (rc = answer(t, type ? type : "none")) < 0)
             WA_RETURN(rc);
         WA_AWAIT(wa_copy_init(&t->copy, t->in_body, t->out_body));
         WA_RETURN(WA_STATUS);
@@ -63,18 +63,18 @@ static int handler_poll(wa_future *f, wa_cx *cx)
         WA_AWAIT(wa_notified_init(&t->wait, &t->never));
     }
     if (!strcmp(path, "/info")) {
-        const char *v = wa_http_header_get(t->in, "X-Wasync");
+        const char *v = wa_http_incoming_header(t->in, "X-Wasync");
         size_t n;
-        wa_http_headers(t->in, &n);
-        t->len = (size_t)snprintf(t->msg, sizeof t->msg, "%s %s %s x-wasync=%s headers>0=%d", wa_http_method(t->in),
-                                  path, wa_http_authority(t->in), v ? v : "(none)", n > 0);
+        wa_http_incoming_headers(t->in, &n);
+        t->len = (size_t)snprintf(t->msg, sizeof t->msg, "%s %s %s x-wasync=%s headers>0=%d", wa_http_incoming_method(t->in),
+                                  path, wa_http_incoming_authority(t->in), v ? v : "(none)", n > 0);
     } else if (!strcmp(path, "/misuse")) {
         const wa_http_header bad[] = {{"bad name", "x"}};
-        int a = wa_http_respond(t->in, 200, bad, 1, &t->out_body);
-        int b = wa_http_respond(t->in, 1000, NULL, 0, &t->out_body);
+        int a = wa_http_incoming_respond(t->in, 200, bad, 1, &t->out_body);
+        int b = wa_http_incoming_respond(t->in, 1000, NULL, 0, &t->out_body);
         if ((rc = answer(t, "text/plain")) < 0)
             WA_RETURN(rc);
-        int c = wa_http_respond(t->in, 200, NULL, 0, &t->out_body);
+        int c = wa_http_incoming_respond(t->in, 200, NULL, 0, &t->out_body);
         t->len = (size_t)snprintf(t->msg, sizeof t->msg, "%s / %s / %s", wa_strerror(a), wa_strerror(b),
                                   wa_strerror(c));
     } else if (!strcmp(path, "/stats")) {
@@ -84,10 +84,10 @@ static int handler_poll(wa_future *f, wa_cx *cx)
                                   st.tasks, st.sources, wa_wasi_live_handles(), misuses, __builtin_wasm_memory_size(0));
     } else if (!strcmp(path, "/length")) {
         const wa_http_header h[] = {{"content-length", "10"}};
-        if ((rc = wa_http_respond(t->in, 200, h, 1, &t->out_body)) < 0)
+        if ((rc = wa_http_incoming_respond(t->in, 200, h, 1, &t->out_body)) < 0)
             WA_RETURN(rc);
         WA_AWAIT(wa_write_init(&t->w, t->out_body, "abc", 3));
-        fprintf(stderr, "length: %s\n", wa_strerror(wa_http_finish(t->in)));
+        fprintf(stderr, "length: %s\n", wa_strerror(wa_http_incoming_finish(t->in)));
         WA_RETURN(0);
     } else {
         t->len = (size_t)snprintf(t->msg, sizeof t->msg, "no route");
@@ -104,7 +104,7 @@ static const wa_future_vt handler_vt = {handler_poll, wa_coro_drop, "handler"};
 
 static int serve(wa_rt *rt, wa_http_incoming *in, wa_join *task)
 {
-    wa_set_misuse_hook(count_misuse);
+    wa_misuse_set_hook(count_misuse);
     handler h = {.in = in};
     wa_coro_init(&h.wa, &handler_vt);
     return wa_spawn_of(rt, &h, task);

@@ -34,7 +34,7 @@ int main(void)
         if (ms > ideal)
             ideal = ms;
         wa_sleep s;
-        wa_sleep_until(&s, t0 + WA_MS(ms));
+        wa_sleep_until_init(&s, t0 + WA_MS(ms));
         rc = wa_spawn_of(rt, &s, NULL);
     }
     if (rc < 0 || (rc = wa_rt_run(rt)) < 0) {

@@ -50,7 +50,7 @@ int main(void)
     wa_rt_stats_get(rt, &rs0);
     printf("reading stdin\n"); /* the test's cue to start its chunks */
     fflush(stdout);
-    int rc = wa_stdio(rt, 0, &sum.in);
+    int rc = wa_stdio_open(rt, 0, &sum.in);
     if (rc == 0) {
         wa_coro_init(&sum.wa, &summer_vt);
         rc = wa_block_on(rt, &sum.wa.fut);

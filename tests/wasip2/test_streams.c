@@ -27,7 +27,7 @@ static int writer_poll(wa_future *f, wa_cx *cx)
 {
     writer *t = (writer *)f;
     WA_BEGIN(t, cx);
-    WA_AWAIT(wa_mutex_lock(&t->acq, t->lock));
+    WA_AWAIT(wa_lock_init(&t->acq, t->lock));
     WA_AWAIT(wa_write_init(&t->w, t->out, t->buf, t->len));
     wa_mutex_unlock(t->lock);
     if (WA_STATUS < 0)
@@ -45,7 +45,7 @@ static void test_writers(void)
     wa_rt *rt;
     REQUIRE(wa_rt_new(&rt) == 0);
     wa_stream *out;
-    REQUIRE_OR(wa_stdio(rt, 1, &out) == 0, wa_rt_free(rt));
+    REQUIRE_OR(wa_stdio_open(rt, 1, &out) == 0, wa_rt_free(rt));
     wa_mutex lock;
     wa_mutex_init(&lock);
     wa_join j[3] = {0};

@@ -83,7 +83,7 @@ static void test_registered_pollable(void)
     int before = check_misuses;
     CHECK_EQ(wa_pollable_deregister(rt, key), WA_ESTALE);
     CHECK_EQ(check_misuses, before + 1);
-    wa_set_misuse_hook(NULL);
+    wa_misuse_set_hook(NULL);
     CHECK_RT_EMPTY_FREE(rt);
 }
 
