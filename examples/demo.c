@@ -30,18 +30,14 @@ typedef struct napper {
     int id;
 } napper;
 
-static int napper_poll(wa_future *f, wa_cx *cx)
+WA_ASYNC(napper, t, cx)
 {
-    napper *t = (napper *)f;
     WA_BEGIN(t, cx);
     say(cx, "task %d: sleeping 1 s", t->id);
-    WA_AWAIT(wa_sleep_init(&t->s, WA_SEC(1)));
-    if (WA_STATUS < 0)
-        WA_RETURN(WA_STATUS);
+    WA_TRY(wa_sleep_init(&t->s, WA_SEC(1)));
     say(cx, "task %d: awake", t->id);
     WA_END();
 }
-static const wa_future_vt napper_vt = {napper_poll, wa_coro_drop, "napper"};
 
 /* 2. producer and consumer around a channel of capacity 2; each owns its
  * end of the channel, released when the task ends or is dropped (the
@@ -53,25 +49,18 @@ typedef struct producer {
     int i;
 } producer;
 
-static int producer_poll(wa_future *f, wa_cx *cx)
+static void producer_cleanup(producer *t) { wa_tx_drop(&t->tx); }
+
+WA_ASYNC(producer, t, cx, producer_cleanup)
 {
-    producer *t = (producer *)f;
     WA_BEGIN(t, cx);
     for (t->i = 1; t->i <= 6; t->i++) {
-        WA_AWAIT(wa_send_init(&t->send, &t->tx, &t->i));
-        if (WA_STATUS < 0)
-            WA_RETURN(WA_STATUS);
+        WA_TRY(wa_send_init(&t->send, &t->tx, &t->i));
         say(cx, "producer: sent %d (queued %zu)", t->i, wa_tx_len(&t->tx));
     }
     say(cx, "producer: done, closing");
     WA_END();
 }
-static void producer_drop(wa_future *f)
-{
-    wa_coro_drop(f);
-    wa_tx_drop(&((producer *)f)->tx);
-}
-static const wa_future_vt producer_vt = {producer_poll, producer_drop, "producer"};
 
 typedef struct consumer {
     WA_CORO;
@@ -81,9 +70,10 @@ typedef struct consumer {
     int v;
 } consumer;
 
-static int consumer_poll(wa_future *f, wa_cx *cx)
+static void consumer_cleanup(consumer *t) { wa_rx_drop(&t->rx); }
+
+WA_ASYNC(consumer, t, cx, consumer_cleanup)
 {
-    consumer *t = (consumer *)f;
     WA_BEGIN(t, cx);
     for (;;) {
         WA_AWAIT(wa_recv_init(&t->recv, &t->rx, &t->v));
@@ -92,19 +82,11 @@ static int consumer_poll(wa_future *f, wa_cx *cx)
         if (WA_STATUS < 0)
             WA_RETURN(WA_STATUS);
         say(cx, "consumer: got %d, working 100 ms", t->v);
-        WA_AWAIT(wa_sleep_init(&t->s, WA_MS(100)));
-        if (WA_STATUS < 0)
-            WA_RETURN(WA_STATUS);
+        WA_TRY(wa_sleep_init(&t->s, WA_MS(100)));
     }
     say(cx, "consumer: channel closed");
     WA_END();
 }
-static void consumer_drop(wa_future *f)
-{
-    wa_coro_drop(f);
-    wa_rx_drop(&((consumer *)f)->rx);
-}
-static const wa_future_vt consumer_vt = {consumer_poll, consumer_drop, "consumer"};
 
 /* 3. a slow job raced against a timeout */
 typedef struct racer {
@@ -113,22 +95,18 @@ typedef struct racer {
     wa_sleep job, limit;
 } racer;
 
-static int racer_poll(wa_future *f, wa_cx *cx)
+WA_ASYNC(racer, t, cx)
 {
-    racer *t = (racer *)f;
     WA_BEGIN(t, cx);
     say(cx, "race: a 5 s job against a 300 ms timeout");
-    WA_AWAIT(wa_race_init(&t->race, wa_sleep_init(&t->job, WA_SEC(5)),
-                     wa_sleep_init(&t->limit, WA_MS(300))));
-    if (WA_STATUS < 0) /* (the winner's status) */
-        WA_RETURN(WA_STATUS);
+    /* (the status is the winner's) */
+    WA_TRY(wa_race_init(&t->race, wa_sleep_init(&t->job, WA_SEC(5)), wa_sleep_init(&t->limit, WA_MS(300))));
     wa_rt_stats st;
     wa_rt_stats_get(cx->rt, &st);
     say(cx, "race: %s won; the loser was dropped, %zu timer(s) left",
         wa_race_winner(&t->race.c) == 1 ? "the timeout" : "the job", st.timers);
     WA_END();
 }
-static const wa_future_vt racer_vt = {racer_poll, wa_coro_drop, "racer"};
 
 /* main: the three parts in order, the first two in a scope */
 typedef struct demo {
@@ -151,16 +129,14 @@ static void demo_spawn(demo *t, wa_future *fut, size_t size)
     }
 }
 
-static int demo_poll(wa_future *f, wa_cx *cx)
+WA_ASYNC(demo, t, cx)
 {
-    demo *t = (demo *)f;
     WA_BEGIN(t, cx);
     say(cx, "-- 1. three concurrent sleeps");
     wa_scope_init(&t->scope, cx->rt, WA_SCOPE_FAIL_FAST);
     for (int i = 1; i <= 3; i++) {
         napper n = {.id = i};
-        wa_coro_init(&n.wa, &napper_vt);
-        demo_spawn(t, &n.wa.fut, sizeof n);
+        demo_spawn(t, napper_init(&n), sizeof n);
     }
     WA_AWAIT(wa_scope_wait(&t->scope));
     if (t->rc < 0 || WA_STATUS < 0)
@@ -171,28 +147,25 @@ static int demo_poll(wa_future *f, wa_cx *cx)
     {
         producer p;
         consumer c;
-        wa_coro_init(&p.wa, &producer_vt);
-        wa_coro_init(&c.wa, &consumer_vt);
+        producer_init(&p);
+        consumer_init(&c);
         int rc = wa_mpsc_new(2, sizeof(int), &p.tx, &c.rx);
         if (rc < 0) {
             wa_drop(&t->scope.fut);
             WA_RETURN(rc);
         }
-        demo_spawn(t, &p.wa.fut, sizeof p);
-        demo_spawn(t, &c.wa.fut, sizeof c);
+        demo_spawn(t, producer_init(&p), sizeof p);
+        demo_spawn(t, consumer_init(&c), sizeof c);
     }
     WA_AWAIT(wa_scope_wait(&t->scope));
     if (t->rc < 0 || WA_STATUS < 0)
         WA_RETURN(t->rc < 0 ? t->rc : WA_STATUS);
 
     say(cx, "-- 3. race with a timeout");
-    WA_AWAIT(wa_coro_init(&t->race.wa, &racer_vt));
-    if (WA_STATUS < 0)
-        WA_RETURN(WA_STATUS);
+    WA_TRY(racer_init(&t->race));
     say(cx, "done");
     WA_END();
 }
-static const wa_future_vt demo_vt = {demo_poll, wa_coro_drop, "demo"};
 
 int main(void)
 {
@@ -204,8 +177,7 @@ int main(void)
     }
     t0 = wa_now(rt);
     demo d = {0};
-    wa_coro_init(&d.wa, &demo_vt);
-    rc = wa_block_on(rt, &d.wa.fut);
+    rc = wa_block_on(rt, demo_init(&d));
     wa_rt_free(rt);
     if (rc < 0) {
         fprintf(stderr, "demo: %s\n", wa_strerror(rc));

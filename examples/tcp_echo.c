@@ -15,6 +15,8 @@
 #include "wasync.h"
 #include "wasync/net.h"
 
+/* One connection: echoes until the client is done. The connection is the
+ * coroutine's: its cleanup closes it, whichever way the echo ends. */
 typedef struct echo {
     WA_CORO;
     wa_stream *conn;
@@ -23,9 +25,14 @@ typedef struct echo {
     unsigned char buf[4096];
 } echo;
 
-static int echo_poll(wa_future *f, wa_cx *cx)
+static void echo_cleanup(echo *t)
 {
-    echo *t = (echo *)f;
+    if (t->conn)
+        wa_stream_close(&t->conn);
+}
+
+WA_ASYNC(echo, t, cx, echo_cleanup)
+{
     WA_BEGIN(t, cx);
     for (;;) {
         WA_AWAIT(wa_read_init(&t->r, t->conn, t->buf, sizeof t->buf));
@@ -37,14 +44,6 @@ static int echo_poll(wa_future *f, wa_cx *cx)
     }
     WA_END();
 }
-static void echo_drop(wa_future *f)
-{
-    echo *t = (echo *)f;
-    wa_coro_drop(f);
-    if (t->conn)
-        wa_stream_close(&t->conn);
-}
-static const wa_future_vt echo_vt = {echo_poll, echo_drop, "echo"};
 
 typedef struct server {
     WA_CORO;
@@ -63,13 +62,17 @@ typedef struct server {
  * connection ends, hence a pause first. */
 static int accept_again(int err) { return err == WA_EMFILE || err == WA_ENOMEM || err == WA_ECONNRESET; }
 
-static int server_poll(wa_future *f, wa_cx *cx)
+/* The listener goes with the server, even one cancelled or dropped early. */
+static void server_cleanup(server *t)
 {
-    server *t = (server *)f;
+    if (t->l)
+        wa_tcp_close(&t->l);
+}
+
+WA_ASYNC(server, t, cx, server_cleanup)
+{
     WA_BEGIN(t, cx);
-    WA_AWAIT(wa_tcp_listen_init(&t->op, cx->rt, t->ip, t->port));
-    if (WA_STATUS < 0)
-        WA_RETURN(WA_STATUS);
+    WA_TRY(wa_tcp_listen_init(&t->op, cx->rt, t->ip, t->port));
     t->l = t->op.listener;
     printf("listening %u\n", wa_tcp_port(t->l));
     fflush(stdout);
@@ -78,7 +81,7 @@ static int server_poll(wa_future *f, wa_cx *cx)
         WA_AWAIT(wa_tcp_accept_init(&t->op, t->l));
         if ((t->rc = WA_STATUS) == 0) {
             echo e = {.conn = t->op.conn};
-            wa_coro_init(&e.wa, &echo_vt);
+            echo_init(&e);
             if ((t->rc = wa_scope_spawn_of(&t->scope, &e, NULL)) < 0)
                 wa_stream_close(&e.conn);
             else
@@ -94,20 +97,9 @@ static int server_poll(wa_future *f, wa_cx *cx)
         }
     }
     WA_AWAIT(wa_scope_wait(&t->scope));
-    wa_tcp_close(&t->l);
     WA_RETURN(t->rc < 0 ? t->rc : WA_STATUS);
     WA_END();
 }
-/* Dropped before its end (cancelled, or the runtime freed): the listener
- * goes too. */
-static void server_drop(wa_future *f)
-{
-    server *t = (server *)f;
-    wa_coro_drop(f);
-    if (t->l)
-        wa_tcp_close(&t->l);
-}
-static const wa_future_vt server_vt = {server_poll, server_drop, "server"};
 
 /* argv[i] as a number from 0 to max (0 when absent), or -1. */
 static long arg(int argc, char **argv, int i, long max)
@@ -130,7 +122,7 @@ int main(int argc, char **argv)
     int rc = wa_rt_new(&rt);
     if (rc == 0) {
         server s = {.ip = argc > 3 ? argv[3] : "127.0.0.1", .port = (uint16_t)port, .serve = serve};
-        rc = wa_block_on(rt, wa_coro_init(&s.wa, &server_vt));
+        rc = wa_block_on(rt, server_init(&s));
         wa_rt_free(rt);
     }
     if (rc < 0)

@@ -1,6 +1,7 @@
 /* wasync.h - an async runtime for WebAssembly (and native), in C.
  *
- * One header per concern; this one includes them all.
+ * One header per concern; this one includes every one that the host the
+ * library was built for offers (wasync/config.h says which host).
  */
 #ifndef WASYNC_H
 #define WASYNC_H
@@ -16,5 +17,15 @@
 #include "wasync/channel.h"
 #include "wasync/stream.h"
 #include "wasync/backend.h"
+#if defined(WASYNC_HOST_NATIVE) || defined(WASYNC_HOST_WASIP2)
+#include "wasync/net.h"
+#endif
+#if defined(WASYNC_HOST_WASIP2)
+#include "wasync/http.h"
+#include "wasync/wasi.h"
+#endif
+#if defined(WASYNC_HOST_JS)
+#include "wasync/js.h"
+#endif
 
 #endif

@@ -1,8 +1,8 @@
 /* Prints the size and alignment of every public type, and the offsets of
- * the fields after a host's private storage. Built once per host define
- * (none, WASYNC_HOST_WASIP1, WASYNC_HOST_WASIP2) and compared: a program
- * built without the library's build settings must see the layout the
- * library was built with (tests/layout.cmake). */
+ * the fields after a host's private storage. Built once per host the
+ * headers can be configured for (wasync/config.h: native, js, wasip1,
+ * wasip2) and compared (tests/layout.cmake): the public types have one
+ * layout, so no host's storage can leak into them. */
 #include <stddef.h>
 #include <stdio.h>
 

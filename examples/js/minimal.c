@@ -15,9 +15,8 @@ typedef struct job {
     char url[256];
 } job;
 
-static int job_poll(wa_future *f, wa_cx *cx)
+WA_ASYNC(job, j, cx)
 {
-    job *j = (job *)f;
     WA_BEGIN(j, cx);
     WA_AWAIT(wa_sleep_init(&j->sleep, WA_MS(10)));
     if (WA_STATUS < 0) {
@@ -29,7 +28,6 @@ static int job_poll(wa_future *f, wa_cx *cx)
     free(j->fetch.data);
     WA_END();
 }
-static const wa_future_vt job_vt = {job_poll, wa_coro_drop, "job"};
 
 __attribute__((export_name("sleep_then_fetch"))) int sleep_then_fetch(uint32_t call, const char *url,
                                                                        size_t len)
@@ -38,6 +36,6 @@ __attribute__((export_name("sleep_then_fetch"))) int sleep_then_fetch(uint32_t c
     if (len >= sizeof j.url)
         return WA_EINVAL;
     memcpy(j.url, url, len);
-    wa_coro_init(&j.wa, &job_vt);
+    job_init(&j);
     return wa_spawn_of(wa_js_rt(), &j, NULL);
 }

@@ -19,9 +19,8 @@ typedef struct get {
     int id;
 } get;
 
-static int get_poll(wa_future *f, wa_cx *cx)
+WA_ASYNC(get, t, cx)
 {
-    get *t = (get *)f;
     WA_BEGIN(t, cx);
     WA_AWAIT(wa_timeout_init(&t->to, wa_http_fetch_init(&t->fetch, &t->req, 0), WA_MS(t->timeout_ms)));
     if (WA_STATUS == WA_ETIMEDOUT)
@@ -36,7 +35,6 @@ static int get_poll(wa_future *f, wa_cx *cx)
     }
     WA_END();
 }
-static const wa_future_vt get_vt = {get_poll, wa_coro_drop, "get"};
 
 typedef struct many {
     WA_CORO;
@@ -46,15 +44,14 @@ typedef struct many {
     int rc; /* a failed spawn's error */
 } many;
 
-static int many_poll(wa_future *f, wa_cx *cx)
+WA_ASYNC(many, t, cx)
 {
-    many *t = (many *)f;
     WA_BEGIN(t, cx);
     wa_scope_init(&t->scope, cx->rt, 0);
     for (int i = 0; i < t->n; i++) {
         get g = t->proto;
         g.id = i;
-        wa_coro_init(&g.wa, &get_vt);
+        get_init(&g);
         if ((t->rc = wa_scope_spawn_of(&t->scope, &g, NULL)) < 0) {
             wa_scope_cancel(&t->scope); /* the requests spawned stop; still awaited */
             break;
@@ -64,7 +61,6 @@ static int many_poll(wa_future *f, wa_cx *cx)
     WA_RETURN(t->rc < 0 ? t->rc : WA_STATUS);
     WA_END();
 }
-static const wa_future_vt many_vt = {many_poll, wa_coro_drop, "many"};
 
 int main(int argc, char **argv)
 {
@@ -76,8 +72,7 @@ int main(int argc, char **argv)
     if (wa_rt_new(&rt) < 0)
         return 1;
     many m = {.n = atoi(argv[2]), .proto = {.req = {.url = argv[1]}, .timeout_ms = (uint64_t)atol(argv[3])}};
-    wa_coro_init(&m.wa, &many_vt);
-    int rc = wa_block_on(rt, &m.wa.fut);
+    int rc = wa_block_on(rt, many_init(&m));
     wa_rt_free(rt); /* (its backend holds one timer pollable until then) */
     printf("handles %ld\n", wa_wasi_live_handles());
     if (rc < 0)

@@ -21,9 +21,8 @@ typedef struct hello {
     size_t len;
 } hello;
 
-static int hello_poll(wa_future *f, wa_cx *cx)
+WA_ASYNC(hello, t, cx)
 {
-    hello *t = (hello *)f;
     WA_BEGIN(t, cx);
     if (!strcmp(wa_http_incoming_path(t->in), "/stats")) {
         wa_rt_stats st;
@@ -41,12 +40,11 @@ static int hello_poll(wa_future *f, wa_cx *cx)
     WA_RETURN(WA_STATUS); /* the server finishes the body, or aborts it on an error */
     WA_END();
 }
-static const wa_future_vt hello_vt = {hello_poll, wa_coro_drop, "hello"};
 
 static int serve(wa_rt *rt, wa_http_incoming *in, wa_join *task)
 {
     hello h = {.in = in};
-    wa_coro_init(&h.wa, &hello_vt);
+    hello_init(&h);
     return wa_spawn_of(rt, &h, task);
 }
 

@@ -29,9 +29,8 @@ static int step_failed(const step *t, int err)
     return err;
 }
 
-static int step_poll(wa_future *f, wa_cx *cx)
+WA_ASYNC(step, t, cx)
 {
-    step *t = (step *)f;
     WA_BEGIN(t, cx);
     event(t->id, EV_START, "");
     if (t->sleep_ms) {
@@ -50,7 +49,6 @@ static int step_poll(wa_future *f, wa_cx *cx)
     event(t->id, EV_DONE, "done");
     WA_END();
 }
-static const wa_future_vt step_vt = {step_poll, wa_coro_drop, "step"};
 
 /* All steps run in one scope; the call settles when every one finished. */
 typedef struct show {
@@ -60,9 +58,8 @@ typedef struct show {
     int rc; /* a failed spawn's error */
 } show;
 
-static int show_poll(wa_future *f, wa_cx *cx)
+WA_ASYNC(show, t, cx)
 {
-    show *t = (show *)f;
     WA_BEGIN(t, cx);
     static const struct {
         uint64_t sleep_ms;
@@ -75,7 +72,7 @@ static int show_poll(wa_future *f, wa_cx *cx)
     wa_scope_init(&t->scope, cx->rt, 0);
     for (int i = 0; i < (int)(sizeof plan / sizeof plan[0]); i++) {
         step s = {.id = i, .sleep_ms = plan[i].sleep_ms, .url = plan[i].url};
-        wa_coro_init(&s.wa, &step_vt);
+        step_init(&s);
         if ((t->rc = wa_scope_spawn_of(&t->scope, &s, NULL)) < 0) {
             wa_scope_cancel(&t->scope); /* the steps spawned stop; still awaited */
             break;
@@ -85,11 +82,10 @@ static int show_poll(wa_future *f, wa_cx *cx)
     wa_js_settle(t->call, t->rc < 0 ? t->rc : WA_STATUS, NULL, 0, 0);
     WA_END();
 }
-static const wa_future_vt show_vt = {show_poll, wa_coro_drop, "show"};
 
 __attribute__((export_name("run_timeline"))) int run_timeline(uint32_t call)
 {
     show s = {.call = call};
-    wa_coro_init(&s.wa, &show_vt);
+    show_init(&s);
     return wa_spawn_of(wa_js_rt(), &s, NULL);
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "wasync/config.h" /* the library's host (generated with it) */
 
 #ifdef __cplusplus
 extern "C" {
