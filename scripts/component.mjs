@@ -121,7 +121,18 @@ const BUILTINS = new Map(Object.entries({
 // plus a pointer for a result, and returns the packed subtask state;
 // "[task-return]F" of module "[export]I" needs I#F among the exports (its
 // parameters, F's flat results, are not compared).
+const ENDS = { new: '[] -> [i64]', 'cancel-read': '[i32] -> [i32]', 'cancel-write': '[i32] -> [i32]',
+    'drop-readable': '[i32] -> []', 'drop-writable': '[i32] -> []' };
 function async03(module, name, type, want, exports) {
+    // A stream or future of F's signature: "[stream-write-0]F" and the like
+    // ("[async-lower]" first for reads and writes).
+    const end = /^(\[async-lower\])?\[(stream|future)-([a-z-]+)-\d+\](.*)$/.exec(name);
+    if (end) {
+        const [, , kind, op, fn] = end;
+        if (!want.has(standard(module, fn))) return undefined;
+        if (op === 'read' || op === 'write') return kind === 'stream' ? '[i32 i32 i32] -> [i32]' : '[i32 i32] -> [i32]';
+        return ENDS[op];
+    }
     const lower = /^\[async-lower\](.*)$/.exec(name);
     if (lower) {
         const sync = want.get(standard(module, lower[1]));
@@ -147,7 +158,7 @@ async function check(wit, input, world, kind = 'command') {
         const [from, expected] = module === 'wasi_snapshot_preview1'
             ? [`the ${kind} adapter`, preview1.get(name)]
             : module === '$root' && BUILTINS.has(name) ? ['the async built-ins', BUILTINS.get(name)]
-            : /^\[(async-lower|task-return)\]/.test(name) ? [`world ${world}`, async03(module, name, type, want, dummied.exports)]
+            : /^\[(async-lower|task-return|stream-|future-)/.test(name) ? [`world ${world}`, async03(module, name, type, want, dummied.exports)]
             : [`world ${world}`, want.get(standard(module, name))];
         if (expected === type) continue;
         bad++;
