@@ -13,7 +13,8 @@ deps:
 # cross-thread notify), then the optimised build, then the JS host (wasm32
 # modules on Node 20, Node 24 and headless Chromium), then WASI 0.2
 # components (the core suite and the wasip2 backend's, under jco), then
-# WASI 0.1 modules (the core suite and the wasip1 backend's, node:wasi).
+# WASI 0.3 components (the async built-ins' probe: jco, preview3-shim and
+# Node 24), then WASI 0.1 modules (the core suite and the wasip1 backend's, node:wasi).
 test: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan
@@ -36,6 +37,9 @@ test: deps
 	cmake --preset wasip2 >/dev/null
 	cmake --build --preset wasip2
 	ctest --preset wasip2
+	cmake --preset wasip3 >/dev/null
+	cmake --build --preset wasip3
+	ctest --preset wasip3
 	cmake --preset wasip1 >/dev/null
 	cmake --build --preset wasip1
 	ctest --preset wasip1

@@ -1,10 +1,13 @@
-# WASI 0.2 components. wasync_component(TARGET WORLD ADAPTER) links the
-# executable TARGET as a core module for ADAPTER (command or reactor: the
+# WASI 0.2 and 0.3 components. wasync_component(TARGET WORLD ADAPTER) links
+# the executable TARGET as a core module for ADAPTER (command or reactor: the
 # preview1 adapter kind), then, after each link, wraps it with
 # scripts/component.mjs as ${TARGET}.component.wasm next to it, targeting
-# WORLD of wit/wasync.wit.
+# WORLD of wit/*.wit. A 0.3 world exports an async wasi:cli/run, which the
+# core module exports itself: build it as a reactor.
+# WASYNC_RUN_P3 runs a 0.3 component (Node 24 + preview3-shim).
 find_program(NODE node REQUIRED)
 set(WASYNC_COMPONENT_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/../scripts/component.mjs)
+set(WASYNC_RUN_P3 ${CMAKE_CURRENT_LIST_DIR}/../scripts/run-p3.mjs)
 # Where component.mjs assembles the WIT folder (ours plus jco's wasi:*).
 set(WASYNC_WIT_DIR ${CMAKE_BINARY_DIR}/wit)
 

@@ -1,5 +1,5 @@
-// WASI 0.2 components from core modules, with jco's wasm-tools (no native
-// wasm-tools here). WORLD is a world of wit/wasync.wit.
+// WASI 0.2 and 0.3 components from core modules, with jco's wasm-tools (no
+// native wasm-tools here). WORLD is a world of wit/*.wit (one package).
 //
 //   node scripts/component.mjs [--wit DIR] IN.wasm OUT.wasm WORLD command|reactor
 //       embed WORLD in IN and wrap it, with that preview1 adapter, as OUT
@@ -11,14 +11,16 @@
 //       wasi_snapshot_preview1, the adapter) provides; exit 1 on a mismatch
 //
 // DIR (default build/wit) caches the WIT folder: our wit/*.wit plus copies of
-// jco's wasi:* packages in deps/ (wit-parser does not follow symlinks there).
+// jco's wasi:* packages in deps/ (wit-parser does not follow symlinks there):
+// the 0.2 ones as deps/wasi-NAME, the 0.3 ones as deps/wasi-NAME@0.3.0 (jco
+// names both folders alike; any folder name will do).
 import { _setPreopens } from '@bytecodealliance/preview2-shim/filesystem';
 import { componentEmbed, componentNew } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const WASI = '0.2.12';
+const WASI = ['0.2.12', '0.3.0'];
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const jco = join(root, 'node_modules/@bytecodealliance/jco/lib');
 const adapter = kind => {
@@ -39,9 +41,13 @@ function sync(src, dst) {
 function witDir(dir) {
     for (const f of readdirSync(join(root, 'wit')).filter(f => f.endsWith('.wit')))
         sync(join(root, 'wit', f), join(dir, f));
-    const wasi = join(jco, 'wit/builtin', WASI);
-    for (const pkg of readdirSync(wasi))
-        for (const f of readdirSync(join(wasi, pkg))) sync(join(wasi, pkg, f), join(dir, 'deps', pkg, f));
+    for (const [i, version] of WASI.entries()) {
+        const wasi = join(jco, 'wit/builtin', version);
+        for (const pkg of readdirSync(wasi)) {
+            const to = join(dir, 'deps', i ? `${pkg}@${version}` : pkg);
+            for (const f of readdirSync(join(wasi, pkg))) sync(join(wasi, pkg, f), join(to, f));
+        }
+    }
     return dir;
 }
 
@@ -98,14 +104,61 @@ async function dummy(wit, world) {
     return componentEmbed({ dummy: true, witPath: wit, world });
 }
 
+// The async built-ins (WASI 0.3), which the dummy module leaves out: their
+// core names in module $root and flat signatures.
+const BUILTINS = new Map(Object.entries({
+    '[waitable-set-new]': '[] -> [i32]', '[waitable-set-wait]': '[i32 i32] -> [i32]',
+    '[waitable-set-poll]': '[i32 i32] -> [i32]', '[waitable-set-drop]': '[i32] -> []',
+    '[waitable-join]': '[i32 i32] -> []', '[subtask-cancel]': '[i32] -> [i32]', '[subtask-drop]': '[i32] -> []',
+    '[context-get-0]': '[] -> [i32]', '[context-set-0]': '[i32] -> []',
+    '[backpressure-inc]': '[] -> []', '[backpressure-dec]': '[] -> []', '[thread-yield]': '[] -> [i32]',
+}));
+
+// What a 0.3 import that the dummy module shows only in its synchronous
+// form must look like, or undefined if the world lacks it:
+// "[async-lower]F" takes F's flat parameters (four at most here, else we
+// cannot tell them from a return pointer and accept the import as it is)
+// plus a pointer for a result, and returns the packed subtask state;
+// "[task-return]F" of module "[export]I" needs I#F among the exports (its
+// parameters, F's flat results, are not compared).
+const ENDS = { new: '[] -> [i64]', 'cancel-read': '[i32] -> [i32]', 'cancel-write': '[i32] -> [i32]',
+    'drop-readable': '[i32] -> []', 'drop-writable': '[i32] -> []' };
+function async03(module, name, type, want, exports) {
+    // A stream or future of F's signature: "[stream-write-0]F" and the like
+    // ("[async-lower]" first for reads and writes).
+    const end = /^(\[async-lower\])?\[(stream|future)-([a-z-]+)-\d+\](.*)$/.exec(name);
+    if (end) {
+        const [, , kind, op, fn] = end;
+        if (!want.has(standard(module, fn))) return undefined;
+        if (op === 'read' || op === 'write') return kind === 'stream' ? '[i32 i32 i32] -> [i32]' : '[i32 i32] -> [i32]';
+        return ENDS[op];
+    }
+    const lower = /^\[async-lower\](.*)$/.exec(name);
+    if (lower) {
+        const sync = want.get(standard(module, lower[1]));
+        const [, params, results] = /^\[(.*)\] -> \[(.*)\]$/.exec(sync ?? '[] -> []');
+        const n = params ? params.split(' ').length : 0;
+        if (!sync) return undefined;
+        if (n > 4 || results.includes(' ')) return type;
+        return `[${[params, results && 'i32'].filter(Boolean).join(' ')}] -> [i32]`;
+    }
+    const ret = /^\[task-return\](.*)$/.exec(name);
+    if (ret && module.startsWith('[export]'))
+        return exports.has(standard(module.slice(8), ret[1]).replace(' ', '|')) ? type : undefined;
+    return undefined;
+}
+
 async function check(wit, input, world, kind = 'command') {
-    const want = new Map(parse(await dummy(wit, world)).imports.map(i => [standard(i.module, i.name), i.type]));
+    const dummied = parse(await dummy(wit, world));
+    const want = new Map(dummied.imports.map(i => [standard(i.module, i.name), i.type]));
     const preview1 = parse(adapter(kind)).exports;
     let bad = 0;
     const { imports } = parse(readFileSync(input));
     for (const { module, name, type } of imports) {
         const [from, expected] = module === 'wasi_snapshot_preview1'
             ? [`the ${kind} adapter`, preview1.get(name)]
+            : module === '$root' && BUILTINS.has(name) ? ['the async built-ins', BUILTINS.get(name)]
+            : /^\[(async-lower|task-return|stream-|future-)/.test(name) ? [`world ${world}`, async03(module, name, type, want, dummied.exports)]
             : [`world ${world}`, want.get(standard(module, name))];
         if (expected === type) continue;
         bad++;

