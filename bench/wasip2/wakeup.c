@@ -227,7 +227,7 @@ int main(int argc, char **argv)
         wa_rt_stats rs;
         wa_rt_stats_get(rt, &rs);
         if (rs.sources != k)
-            die("not every pollable is armed");
+            die("not every pollable is registered");
     }
 
     fake_host_auto_ready(1);

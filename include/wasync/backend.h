@@ -18,6 +18,16 @@ typedef struct wa_backend wa_backend;
 
 #define WA_WAIT_EARLY 1
 
+/* What a backend can do beyond its clock and its wait, asked of its
+ * vtable's `cap` (wa_backend_cap): the host calls that need one check for
+ * it, and a backend without it makes them fail with WA_ENOSYS or WA_EINVAL. */
+enum {
+    WA_CAP_FDS = 1,       /* fd registrations (wa_fd_register): its table of them */
+    WA_CAP_POLLABLES,     /* pollable registrations (wa_pollable_register): its table */
+    WA_CAP_SIM_CLOCK,     /* a virtual clock (wa_sim_advance): its uint64_t of ns */
+    WA_CAP_WASIP2_STATS,  /* host calls counted (wa_wasip2_stats_get): its counters */
+};
+
 typedef struct wa_backend_vt {
     const char *name;
     /* Monotonic time in nanoseconds. */
@@ -31,10 +41,12 @@ typedef struct wa_backend_vt {
      * backend has no other thread to be woken from. */
     void (*notify)(wa_backend *b);
     void (*free)(wa_backend *b);
-    /* Its fd registrations (internal), for wa_fd_register and the rest
-     * below; NULL for a backend without fds. */
-    struct wa_fd_regs *(*fd_regs)(wa_backend *b);
+    /* What the backend has for capability cap (a WA_CAP_*: the object
+     * named there, internal), or NULL if it has not that capability; the
+     * slot is NULL for a backend with none. */
+    void *(*cap)(wa_backend *b, unsigned cap);
 } wa_backend_vt;
+
 
 /* A wait queued on a backend's registration (an fd, a pollable): the
  * registration keeps any number of them in a list. Private. */
@@ -43,17 +55,40 @@ typedef struct wa_wait_link {
     wa_waker waker;
 } wa_wait_link;
 
+/* The future that waits on a registration, whatever the host registers:
+ * wa_fd_wait and wa_pollable_wait are this one struct, one layout on every
+ * host. key, events and ready are the caller's to read. */
+typedef struct wa_reg_wait {
+    wa_future fut;
+    uint64_t key;
+    unsigned events;      /* what it waits for (and two bits of its own) */
+    unsigned ready;       /* what was ready, once it is */
+    struct wa_regs *regs; /* private: set once polled */
+    wa_wait_link link;    /* queued on the registration while pending */
+} wa_reg_wait;
+
 /* The common head of every backend. */
 struct wa_backend {
     const wa_backend_vt *vt;
-    size_t sources;   /* registered event sources: while 0 and no timer is
-                         armed, nothing outside the run queue can wake a task */
+    size_t sources;   /* live registrations: the event sources held for
+                         tasks (an fd, a pollable, a JS operation or
+                         promise), from register to deregister, waited on
+                         or not. Only the registration table changes it
+                         (src/backend/regs.c; JS: its keys). While 0 and no
+                         timer is armed, nothing outside the run queue can
+                         wake a task. */
     uint64_t seed;    /* nonzero: order timers with equal deadlines by this
                          seed instead of FIFO (the sim backend) */
     uint64_t resolution; /* the host's timer granularity in ns (0: exact):
                             relative deadlines are rounded up to it, so
                             timers armed close together wake together */
 };
+
+/* What b has for capability cap (WA_CAP_*), or NULL. */
+static inline void *wa_backend_cap(wa_backend *b, unsigned cap)
+{
+    return b->vt->cap ? b->vt->cap(b, cap) : NULL;
+}
 
 /* The simulated host: a virtual clock starting at 0 that jumps to the next
  * deadline when the runtime is idle, so timer tests are exact and instant.
@@ -98,14 +133,7 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key);
  * edge-triggered: do the I/O until EAGAIN before awaiting again. Any number
  * of waits may wait on one fd (two accepts on a listener): readiness wakes
  * every one waiting for it, and each tries its I/O again. */
-typedef struct wa_fd_wait {
-    wa_future fut;
-    wa_fd_key key;
-    unsigned events;
-    unsigned ready;
-    wa_rt *rt; /* set once polled */
-    wa_wait_link link; /* queued on the registration while pending */
-} wa_fd_wait;
+typedef wa_reg_wait wa_fd_wait;
 wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events);
 
 #endif

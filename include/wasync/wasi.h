@@ -35,13 +35,7 @@ int wa_pollable_deregister(wa_rt *rt, wa_pollable_key key);
 
 /* A future ready (status 0) when the registered pollable is ready. Any
  * number may wait on one pollable: readiness wakes them all. */
-typedef struct wa_pollable_wait {
-    wa_future fut;
-    wa_pollable_key key;
-    wa_rt *rt; /* set once polled */
-    unsigned state; /* private */
-    wa_wait_link link; /* queued on the registration while pending */
-} wa_pollable_wait;
+typedef wa_reg_wait wa_pollable_wait;
 wa_future *wa_pollable_wait_init(wa_pollable_wait *w, wa_pollable_key key);
 
 /* A wasync stream (stream.h) over wasi:io/streams handles, taken: in, out

@@ -1,5 +1,5 @@
 /* Native Linux backend: epoll with the runtime's next deadline as timeout,
- * an eventfd for cross-thread notify, and fd registrations (fd_regs.c)
+ * an eventfd for cross-thread notify, and fd registrations (regs.c)
  * added to the epoll set edge-triggered. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fd_regs.h"
+#include "regs.h"
 
 typedef struct wa_epoll {
     wa_backend base;
     int epfd, evfd;
-    wa_fd_regs regs;
+    wa_regs regs;
     int have_pwait2;
 } wa_epoll;
 
@@ -37,12 +37,13 @@ static void wa_epoll_dispatch(wa_epoll *e, const struct epoll_event *ev)
         }
         return;
     }
-    wa_fd_reg *g = wa_fd_regs_lookup(&e->regs, ev->data.u64);
+    wa_reg *g = wa_regs_find(&e->regs, ev->data.u64);
     if (!g)
         return; /* deregistered while the event was in flight */
     /* HUP and errors are both: the I/O call reports them */
-    wa_fd_regs_ready(g, (ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR) ? WA_READABLE : 0) |
-                            (ev->events & (EPOLLOUT | EPOLLHUP | EPOLLERR) ? WA_WRITABLE : 0));
+    wa_regs_ready(&e->regs, g,
+                  (ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR) ? WA_READABLE : 0) |
+                      (ev->events & (EPOLLOUT | EPOLLHUP | EPOLLERR) ? WA_WRITABLE : 0));
 }
 
 static int wa_epoll_wait(wa_backend *b, uint64_t deadline)
@@ -84,27 +85,30 @@ static void wa_epoll_notify(wa_backend *b)
 static void wa_epoll_free(wa_backend *b)
 {
     wa_epoll *e = (wa_epoll *)b;
-    wa_fd_regs_free(&e->regs);
+    wa_regs_free(&e->regs);
     close(e->epfd);
     close(e->evfd);
     free(e);
 }
 
-static wa_fd_regs *wa_epoll_regs(wa_backend *b) { return &((wa_epoll *)b)->regs; }
+static void *wa_epoll_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_FDS ? &((wa_epoll *)b)->regs : NULL; }
 
 static const wa_backend_vt wa_epoll_vt = {"epoll", wa_epoll_now, wa_epoll_wait, wa_epoll_notify,
-                                          wa_epoll_free, wa_epoll_regs};
+                                          wa_epoll_free, wa_epoll_cap};
 
-/* Both directions, edge-triggered: the registration keeps what was seen. */
-static int wa_epoll_add(wa_backend *b, int fd, wa_fd_key key)
+/* Both directions, edge-triggered: the registration keeps what was seen,
+ * so the set changes only when an fd comes or goes. */
+static int wa_epoll_add(wa_backend *b, wa_reg *g, uint64_t key)
 {
     struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.u64 = key};
-    if (epoll_ctl(((wa_epoll *)b)->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+    if (epoll_ctl(((wa_epoll *)b)->epfd, EPOLL_CTL_ADD, (int)g->id, &ev) < 0)
         return errno == ENOMEM ? WA_ENOMEM : WA_EINVAL;
     return 0;
 }
 
-static void wa_epoll_del(wa_backend *b, int fd) { epoll_ctl(((wa_epoll *)b)->epfd, EPOLL_CTL_DEL, fd, NULL); }
+static void wa_epoll_del(wa_backend *b, wa_reg *g) { epoll_ctl(((wa_epoll *)b)->epfd, EPOLL_CTL_DEL, (int)g->id, NULL); }
+
+static const wa_regs_hooks wa_epoll_hooks = {wa_epoll_add, wa_epoll_del, NULL, NULL};
 
 wa_backend *wa_backend_epoll_new(int *err)
 {
@@ -115,7 +119,7 @@ wa_backend *wa_backend_epoll_new(int *err)
         return NULL;
     }
     e->base.vt = &wa_epoll_vt;
-    wa_fd_regs_init(&e->regs, wa_epoll_add, wa_epoll_del);
+    wa_regs_init(&e->regs, &e->base, sizeof(wa_reg), &wa_epoll_hooks);
     e->have_pwait2 = 1;
     e->epfd = epoll_create1(EPOLL_CLOEXEC);
     e->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -22,7 +22,9 @@ static int wa_sim_wait(wa_backend *b, uint64_t deadline)
 
 static void wa_sim_free(wa_backend *b) { free(b); }
 
-static const wa_backend_vt wa_sim_vt = {"sim", wa_sim_now, wa_sim_wait, NULL, wa_sim_free, NULL};
+static void *wa_sim_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_SIM_CLOCK ? &((wa_sim *)b)->now : NULL; }
+
+static const wa_backend_vt wa_sim_vt = {"sim", wa_sim_now, wa_sim_wait, NULL, wa_sim_free, wa_sim_cap};
 
 wa_backend *wa_backend_sim_new(uint64_t seed)
 {
@@ -36,8 +38,9 @@ wa_backend *wa_backend_sim_new(uint64_t seed)
 
 int wa_sim_advance(wa_backend *b, uint64_t ns)
 {
-    if (b->vt != &wa_sim_vt)
+    uint64_t *now = wa_backend_cap(b, WA_CAP_SIM_CLOCK);
+    if (!now)
         return wa_misuse(WA_EINVAL, "wa_sim_advance on a backend that is not sim");
-    ((wa_sim *)b)->now += ns;
+    *now += ns;
     return 0;
 }

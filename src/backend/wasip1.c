@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <wasi/api.h>
 
-#include "fd_regs.h"
+#include "regs.h"
 
 typedef struct wa_p1 {
     wa_backend base;
-    wa_fd_regs regs;
+    wa_regs regs;
     __wasi_subscription_t *subs;
     __wasi_event_t *events;
     size_t cap;
@@ -45,12 +45,12 @@ static int wa_p1_reserve(wa_p1 *h, size_t n)
 /* Appends a subscription for the direction of g someone waits on; its
  * userdata is g's generation << 32 | slot << 1 | write (never the
  * deadline's UINT64_MAX: generations are 24 bits). */
-static void wa_p1_subscribe(wa_p1 *h, size_t *n, uint32_t i, const wa_fd_reg *g, int write)
+static void wa_p1_subscribe(wa_p1 *h, size_t *n, uint32_t i, const wa_reg *g, int write)
 {
     __wasi_subscription_t *s = &h->subs[(*n)++];
     s->userdata = ((uint64_t)g->slot.gen << 32) | (uint64_t)i << 1 | (uint64_t)write;
     s->u.tag = write ? __WASI_EVENTTYPE_FD_WRITE : __WASI_EVENTTYPE_FD_READ;
-    s->u.u.fd_read.file_descriptor = (__wasi_fd_t)g->fd; /* (fd_write's is the same) */
+    s->u.u.fd_read.file_descriptor = (__wasi_fd_t)g->id; /* (fd_write's is the same) */
 }
 
 static int wa_p1_wait(wa_backend *b, uint64_t deadline)
@@ -60,8 +60,8 @@ static int wa_p1_wait(wa_backend *b, uint64_t deadline)
         return WA_ENOMEM;
     size_t n = 0;
     for (uint32_t i = 0; i < h->regs.keys.n; i++) {
-        const wa_fd_reg *g = (const wa_fd_reg *)wa_keys_at(&h->regs.keys, i);
-        unsigned want = g->slot.live ? wa_fd_reg_wanted(g) : 0;
+        const wa_reg *g = wa_regs_at(&h->regs, i);
+        unsigned want = g->slot.live ? wa_reg_wanted(g) : 0;
         if (want & WA_READABLE)
             wa_p1_subscribe(h, &n, i, g, 0);
         if (want & WA_WRITABLE)
@@ -91,9 +91,9 @@ static int wa_p1_wait(wa_backend *b, uint64_t deadline)
             continue;
         }
         int write = (int)(e->userdata & 1);
-        wa_fd_reg *g = wa_keys_get(&h->regs.keys, (uint32_t)e->userdata >> 1, (uint32_t)(e->userdata >> 32));
+        wa_reg *g = wa_keys_get(&h->regs.keys, (uint32_t)e->userdata >> 1, (uint32_t)(e->userdata >> 32));
         if (g) /* (an error counts as ready: the I/O call reports it) */
-            wa_fd_regs_ready(g, write ? WA_WRITABLE : WA_READABLE);
+            wa_regs_ready(&h->regs, g, write ? WA_WRITABLE : WA_READABLE);
     }
     return deadline_hit || deadline == 0 || deadline == WA_NEVER ? 0 : WA_WAIT_EARLY;
 }
@@ -101,15 +101,18 @@ static int wa_p1_wait(wa_backend *b, uint64_t deadline)
 static void wa_p1_free(wa_backend *b)
 {
     wa_p1 *h = (wa_p1 *)b;
-    wa_fd_regs_free(&h->regs);
+    wa_regs_free(&h->regs);
     free(h->subs);
     free(h->events);
     free(h);
 }
 
-static wa_fd_regs *wa_p1_regs(wa_backend *b) { return &((wa_p1 *)b)->regs; }
+static void *wa_p1_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_FDS ? &((wa_p1 *)b)->regs : NULL; }
 
-static const wa_backend_vt wa_p1_vt = {"wasip1", wa_p1_now, wa_p1_wait, NULL, wa_p1_free, wa_p1_regs};
+static const wa_backend_vt wa_p1_vt = {"wasip1", wa_p1_now, wa_p1_wait, NULL, wa_p1_free, wa_p1_cap};
+
+/* The host needs no telling: each wait subscribes what is waited on. */
+static const wa_regs_hooks wa_p1_hooks = {NULL, NULL, NULL, NULL};
 
 wa_backend *wa_backend_wasip1_new(int *err)
 {
@@ -121,6 +124,6 @@ wa_backend *wa_backend_wasip1_new(int *err)
     }
     h->base.vt = &wa_p1_vt;
     h->base.resolution = WA_MS(1); /* poll_oneoff waits in whole ms here */
-    wa_fd_regs_init(&h->regs, NULL, NULL); /* the host needs no telling */
+    wa_regs_init(&h->regs, &h->base, sizeof(wa_reg), &wa_p1_hooks);
     return &h->base;
 }

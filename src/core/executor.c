@@ -119,6 +119,8 @@ static int wa_rt_drive(wa_rt *rt, const wa_join *root)
             return WA_EDEADLK;
         }
         int rc = wa_rt_wait_(rt, until);
+        if (rc == WA_EDEADLK) /* sources, but none waited on */
+            wa_report_deadlock_(rt);
         if (rc < 0)
             return rc;
     }
