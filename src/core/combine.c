@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "rt.h"
+#include "task.h"
 #include "wasync/combine.h"
 
 enum { WA_COMBO_OWNS_BR = 1, WA_COMBO_RETURNED = 2, WA_COMBO_CANCELLING = 4 };

@@ -1,6 +1,6 @@
 /* The out-of-line half of the coroutine macros (coro.h): kept out of line
  * so that each await costs a call, not a copy of this logic. */
-#include "rt.h"
+#include "task.h"
 #include "wasync/coro.h"
 
 enum { WA_CO_UNWINDING = 1 };

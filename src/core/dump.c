@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt.h"
+#include "dump.h"
+#include "task.h"
 
 void wa_text_str_(wa_text *d, const char *s)
 {
@@ -27,7 +28,7 @@ void wa_text_uint_(wa_text *d, uint64_t v)
 void wa_text_task_(wa_text *d, const wa_task *t)
 {
     const wa_future *f = wa_task_future((wa_task *)t);
-    bool root = f->vt == &wa_root_vt_; /* name the future block_on runs */
+    bool root = t == t->rt->root; /* name the future block_on runs */
     const wa_future *named = root ? ((const wa_root *)f)->inner : f;
     wa_text_str_(d, "task ");
     wa_text_uint_(d, t->id);

@@ -1,6 +1,7 @@
 /* Error strings and the misuse hook. */
 #include <stdlib.h>
 
+#include "dump.h"
 #include "rt.h"
 
 const char *wa_strerror(int err)
@@ -17,6 +18,11 @@ const char *wa_strerror(int err)
         return "unknown error";
     }
 }
+
+/* The runtime whose tick runs on this thread, if any: a poll must not block
+ * (block_on) or re-enter (tick) any runtime, and misuse reports name its
+ * task. Here, at the bottom, so that reporting calls nothing above it. */
+_Thread_local wa_rt *wa_ticking_;
 
 static void wa_misuse_default(const char *what)
 {

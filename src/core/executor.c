@@ -1,7 +1,11 @@
-/* The local executor: run queue, fair ticks, block_on, deadlock detection. */
+/* The local executor: the runtime's life, fair ticks (each running its
+ * queued tasks), block_on and run with their backend waits, the clock cache
+ * and deadlock detection. */
 #include <stdlib.h>
 
-#include "rt.h"
+#include "dump.h"
+#include "task.h"
+#include "timer.h"
 
 /* While tasks stay runnable, look at the backend (without blocking) every
  * this many ticks, so that I/O readiness is not starved by busy tasks. */
@@ -11,12 +15,11 @@ static void wa_noop(void *p) { (void)p; }
 static wa_waker wa_noop_clone(void *p) { return (wa_waker){p, &wa_noop_waker_vt}; }
 const wa_waker_vt wa_noop_waker_vt = {wa_noop_clone, wa_noop, wa_noop, wa_noop};
 
-/* The runtime whose tick runs on this thread, if any: a poll must not block
- * (block_on) or re-enter (tick) any runtime, and misuse reports name its
- * task. */
-_Thread_local wa_rt *wa_ticking_;
-
-int wa_rt_enter_(wa_rt *rt, const char *call)
+/* The checks of a call that drives rt (block_on, run, tick, free): rt is
+ * not NULL, the caller is its thread and is not inside a poll (wa_ticking_:
+ * a poll must not block or re-enter any runtime). Returns 0, or the misuse
+ * reported. */
+static int wa_rt_enter(wa_rt *rt, const char *call)
 {
     if (!rt)
         return wa_misuse_in_(WA_EINVAL, call, "no runtime (NULL)");
@@ -60,7 +63,7 @@ void wa_rt_free(wa_rt *rt)
 {
     if (!rt)
         return;
-    if (wa_rt_enter_(rt, "wa_rt_free") < 0)
+    if (wa_rt_enter(rt, "wa_rt_free") < 0)
         return; /* freeing it under a running poll would pull the floor away */
     /* Dropping a root drops the scopes inside it, which abort their children;
      * then what is left are scopes that no task owned. */
@@ -80,15 +83,6 @@ void wa_rt_free(wa_rt *rt)
     free(rt);
 }
 
-uint64_t wa_now_fresh_(wa_rt *rt)
-{
-    rt->now = rt->backend->vt->now(rt->backend);
-    rt->now_fresh = 1;
-    return rt->now;
-}
-
-uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa_now_fresh_(rt); }
-
 void wa_rt_set_report(wa_rt *rt, wa_report_fn fn, void *arg)
 {
     if (!rt) {
@@ -99,6 +93,89 @@ void wa_rt_set_report(wa_rt *rt, wa_report_fn fn, void *arg)
     rt->report_arg = arg;
 }
 
+uint64_t wa_now_fresh_(wa_rt *rt)
+{
+    rt->now = rt->backend->vt->now(rt->backend);
+    rt->now_fresh = 1;
+    return rt->now;
+}
+
+uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa_now_fresh_(rt); }
+
+/* Polls t, which the tick took off the queue (with the queue's reference),
+ * once; finishes it if it is done, aborted, or cancelled and unclaimed.
+ * Inlined into the tick loop. */
+static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task *t)
+{
+    uint32_t w = wa_word_load(t) & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED);
+    if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
+        wa_word_store(t, w);
+        if (w & WA_T_DONE)
+            goto out;
+        if (!(w & WA_T_STARTED)) { /* never started: nothing to clean up */
+            wa_task_finish(t, WA_ECANCELED);
+            wa_task_unref_n(t, 2); /* alive, queue */
+            return;
+        }
+    }
+    wa_word_store(t, w | WA_T_RUNNING | WA_T_STARTED);
+    rt->budget = 128;
+    rt->polls++;
+    wa_cx cx = {{t, &wa_task_waker_vt_}, rt, t, 0, &rt->budget};
+    wa_future *f = wa_task_future(t);
+    rt->current = t; /* reset once the round ends */
+    int rc = f->vt->poll(f, &cx);
+    if (rt->arming_len) /* sleeps armed by this poll count from now */
+        wa_timers_commit_(rt, wa_now_fresh_(rt));
+    w = wa_word_load(t) & ~(uint32_t)WA_T_RUNNING;
+    wa_word_store(t, w);
+    if (rc == WA_PENDING) {
+        if (!(w & WA_T_ABORT) && (w & (WA_T_CANCEL | WA_T_CLAIMED)) != WA_T_CANCEL)
+            goto out;
+        rc = WA_ECANCELED; /* aborted, or nobody took the request: hard drop */
+    }
+    wa_task_finish(t, rc);
+    wa_task_unref_n(t, 2); /* alive, queue */
+    return;
+out:
+    wa_task_unref_n(t, 1); /* the queue's */
+}
+
+/* One fair round: the tasks queued when it began, each polled once.
+ * wa_rt_tick without its checks, for the loops that made them once. */
+static int wa_rt_round(wa_rt *rt, uint64_t *deadline)
+{
+    wa_ticking_ = rt;
+    rt->ticks++;
+    rt->now_fresh = 0;
+    if (rt->arming_len) /* armed outside a task's poll (polled by hand) */
+        wa_timers_commit_(rt, wa_now_fresh_(rt));
+    if (rt->heap_len && !rt->timers_early)
+        wa_timers_fire_(rt, wa_now(rt));
+    rt->timers_early = 0;
+    /* Take the queue as it stands: tasks woken from now on go to a fresh
+     * queue and wait for the next round. */
+    wa_task *t = rt->head;
+    rt->head = rt->tail = NULL;
+    rt->queued = 0;
+    while (t) {
+        wa_task *next = t->next;
+        wa_task_run(rt, t);
+        t = next;
+    }
+    rt->current = NULL;
+    wa_ticking_ = NULL;
+    if (deadline)
+        *deadline = wa_timers_next_(rt);
+    return (int)rt->queued;
+}
+
+int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
+{
+    int rc = wa_rt_enter(rt, "wa_rt_tick");
+    return rc < 0 ? rc : wa_rt_round(rt, deadline);
+}
+
 /* Drives rt until root finishes (or, with root NULL, until no task is
  * left). Returns 0, or WA_EDEADLK. */
 static int wa_rt_drive(wa_rt *rt, const wa_join *root)
@@ -106,7 +183,7 @@ static int wa_rt_drive(wa_rt *rt, const wa_join *root)
     wa_backend *b = rt->backend;
     for (unsigned n = 1;; n++) {
         uint64_t deadline;
-        int runnable = wa_rt_tick_(rt, &deadline);
+        int runnable = wa_rt_round(rt, &deadline);
         if (root ? wa_join_done(root) : rt->live == 0)
             return 0;
         uint64_t until = deadline;
@@ -128,37 +205,39 @@ static int wa_rt_drive(wa_rt *rt, const wa_join *root)
 
 static int wa_root_poll(wa_future *f, wa_cx *cx) { return wa_poll(((wa_root *)f)->inner, cx); }
 static void wa_root_drop(wa_future *f) { wa_drop(((wa_root *)f)->inner); }
-const wa_future_vt wa_root_vt_ = {wa_root_poll, wa_root_drop, "block_on"};
+static const wa_future_vt wa_root_vt = {wa_root_poll, wa_root_drop, "block_on"};
 
 int wa_block_on(wa_rt *rt, wa_future *fut)
 {
-    int rc = wa_rt_enter_(rt, "wa_block_on");
+    int rc = wa_rt_enter(rt, "wa_block_on");
     if (rc == 0 && !fut)
         rc = wa_misuse_in_(WA_EINVAL, "wa_block_on", "no future (NULL)");
     if (rc < 0) {
         wa_drop(fut); /* taken, whatever happens */
         return rc;
     }
-    wa_root r = {{&wa_root_vt_}, fut};
+    wa_root r = {{&wa_root_vt}, fut};
     wa_join j;
     rc = wa_spawn(rt, &r.fut, sizeof r, &j);
     if (rc < 0) {
         wa_drop(fut);
         return rc;
     }
+    rt->root = j.task;
     rc = wa_rt_drive(rt, &j);
     if (rc == 0) {
         rc = wa_join_status(&j);
     } else {
         wa_join_abort(&j);
     }
+    rt->root = NULL;
     wa_join_drop(&j);
     return rc;
 }
 
 int wa_rt_run(wa_rt *rt)
 {
-    int rc = wa_rt_enter_(rt, "wa_rt_run");
+    int rc = wa_rt_enter(rt, "wa_rt_run");
     return rc < 0 ? rc : wa_rt_drive(rt, NULL);
 }
 

@@ -1,34 +1,11 @@
 /* Task scopes: children that cannot outlive their parent. */
-#include "rt.h"
-
-enum { WA_SCOPE_CANCELLING = 1u << 8, WA_SCOPE_RETURNED = 1u << 9 };
-
-static void wa_scope_cancel_children(wa_scope *s)
-{
-    s->flags |= WA_SCOPE_CANCELLING;
-    for (wa_task *t = s->children; t; t = t->lnext)
-        wa_task_cancel_(t);
-}
+#include "task.h"
 
 void wa_scope_cancel(wa_scope *s)
 {
     if (s->status == 0)
         s->status = WA_ECANCELED;
-    wa_scope_cancel_children(s);
-}
-
-void wa_scope_child_done_(wa_scope *s, wa_task *t)
-{
-    s->live--;
-    int rc = t->status;
-    bool first_error = rc < 0 && rc != WA_ECANCELED && s->status == 0;
-    if (first_error) {
-        s->status = rc;
-        if (s->flags & WA_SCOPE_FAIL_FAST)
-            wa_scope_cancel_children(s);
-    }
-    if (s->live == 0 || first_error)
-        wa_waker_wake_by_ref(&s->waker);
+    wa_scope_cancel_children_(s);
 }
 
 static int wa_scope_poll(wa_future *f, wa_cx *cx)
@@ -40,7 +17,7 @@ static int wa_scope_poll(wa_future *f, wa_cx *cx)
     if (outer && !(s->flags & WA_SCOPE_CANCELLING)) {
         if (s->status == 0)
             s->status = WA_ECANCELED;
-        wa_scope_cancel_children(s);
+        wa_scope_cancel_children_(s);
     }
     if (s->live == 0) {
         s->flags |= WA_SCOPE_RETURNED;
@@ -117,23 +94,5 @@ int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join
         return wa_misuse_in_(WA_ESTALE, "wa_scope_spawn", "the scope was dropped (or is NULL)");
     if (s->flags & (WA_SCOPE_CANCELLING | WA_SCOPE_RETURNED))
         return WA_ECANCELED;
-    int rc = wa_task_spawn_(s->rt, s, fut, size, join);
-    if (rc == 0)
-        s->live++;
-    return rc;
-}
-
-void wa_scope_orphans_(wa_rt *rt, wa_task *t, bool report)
-{
-    wa_scope *s = rt->scopes;
-    while (s) {
-        wa_scope *next = s->next;
-        if (s->owner == t) {
-            if (report)
-                wa_misuse(WA_EMISUSE, "a task ended without dropping the scope it created");
-            wa_drop(&s->fut);
-            next = rt->scopes; /* the drop may have ended other scopes */
-        }
-        s = next;
-    }
+    return wa_task_spawn_(s->rt, s, fut, size, join);
 }

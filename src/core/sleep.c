@@ -1,5 +1,5 @@
 /* Futures that wait on time: sleep, timeout, interval. */
-#include "rt.h"
+#include "timer.h"
 
 enum { WA_SLEEP_REL, WA_SLEEP_ABS, WA_SLEEP_ARMED, WA_SLEEP_DONE };
 

@@ -1,9 +1,9 @@
-/* Tasks: allocation, reference counting, the task waker, completion,
- * cancellation and join handles. */
+/* Tasks: spawning, reference counting, the task waker, leaving the owner
+ * list, cancellation and join handles. The executor runs them. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt.h"
+#include "task.h"
 
 static inline uint32_t wa_task_state(const wa_task *t) { return wa_word_load(t) & WA_STATE_MASK; }
 
@@ -14,13 +14,6 @@ static inline void wa_task_ref(wa_task *t)
         abort();
     }
     wa_word_add(t, WA_REF_ONE);
-}
-
-/* Drops n references at once (one word update on the hot path). */
-static inline void wa_task_unref_n(wa_task *t, uint32_t n)
-{
-    if (wa_word_sub(t, n * WA_REF_ONE) < WA_REF_ONE)
-        wa_slab_free(t->rt->slab, t, t->size);
 }
 
 void wa_task_unref_(wa_task *t) { wa_task_unref_n(t, 1); }
@@ -45,12 +38,10 @@ static void wa_task_schedule(wa_task *t)
         wa_task_enqueue(t->rt, t);
 }
 
-static const wa_waker_vt wa_task_waker_vt;
-
 static wa_waker wa_task_waker_clone(void *p)
 {
     wa_task_ref(p);
-    return (wa_waker){p, &wa_task_waker_vt};
+    return (wa_waker){p, &wa_task_waker_vt_};
 }
 
 static void wa_task_waker_wake(void *p)
@@ -63,7 +54,7 @@ static void wa_task_waker_wake_by_ref(void *p) { wa_task_schedule(p); }
 
 static void wa_task_waker_drop(void *p) { wa_task_unref_(p); }
 
-static const wa_waker_vt wa_task_waker_vt = {
+const wa_waker_vt wa_task_waker_vt_ = {
     wa_task_waker_clone, wa_task_waker_wake, wa_task_waker_wake_by_ref, wa_task_waker_drop};
 
 static const wa_future_vt wa_join_vt;
@@ -80,7 +71,12 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
     wa_word_store(t, WA_REF_ONE); /* alive */
     t->id = (uint32_t)++rt->spawned;
     t->size = (uint32_t)total;
-    wa_list_push_(scope ? &scope->children : &rt->roots, t);
+    if (scope) {
+        wa_list_push_(&scope->children, t);
+        scope->live++;
+    } else {
+        wa_list_push_(&rt->roots, t);
+    }
     rt->live++;
     if (join) {
         wa_word_add(t, WA_REF_ONE);
@@ -127,101 +123,6 @@ int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size
     return 0;
 }
 
-/* The task finished (status rc) or was hard-dropped (WA_ECANCELED). The
- * caller then drops the "alive" reference. Inlined into the run loop. */
-static inline __attribute__((always_inline)) void wa_task_finish(wa_task *t, int rc)
-{
-    wa_rt *rt = t->rt;
-    t->status = rc;
-    wa_word_or(t, WA_T_DONE);
-    rt->live--;
-    wa_drop(wa_task_future(t));
-    if (wa_word_load(t) & WA_SCOPE_MASK)
-        wa_scope_orphans_(rt, t, rc != WA_ECANCELED);
-    if (t->scope) {
-        wa_list_remove_(&t->scope->children, t);
-        wa_scope_child_done_(t->scope, t);
-    } else {
-        wa_list_remove_(&rt->roots, t);
-    }
-    if (t->joiner) {
-        wa_join *j = t->joiner;
-        t->joiner = NULL;
-        wa_waker_wake(&j->waker);
-    }
-}
-
-static void wa_task_run(wa_rt *rt, wa_task *t)
-{
-    uint32_t w = wa_word_load(t) & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED);
-    if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
-        wa_word_store(t, w);
-        if (w & WA_T_DONE)
-            goto out;
-        if (!(w & WA_T_STARTED)) { /* never started: nothing to clean up */
-            wa_task_finish(t, WA_ECANCELED);
-            wa_task_unref_n(t, 2); /* alive, queue */
-            return;
-        }
-    }
-    wa_word_store(t, w | WA_T_RUNNING | WA_T_STARTED);
-    rt->budget = 128;
-    rt->polls++;
-    wa_cx cx = {{t, &wa_task_waker_vt}, rt, t, 0, &rt->budget};
-    wa_future *f = wa_task_future(t);
-    rt->current = t; /* reset once the round ends */
-    int rc = f->vt->poll(f, &cx);
-    if (rt->arming_len) /* sleeps armed by this poll count from now */
-        wa_timers_commit_(rt);
-    w = wa_word_load(t) & ~(uint32_t)WA_T_RUNNING;
-    wa_word_store(t, w);
-    if (rc == WA_PENDING) {
-        if (!(w & WA_T_ABORT) && (w & (WA_T_CANCEL | WA_T_CLAIMED)) != WA_T_CANCEL)
-            goto out;
-        rc = WA_ECANCELED; /* aborted, or nobody took the request: hard drop */
-    }
-    wa_task_finish(t, rc);
-    wa_task_unref_n(t, 2); /* alive, queue */
-    return;
-out:
-    wa_task_unref_n(t, 1); /* the queue's */
-}
-
-/* One fair round: the tasks queued when it began, each polled once. Here,
- * next to wa_task_run, so that the run is inlined into the loop. */
-int wa_rt_tick_(wa_rt *rt, uint64_t *deadline)
-{
-    wa_ticking_ = rt;
-    rt->ticks++;
-    rt->now_fresh = 0;
-    if (rt->arming_len) /* armed outside a task's poll (polled by hand) */
-        wa_timers_commit_(rt);
-    if (rt->heap_len && !rt->timers_early)
-        wa_timers_fire_(rt);
-    rt->timers_early = 0;
-    /* Take the queue as it stands: tasks woken from now on go to a fresh
-     * queue and wait for the next round. */
-    wa_task *t = rt->head;
-    rt->head = rt->tail = NULL;
-    rt->queued = 0;
-    while (t) {
-        wa_task *next = t->next;
-        wa_task_run(rt, t);
-        t = next;
-    }
-    rt->current = NULL;
-    wa_ticking_ = NULL;
-    if (deadline)
-        *deadline = wa_timers_next_(rt);
-    return (int)rt->queued;
-}
-
-int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
-{
-    int rc = wa_rt_enter_(rt, "wa_rt_tick");
-    return rc < 0 ? rc : wa_rt_tick_(rt, deadline);
-}
-
 void wa_task_abort_(wa_task *t)
 {
     uint32_t st = wa_task_state(t);
@@ -241,6 +142,48 @@ void wa_task_cancel_(wa_task *t)
         return;
     wa_word_or(t, WA_T_CANCEL);
     wa_task_schedule(t);
+}
+
+/* A finished task leaves its owner (wa_task_finish, task.h). A scope's
+ * children are tasks on its owner list: counting one out is done here, so
+ * that finishing calls nothing above the task. */
+
+void wa_scope_cancel_children_(wa_scope *s)
+{
+    s->flags |= WA_SCOPE_CANCELLING;
+    for (wa_task *t = s->children; t; t = t->lnext)
+        wa_task_cancel_(t);
+}
+
+void wa_task_leave_scope_(wa_task *t)
+{
+    wa_scope *s = t->scope;
+    wa_list_remove_(&s->children, t);
+    s->live--;
+    int rc = t->status;
+    bool first_error = rc < 0 && rc != WA_ECANCELED && s->status == 0;
+    if (first_error) {
+        s->status = rc;
+        if (s->flags & WA_SCOPE_FAIL_FAST)
+            wa_scope_cancel_children_(s);
+    }
+    if (s->live == 0 || first_error)
+        wa_waker_wake_by_ref(&s->waker);
+}
+
+void wa_task_drop_scopes_(wa_rt *rt, wa_task *t, bool report)
+{
+    wa_scope *s = rt->scopes;
+    while (s) {
+        wa_scope *next = s->next;
+        if (s->owner == t) {
+            if (report)
+                wa_misuse(WA_EMISUSE, "a task ended without dropping the scope it created");
+            wa_drop(&s->fut);
+            next = rt->scopes; /* the drop may have ended other scopes */
+        }
+        s = next;
+    }
 }
 
 /* cooperation hooks used by futures (future.h) */

@@ -5,7 +5,7 @@
  * lines, which matters with 10^5 timers. */
 #include <stdlib.h>
 
-#include "rt.h"
+#include "timer.h"
 
 static inline bool wa_timer_before(const wa_timer *a, const wa_timer *b)
 {
@@ -110,9 +110,9 @@ int wa_timer_arm_in_(wa_rt *rt, wa_timer *tm, uint64_t ns, const wa_cx *cx)
     return 0;
 }
 
-void wa_timers_commit_(wa_rt *rt)
+void wa_timers_commit_(wa_rt *rt, uint64_t now)
 {
-    uint64_t now = wa_now_fresh_(rt), res = rt->backend->resolution;
+    uint64_t res = rt->backend->resolution;
     for (uint32_t i = 0; i < rt->arming_len; i++) {
         wa_timer *tm = rt->arming[i];
         uint64_t d = wa_add_sat_(now, tm->deadline);
@@ -150,9 +150,8 @@ void wa_timer_disarm_(wa_timer *tm)
     wa_waker_drop(&tm->waker);
 }
 
-void wa_timers_fire_(wa_rt *rt)
+void wa_timers_fire_(wa_rt *rt, uint64_t now)
 {
-    uint64_t now = wa_now(rt);
     while (rt->heap_len && rt->heap[0]->deadline <= now) {
         wa_timer *tm = rt->heap[0];
         wa_heap_remove(rt, 0);

@@ -1,0 +1,160 @@
+/* Internal: the task header, its state word, the owner lists, and what
+ * task.c exports to the executor and to scopes. */
+#ifndef WASYNC_CORE_TASK_H
+#define WASYNC_CORE_TASK_H
+
+#include <stdbool.h>
+
+#include "rt.h"
+#include "slab.h"
+
+/* Task state bits. In the multi-threaded executor the same word becomes
+ * atomic; every transition goes through the helpers below. */
+enum {
+    WA_T_QUEUED = 1u << 0,   /* in the run queue (the queue holds a ref) */
+    WA_T_RUNNING = 1u << 1,  /* being polled */
+    WA_T_DONE = 1u << 2,     /* finished: future dropped, status final */
+    WA_T_CANCEL = 1u << 3,   /* cooperative cancellation requested */
+    WA_T_CLAIMED = 1u << 4,  /* someone handles the cancellation (this poll) */
+    WA_T_ABORT = 1u << 5,    /* hard drop when the running poll returns */
+    WA_T_STARTED = 1u << 6,  /* polled at least once */
+};
+
+/* One allocation per task: this header, then the future inline. 64 bytes on
+ * 64-bit hosts, 48 on wasm32. */
+struct wa_task {
+    wa_task *next;               /* run queue */
+    wa_task *lprev, *lnext;      /* owner list: runtime roots or a scope */
+    wa_rt *rt;
+    wa_scope *scope;             /* owner scope, or NULL */
+    wa_join *joiner;             /* the handle awaiting completion */
+    uint32_t word;               /* state bits | scopes owned | refs */
+    int status;
+    uint32_t id;
+    uint32_t size;               /* of the allocation, for the slab */
+} __attribute__((aligned(16)));
+
+/* State and reference count share one word, so that the multi-threaded
+ * executor can update both with one atomic operation. Bits 0-7: WA_T_*.
+ * Bits 8-11: how many live scopes the task created (saturating at 15), so
+ * that a task which ends without dropping one is caught. Bits 12-31:
+ * references: alive (until done), queued, the join handle, each waker. */
+#define WA_STATE_MASK 0xffu
+#define WA_SCOPE_ONE (1u << 8)
+#define WA_SCOPE_MASK (0xfu << 8)
+#define WA_REF_SHIFT 12
+#define WA_REF_ONE (1u << WA_REF_SHIFT)
+
+static inline wa_future *wa_task_future(wa_task *t) { return (wa_future *)(t + 1); }
+
+/* Every access to the state/refcount word goes through these, the one
+ * switch (WA_TASK_ATOMIC) that makes it atomic for an executor whose tasks
+ * are woken from other threads. The local executor keeps plain operations. */
+#ifndef WA_TASK_ATOMIC
+#define WA_TASK_ATOMIC 0
+#endif
+#if WA_TASK_ATOMIC
+static inline uint32_t wa_word_load(const wa_task *t) { return __atomic_load_n(&t->word, __ATOMIC_ACQUIRE); }
+static inline void wa_word_store(wa_task *t, uint32_t w) { __atomic_store_n(&t->word, w, __ATOMIC_RELEASE); }
+static inline uint32_t wa_word_add(wa_task *t, uint32_t v) { return __atomic_add_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
+static inline uint32_t wa_word_sub(wa_task *t, uint32_t v) { return __atomic_sub_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
+static inline uint32_t wa_word_or(wa_task *t, uint32_t v) { return __atomic_or_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
+static inline uint32_t wa_word_and(wa_task *t, uint32_t v) { return __atomic_and_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
+#else
+static inline uint32_t wa_word_load(const wa_task *t) { return t->word; }
+static inline void wa_word_store(wa_task *t, uint32_t w) { t->word = w; }
+static inline uint32_t wa_word_add(wa_task *t, uint32_t v) { return t->word += v; }
+static inline uint32_t wa_word_sub(wa_task *t, uint32_t v) { return t->word -= v; }
+static inline uint32_t wa_word_or(wa_task *t, uint32_t v) { return t->word |= v; }
+static inline uint32_t wa_word_and(wa_task *t, uint32_t v) { return t->word &= v; }
+#endif
+
+/* The current task is being cancelled and this point is not shielded
+ * (whether or not someone already claimed the request). */
+static inline bool wa_cx_cancelling_(const wa_cx *cx)
+{
+    return cx->task && cx->shield == 0 && (wa_word_load(cx->task) & WA_T_CANCEL);
+}
+
+/* wa_cancel_requested, inline for the library's own hot paths. */
+static inline bool wa_cx_cancel_requested_(const wa_cx *cx)
+{
+    return cx->task && cx->shield == 0 &&
+           (wa_word_load(cx->task) & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL;
+}
+
+/* Intrusive owner-list helpers (roots and scope children). */
+static inline void wa_list_push_(wa_task **head, wa_task *t)
+{
+    t->lprev = NULL;
+    t->lnext = *head;
+    if (*head)
+        (*head)->lprev = t;
+    *head = t;
+}
+
+static inline void wa_list_remove_(wa_task **head, wa_task *t)
+{
+    if (t->lprev)
+        t->lprev->lnext = t->lnext;
+    else
+        *head = t->lnext;
+    if (t->lnext)
+        t->lnext->lprev = t->lprev;
+    t->lprev = t->lnext = NULL;
+}
+
+/* Scope flags beside the public WA_SCOPE_FAIL_FAST. A scope's children are
+ * tasks on an owner list, which task.c keeps: a finishing task counts
+ * itself out of its scope without calling up into scope.c. */
+enum { WA_SCOPE_CANCELLING = 1u << 8, WA_SCOPE_RETURNED = 1u << 9 };
+
+/* task.c */
+/* The waker of a task: each clone holds a reference. */
+extern const wa_waker_vt wa_task_waker_vt_;
+int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size,
+                   wa_join *join);
+void wa_task_abort_(wa_task *t);
+void wa_task_cancel_(wa_task *t);
+void wa_task_unref_(wa_task *t);
+/* Marks s cancelling and requests the cancellation of each child. */
+void wa_scope_cancel_children_(wa_scope *s);
+/* t, a child of a scope, finished: unlinks it and counts it out (the
+ * scope's first error, fail-fast, its awaiter's wake). */
+void wa_task_leave_scope_(wa_task *t);
+/* t finished while scopes it created were live: drops them, and reports
+ * misuse when t returned normally (a cancelled or dropped task's scopes go
+ * with it as a matter of course). */
+void wa_task_drop_scopes_(wa_rt *rt, wa_task *t, bool report);
+
+/* Drops n references at once (one word update on the hot path). */
+static inline void wa_task_unref_n(wa_task *t, uint32_t n)
+{
+    if (wa_word_sub(t, n * WA_REF_ONE) < WA_REF_ONE)
+        wa_slab_free(t->rt->slab, t, t->size);
+}
+
+/* The task finished (status rc) or was hard-dropped (WA_ECANCELED). The
+ * caller then drops the "alive" reference. Inline, so that the executor's
+ * run loop finishes a task without a call. */
+static inline __attribute__((always_inline)) void wa_task_finish(wa_task *t, int rc)
+{
+    wa_rt *rt = t->rt;
+    t->status = rc;
+    wa_word_or(t, WA_T_DONE);
+    rt->live--;
+    wa_drop(wa_task_future(t));
+    if (wa_word_load(t) & WA_SCOPE_MASK)
+        wa_task_drop_scopes_(rt, t, rc != WA_ECANCELED);
+    if (t->scope)
+        wa_task_leave_scope_(t);
+    else
+        wa_list_remove_(&rt->roots, t);
+    if (t->joiner) {
+        wa_join *j = t->joiner;
+        t->joiner = NULL;
+        wa_waker_wake(&j->waker);
+    }
+}
+
+#endif
