@@ -1,5 +1,6 @@
-// The glue's table of error codes is error.h's: every WA_E* code of
-// WA_ERRNO_MAP, with its number, name and message, and nothing else.
+// The glue's table of error codes (js/errors.mjs, a copy the browser loads
+// as it is) is error.h's: every WA_E* code of WA_ERRNO_MAP, with its
+// number, name and message, and nothing else.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';

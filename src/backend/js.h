@@ -1,0 +1,33 @@
+/* Internal: the JS reactor (js.c) as the layers above it see it. It hands
+ * JavaScript keys for the host operations and promise handles of
+ * src/io/js_ops.c (each live key is a source of wakes), and the module's
+ * exports (src/js/exports.c) create and tick it. */
+#ifndef WASYNC_BACKEND_JS_H
+#define WASYNC_BACKEND_JS_H
+
+#include <stdint.h>
+
+#include "wasync/js.h"
+
+/* Declares a function of the import module "wasync" (js/wasync.mjs). */
+#define WA_JS_IMPORT(name) __attribute__((import_module("wasync"), import_name(#name)))
+
+/* What a key stands for. */
+enum { WA_JS_KEY_OP = 1, WA_JS_KEY_PROMISE };
+
+/* Creates the module's runtime on a new JS reactor, once: 0 (also when it
+ * exists) or WA_ENOMEM. */
+int wa_js_start_(void);
+/* Runs one round of the runtime and keeps the host timer on its earliest
+ * deadline: returns the runnable count, or WA_EINVAL before wa_js_start_. */
+int wa_js_tick_(void);
+/* Stores a new key for ptr (borrowed; kind says what it is) in *key: 0,
+ * WA_EINVAL before wa_js_start_, or WA_ENOMEM. */
+int wa_js_key_new_(void *ptr, int kind, uint32_t *key);
+/* What a live key of this kind stands for (borrowed); NULL when the key is
+ * stale, of another kind, or there is no reactor. */
+void *wa_js_key_get_(uint32_t key, int kind);
+/* Frees a live key: later lookups of it find nothing. */
+void wa_js_key_free_(uint32_t key);
+
+#endif
