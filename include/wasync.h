@@ -6,6 +6,7 @@
 #ifndef WASYNC_H
 #define WASYNC_H
 
+#include "wasync/version.h"
 #include "wasync/error.h"
 #include "wasync/future.h"
 #include "wasync/coro.h"

@@ -1,0 +1,13 @@
+# include/wasync/version.h says the version that project() in CMakeLists.txt
+# says (VERSION: PROJECT_VERSION; HEADER: the header).
+file(READ ${HEADER} text)
+foreach(part MAJOR MINOR PATCH)
+  string(REGEX MATCH "#define WASYNC_VERSION_${part} ([0-9]+)" _ "${text}")
+  list(APPEND numbers ${CMAKE_MATCH_1})
+endforeach()
+list(JOIN numbers . header)
+string(REGEX MATCH "#define WASYNC_VERSION_STRING \"([^\"]*)\"" _ "${text}")
+if(NOT header STREQUAL VERSION OR NOT CMAKE_MATCH_1 STREQUAL VERSION)
+  message(FATAL_ERROR "version.h says ${header} (\"${CMAKE_MATCH_1}\"), CMakeLists.txt ${VERSION}")
+endif()
+message("version ${VERSION}: ok")
