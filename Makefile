@@ -48,11 +48,11 @@ test: deps
 demo:
 	@scripts/deps.sh demo
 	cmake --preset release >/dev/null
-	cmake --build --preset release --target demo
+	cmake --build --preset release --target wasync_demo
 	./build/release/examples/demo
 	@echo "-- the same demo as a WASI 0.2 component, under jco:"
 	cmake --preset wasip2 >/dev/null
-	cmake --build --preset wasip2 --target demo
+	cmake --build --preset wasip2 --target wasync_demo
 	node node_modules/@bytecodealliance/jco/dist/jco.js run build/wasip2/tests/wasip2/demo.component.wasm
 
 bench:

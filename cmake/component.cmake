@@ -1,20 +1,31 @@
-# WASI 0.2 and 0.3 components. wasync_component(TARGET WORLD ADAPTER) links
-# the executable TARGET as a core module for ADAPTER (command or reactor: the
-# preview1 adapter kind), then, after each link, wraps it with
-# scripts/component.mjs as ${TARGET}.component.wasm next to it, targeting
-# WORLD of wit/*.wit. A 0.3 world exports an async wasi:cli/run, which the
-# core module exports itself: build it as a reactor.
+# WASI 0.2 and 0.3 components. wasync_component(TARGET WORLD ADAPTER
+# [WIT DIR...]) links the executable TARGET as a core module for ADAPTER
+# (command or reactor: the preview1 adapter kind), then, after each link,
+# wraps it with scripts/component.mjs as NAME.component.wasm next to it
+# (NAME: the target's file name), targeting WORLD. WORLD is one of our
+# worlds (wit/*.wit: command, proxy, client, command-p3) or, with WIT, of
+# the package in the first DIR (its .wit files); the other DIRs are more
+# packages it uses, and ours is there as wasync:host. A 0.3 world exports an
+# async wasi:cli/run, which the core module exports itself: build it as a
+# reactor.
+#
+# The script runs on node with jco and preview2-shim from the npm folder
+# WASYNC_NODE_MODULES (default: node_modules of the top-level project).
 # WASYNC_RUN_P3 runs a 0.3 component (Node 24 + preview3-shim).
 find_program(NODE node REQUIRED)
 set(WASYNC_COMPONENT_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/../scripts/component.mjs)
 set(WASYNC_RUN_P3 ${CMAKE_CURRENT_LIST_DIR}/../scripts/run-p3.mjs)
-# Where component.mjs assembles the WIT folder (ours plus jco's wasi:*).
+set(WASYNC_NODE_MODULES ${CMAKE_SOURCE_DIR}/node_modules CACHE PATH
+  "the npm folder with @bytecodealliance/jco and preview2-shim (wasync_component)")
+# Where component.mjs assembles the WIT folder of our worlds (ours plus
+# jco's wasi:*); a target given WIT has a folder of its own.
 set(WASYNC_WIT_DIR ${CMAKE_BINARY_DIR}/wit)
 
 function(wasync_component target world adapter)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "" "WIT")
   # wasync's src/wasi/cabi.c provides cabi_realloc (always exported) and the
   # command entry, which replaces libc's crt1 (see that file for why).
-  target_link_libraries(${target} PRIVATE wasync)
+  target_link_libraries(${target} PRIVATE wasync::wasync)
   target_link_options(${target} PRIVATE -Wl,--undefined=cabi_realloc)
   if(adapter STREQUAL "command")
     target_link_options(${target} PRIVATE -nostartfiles)
@@ -24,17 +35,31 @@ function(wasync_component target world adapter)
     message(FATAL_ERROR "wasync_component(${target}): ADAPTER must be command or reactor")
   endif()
   set_target_properties(${target} PROPERTIES SUFFIX ".wasm")
-  # Relink (and so rewrap) when the worlds or the script change.
-  file(GLOB wit CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/wit/*.wit)
-  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${wit} ${WASYNC_COMPONENT_SCRIPT})
+  get_target_property(name ${target} OUTPUT_NAME)
+  if(NOT name)
+    set(name ${target})
+  endif()
   # Next to the core module (computed: BYPRODUCTS takes no $<TARGET_FILE_DIR>).
   get_target_property(dir ${target} RUNTIME_OUTPUT_DIRECTORY)
   if(NOT dir)
     get_target_property(dir ${target} BINARY_DIR)
   endif()
+  set(wit_dir ${WASYNC_WIT_DIR})
+  set(packages "")
+  set(wit ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../wit)
+  foreach(d ${arg_WIT})
+    get_filename_component(d ${d} ABSOLUTE)
+    list(APPEND packages --package ${d})
+    list(APPEND wit ${d})
+    set(wit_dir ${dir}/${name}.wit)
+  endforeach()
+  # Relink (and so rewrap) when the worlds or the script change.
+  list(TRANSFORM wit APPEND /*.wit)
+  file(GLOB wit CONFIGURE_DEPENDS ${wit})
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${wit} ${WASYNC_COMPONENT_SCRIPT})
   add_custom_command(TARGET ${target} POST_BUILD
-    COMMAND ${NODE} ${WASYNC_COMPONENT_SCRIPT} --wit ${WASYNC_WIT_DIR}
-            $<TARGET_FILE:${target}> ${dir}/${target}.component.wasm ${world} ${adapter}
-    BYPRODUCTS ${dir}/${target}.component.wasm
+    COMMAND ${NODE} ${WASYNC_COMPONENT_SCRIPT} --node-modules ${WASYNC_NODE_MODULES} --wit ${wit_dir} ${packages}
+            $<TARGET_FILE:${target}> ${dir}/${name}.component.wasm ${world} ${adapter}
+    BYPRODUCTS ${dir}/${name}.component.wasm
     VERBATIM)
 endfunction()

@@ -1,28 +1,38 @@
 // WASI 0.2 and 0.3 components from core modules, with jco's wasm-tools (no
-// native wasm-tools here). WORLD is a world of wit/*.wit (one package).
+// native wasm-tools here). WORLD is a world of wit/*.wit (one package), or
+// with --package, of the first package given.
 //
-//   node scripts/component.mjs [--wit DIR] IN.wasm OUT.wasm WORLD command|reactor
+//   node scripts/component.mjs [OPTIONS] IN.wasm OUT.wasm WORLD command|reactor
 //       embed WORLD in IN and wrap it, with that preview1 adapter, as OUT
-//   node scripts/component.mjs [--wit DIR] --dummy WORLD OUT.wasm
+//   node scripts/component.mjs [OPTIONS] --dummy WORLD OUT.wasm
 //       write wit-component's dummy core module for WORLD: its imports and
 //       exports are the exact names and flat signatures the world expects
-//   node scripts/component.mjs [--wit DIR] --check IN.wasm WORLD [command|reactor]
+//   node scripts/component.mjs [OPTIONS] --check IN.wasm WORLD [command|reactor]
 //       compare every import of IN with what WORLD (plus, for module
 //       wasi_snapshot_preview1, the adapter) provides; exit 1 on a mismatch
 //
-// DIR (default build/wit) caches the WIT folder: our wit/*.wit plus copies of
-// jco's wasi:* packages in deps/ (wit-parser does not follow symlinks there):
-// the 0.2 ones as deps/wasi-NAME, the 0.3 ones as deps/wasi-NAME@0.3.0 (jco
-// names both folders alike; any folder name will do).
-import { _setPreopens } from '@bytecodealliance/preview2-shim/filesystem';
-import { componentEmbed, componentNew } from '@bytecodealliance/jco-transpile/wasm-tools';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// OPTIONS:
+//   --node-modules DIR  the npm folder with @bytecodealliance/jco and
+//                       preview2-shim (default: node_modules next to scripts/)
+//   --wit DIR           (default build/wit) caches the WIT folder: our
+//                       wit/*.wit plus copies of jco's wasi:* packages in
+//                       deps/ (wit-parser does not follow symlinks there): the
+//                       0.2 ones as deps/wasi-NAME, the 0.3 ones as
+//                       deps/wasi-NAME@0.3.0 (jco names both folders alike;
+//                       any folder name will do)
+//   --package PKG       a folder of a WIT package (its .wit files, and its
+//                       deps/ if any); the first one given is the main package,
+//                       in DIR itself, and ours and the others go to deps/
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const WASI = ['0.2.12', '0.3.0'];
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const jco = join(root, 'node_modules/@bytecodealliance/jco/lib');
+let jco; // jco's lib/ folder, set by main()
+// What main() loads from --node-modules.
+let _setPreopens, componentEmbed, componentNew;
 const adapter = kind => {
     if (kind !== 'command' && kind !== 'reactor') throw new Error(`adapter must be command or reactor, not ${kind}`);
     return readFileSync(join(jco, `wasi_snapshot_preview1.${kind}.wasm`));
@@ -38,9 +48,26 @@ function sync(src, dst) {
     renameSync(`${dst}.${process.pid}`, dst);
 }
 
-function witDir(dir) {
-    for (const f of readdirSync(join(root, 'wit')).filter(f => f.endsWith('.wit')))
-        sync(join(root, 'wit', f), join(dir, f));
+// Copies the .wit files of folder src into folder dst.
+function syncWit(src, dst) {
+    for (const f of readdirSync(src).filter(f => f.endsWith('.wit'))) sync(join(src, f), join(dst, f));
+}
+
+function witDir(dir, packages) {
+    const [main, ...more] = packages;
+    if (main) {
+        syncWit(main, dir);
+        syncWit(join(root, 'wit'), join(dir, 'deps', 'wasync-host'));
+    } else {
+        syncWit(join(root, 'wit'), dir);
+    }
+    for (const pkg of more) syncWit(pkg, join(dir, 'deps', basename(pkg)));
+    for (const pkg of packages) {
+        const deps = join(pkg, 'deps');
+        if (!existsSync(deps)) continue;
+        for (const d of readdirSync(deps).filter(d => statSync(join(deps, d)).isDirectory()))
+            syncWit(join(deps, d), join(dir, 'deps', d));
+    }
     for (const [i, version] of WASI.entries()) {
         const wasi = join(jco, 'wit/builtin', version);
         for (const pkg of readdirSync(wasi)) {
@@ -169,13 +196,30 @@ async function check(wit, input, world, kind = 'command') {
     return bad === 0;
 }
 
+// Loads jco's wasm-tools and preview2-shim from the npm folder nodeModules
+// (a user's, not necessarily next to this script).
+async function load(nodeModules) {
+    const require = createRequire(join(resolve(nodeModules), 'x.js'));
+    const from = async name => import(pathToFileURL(require.resolve(name)).href);
+    ({ _setPreopens } = await from('@bytecodealliance/preview2-shim/filesystem'));
+    ({ componentEmbed, componentNew } = await from('@bytecodealliance/jco-transpile/wasm-tools'));
+    jco = join(resolve(nodeModules), '@bytecodealliance/jco/lib');
+}
+
 async function main(args) {
-    let wit = join(root, 'build/wit');
-    if (args[0] === '--wit') [, wit] = args.splice(0, 2);
+    let wit = join(root, 'build/wit'), nodeModules = join(root, 'node_modules');
+    const packages = [];
+    for (;;) {
+        if (args[0] === '--wit') [, wit] = args.splice(0, 2);
+        else if (args[0] === '--node-modules') [, nodeModules] = args.splice(0, 2);
+        else if (args[0] === '--package') packages.push(resolve(args.splice(0, 2)[1]));
+        else break;
+    }
+    await load(nodeModules);
     // The embedded wasm-tools reads files through preview2-shim, which has no
     // preopened folders unless told.
     _setPreopens({ '/': '/' });
-    wit = witDir(resolve(wit));
+    wit = witDir(resolve(wit), packages);
     if (args[0] === '--dummy' && args.length === 3) {
         writeFileSync(args[2], await dummy(wit, args[1]));
     } else if (args[0] === '--check' && (args.length === 3 || args.length === 4)) {

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-300} build=${2:-build/fuzz}
 cmake --preset fuzz -B "$build" >/dev/null
-cmake --build "$build" --target fuzzers
+cmake --build "$build" --target wasync_fuzzers
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 dir=$build/tests/fuzz
 failed=()
