@@ -1,7 +1,8 @@
 // wasync.mjs - the JavaScript host of wasync (browsers, Node >= 20).
 //
-// A wasync module imports only from "wasync" (see include/wasync/js.h; the
-// C side is src/backend/js.c, src/io/js_ops.c and src/js/exports.c).
+// A wasync module imports from "wasync" (see include/wasync/js.h; the C
+// side is src/backend/js.c, src/io/js_ops.c and src/js/exports.c), and if
+// it prints, the few WASI functions of the C library's stdio.
 // WebAssembly cannot block, so this glue lets the event loop drive the
 // runtime:
 //
@@ -34,6 +35,7 @@
 //   fetch.mjs     the FETCH operation
 //   promises.mjs  promises adopted for C
 //   calls.mjs     calls of exported functions (rt.call, rt.callAsync)
+//   stdio.mjs     printf and puts on the console (WASI's fd_write)
 
 import { codes, errorName, WasyncError } from './errors.mjs';
 import { decoder } from './bytes.mjs';
@@ -42,6 +44,7 @@ import { Ticks } from './ticks.mjs';
 import { HostOps, FETCH } from './ops.mjs';
 import { Promises } from './promises.mjs';
 import { Calls } from './calls.mjs';
+import { stdio } from './stdio.mjs';
 
 export { codes, errorName, WasyncError, FETCH };
 
@@ -68,7 +71,10 @@ async function compile(source, imports) {
  *             rt.nextDeadline() tell when).
  *   fetch:    the fetch used for FETCH operations (default globalThis.fetch);
  *             called as fetch(url, { signal }).
- *   imports:  extra import modules ({ demo: { event } }); "wasync" is ours.
+ *   imports:  extra import modules ({ demo: { event } }); "wasync" is ours,
+ *             and "wasi_snapshot_preview1" too unless given here.
+ *   stdout, stderr: where the module's printed lines go, each without its
+ *             newline (default console.log, console.error).
  *   ops:      extra host operation kinds: { [kind]: ({ id, handle, bytes,
  *             signal }) => value or promise }, delivered like an adopted promise.
  *   chunkSize: a streamed body is delivered in pieces of about this many
@@ -133,7 +139,11 @@ export async function instantiate(source, options = {}) {
     log: (ptr, len) => log(decoder.decode(wasm.bytesAt(ptr, len))),
   };
 
-  const imports = { ...options.imports, wasync: wasyncImports };
+  const io = stdio(wasm, {
+    stdout: options.stdout ?? ((line) => console.log(line)),
+    stderr: options.stderr ?? ((line) => console.error(line)),
+  });
+  const imports = { wasi_snapshot_preview1: io.imports, ...options.imports, wasync: wasyncImports };
 
   const result = await compile(source, imports);
   const instance = result.instance ?? result;
@@ -188,10 +198,12 @@ export async function instantiate(source, options = {}) {
         nextDeadline: ticks.timerAt,
       };
     },
-    /** Stops the runtime: aborts host operations, rejects pending calls. */
+    /** Stops the runtime: aborts host operations, rejects pending calls,
+     * prints what is left of a last line. */
     close() {
       if (wasm.closed) return;
       wasm.closed = true;
+      io.flush();
       ticks.stop();
       ops.abortAll();
       ops.deliveries = [];

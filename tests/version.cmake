@@ -1,5 +1,6 @@
-# include/wasync/version.h says the version that project() in CMakeLists.txt
-# says (VERSION: PROJECT_VERSION; HEADER: the header).
+# include/wasync/version.h and js/package.json say the version that
+# project() in CMakeLists.txt says (VERSION: PROJECT_VERSION; HEADER: the
+# header; PACKAGE: the package.json).
 file(READ ${HEADER} text)
 foreach(part MAJOR MINOR PATCH)
   string(REGEX MATCH "#define WASYNC_VERSION_${part} ([0-9]+)" _ "${text}")
@@ -7,7 +8,9 @@ foreach(part MAJOR MINOR PATCH)
 endforeach()
 list(JOIN numbers . header)
 string(REGEX MATCH "#define WASYNC_VERSION_STRING \"([^\"]*)\"" _ "${text}")
-if(NOT header STREQUAL VERSION OR NOT CMAKE_MATCH_1 STREQUAL VERSION)
-  message(FATAL_ERROR "version.h says ${header} (\"${CMAKE_MATCH_1}\"), CMakeLists.txt ${VERSION}")
+file(READ ${PACKAGE} json)
+string(JSON package GET "${json}" version)
+if(NOT header STREQUAL VERSION OR NOT CMAKE_MATCH_1 STREQUAL VERSION OR NOT package STREQUAL VERSION)
+  message(FATAL_ERROR "version.h says ${header} (\"${CMAKE_MATCH_1}\"), js/package.json ${package}, CMakeLists.txt ${VERSION}")
 endif()
 message("version ${VERSION}: ok")

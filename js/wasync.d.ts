@@ -1,0 +1,108 @@
+// The public API of wasync.mjs, the JavaScript host of wasync.
+
+/** The WA_E* codes by name: codes.EIO === -10. */
+export declare const codes: Readonly<Record<
+  'ENOMEM' | 'EINVAL' | 'ECANCELED' | 'ETIMEDOUT' | 'ECLOSED' | 'EAGAIN' | 'EDEADLK' | 'ESTALE' | 'EMISUSE'
+  | 'EIO' | 'EBUSY' | 'ENOSYS' | 'ECONNREFUSED' | 'EADDRINUSE' | 'ECONNRESET' | 'E2BIG' | 'EMFILE', number>>;
+
+/** The name of a WA_E* code ('EIO'), or 'E<code>' for an unknown one. */
+export declare function errorName(code: number): string;
+
+/** An error from wasync: `code` is the negative WA_E* number. */
+export declare class WasyncError extends Error {
+  constructor(code: number, detail?: string);
+  readonly code: number;
+  readonly codeName: string;
+  readonly detail?: string;
+}
+
+/** The host operation kind of a fetch (js.h: WA_JS_FETCH). */
+export declare const FETCH: 1;
+
+/** What a module can be made from. */
+export type Source = BufferSource | WebAssembly.Module | Response
+  | PromiseLike<BufferSource | WebAssembly.Module | Response>;
+
+/** An argument of rt.call and rt.callAsync: a string or bytes is passed as
+ * (ptr, len) of a copy in wasm memory. */
+export type Argument = number | bigint | string | BufferSource;
+
+export interface HostOp {
+  id: number;
+  handle: number;
+  bytes: Uint8Array;
+  signal: AbortSignal;
+}
+
+export interface Options {
+  /** 'microtask' (default): the glue ticks; 'manual': call rt.tick(). */
+  drive?: 'microtask' | 'manual';
+  /** The fetch for FETCH operations, called as fetch(url, { signal }). */
+  fetch?: (url: string, init: { signal: AbortSignal }) => Promise<Response>;
+  /** Extra import modules; "wasync" is the glue's, and
+   * "wasi_snapshot_preview1" too unless given here. */
+  imports?: WebAssembly.Imports;
+  /** Extra host operation kinds. */
+  ops?: Record<number, (op: HostOp) => unknown>;
+  /** A streamed body is delivered in pieces of about this many bytes. */
+  chunkSize?: number;
+  /** A run of microtask ticks ends after this many ms or ticks. */
+  sliceMs?: number;
+  burst?: number;
+  /** Handles made in advance for adopt() from inside an import, per tick. */
+  adoptPool?: number;
+  /** The module's diagnostics (default console.error). */
+  log?: (text: string) => void;
+  /** The module's printed lines, without their newline (default
+   * console.log and console.error). */
+  stdout?: (line: string) => void;
+  stderr?: (line: string) => void;
+  /** A trap in a tick or a delivery (default: reject the pending calls). */
+  onError?: (error: Error) => void;
+}
+
+export interface Stats {
+  ticks: number;
+  microtaskTicks: number;
+  macrotaskTicks: number;
+  manualTicks: number;
+  deliveries: number;
+  chunks: number;
+  reentries: number;
+  timerFires: number;
+  timerRearms: number;
+  timerEarly: number;
+  hostOps: number;
+  calls: number;
+  promises: number;
+  timerArmed: boolean;
+  nextDeadline: number;
+}
+
+/** A module with its runtime started. */
+export interface Runtime {
+  readonly exports: WebAssembly.Exports;
+  readonly module: WebAssembly.Module | undefined;
+  readonly instance: WebAssembly.Instance;
+  /** Calls an exported async function; C settles the promise: bytes, or a
+   * number when there are none; a negative status rejects (WasyncError). */
+  callAsync(name: string, ...args: Argument[]): Promise<Uint8Array | number>;
+  /** Calls an exported synchronous function. */
+  call(name: string, ...args: Argument[]): unknown;
+  /** Registers a promise (or value) for C to await; returns its handle. */
+  adopt(promise: unknown): number;
+  /** Forgets a handle; awaits still pending on it end with WA_ECANCELED. */
+  release(handle: number): void;
+  /** Runs one tick now (manual driving); returns the runnable count. */
+  tick(): number;
+  /** > 0 when a tick has work. */
+  pending(): number;
+  /** The runtime's earliest deadline (performance.now() ms), or -1. */
+  nextDeadline(): number;
+  stats(): Stats;
+  /** Stops the runtime: aborts host operations, rejects pending calls. */
+  close(): void;
+}
+
+/** Instantiates a wasync module and starts its runtime. */
+export declare function instantiate(source: Source, options?: Options): Promise<Runtime>;
