@@ -34,7 +34,13 @@ fi
 # records. `npm install` rather than `npm ci`: the registry here lacks other
 # platforms' optional binaries, which npm leaves out of the lockfile and
 # `npm ci` then refuses; `npm install` installs the locked set unchanged.
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+# It rewrites package-lock.json each time (so no date tells whether the
+# install is current): a stamp in node_modules keeps the checksum of the
+# manifest and lock it was made from, written after it succeeded.
+stamp=node_modules/.wasync-deps
+sum() { cat package.json package-lock.json | sha256sum; }
+if [ ! -f "$stamp" ] || [ "$(sum)" != "$(cat "$stamp")" ]; then
   echo "deps: npm install (from package-lock.json)" >&2
   npm install --no-audit --no-fund >/dev/null
+  sum >"$stamp"
 fi

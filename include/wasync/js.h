@@ -5,7 +5,8 @@
  * whenever work is queued, arms one host timer for the runtime's earliest
  * deadline, and completes host operations (a fetch, a Promise handed in by
  * the embedder) by calling wasync_deliver. The module imports only from
- * "wasync"; it has no WASI imports.
+ * "wasync", and, if it prints, the four WASI functions of the C library's
+ * stdio, which the glue gives (js/stdio.mjs).
  *
  * The runtime of a JS module is a single one, created by wasync_init (the
  * glue calls it) and returned by wa_js_rt().

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# wasync as a user outside the repository gets it: the build BUILD_DIR (of
+# host HOST) installed to a prefix in a temporary folder, and programs built
+# there against it.
+#   native: one with `pkg-config --cflags --libs wasync`, one with
+#           find_package(wasync) and wasync::wasync, both run; a project that
+#           adds the source tree with add_subdirectory (and has a target
+#           `hello`) builds only the library of ours.
+#   wasip2: a component of the user's own WIT world, made by the installed
+#           wasync_component(), run under jco.
+#   js:     a module that calls printf, made by the installed
+#           wasync_js_module(), run in Node by the installed glue imported
+#           as the package @wasync/js.
+# Usage: tests/consume.sh native|wasip2|js BUILD_DIR
+set -euo pipefail
+host=$1 build=$(cd "$2" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+# configure and build the project in folder $1 (more -D in the rest)
+project() {
+  local dir=$1
+  shift
+  cmake -S "$dir" -B "$dir/build" -G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_PREFIX_PATH="$prefix" "$@" >"$tmp/log" 2>&1 ||
+    { cat "$tmp/log"; exit 1; }
+  cmake --build "$dir/build" >"$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
+}
+expect() { # $1: what ran, $2: its output, $3: the output wanted
+  if [ "$2" != "$3" ]; then
+    printf '%s: expected\n%s\ngot\n%s\n' "$1" "$3" "$2"
+    exit 1
+  fi
+  echo "$1: ok"
+}
+wasm() { echo "-DCMAKE_TOOLCHAIN_FILE=$prefix/share/wasync/cmake/wasm32.cmake"; }
+
+# A program of the user's: a task sleeps, then prints.
+mkdir -p "$tmp/app"
+cat >"$tmp/app/app.c" <<'C'
+#include <stdio.h>
+#include "wasync.h"
+
+typedef struct { WA_CORO; wa_sleep sleep; } app;
+
+WA_ASYNC(app, a, cx)
+{
+    WA_BEGIN(a, cx);
+    WA_TRY(wa_sleep_init(&a->sleep, WA_MS(10)));
+    printf("wasync %s on %s\n", WASYNC_VERSION_STRING, WASYNC_HOST);
+    WA_END();
+}
+
+int main(void) {
+    wa_rt *rt;
+    if (wa_rt_new(&rt) < 0) return 1;
+    app a = {0};
+    int rc = wa_block_on(rt, app_init(&a));
+    wa_rt_free(rt);
+    return rc < 0;
+}
+C
+version=$(sed -n 's/^#define WASYNC_VERSION_STRING "\(.*\)"$/\1/p' "$src/include/wasync/version.h")
+
+case $host in
+native)
+  # shellcheck disable=SC2046 # (the flags are words)
+  clang-19 -std=c11 -Wall -Werror "$tmp/app/app.c" -o "$tmp/app/pc" \
+    $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs wasync)
+  expect pkg-config "$("$tmp/app/pc")" "wasync $version on native"
+
+  cat >"$tmp/app/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(app C)
+find_package(wasync 0.1 REQUIRED)
+add_executable(app app.c)
+target_link_libraries(app PRIVATE wasync::wasync)
+CMAKE
+  project "$tmp/app"
+  expect find_package "$("$tmp/app/build/app")" "wasync $version on native"
+
+  # Our tests and examples have targets named like a user's (hello,
+  # demo): none may be built, nor any test registered.
+  mkdir -p "$tmp/sub"
+  cp "$tmp/app/app.c" "$tmp/sub/hello.c"
+  cat >"$tmp/sub/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(sub C)
+enable_testing()
+add_subdirectory("$src" wasync)
+add_executable(hello hello.c)
+add_executable(demo hello.c)
+target_link_libraries(hello PRIVATE wasync::wasync)
+target_link_libraries(demo PRIVATE wasync::wasync)
+CMAKE
+  project "$tmp/sub"
+  expect add_subdirectory "$("$tmp/sub/build/hello")" "wasync $version on native"
+  ours=$(cd "$tmp/sub/build/wasync" && find . -type f -perm -u+x | sort)
+  expect "add_subdirectory builds nothing else" "$ours" ""
+  expect "add_subdirectory adds no test" "$(cd "$tmp/sub/build" && ctest -N | tail -1)" "Total Tests: 0"
+  ;;
+wasip2)
+  mkdir -p "$tmp/app/wit" "$tmp/app/greet"
+  cat >"$tmp/app/wit/app.wit" <<'WIT'
+package user:app;
+
+// The user's world: ours, and an interface of another package of theirs.
+world app {
+  include wasync:host/command;
+  import user:greet/names;
+}
+WIT
+  cat >"$tmp/app/greet/greet.wit" <<'WIT'
+package user:greet;
+
+interface names {
+  default-name: func() -> string;
+}
+WIT
+  cat >"$tmp/app/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(app C)
+find_package(wasync 0.1 REQUIRED)
+add_executable(app app.c)
+wasync_component(app app command WIT wit greet)
+CMAKE
+  project "$tmp/app" "$(wasm)" -DWASYNC_NODE_MODULES="$src/node_modules"
+  # (the world's own import is unused by app.c: wit-component drops it)
+  expect "component of the world app" \
+    "$(node "$src/node_modules/@bytecodealliance/jco/dist/jco.js" run "$tmp/app/build/app.component.wasm")" \
+    "wasync $version on wasip2"
+  ;;
+js)
+  cat >"$tmp/app/app.c" <<'C'
+#include <stdio.h>
+#include "wasync.h"
+
+__attribute__((export_name("hello"))) int hello(int n)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "wasync %s on %s", WASYNC_VERSION_STRING, WASYNC_HOST);
+    printf("%s: %d\n", buf, n);
+    return 0;
+}
+C
+  cat >"$tmp/app/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(app C)
+find_package(wasync 0.1 REQUIRED)
+add_executable(app app.c)
+wasync_js_module(app)
+CMAKE
+  project "$tmp/app" "$(wasm)"
+  mkdir -p "$tmp/app/node_modules/@wasync"
+  ln -s "$prefix/share/wasync/js" "$tmp/app/node_modules/@wasync/js"
+  cat >"$tmp/app/run.mjs" <<'JS'
+import { readFile } from 'node:fs/promises';
+import { instantiate } from '@wasync/js';
+const rt = await instantiate(readFile(process.argv[2]));
+rt.call('hello', 7);
+rt.close();
+JS
+  expect "JS module" "$(node "$tmp/app/run.mjs" "$tmp/app/build/app.wasm")" "wasync $version on js: 7"
+  ;;
+*)
+  echo "usage: $0 native|wasip2|js BUILD_DIR" >&2
+  exit 2
+  ;;
+esac
