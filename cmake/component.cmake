@@ -12,14 +12,16 @@
 # The script runs on node with jco and preview2-shim from the npm folder
 # WASYNC_NODE_MODULES (default: node_modules of the top-level project).
 # WASYNC_RUN_P3 runs a 0.3 component (Node 24 + preview3-shim).
+# (cache variables: a project that adds wasync with add_subdirectory sees
+# them too, not only this folder)
 find_program(NODE node REQUIRED)
-set(WASYNC_COMPONENT_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/../scripts/component.mjs)
-set(WASYNC_RUN_P3 ${CMAKE_CURRENT_LIST_DIR}/../scripts/run-p3.mjs)
+set(WASYNC_COMPONENT_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/../scripts/component.mjs CACHE INTERNAL "")
+set(WASYNC_RUN_P3 ${CMAKE_CURRENT_LIST_DIR}/../scripts/run-p3.mjs CACHE INTERNAL "")
 set(WASYNC_NODE_MODULES ${CMAKE_SOURCE_DIR}/node_modules CACHE PATH
   "the npm folder with @bytecodealliance/jco and preview2-shim (wasync_component)")
 # Where component.mjs assembles the WIT folder of our worlds (ours plus
 # jco's wasi:*); a target given WIT has a folder of its own.
-set(WASYNC_WIT_DIR ${CMAKE_BINARY_DIR}/wit)
+set(WASYNC_WIT_DIR ${CMAKE_BINARY_DIR}/wit CACHE INTERNAL "")
 
 function(wasync_component target world adapter)
   cmake_parse_arguments(PARSE_ARGV 3 arg "" "" "WIT")

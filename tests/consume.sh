@@ -7,7 +7,8 @@
 #           adds the source tree with add_subdirectory (and has a target
 #           `hello`) builds only the library of ours.
 #   wasip2: a component of the user's own WIT world, made by the installed
-#           wasync_component(), run under jco.
+#           wasync_component(), run under jco; and one made by
+#           wasync_component() right after add_subdirectory.
 #   js:     a module that calls printf, made by the installed
 #           wasync_js_module(), run in Node by the installed glue imported
 #           as the package @wasync/js.
@@ -129,6 +130,21 @@ CMAKE
   # (the world's own import is unused by app.c: wit-component drops it)
   expect "component of the world app" \
     "$(node "$src/node_modules/@bytecodealliance/jco/dist/jco.js" run "$tmp/app/build/app.component.wasm")" \
+    "wasync $version on wasip2"
+  # wasync_component() right after add_subdirectory, of one of our worlds
+  mkdir -p "$tmp/sub"
+  cp "$tmp/app/app.c" "$tmp/sub/app.c"
+  cat >"$tmp/sub/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(sub C)
+add_subdirectory("$src" wasync)
+add_executable(app app.c)
+wasync_component(app command command)
+CMAKE
+  project "$tmp/sub" -DCMAKE_TOOLCHAIN_FILE="$src/cmake/wasm32.cmake" -DWASYNC_HOST=wasip2 \
+    -DWASYNC_NODE_MODULES="$src/node_modules"
+  expect "component after add_subdirectory" \
+    "$(node "$src/node_modules/@bytecodealliance/jco/dist/jco.js" run "$tmp/sub/build/app.component.wasm")" \
     "wasync $version on wasip2"
   ;;
 js)
