@@ -3,7 +3,9 @@
 # preview1 adapter kind), then, after each link, wraps it with
 # scripts/component.mjs as ${TARGET}.component.wasm next to it, targeting
 # WORLD of wit/*.wit. A 0.3 world exports an async wasi:cli/run, which the
-# core module exports itself: build it as a reactor.
+# core module exports itself: build it as a reactor. For the 0.3 world
+# command-p3 the library's src/wasi/command_p3.c provides that export and
+# runs main; a program that exports run itself passes OWN_RUN after ADAPTER.
 # WASYNC_RUN_P3 runs a 0.3 component (Node 24 + preview3-shim).
 find_program(NODE node REQUIRED)
 set(WASYNC_COMPONENT_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/../scripts/component.mjs)
@@ -16,6 +18,9 @@ function(wasync_component target world adapter)
   # command entry, which replaces libc's crt1 (see that file for why).
   target_link_libraries(${target} PRIVATE wasync)
   target_link_options(${target} PRIVATE -Wl,--undefined=cabi_realloc)
+  if(world STREQUAL "command-p3" AND NOT "OWN_RUN" IN_LIST ARGN)
+    target_link_options(${target} PRIVATE -Wl,--undefined=wa_p3_run_)
+  endif()
   if(adapter STREQUAL "command")
     target_link_options(${target} PRIVATE -nostartfiles)
   elseif(adapter STREQUAL "reactor")

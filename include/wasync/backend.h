@@ -26,6 +26,8 @@ enum {
     WA_CAP_POLLABLES,     /* pollable registrations (wa_pollable_register): its table */
     WA_CAP_SIM_CLOCK,     /* a virtual clock (wa_sim_advance): its uint64_t of ns */
     WA_CAP_WASIP2_STATS,  /* host calls counted (wa_wasip2_stats_get): its counters */
+    WA_CAP_WAITABLES,     /* waitable registrations (wa_waitable_register): its table */
+    WA_CAP_WASIP3_STATS,  /* host calls counted (wa_wasip3_stats_get): its counters */
 };
 
 typedef struct wa_backend_vt {
