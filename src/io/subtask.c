@@ -69,7 +69,10 @@ static void wa_subtask_drop(wa_future *f)
     if (s->wait.key) { /* registered */
         wa_drop(&s->wait.fut); /* (out of the set before the cancel) */
         /* an event that resolved it may have come after the last poll */
-        wa_waitable_payload(s->rt, s->wait.key, &s->state);
+        uint32_t state;
+        wa_waitable_payload(s->rt, s->wait.key, &state);
+        if (wa_subtask_resolved(state))
+            s->state = state;
         wa_subtask_release(s);
         return;
     }
