@@ -1,7 +1,8 @@
 /* The future of an async-lowered call (wasync/component.h): it waits on
  * the call's subtask through a waitable registration until the subtask
  * returns, then drops it; dropped before that, it cancels it. */
-#include "../core/rt.h"
+#include <stdbool.h>
+
 #include "../wasi/p3.h"
 #include "wasync/component.h"
 
@@ -13,12 +14,14 @@ wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
 /* RETURNED, or cancelled: the subtask says nothing more. */
 static bool wa_subtask_resolved(uint32_t state) { return state >= WA_P3_SUBTASK_RETURNED; }
 
-/* Ends s's hold on its subtask: deregisters it (it is out of the set: no
- * wait is queued), cancels it unless it resolved, and drops it. */
-static void wa_subtask_release(wa_subtask *s)
+/* Ends s's hold on its subtask: deregisters it if it still is (no wait is
+ * queued, so it is out of the set), cancels it unless it resolved, and
+ * drops it. */
+static void wa_subtask_release(wa_subtask *s, bool registered)
 {
     wa_wasip3_stats *st = wa_wasip3_stats_of_(s->rt);
-    wa_waitable_deregister(s->rt, s->wait.key);
+    if (registered)
+        wa_waitable_deregister(s->rt, s->wait.key);
     if (!wa_subtask_resolved(s->state)) {
         st->cancels++;
         s->state = wa_p3_subtask_cancel(s->subtask);
@@ -54,7 +57,7 @@ static int wa_subtask_poll(wa_future *f, wa_cx *cx)
         if (rc == 0)
             wa_waitable_payload(s->rt, s->wait.key, &s->state);
         if (rc < 0 || wa_subtask_resolved(s->state)) {
-            wa_subtask_release(s);
+            wa_subtask_release(s, rc == 0); /* (< 0: its key went stale) */
             return rc < 0 ? rc : wa_subtask_status(s);
         }
         wa_waitable_wait_init(&s->wait, s->wait.key); /* STARTED: wait on */
@@ -73,7 +76,7 @@ static void wa_subtask_drop(wa_future *f)
         wa_waitable_payload(s->rt, s->wait.key, &state);
         if (wa_subtask_resolved(state))
             s->state = state;
-        wa_subtask_release(s);
+        wa_subtask_release(s, true);
         return;
     }
     /* never registered, so never joined */
