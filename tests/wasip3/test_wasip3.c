@@ -289,7 +289,16 @@ static void test_dropped_subtask_cancels(void)
     CHECK_EQ(st.cancels, 1);
     CHECK_EQ(st.drops, 1);
     CHECK_EQ(st.joins, 2); /* into the set, and out before the cancel */
-    CHECK_RT_EMPTY_FREE(rt);
+    wa_rt_stats_get(rt, &rs);
+    CHECK_EQ(rs.sources, 0);
+    /* ...and one still pending when the runtime is freed */
+    caller_init(&c, &sub, test_wait_for(WA_SEC(1)), 0, NULL);
+    REQUIRE_OR(check_spawn_of(rt, &c, NULL) == 0, wa_rt_free(rt));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_wasip3_live_subtasks(), live + 1);
+    wa_rt_free(rt);
+    CHECK_EQ(sub.state, WA_P3_SUBTASK_CANCELLED_BEFORE_RETURNED);
+    CHECK_EQ(wa_wasip3_live_subtasks(), live);
 }
 
 int main(void)
