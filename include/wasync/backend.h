@@ -73,7 +73,7 @@ typedef struct wa_reg_wait {
 struct wa_backend {
     const wa_backend_vt *vt;
     size_t sources;   /* live registrations: the event sources held for
-                         tasks (an fd, a pollable, a JS operation or
+                         tasks (an fd, a pollable, a waitable, a JS operation or
                          promise), from register to deregister, waited on
                          or not. Only the registration table changes it
                          (src/backend/regs.c; JS: its keys). While 0 and no

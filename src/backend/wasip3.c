@@ -25,7 +25,7 @@ typedef struct wa_p3_reg {
 
 typedef struct wa_p3b {
     wa_backend base;
-    wa_regs regs;       /* of wa_p3_regs */
+    wa_regs regs;       /* of wa_p3_reg */
     uint32_t set;       /* the instance's waitable set */
     uint32_t *slot_of;  /* by handle: its registration's slot + 1, or 0 */
     uint32_t nslot_of;
