@@ -13,8 +13,8 @@ deps:
 # cross-thread notify), then the optimised build, then the JS host (wasm32
 # modules on Node 20, Node 24 and headless Chromium), then WASI 0.2
 # components (the core suite and the wasip2 backend's, under jco), then
-# WASI 0.3 components (the async built-ins' probe: jco, preview3-shim and
-# Node 24), then WASI 0.1 modules (the core suite and the wasip1 backend's, node:wasi).
+# WASI 0.3 components (the core suite, the wasip3 backend's and the
+# built-ins' probe: jco, preview3-shim and Node 24), then WASI 0.1 modules (the core suite and the wasip1 backend's, node:wasi).
 test: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan

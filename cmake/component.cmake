@@ -1,5 +1,5 @@
 # WASI 0.2 and 0.3 components. wasync_component(TARGET WORLD ADAPTER
-# [WIT DIR...]) links the executable TARGET as a core module for ADAPTER
+# [OWN_RUN] [WIT DIR...]) links the executable TARGET as a core module for ADAPTER
 # (command or reactor: the preview1 adapter kind), then, after each link,
 # wraps it with scripts/component.mjs as NAME.component.wasm next to it
 # (NAME: the target's file name), targeting WORLD. WORLD is one of our
@@ -7,7 +7,9 @@
 # the package in the first DIR (its .wit files); the other DIRs are more
 # packages it uses, and ours is there as wasync:host. A 0.3 world exports an
 # async wasi:cli/run, which the core module exports itself: build it as a
-# reactor.
+# reactor. For the 0.3 world command-p3 the library's src/wasi/command_p3.c
+# provides that export and runs main; a program that exports run itself
+# passes OWN_RUN.
 #
 # The script runs on node with jco and preview2-shim from the npm folder
 # WASYNC_NODE_MODULES (default: node_modules of the top-level project).
@@ -24,11 +26,14 @@ set(WASYNC_NODE_MODULES ${CMAKE_SOURCE_DIR}/node_modules CACHE PATH
 set(WASYNC_WIT_DIR ${CMAKE_BINARY_DIR}/wit CACHE INTERNAL "")
 
 function(wasync_component target world adapter)
-  cmake_parse_arguments(PARSE_ARGV 3 arg "" "" "WIT")
+  cmake_parse_arguments(PARSE_ARGV 3 arg "OWN_RUN" "" "WIT")
   # wasync's src/wasi/cabi.c provides cabi_realloc (always exported) and the
   # command entry, which replaces libc's crt1 (see that file for why).
   target_link_libraries(${target} PRIVATE wasync::wasync)
   target_link_options(${target} PRIVATE -Wl,--undefined=cabi_realloc)
+  if(world STREQUAL "command-p3" AND NOT arg_OWN_RUN)
+    target_link_options(${target} PRIVATE -Wl,--undefined=wa_p3_run_)
+  endif()
   if(adapter STREQUAL "command")
     target_link_options(${target} PRIVATE -nostartfiles)
   elseif(adapter STREQUAL "reactor")

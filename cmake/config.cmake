@@ -1,5 +1,5 @@
 # wasync_config(HOST DIR) writes DIR/wasync/config.h for HOST (native, js,
-# wasip1 or wasip2): the header that tells the public headers which host
+# wasip1, wasip2 or wasip3): the header that tells the public headers which host
 # the library was built for (cmake/config.h.in).
 function(wasync_config host dir)
   set(WASYNC_CONFIG_HOST ${host})

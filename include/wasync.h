@@ -25,6 +25,9 @@
 #include "wasync/http.h"
 #include "wasync/wasi.h"
 #endif
+#if defined(WASYNC_HOST_WASIP3)
+#include "wasync/component.h"
+#endif
 #if defined(WASYNC_HOST_JS)
 #include "wasync/js.h"
 #endif

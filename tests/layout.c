@@ -1,12 +1,13 @@
 /* Prints the size and alignment of every public type, and the offsets of
  * the fields after a host's private storage. Built once per host the
  * headers can be configured for (wasync/config.h: native, js, wasip1,
- * wasip2) and compared (tests/layout.cmake): the public types have one
+ * wasip2, wasip3) and compared (tests/layout.cmake): the public types have one
  * layout, so no host's storage can leak into them. */
 #include <stddef.h>
 #include <stdio.h>
 
 #include "wasync.h"
+#include "wasync/component.h"
 #include "wasync/http.h"
 #include "wasync/js.h"
 #include "wasync/net.h"
@@ -22,10 +23,12 @@ int main(void)
     TYPE(wa_http_header) TYPE(wa_http_request) TYPE(wa_http_send) TYPE(wa_interval) TYPE(wa_ip) TYPE(wa_join)
     TYPE(wa_js_op) TYPE(wa_mutex) TYPE(wa_net_host) TYPE(wa_notified) TYPE(wa_notify) TYPE(wa_pollable_wait)
     TYPE(wa_read) TYPE(wa_read_all) TYPE(wa_recv) TYPE(wa_rt_stats) TYPE(wa_rx) TYPE(wa_scope) TYPE(wa_sem)
-    TYPE(wa_send) TYPE(wa_sleep) TYPE(wa_stream) TYPE(wa_stream_vt) TYPE(wa_stream_wait) TYPE(wa_tcp_op)
+    TYPE(wa_send) TYPE(wa_sleep) TYPE(wa_stream) TYPE(wa_stream_vt) TYPE(wa_stream_wait) TYPE(wa_subtask) TYPE(wa_tcp_op)
     TYPE(wa_timeout) TYPE(wa_timer) TYPE(wa_tx) TYPE(wa_wait_link) TYPE(wa_waiter) TYPE(wa_waitq) TYPE(wa_waker)
-    TYPE(wa_waker_vt) TYPE(wa_wasi_datetime) TYPE(wa_wasip2_stats) TYPE(wa_write) TYPE(wa_yield)
+    TYPE(wa_waker_vt) TYPE(wa_waitable_wait) TYPE(wa_wasi_datetime) TYPE(wa_wasip2_stats)
+    TYPE(wa_wasip3_stats) TYPE(wa_write) TYPE(wa_yield)
     FIELD(wa_tcp_op, host) FIELD(wa_tcp_op, listener) FIELD(wa_tcp_op, conn)
     FIELD(wa_dns, host) FIELD(wa_dns, addrs) FIELD(wa_dns, n)
+    FIELD(wa_subtask, rt) FIELD(wa_subtask, wait)
     return 0;
 }

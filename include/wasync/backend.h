@@ -26,6 +26,8 @@ enum {
     WA_CAP_POLLABLES,     /* pollable registrations (wa_pollable_register): its table */
     WA_CAP_SIM_CLOCK,     /* a virtual clock (wa_sim_advance): its uint64_t of ns */
     WA_CAP_WASIP2_STATS,  /* host calls counted (wa_wasip2_stats_get): its counters */
+    WA_CAP_WAITABLES,     /* waitable registrations (wa_waitable_register): its table */
+    WA_CAP_WASIP3_STATS,  /* host calls counted (wa_wasip3_stats_get): its counters */
 };
 
 typedef struct wa_backend_vt {
@@ -71,7 +73,7 @@ typedef struct wa_reg_wait {
 struct wa_backend {
     const wa_backend_vt *vt;
     size_t sources;   /* live registrations: the event sources held for
-                         tasks (an fd, a pollable, a JS operation or
+                         tasks (an fd, a pollable, a waitable, a JS operation or
                          promise), from register to deregister, waited on
                          or not. Only the registration table changes it
                          (src/backend/regs.c; JS: its keys). While 0 and no

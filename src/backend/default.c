@@ -1,5 +1,6 @@
 /* The backend a runtime gets when none is given. */
 #include "../core/rt.h"
+#include "wasync/component.h"
 #include "wasync/wasi.h"
 
 wa_backend *wa_backend_default_(int *err)
@@ -8,6 +9,8 @@ wa_backend *wa_backend_default_(int *err)
     return wa_backend_epoll_new(err);
 #elif defined(WASYNC_HOST_WASIP2)
     return wa_backend_wasip2_new(err);
+#elif defined(WASYNC_HOST_WASIP3)
+    return wa_backend_wasip3_new(err);
 #elif defined(WASYNC_HOST_WASIP1)
     return wa_backend_wasip1_new(err);
 #else

@@ -2,6 +2,7 @@
  * wit-component accepts: the built-ins in module "$root", async-lowered
  * imports as "[async-lower]NAME" in the interface's module. */
 #include "p3.h"
+#include "wasync/component.h"
 
 #define WA_P3_BUILTIN(name) __attribute__((import_module("$root"), import_name(name)))
 #define WA_P3_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
@@ -26,6 +27,8 @@ WA_P3_IMPORT(MONO, "now") int64_t wa_p3_imp_now(void);
 WA_P3_IMPORT(MONO, "[async-lower]wait-for") uint32_t wa_p3_imp_wait_for(int64_t ns);
 WA_P3_IMPORT(MONO, "[async-lower]wait-until") uint32_t wa_p3_imp_wait_until(int64_t when);
 
+long wa_p3_live;
+
 uint32_t wa_p3_waitable_set_new(void) { return wa_p3_imp_set_new(); }
 
 /* The payload (p1, p2) is written to an 8-byte-aligned area. */
@@ -46,7 +49,13 @@ wa_p3_event wa_p3_waitable_set_poll(uint32_t set)
 void wa_p3_waitable_set_drop(uint32_t set) { wa_p3_imp_set_drop(set); }
 void wa_p3_waitable_join(uint32_t w, uint32_t set) { wa_p3_imp_join(w, set); }
 uint32_t wa_p3_subtask_cancel(uint32_t subtask) { return wa_p3_imp_subtask_cancel(subtask); }
-void wa_p3_subtask_drop(uint32_t subtask) { wa_p3_imp_subtask_drop(subtask); }
+
+void wa_p3_subtask_drop(uint32_t subtask)
+{
+    wa_p3_live--;
+    wa_p3_imp_subtask_drop(subtask);
+}
+
 void *wa_p3_context_get(void) { return (void *)(uintptr_t)wa_p3_imp_context_get(); }
 void wa_p3_context_set(void *value) { wa_p3_imp_context_set((uint32_t)(uintptr_t)value); }
 void wa_p3_backpressure_inc(void) { wa_p3_imp_backpressure_inc(); }
@@ -54,5 +63,16 @@ void wa_p3_backpressure_dec(void) { wa_p3_imp_backpressure_dec(); }
 int wa_p3_thread_yield(void) { return wa_p3_imp_thread_yield() != 0; }
 
 uint64_t wa_p3_now(void) { return (uint64_t)wa_p3_imp_now(); }
-uint32_t wa_p3_wait_for(uint64_t ns) { return wa_p3_imp_wait_for((int64_t)ns); }
-uint32_t wa_p3_wait_until(uint64_t when) { return wa_p3_imp_wait_until((int64_t)when); }
+
+/* A started subtask is held from here on. */
+static uint32_t wa_p3_started(uint32_t r)
+{
+    if (wa_p3_subtask(r))
+        wa_p3_live++;
+    return r;
+}
+
+uint32_t wa_p3_wait_for(uint64_t ns) { return wa_p3_started(wa_p3_imp_wait_for((int64_t)ns)); }
+uint32_t wa_p3_wait_until(uint64_t when) { return wa_p3_started(wa_p3_imp_wait_until((int64_t)when)); }
+
+long wa_wasip3_live_subtasks(void) { return wa_p3_live; }

@@ -2,7 +2,8 @@
  * 0.3), written by hand with wit-component's core import names. Handles
  * (waitable sets, subtasks, stream and future ends) are i32 indices into
  * the component instance's tables; none of them is a resource of a WIT
- * interface, so nothing here is counted in wa_p2_live.
+ * interface, so nothing here is counted in wa_p2_live. Subtasks are
+ * counted in wa_p3_live instead.
  *
  * An async export returns one of the callback codes to the host, which
  * calls its callback with an event when the code asks for one; a waitable
@@ -76,6 +77,10 @@ void wa_p3_waitable_join(uint32_t w, uint32_t set);
 uint32_t wa_p3_subtask_cancel(uint32_t subtask);
 /* Consumes subtask, which must have RETURNED or been cancelled. */
 void wa_p3_subtask_drop(uint32_t subtask);
+
+/* Subtask handles the library holds: started by the calls below, or taken
+ * from a caller (wa_subtask_init counts those), less those dropped. */
+extern long wa_p3_live;
 
 /* Borrows nothing: the current task's slot 0 (0 at a task's start); the
  * value is the guest's to interpret and own. */
