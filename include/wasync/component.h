@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "runtime.h"
+#include "stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,8 +83,65 @@ typedef struct wa_wasip3_stats {
     uint64_t nows;        /* monotonic-clock.now */
     uint64_t events;      /* events taken from the set */
     uint64_t stale;       /* ...of which for no registration: ignored */
+    /* streams and futures (wa_wasip3_stream_open, wa_wasip3_future_read) */
+    uint64_t copies;        /* stream.read/write and future.read calls */
+    uint64_t copies_blocked; /* ...of which BLOCKED: finished by an event */
+    uint64_t copy_cancels;  /* {stream,future}.cancel-read/-write */
+    uint64_t end_drops;     /* stream and future ends dropped */
 } wa_wasip3_stats;
 int wa_wasip3_stats_get(wa_rt *rt, wa_wasip3_stats *st);
+
+
+/* Streams and futures of the Component Model, behind stream.h and as
+ * wasync futures. A copy (stream.read/write, future.read) is async: BLOCKED
+ * leaves the buffer to the host until the end's event (STREAM_READ/WRITE,
+ * FUTURE_READ) gives the count, so the end is registered as a waitable and
+ * joined only while a read or write waits on it. Dropping a read or write
+ * that waits cancels its copy (unjoined first; the cancel is synchronous)
+ * before its buffer can go; the bytes a cancelled read got are kept for
+ * the next one. DROPPED (the other end is gone) ends a read with
+ * WA_ECLOSED and fails the next write with WA_ECLOSED.
+ *
+ * The built-ins are per element type, named through one function of an
+ * imported interface: a type is a table of them (src/wasi/p3.h). The
+ * library's are wasi:cli's stream<u8> and future<result<_, error-code>>;
+ * TCP and HTTP bodies would bind theirs the same way. */
+typedef struct wa_wasip3_stream_type wa_wasip3_stream_type;
+typedef struct wa_wasip3_future_type wa_wasip3_future_type;
+extern const wa_wasip3_stream_type wa_wasip3_cli_bytes;
+extern const wa_wasip3_future_type wa_wasip3_cli_result;
+
+/* A new stream over the ends of a stream<u8> of type t (borrowed, static):
+ * readable, writable or both (0: that direction is absent), taken, also on
+ * failure, and dropped by the close; none may be joined to a set. Returns
+ * 0, or WA_ENOMEM. */
+int wa_wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
+                          wa_stream **s);
+
+/* A new stream<u8> of type t, its two ends as two new streams: what
+ * *writer writes, *reader reads (u8 allows copies inside one instance).
+ * Returns 0 or WA_ENOMEM. */
+int wa_wasip3_stream_new(wa_rt *rt, const wa_wasip3_stream_type *t, wa_stream **reader, wa_stream **writer);
+
+/* Reads the future readable (taken, not joined; dropped when this
+ * finishes or is dropped) of type t into value (borrowed: T's memory
+ * layout, kept alive until this finishes or is dropped): status 0 when the
+ * value came, WA_ECLOSED when the writer went without one. Dropped while
+ * pending, it cancels the read. */
+typedef struct wa_wasip3_future_read {
+    wa_future fut;
+    const wa_wasip3_future_type *t;
+    uint32_t end;          /* the readable end while held, else 0 */
+    void *value;
+    wa_rt *rt;             /* private: set by the first poll */
+    wa_waitable_wait wait; /* private: on the end's registration */
+} wa_wasip3_future_read;
+wa_future *wa_wasip3_future_read_init(wa_wasip3_future_read *f, const wa_wasip3_future_type *t, uint32_t readable,
+                                      void *value);
+
+/* How many stream and future ends the library holds now (taken, made,
+ * less dropped or handed to the host). A leak shows as growth. */
+long wa_wasip3_live_ends(void);
 
 #ifdef __cplusplus
 }

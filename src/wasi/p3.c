@@ -28,6 +28,7 @@ WA_P3_IMPORT(MONO, "[async-lower]wait-for") uint32_t wa_p3_imp_wait_for(int64_t 
 WA_P3_IMPORT(MONO, "[async-lower]wait-until") uint32_t wa_p3_imp_wait_until(int64_t when);
 
 long wa_p3_live;
+long wa_p3_live_ends;
 
 uint32_t wa_p3_waitable_set_new(void) { return wa_p3_imp_set_new(); }
 
@@ -76,3 +77,4 @@ uint32_t wa_p3_wait_for(uint64_t ns) { return wa_p3_started(wa_p3_imp_wait_for((
 uint32_t wa_p3_wait_until(uint64_t when) { return wa_p3_started(wa_p3_imp_wait_until((int64_t)when)); }
 
 long wa_wasip3_live_subtasks(void) { return wa_p3_live; }
+long wa_wasip3_live_ends(void) { return wa_p3_live_ends; }

@@ -102,4 +102,86 @@ uint64_t wa_p3_now(void);
 uint32_t wa_p3_wait_for(uint64_t ns);
 uint32_t wa_p3_wait_until(uint64_t when);
 
+
+/* Streams and futures. Their built-ins are per element type, and
+ * wit-component names each one through a function whose signature has the
+ * type, in the interface's module: "[async-lower][stream-read-N]F", where N
+ * counts the stream and future types of F's parameters then results, in
+ * order. A type has one set of built-ins whatever function names it (the
+ * component interns it), so a table of them per type, bound through any
+ * function of an interface the world imports, serves every end of that
+ * type. WA_P3_STREAM_TYPE and WA_P3_FUTURE_TYPE bind one such table. */
+struct wa_wasip3_stream_type {
+    uint64_t (*new_)(void); /* readable | writable << 32, both owned */
+    /* Async copies: BLOCKED, or status | count << 4. The buffer is the
+     * host's until the copy's event or its cancel. */
+    uint32_t (*read)(uint32_t end, void *buf, uint32_t n);
+    uint32_t (*write)(uint32_t end, const void *buf, uint32_t n);
+    /* Synchronous (the end must not be joined): the copy's result. */
+    uint32_t (*cancel_read)(uint32_t end);
+    uint32_t (*cancel_write)(uint32_t end);
+    void (*drop_readable)(uint32_t end); /* consumes end (no copy in flight) */
+    void (*drop_writable)(uint32_t end);
+};
+
+struct wa_wasip3_future_type {
+    uint64_t (*new_)(void);
+    uint32_t (*read)(uint32_t end, void *value); /* value: T in memory */
+    uint32_t (*write)(uint32_t end, const void *value);
+    uint32_t (*cancel_read)(uint32_t end);
+    uint32_t (*cancel_write)(uint32_t end);
+    void (*drop_readable)(uint32_t end);
+    void (*drop_writable)(uint32_t end);
+};
+
+#define WA_P3_END_IMPORT_(module, op, fn) __attribute__((import_module(module), import_name(op fn)))
+
+/* Defines `const struct wa_wasip3_stream_type var` from the built-ins of
+ * the stream type numbered idx (a literal) in function fn of module. */
+#define WA_P3_STREAM_TYPE(var, module, idx, fn)                                                                        \
+    WA_P3_END_IMPORT_(module, "[stream-new-" #idx "]", fn) uint64_t var##_new(void);                                \
+    WA_P3_END_IMPORT_(module, "[async-lower][stream-read-" #idx "]", fn)                                            \
+    uint32_t var##_read(uint32_t end, void *buf, uint32_t n);                                                        \
+    WA_P3_END_IMPORT_(module, "[async-lower][stream-write-" #idx "]", fn)                                           \
+    uint32_t var##_write(uint32_t end, const void *buf, uint32_t n);                                                 \
+    WA_P3_END_IMPORT_(module, "[stream-cancel-read-" #idx "]", fn) uint32_t var##_cancel_read(uint32_t end);        \
+    WA_P3_END_IMPORT_(module, "[stream-cancel-write-" #idx "]", fn) uint32_t var##_cancel_write(uint32_t end);      \
+    WA_P3_END_IMPORT_(module, "[stream-drop-readable-" #idx "]", fn) void var##_drop_readable(uint32_t end);        \
+    WA_P3_END_IMPORT_(module, "[stream-drop-writable-" #idx "]", fn) void var##_drop_writable(uint32_t end);        \
+    const struct wa_wasip3_stream_type var = {var##_new,         var##_read,          var##_write,                  \
+                                              var##_cancel_read, var##_cancel_write,  var##_drop_readable,          \
+                                              var##_drop_writable}
+
+#define WA_P3_FUTURE_TYPE(var, module, idx, fn)                                                                        \
+    WA_P3_END_IMPORT_(module, "[future-new-" #idx "]", fn) uint64_t var##_new(void);                                \
+    WA_P3_END_IMPORT_(module, "[async-lower][future-read-" #idx "]", fn) uint32_t var##_read(uint32_t end, void *v); \
+    WA_P3_END_IMPORT_(module, "[async-lower][future-write-" #idx "]", fn)                                           \
+    uint32_t var##_write(uint32_t end, const void *v);                                                               \
+    WA_P3_END_IMPORT_(module, "[future-cancel-read-" #idx "]", fn) uint32_t var##_cancel_read(uint32_t end);        \
+    WA_P3_END_IMPORT_(module, "[future-cancel-write-" #idx "]", fn) uint32_t var##_cancel_write(uint32_t end);      \
+    WA_P3_END_IMPORT_(module, "[future-drop-readable-" #idx "]", fn) void var##_drop_readable(uint32_t end);        \
+    WA_P3_END_IMPORT_(module, "[future-drop-writable-" #idx "]", fn) void var##_drop_writable(uint32_t end);        \
+    const struct wa_wasip3_future_type var = {var##_new,         var##_read,          var##_write,                  \
+                                              var##_cancel_read, var##_cancel_write,  var##_drop_readable,          \
+                                              var##_drop_writable}
+
+/* A copy's result (not BLOCKED): its status and element count. */
+static inline uint32_t wa_p3_copy_status(uint32_t r) { return r & 0xf; }
+static inline uint32_t wa_p3_copy_count(uint32_t r) { return r >> 4; }
+
+/* Stream and future ends the library holds (taken or made, less those
+ * dropped or handed over). */
+extern long wa_p3_live_ends;
+
+/* wasi:cli@0.3.0 (cli_p3.c). Its byte streams and result futures are
+ * named through stdout's write-via-stream(stream<u8>) ->
+ * future<result<_, error-code>>: stream 0, future 1. */
+extern const struct wa_wasip3_stream_type wa_wasip3_cli_bytes;
+extern const struct wa_wasip3_future_type wa_wasip3_cli_result;
+/* Owned results: stdin's stream and the future of its end's result. */
+void wa_p3_stdin_read_via_stream(uint32_t *stream, uint32_t *result);
+/* Takes readable (which must not be joined); returns the owned future of
+ * the host's result. fd: 1 stdout, 2 stderr. */
+uint32_t wa_p3_std_write_via_stream(int fd, uint32_t readable);
+
 #endif

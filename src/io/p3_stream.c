@@ -1,0 +1,316 @@
+/* wasync streams over the ends of a Component Model stream<u8>
+ * (component.h), and stdio on WASI 0.3.
+ *
+ * The stream vtable is non-blocking: try, else await readiness and try
+ * again. A copy of this host is a completion instead: stream.read/write
+ * hands the caller's buffer to the host, and BLOCKED keeps it there until
+ * the end's event gives the count. So try_read/try_write start a copy and
+ * say WA_EAGAIN while it is BLOCKED; readiness is the end's event; the
+ * retry (the stream layer retries with the same buffer) takes the count.
+ * A read or write dropped while its copy is BLOCKED drops its readiness
+ * first, and that drop cancels the copy, so the buffer is the caller's
+ * again before the operation is gone; bytes a cancelled read got are kept
+ * for the next read. Each end is registered at its first BLOCKED copy, for
+ * the stream's life, and joined to the set only while waited on. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../wasi/p3.h"
+#include "wasync/component.h"
+#include "wasync/stream.h"
+
+wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
+
+/* A direction's copy: none; one the host holds; one whose result came and
+ * is not yet taken; or none ever again (the other end is gone). */
+enum { WA_P3S_IDLE, WA_P3S_BLOCKED, WA_P3S_DONE, WA_P3S_ENDED };
+
+typedef struct wa_p3s_dir {
+    uint32_t end;        /* 0: the direction is absent */
+    int copy;            /* WA_P3S_* */
+    uint32_t result;     /* a DONE copy's */
+    unsigned char *buf;  /* a BLOCKED copy's (the operation's) */
+    wa_waitable_key key; /* 0 until the first BLOCKED copy */
+} wa_p3s_dir;
+
+typedef struct wa_p3s {
+    wa_stream base;
+    wa_rt *rt;
+    const wa_wasip3_stream_type *t;
+    wa_p3s_dir dir[2]; /* [0] the readable end, [1] the writable one */
+    const wa_wasip3_future_type *result_t;
+    uint32_t result;   /* stdio: the future of the host's result, or 0 */
+    unsigned char *kept; /* what a cancelled read got, for the next read */
+    size_t kept_len, kept_off;
+} wa_p3s;
+
+/* Readiness: the end's event for a BLOCKED copy. */
+typedef struct wa_p3s_wait {
+    wa_future fut;
+    wa_p3s *s;
+    wa_waitable_wait wait;
+    unsigned char i;
+    unsigned char armed;   /* wait is live */
+    unsigned char yielded; /* no copy to wait for: one yield, then ready */
+} wa_p3s_wait;
+
+_Static_assert(sizeof(wa_p3s_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
+
+static wa_wasip3_stats *wa_p3s_stats(wa_p3s *s)
+{
+    static wa_wasip3_stats nowhere; /* (another backend: counted nowhere) */
+    wa_wasip3_stats *st = wa_wasip3_stats_of_(s->rt);
+    return st ? st : &nowhere;
+}
+
+/* Takes a finished copy's result: 0 with *n > 0, WA_ECLOSED once the
+ * other end is gone, WA_EAGAIN for a copy that moved nothing. */
+static int wa_p3s_take(wa_p3s_dir *d, size_t *n)
+{
+    *n = wa_p3_copy_count(d->result);
+    d->copy = wa_p3_copy_status(d->result) == WA_P3_COPY_DROPPED ? WA_P3S_ENDED : WA_P3S_IDLE;
+    if (*n)
+        return 0;
+    return d->copy == WA_P3S_ENDED ? WA_ECLOSED : WA_EAGAIN;
+}
+
+/* Starts a copy of direction i over buf (borrowed: the host's while
+ * BLOCKED) unless one is under way, and takes its result when it came. */
+static int wa_p3s_copy(wa_p3s *s, int i, const void *buf, size_t len, size_t *n)
+{
+    wa_p3s_dir *d = &s->dir[i];
+    if (!d->end)
+        return WA_EINVAL;
+    if (d->copy == WA_P3S_ENDED)
+        return WA_ECLOSED;
+    if (d->copy == WA_P3S_IDLE) {
+        wa_wasip3_stats *st = wa_p3s_stats(s);
+        uint32_t k = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+        st->copies++;
+        uint32_t r = i ? s->t->write(d->end, buf, k) : s->t->read(d->end, (void *)buf, k);
+        if (r == WA_P3_BLOCKED) {
+            st->copies_blocked++;
+            d->copy = WA_P3S_BLOCKED;
+            d->buf = (unsigned char *)buf;
+            return WA_EAGAIN;
+        }
+        d->result = r;
+        d->copy = WA_P3S_DONE;
+    }
+    if (d->copy == WA_P3S_BLOCKED)
+        return WA_EAGAIN;
+    return wa_p3s_take(d, n);
+}
+
+static int wa_p3s_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
+{
+    wa_p3s *s = (wa_p3s *)st;
+    if (s->kept) {
+        size_t k = s->kept_len - s->kept_off;
+        *n = k < cap ? k : cap;
+        memcpy(buf, s->kept + s->kept_off, *n);
+        if ((s->kept_off += *n) == s->kept_len) {
+            free(s->kept);
+            s->kept = NULL;
+        }
+        return 0;
+    }
+    return wa_p3s_copy(s, 0, buf, cap, n);
+}
+
+static int wa_p3s_try_write(wa_stream *st, const void *buf, size_t len, size_t *n)
+{
+    return wa_p3s_copy((wa_p3s *)st, 1, buf, len, n);
+}
+
+/* A COMPLETED write was taken by the reader: nothing is left to flush. */
+static int wa_p3s_try_flush(wa_stream *st)
+{
+    return ((wa_p3s *)st)->dir[1].end ? 0 : WA_EINVAL;
+}
+
+/* Cancels direction i's BLOCKED copy (its end out of the set: the cancel
+ * is synchronous) and keeps what it did, its operation being gone: the
+ * bytes a read got are kept for the next read (lost if out of memory). */
+static void wa_p3s_cancel(wa_p3s *s, int i, bool came)
+{
+    wa_p3s_dir *d = &s->dir[i];
+    if (came) { /* the event was handed over, not yet taken */
+        wa_waitable_payload(s->rt, d->key, &d->result);
+    } else {
+        wa_p3s_stats(s)->copy_cancels++;
+        d->result = i ? s->t->cancel_write(d->end) : s->t->cancel_read(d->end);
+    }
+    size_t n;
+    wa_p3s_take(d, &n);
+    if (i == 0 && n && (s->kept = malloc(n))) {
+        memcpy(s->kept, d->buf, n);
+        s->kept_len = n;
+        s->kept_off = 0;
+    }
+}
+
+static int wa_p3s_ready_poll(wa_future *f, wa_cx *cx)
+{
+    wa_p3s_wait *r = (wa_p3s_wait *)f;
+    wa_p3s_dir *d = &r->s->dir[r->i];
+    if (!r->armed) { /* a copy that moved nothing: try again, but yield first */
+        if (r->yielded)
+            return WA_READY;
+        r->yielded = 1;
+        wa_waker_wake_by_ref(&cx->waker);
+        return WA_PENDING;
+    }
+    int rc = wa_poll(&r->wait.fut, cx);
+    if (rc != WA_READY)
+        return rc; /* (an error: the drop cancels the copy) */
+    wa_waitable_payload(r->s->rt, d->key, &d->result);
+    d->copy = WA_P3S_DONE;
+    return WA_READY;
+}
+
+static void wa_p3s_ready_drop(wa_future *f)
+{
+    wa_p3s_wait *r = (wa_p3s_wait *)f;
+    if (!r->armed)
+        return;
+    r->armed = 0;
+    bool came = r->wait.ready != 0;
+    wa_drop(&r->wait.fut); /* out of the set before a cancel */
+    if (r->s->dir[r->i].copy == WA_P3S_BLOCKED)
+        wa_p3s_cancel(r->s, r->i, came);
+}
+
+static const wa_future_vt wa_p3s_ready_vt = {wa_p3s_ready_poll, wa_p3s_ready_drop, "stream_ready"};
+
+static wa_future *wa_p3s_ready(wa_stream *st, int dir, void *storage)
+{
+    wa_p3s *s = (wa_p3s *)st;
+    int i = dir == WA_STREAM_WRITE;
+    wa_p3s_dir *d = &s->dir[i];
+    if (d->copy == WA_P3S_BLOCKED && !d->key) {
+        int rc = wa_waitable_register(s->rt, d->end, &d->key);
+        if (rc < 0) { /* no wait: the buffer comes back now */
+            d->key = 0;
+            wa_p3s_cancel(s, i, false);
+            return wa_stream_error_init(storage, rc);
+        }
+    }
+    wa_p3s_wait *r = storage;
+    *r = (wa_p3s_wait){.fut = {&wa_p3s_ready_vt}, .s = s, .i = i, .armed = d->copy == WA_P3S_BLOCKED};
+    if (r->armed)
+        wa_waitable_wait_init(&r->wait, d->key);
+    return &r->fut;
+}
+
+/* The host's result of a stdio stream, its end dropped: read if it is
+ * there, else cancelled, since a close cannot wait (and the bytes the
+ * host took are out already). */
+static void wa_p3s_drop_result(wa_p3s *s)
+{
+    wa_wasip3_stats *st = wa_p3s_stats(s);
+    _Alignas(8) unsigned char value[8];
+    st->copies++;
+    if (s->result_t->read(s->result, value) == WA_P3_BLOCKED) {
+        st->copies_blocked++;
+        st->copy_cancels++;
+        s->result_t->cancel_read(s->result);
+    }
+    st->end_drops++;
+    wa_p3_live_ends--;
+    s->result_t->drop_readable(s->result);
+}
+
+/* No copy is in flight: the stream layer let every operation go, and a
+ * dropped one cancelled its copy. */
+static void wa_p3s_close(wa_stream *st)
+{
+    wa_p3s *s = (wa_p3s *)st;
+    for (int i = 0; i < 2; i++) {
+        wa_p3s_dir *d = &s->dir[i];
+        if (d->key) /* (out of the set: no wait is left) */
+            wa_waitable_deregister(s->rt, d->key);
+        if (!d->end)
+            continue;
+        wa_p3s_stats(s)->end_drops++;
+        wa_p3_live_ends--;
+        (i ? s->t->drop_writable : s->t->drop_readable)(d->end);
+    }
+    if (s->result)
+        wa_p3s_drop_result(s);
+    free(s->kept);
+    free(s);
+}
+
+static const wa_stream_vt wa_p3s_vt = {wa_p3s_try_read, wa_p3s_try_write, wa_p3s_try_flush, wa_p3s_ready,
+                                       wa_p3s_close};
+
+/* The ends (and the result future of type rt, if any) are taken. */
+static int wa_p3s_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
+                       const wa_wasip3_future_type *result_t, uint32_t result, wa_stream **out)
+{
+    wa_p3s *s = calloc(1, sizeof *s);
+    if (!s) {
+        wa_p3_live_ends -= !!readable + !!writable + !!result;
+        if (readable)
+            t->drop_readable(readable);
+        if (writable)
+            t->drop_writable(writable);
+        if (result)
+            result_t->drop_readable(result);
+        return WA_ENOMEM;
+    }
+    s->base.vt = &wa_p3s_vt;
+    s->rt = rt;
+    s->t = t;
+    s->dir[0].end = readable;
+    s->dir[1].end = writable;
+    s->result_t = result_t;
+    s->result = result;
+    *out = &s->base;
+    return 0;
+}
+
+int wa_wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
+                          wa_stream **s)
+{
+    wa_p3_live_ends += !!readable + !!writable; /* taken */
+    return wa_p3s_open(rt, t, readable, writable, NULL, 0, s);
+}
+
+int wa_wasip3_stream_new(wa_rt *rt, const wa_wasip3_stream_type *t, wa_stream **reader, wa_stream **writer)
+{
+    uint64_t ends = t->new_();
+    wa_p3_live_ends += 2;
+    int rc = wa_p3s_open(rt, t, (uint32_t)ends, 0, NULL, 0, reader);
+    if (rc < 0) {
+        wa_p3_live_ends--;
+        t->drop_writable((uint32_t)(ends >> 32));
+        return rc;
+    }
+    if ((rc = wa_p3s_open(rt, t, 0, (uint32_t)(ends >> 32), NULL, 0, writer)) < 0)
+        wa_stream_close(reader);
+    return rc;
+}
+
+int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
+{
+    uint32_t r, w, result;
+    switch (fd) {
+    case 0:
+        wa_p3_stdin_read_via_stream(&r, &result);
+        return wa_p3s_open(rt, &wa_wasip3_cli_bytes, r, 0, &wa_wasip3_cli_result, result, s);
+    case 1:
+    case 2: {
+        uint64_t ends = wa_wasip3_cli_bytes.new_();
+        wa_p3_live_ends += 2;
+        r = (uint32_t)ends;
+        w = (uint32_t)(ends >> 32);
+        result = wa_p3_std_write_via_stream(fd, r);
+        return wa_p3s_open(rt, &wa_wasip3_cli_bytes, 0, w, &wa_wasip3_cli_result, result, s);
+    }
+    default:
+        return WA_EINVAL;
+    }
+}
