@@ -125,7 +125,8 @@ wa_future *wa_copy_init(wa_copy *c, wa_stream *in, wa_stream *out);
 int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer);
 
 /* stdin (0), stdout (1) or stderr (2) as a new stream (close it when
- * done; the process's own fd stays open). WASI 0.2: the wasi:cli streams.
+ * done; the process's own fd stays open). WASI 0.2: the wasi:cli streams;
+ * WASI 0.3: wasi:cli's read-via-stream and write-via-stream (stream<u8>).
  * Linux: a duplicate of the fd, made non-blocking, its flags put back on
  * close; a regular file (a redirect) is read and written without waiting.
  * Returns 0, WA_EINVAL (another fd), WA_ENOMEM or WA_EIO. */
