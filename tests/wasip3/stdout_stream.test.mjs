@@ -1,5 +1,5 @@
 // stdout_stream.c: stdout as a wasync stream over stream<u8>. Read fast,
-// then slowly (the pipe paused 60 ms per 64 KiB): every byte arrives, and
+// then slowly (the pipe paused 100 ms per 64 KiB): every byte arrives, and
 // a slow reader makes the writes wait (backpressure, measured: the times
 // the component reports). Also shows how printf (the preview1 adapter's
 // 0.2 stdout) and the 0.3 stream interleave.
@@ -9,6 +9,8 @@ import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const SIZE = 1 << 20;
+
+const PAUSE = 100; // ms per 64 KiB read, in the slow run
 
 async function run(pauseMs) {
   const child = spawn(process.execPath, [process.env.WASYNC_RUN_P3, process.env.WASYNC_COMPONENT, process.env.WASYNC_OUT]);
@@ -46,10 +48,13 @@ test('stdout as a stream: fast reader, then a slow one', async () => {
   const fast = await run(0);
   const waitedFast = check(fast);
   console.log(`fast reader: ${fast.err.trim()}`);
-  const slow = await run(60);
+  const slow = await run(PAUSE);
   const waitedSlow = check(slow);
   console.log(`slow reader: ${slow.err.trim()}`);
-  // 16 pauses of 60 ms: the writer waits through most of them (the pipe
-  // and the hosts buffer the rest).
-  assert.ok(waitedSlow > waitedFast + 200, `waited ${waitedSlow} ms against ${waitedFast} ms`);
+  // 16 pauses: the writer waits through a good part of them (the pipe and
+  // the hosts buffer the rest; about 44 % was seen here). The bound is on
+  // the slow run alone, since load only makes waits longer, and a loaded
+  // fast run must not make it fail.
+  const paused = 16 * PAUSE;
+  assert.ok(waitedSlow >= 0.25 * paused, `waited ${waitedSlow} ms of ${paused} ms paused (fast: ${waitedFast} ms)`);
 });
