@@ -315,7 +315,14 @@ typedef struct poster {
     feeder fd;
 } poster;
 
-WA_ASYNC(poster, t, cx)
+/* The feeder's handle, if the fetch failed before it was awaited. */
+static void poster_cleanup(poster *t)
+{
+    if (t->feed.task)
+        wa_drop(&t->feed.fut);
+}
+
+WA_ASYNC(poster, t, cx, poster_cleanup)
 {
     WA_BEGIN(t, cx);
     WA_TRY(wa_http_fetch_init(&t->f, &t->req, 0));
