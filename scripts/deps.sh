@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # (libclang-rt-19-dev: the sanitizers' and libFuzzer's runtimes)
-need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make)
+# (libcurl4-openssl-dev: the native HTTP client, src/io/http_curl.c)
+need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make libcurl4-openssl-dev)
 case "${1:-test}" in
   demo) need+=(wasi-libc libclang-rt-19-dev-wasm32) ;;
   test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium) ;;

@@ -26,6 +26,11 @@ extern "C" {
 
 enum { WA_READY = 0, WA_PENDING = 1 };
 
+/* Marks a declaration the host of this build (wasync/config.h) cannot
+ * have: a call of it fails to compile with msg, rather than to link. The
+ * types stay declared, so that code naming them compiles on every host. */
+#define WA_UNAVAILABLE_(msg) __attribute__((unavailable(msg)))
+
 typedef struct wa_rt wa_rt;
 typedef struct wa_task wa_task;
 typedef struct wa_cx wa_cx;

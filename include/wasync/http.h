@@ -1,4 +1,5 @@
-/* wasync/http.h - HTTP client and server (WASI 0.2: wasi:http).
+/* wasync/http.h - HTTP client (native: libcurl; WASI 0.2: wasi:http) and
+ * server (WASI 0.2). A host without one refuses its calls at compile time.
  *
  * Client: describe a request (method, URL, headers, a body in memory or a
  * stream), send it with wa_http_send, get a response whose body is a
@@ -20,6 +21,22 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* The client's calls on a host without HTTP (or, the JS host, without
+ * this client yet), the server's on a host that cannot export a handler
+ * (only a WASI 0.2 component can; WASI 0.3 will). */
+#if defined(WASYNC_HOST_WASIP1)
+#define WA_HTTP_CLIENT_ WA_UNAVAILABLE_("wasync: no HTTP on the wasip1 host (WASI 0.1 has none; http.h's client is native's and WASI 0.2's)")
+#elif defined(WASYNC_HOST_JS)
+#define WA_HTTP_CLIENT_ WA_UNAVAILABLE_("wasync: http.h's client is not on the js host yet (wa_js_fetch_init fetches a body)")
+#else
+#define WA_HTTP_CLIENT_
+#endif
+#if defined(WASYNC_HOST_NATIVE) || defined(WASYNC_HOST_JS) || defined(WASYNC_HOST_WASIP1)
+#define WA_HTTP_SERVER_ WA_UNAVAILABLE_("wasync: no HTTP server on the " WASYNC_HOST " host (http.h's server is WASI 0.2's)")
+#else
+#define WA_HTTP_SERVER_
 #endif
 
 /* A header: name and value, NUL-terminated. One sent must have an RFC 9110
@@ -63,17 +80,17 @@ typedef struct wa_http_send {
     struct wa_http_call *call; /* private */
     wa_http_response *response;
 } wa_http_send;
-wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req);
+WA_HTTP_CLIENT_ wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req);
 
-int wa_http_response_status(const wa_http_response *r);
+WA_HTTP_CLIENT_ int wa_http_response_status(const wa_http_response *r);
 /* The first header named name (case-insensitive), or NULL. Borrowed from r. */
 const char *wa_http_response_header(wa_http_response *r, const char *name);
 /* All headers, *n of them, borrowed from r (NULL, 0 if none or no memory). */
 const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n);
 /* The body, read until WA_ECLOSED; borrowed from r (closed by the free). */
-wa_stream *wa_http_response_body(wa_http_response *r);
+WA_HTTP_CLIENT_ wa_stream *wa_http_response_body(wa_http_response *r);
 /* Releases the response and every handle it holds. */
-void wa_http_response_free(wa_http_response *r);
+WA_HTTP_CLIENT_ void wa_http_response_free(wa_http_response *r);
 
 /* Sends a request and reads the whole response body (at most max bytes,
  * 0: no limit; WA_E2BIG past it). Status 0 with f->response (the caller's
@@ -88,7 +105,7 @@ typedef struct wa_http_fetch {
     unsigned char *data;
     size_t len;
 } wa_http_fetch;
-wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max);
+WA_HTTP_CLIENT_ wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max);
 
 /* ---- Server ---- */
 
@@ -108,7 +125,7 @@ typedef int (*wa_http_handler)(wa_rt *rt, wa_http_incoming *in, wa_join *task);
     __attribute__((export_name("wasi:http/incoming-handler@0.2.12#handle"))) void wa_http_export_( \
         uint32_t req, uint32_t out);                                                             \
     void wa_http_export_(uint32_t req, uint32_t out) { wa_http_serve_(req, out, (handler)); }
-void wa_http_serve_(uint32_t req, uint32_t out, wa_http_handler handler);
+WA_HTTP_SERVER_ void wa_http_serve_(uint32_t req, uint32_t out, wa_http_handler handler);
 
 /* The request's method ("GET", ...), path with query ("/" if none) and
  * authority ("" if none): borrowed from in. A request whose method, path
@@ -123,17 +140,17 @@ const char *wa_http_incoming_header(wa_http_incoming *in, const char *name);
 const wa_http_header *wa_http_incoming_headers(wa_http_incoming *in, size_t *n);
 /* The request body as a stream, read until WA_ECLOSED, borrowed from in
  * (the same stream on every call). 0 or WA_EIO. */
-int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body);
+WA_HTTP_SERVER_ int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body);
 
 /* Sends the response's head (headers borrowed) and returns its body stream
  * in *body (body may be NULL for none), borrowed from in: write it, then
  * wa_http_incoming_finish. Returns 0,
  * WA_EINVAL (a bad status or header), WA_EMISUSE on a second response. */
-int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body);
+WA_HTTP_SERVER_ int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body);
 /* Ends the response body. A task that ends with status 0 without it is
  * finished for it; one that fails aborts the body instead. Returns 0,
  * WA_EIO (e.g. fewer bytes than a content-length said), WA_EMISUSE. */
-int wa_http_incoming_finish(wa_http_incoming *in);
+WA_HTTP_SERVER_ int wa_http_incoming_finish(wa_http_incoming *in);
 
 #ifdef __cplusplus
 }

@@ -76,6 +76,11 @@ void wa_rt_free(wa_rt *rt)
         rt->head = t->next;
         wa_task_unref_(t);
     }
+    while (rt->exts) {
+        wa_rt_ext *e = rt->exts;
+        rt->exts = e->next;
+        e->free(e);
+    }
     free(rt->heap);
     free(rt->arming);
     rt->backend->vt->free(rt->backend);

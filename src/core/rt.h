@@ -10,6 +10,15 @@
 #include "wasync/scope.h"
 #include "wasync/time.h"
 
+/* State a layer above the core keeps per runtime (natively, the HTTP
+ * client's curl multi handle and its connection cache): made by that
+ * layer, found by its free function, freed by wa_rt_free once every task
+ * is gone and while the backend still is (it may hold registrations). */
+typedef struct wa_rt_ext {
+    struct wa_rt_ext *next;
+    void (*free)(struct wa_rt_ext *e);
+} wa_rt_ext;
+
 struct wa_rt {
     wa_task *head, *tail;        /* run queue (FIFO, intrusive) */
     size_t queued;
@@ -36,7 +45,24 @@ struct wa_rt {
     wa_report_fn report;
     void *report_arg;
     uintptr_t owner;             /* the thread that created it */
+    wa_rt_ext *exts;             /* extensions (wa_rt_ext_add_) */
 };
+
+/* rt's extension whose free function is free_fn, or NULL. */
+static inline wa_rt_ext *wa_rt_ext_find_(const wa_rt *rt, void (*free_fn)(wa_rt_ext *))
+{
+    wa_rt_ext *e = rt->exts;
+    while (e && e->free != free_fn)
+        e = e->next;
+    return e;
+}
+
+/* Hands e (taken, its free set) to rt: freed by wa_rt_free. */
+static inline void wa_rt_ext_add_(wa_rt *rt, wa_rt_ext *e)
+{
+    e->next = rt->exts;
+    rt->exts = e;
+}
 
 /* a + b, or WA_NEVER when that does not fit: a huge duration is never. */
 static inline uint64_t wa_add_sat_(uint64_t a, uint64_t b) { return b > WA_NEVER - a ? WA_NEVER : a + b; }

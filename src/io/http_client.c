@@ -113,10 +113,9 @@ static int wa_http_fail(wa_http_send *s, int rc)
 static int wa_http_start(wa_http_send *s, wa_rt *rt)
 {
     const wa_http_request *q = s->req;
-    const char *method = q->method ? q->method : "GET";
+    const char *method;
     wa_http_url u;
-    if (!q->url || wa_http_url_parse(q->url, strlen(q->url), &u) < 0 || !wa_http_token_ok(method, strlen(method)) ||
-        (q->body_len && !q->body) || (q->nheaders && !q->headers) || wa_http_headers_check(q->headers, q->nheaders) < 0)
+    if (wa_http_request_check(q, &u, &method) < 0)
         return WA_EINVAL;
     size_t size = offsetof(struct wa_http_call, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
     struct wa_http_call *c = calloc(1, size);
@@ -228,60 +227,4 @@ wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req)
 {
     *s = (wa_http_send){.fut = {&wa_http_send_vt}, .req = req};
     return &s->fut;
-}
-
-/* fetch: send, then read the body whole */
-static int wa_http_fetch_poll(wa_future *f, wa_cx *cx)
-{
-    wa_http_fetch *h = (wa_http_fetch *)f;
-    int rc;
-    switch (h->step) {
-    case 0:
-        if ((rc = wa_poll(&h->send.fut, cx)) == WA_PENDING)
-            return WA_PENDING;
-        wa_drop(&h->send.fut);
-        if (rc < 0)
-            return h->step = 2, rc;
-        h->response = h->send.response;
-        wa_read_all_init(&h->body, wa_http_response_body(h->response), h->max);
-        h->step = 1;
-        /* fallthrough */
-    case 1:
-        if ((rc = wa_poll(&h->body.fut, cx)) == WA_PENDING)
-            return WA_PENDING;
-        wa_drop(&h->body.fut);
-        h->step = 2;
-        if (rc < 0) {
-            wa_http_response_free(h->response);
-            h->response = NULL;
-            return rc;
-        }
-        h->data = h->body.data;
-        h->len = h->body.len;
-        return 0;
-    default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP fetch");
-    }
-}
-
-static void wa_http_fetch_drop(wa_future *f)
-{
-    wa_http_fetch *h = (wa_http_fetch *)f;
-    if (h->step == 0) {
-        wa_drop(&h->send.fut);
-    } else if (h->step == 1) { /* unfinished: the response goes too */
-        wa_drop(&h->body.fut);
-        wa_http_response_free(h->response);
-        h->response = NULL;
-    }
-    h->step = 2;
-}
-
-static const wa_future_vt wa_http_fetch_vt = {wa_http_fetch_poll, wa_http_fetch_drop, "http_fetch"};
-
-wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max)
-{
-    *f = (wa_http_fetch){.fut = {&wa_http_fetch_vt}, .max = max};
-    wa_http_send_init(&f->send, req);
-    return &f->fut;
 }

@@ -1,9 +1,9 @@
 /* Received headers, fetched once (see http_fields.h). */
 #include <stdlib.h>
-#include <strings.h>
 
 #include "../wasi/http.h"
 #include "http_fields.h"
+#include "http_url.h"
 
 const wa_http_header *wa_http_fields_all(wa_http_fields *f, uint32_t (*headers_of)(uint32_t), uint32_t owner,
                                          size_t *n)
@@ -23,10 +23,7 @@ const char *wa_http_fields_find(wa_http_fields *f, uint32_t (*headers_of)(uint32
 {
     size_t n;
     const wa_http_header *h = wa_http_fields_all(f, headers_of, owner, &n);
-    for (size_t i = 0; i < n; i++)
-        if (!strcasecmp(h[i].name, name))
-            return h[i].value;
-    return NULL;
+    return wa_http_headers_find(h, n, name);
 }
 
 void wa_http_fields_free(wa_http_fields *f)

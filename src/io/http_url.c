@@ -2,6 +2,7 @@
  * RFC 3986 (URLs) and RFC 9110 (tokens, field values), on unsigned bytes
  * (an 8-bit byte is never a negative char that happens to match). */
 #include <string.h>
+#include <strings.h>
 
 #include "http_url.h"
 #include "wasync/error.h"
@@ -101,5 +102,22 @@ int wa_http_headers_check(const wa_http_header *h, size_t n)
         if (!h[i].name || !h[i].value || !wa_http_token_ok(h[i].name, strlen(h[i].name)) ||
             !wa_http_field_value_ok(h[i].value, strlen(h[i].value)))
             return WA_EINVAL;
+    return 0;
+}
+
+const char *wa_http_headers_find(const wa_http_header *h, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcasecmp(h[i].name, name))
+            return h[i].value;
+    return NULL;
+}
+
+int wa_http_request_check(const wa_http_request *q, wa_http_url *u, const char **method)
+{
+    *method = q->method ? q->method : "GET";
+    if (!q->url || wa_http_url_parse(q->url, strlen(q->url), u) < 0 || !wa_http_token_ok(*method, strlen(*method)) ||
+        (q->body_len && !q->body) || (q->nheaders && !q->headers) || wa_http_headers_check(q->headers, q->nheaders) < 0)
+        return WA_EINVAL;
     return 0;
 }

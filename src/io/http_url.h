@@ -42,4 +42,14 @@ int wa_http_field_value_ok(const char *s, size_t len);
  * every value a field-value, neither NULL. Returns 0 or WA_EINVAL. */
 int wa_http_headers_check(const wa_http_header *h, size_t n);
 
+/* The first of n headers (borrowed) named name, case-insensitively, or
+ * NULL. */
+const char *wa_http_headers_find(const wa_http_header *h, size_t n, const char *name);
+
+/* Checks a request an application gives (borrowed) before any of it goes
+ * to a host, the same on every host: its URL (split into *u), its method
+ * (*method, "GET" for NULL: a token), its headers, and a body of body_len
+ * bytes that is there. Returns 0 or WA_EINVAL. */
+int wa_http_request_check(const wa_http_request *q, wa_http_url *u, const char **method);
+
 #endif

@@ -1,7 +1,10 @@
 /* fetch-many: N concurrent GETs of URL, each with a timeout, in a scope;
  * one line per request ("3 200 5": id, status, body length; or "3 timed
- * out"), then "handles N" (the WASI handles still held: 0 when every
- * request, finished or cancelled, released what it had).
+ * out"), then "sources N" (the event sources still registered: 0 when
+ * every request, finished or cancelled, released what it had) and, on
+ * WASI 0.2, "handles N" (the WASI handles still held). One source for
+ * every host with an HTTP client:
+ *   ./fetch_many http://127.0.0.1:8080/hello 20 500
  *   jco run fetch_many.component.wasm http://127.0.0.1:8080/hello 20 500 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +76,13 @@ int main(int argc, char **argv)
         return 1;
     many m = {.n = atoi(argv[2]), .proto = {.req = {.url = argv[1]}, .timeout_ms = (uint64_t)atol(argv[3])}};
     int rc = wa_block_on(rt, many_init(&m));
-    wa_rt_free(rt); /* (its backend holds one timer pollable until then) */
+    wa_rt_stats st;
+    wa_rt_stats_get(rt, &st);
+    printf("sources %zu\n", st.sources);
+    wa_rt_free(rt); /* (a backend may hold a timer until then) */
+#if defined(WASYNC_HOST_WASIP2)
     printf("handles %ld\n", wa_wasi_live_handles());
+#endif
     if (rc < 0)
         fprintf(stderr, "fetch-many: %s\n", wa_strerror(rc));
     return rc < 0;
