@@ -6,6 +6,8 @@
  * runtime and joined to the set only while a future waits on it. All the
  * runtime's timers share one async-lowered wait-until for the earliest
  * deadline. Host calls are the real cost on this host, so they are counted.
+ * Async exports written in C (WA_EXPORT_ASYNC, at the end) run their tasks
+ * on the instance's one runtime through the callback ABI.
  */
 #ifndef WASYNC_COMPONENT_H
 #define WASYNC_COMPONENT_H
