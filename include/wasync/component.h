@@ -6,6 +6,8 @@
  * runtime and joined to the set only while a future waits on it. All the
  * runtime's timers share one async-lowered wait-until for the earliest
  * deadline. Host calls are the real cost on this host, so they are counted.
+ * Async exports written in C (WA_EXPORT_ASYNC, at the end) run their tasks
+ * on the instance's one runtime through the callback ABI.
  */
 #ifndef WASYNC_COMPONENT_H
 #define WASYNC_COMPONENT_H
@@ -142,6 +144,63 @@ wa_future *wa_wasip3_future_read_init(wa_wasip3_future_read *f, const wa_wasip3_
 /* How many stream and future ends the library holds now (taken, made,
  * less dropped or handed to the host). A leak shows as growth. */
 long wa_wasip3_live_ends(void);
+
+/* ---- Async exports: the callback ABI driver (src/wasi/export_p3.c) ----
+ *
+ * WA_EXPORT_ASYNC(name, spawn, ret, params, args...) exports the WIT
+ * `async func` name ("iface#func", e.g. "wasync:test/ops#sleep-then-add")
+ * from the user's file (a library's export would not be linked: see
+ * docs/design.md). A call runs
+ * spawn(wa_wasip3_rt(), join, args...), the user's, which spawns the
+ * call's task with the call's flat core parameters (params, declared as
+ * the Canonical ABI gives them, e.g. (uint32_t ms, uint32_t a)) and
+ * returns wa_spawn's result. When the task finishes, ret(done, status)
+ * runs in the call's own Component Model task: it lifts the outputs from
+ * the task's future (done: NULL if spawn failed) and calls the user's
+ * [task-return] import, whatever the status. A call the caller cancels
+ * has its task cancelled cooperatively (wa_join_cancel: it may await its
+ * cleanup); if it then ends WA_ECANCELED the call ends with task.cancel,
+ * not ret. */
+typedef void (*wa_export_return)(wa_future *done, int status);
+
+#define WA_EXPORT_ASYNC(name, spawn, ret, params, ...)                                               \
+    __attribute__((export_name("[async-lift]" name))) uint32_t wa_export_lift_##spawn params;        \
+    uint32_t wa_export_lift_##spawn params                                                            \
+    {                                                                                                 \
+        wa_export_call *c_ = wa_export_begin_();                                                      \
+        return wa_export_start_(c_, spawn(wa_wasip3_rt(), wa_export_join_(c_), ##__VA_ARGS__), (ret)); \
+    }                                                                                                 \
+    __attribute__((export_name("[callback][async-lift]" name))) uint32_t wa_export_cb_##spawn(       \
+        uint32_t e, uint32_t p1, uint32_t p2);                                                        \
+    uint32_t wa_export_cb_##spawn(uint32_t e, uint32_t p1, uint32_t p2)                               \
+    {                                                                                                 \
+        return wa_export_callback_(e, p1, p2, (ret));                                                 \
+    }
+
+/* The instance's runtime, where every export call's task runs: made on
+ * first use (NULL on ENOMEM), never freed. */
+wa_rt *wa_wasip3_rt(void);
+
+/* The instance's backpressure count (the built-ins): while above 0 the
+ * host queues new calls of async exports instead of starting them. Each
+ * inc needs its dec. */
+void wa_wasip3_backpressure_inc(void);
+void wa_wasip3_backpressure_dec(void);
+
+/* The most export calls live at once (0: no limit): when it is reached the
+ * driver holds new calls back with backpressure until one ends. Returns
+ * the previous limit. */
+#define WA_WASIP3_EXPORT_LIMIT 64
+unsigned wa_wasip3_set_export_limit(unsigned max);
+/* How many export calls are live (started, not yet ended). */
+unsigned wa_wasip3_export_live(void);
+
+/* Private to WA_EXPORT_ASYNC. */
+typedef struct wa_export_call wa_export_call;
+wa_export_call *wa_export_begin_(void);
+wa_join *wa_export_join_(wa_export_call *c);
+uint32_t wa_export_start_(wa_export_call *c, int spawned, wa_export_return ret);
+uint32_t wa_export_callback_(uint32_t event, uint32_t p1, uint32_t p2, wa_export_return ret);
 
 #ifdef __cplusplus
 }

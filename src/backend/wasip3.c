@@ -16,6 +16,7 @@
 
 #include "../wasi/p3.h"
 #include "regs.h"
+#include "wasip3.h"
 #include "wasync/component.h"
 
 typedef struct wa_p3_reg {
@@ -33,6 +34,8 @@ typedef struct wa_p3b {
     uint32_t timer;     /* the wait-until subtask, or 0 */
     uint64_t timer_at;  /* its deadline; WA_NEVER: none */
     uint64_t fired_at;  /* the deadline of a timer that fired in this wait */
+    uint32_t *wakes;    /* wake subtasks (wa_wasip3_wake_), pending */
+    uint32_t nwakes, cwakes;
     wa_wasip3_stats stats;
 } wa_p3b;
 
@@ -109,6 +112,15 @@ static void wa_p3b_dispatch(wa_p3b *h, wa_p3_event e)
         }
         return;
     }
+    if (e.code == WA_P3_EVENT_SUBTASK && e.p2 == WA_P3_SUBTASK_RETURNED) {
+        for (uint32_t i = 0; i < h->nwakes; i++) {
+            if (h->wakes[i] == e.p1) { /* a wake: its event was the point */
+                wa_p3b_drop_subtask(h, e.p1);
+                h->wakes[i] = h->wakes[--h->nwakes];
+                return;
+            }
+        }
+    }
     uint32_t slot = e.p1 < h->nslot_of ? h->slot_of[e.p1] : 0;
     if (!slot) { /* (a waitable deregistered with an event pending) */
         h->stats.stale++;
@@ -166,14 +178,13 @@ static int wa_p3b_timer_arm(wa_p3b *h, uint64_t deadline)
     return 0;
 }
 
-static int wa_p3b_wait(wa_backend *b, uint64_t deadline)
+/* Readies a wait of the set until deadline (WA_NEVER: none): arms the
+ * timer. Returns 1 when there is something to wait for, 0 when the
+ * deadline has passed (the pending events are then drained), WA_EDEADLK
+ * when nothing is joined and there is no deadline. The blocking wait and a
+ * callback that returns WAIT (wa_wasip3_wait_set_) share it. */
+static int wa_p3b_wait_ready(wa_p3b *h, uint64_t deadline)
 {
-    wa_p3b *h = (wa_p3b *)b;
-    if (deadline == 0) {
-        if (h->njoined || h->timer) /* else nothing could be ready */
-            wa_p3b_drain(h);
-        return 0;
-    }
     if (deadline != WA_NEVER) {
         if (wa_p3b_timer_arm(h, deadline)) {
             wa_p3b_drain(h);
@@ -183,6 +194,20 @@ static int wa_p3b_wait(wa_backend *b, uint64_t deadline)
         return WA_EDEADLK;
     }
     h->fired_at = 0;
+    return 1;
+}
+
+static int wa_p3b_wait(wa_backend *b, uint64_t deadline)
+{
+    wa_p3b *h = (wa_p3b *)b;
+    if (deadline == 0) {
+        if (h->njoined || h->timer) /* else nothing could be ready */
+            wa_p3b_drain(h);
+        return 0;
+    }
+    int rc = wa_p3b_wait_ready(h, deadline);
+    if (rc <= 0)
+        return rc;
     h->stats.waits++;
     wa_p3b_dispatch(h, wa_p3_waitable_set_wait(h->set));
     wa_p3b_drain(h);
@@ -196,6 +221,13 @@ static void wa_p3b_free(wa_backend *b)
     wa_p3b *h = (wa_p3b *)b;
     if (h->timer)
         wa_p3b_timer_cancel(h);
+    for (uint32_t i = 0; i < h->nwakes; i++) {
+        wa_p3b_join(h, h->wakes[i], 0);
+        h->stats.cancels++;
+        wa_p3_subtask_cancel(h->wakes[i]);
+        wa_p3b_drop_subtask(h, h->wakes[i]);
+    }
+    free(h->wakes);
     wa_regs_free(&h->regs); /* (the runtime dropped every wait: none joined) */
     wa_p3_waitable_set_drop(h->set);
     free(h->slot_of);
@@ -224,6 +256,66 @@ wa_backend *wa_backend_wasip3_new(int *err)
     h->set = wa_p3_waitable_set_new();
     wa_regs_init(&h->regs, &h->base, sizeof(wa_p3_reg), &wa_p3b_hooks);
     return &h->base;
+}
+
+/* The wasip3 backend of rt, or NULL. */
+static wa_p3b *wa_p3b_of(wa_rt *rt)
+{
+    wa_backend *b = rt->backend;
+    return b->vt == &wa_p3b_vt ? (wa_p3b *)b : NULL;
+}
+
+void wa_wasip3_event_(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (!h)
+        return;
+    wa_p3b_dispatch(h, (wa_p3_event){code, p1, p2});
+    wa_p3b_drain(h);
+}
+
+void wa_wasip3_poll_(wa_rt *rt)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (h)
+        wa_p3b_wait(&h->base, 0);
+}
+
+int wa_wasip3_wake_(wa_rt *rt, unsigned want)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (!h)
+        return WA_ENOSYS;
+    uint64_t ns = WA_MS(1);
+    while (h->nwakes < want) {
+        if (h->nwakes == h->cwakes) {
+            uint32_t n = h->cwakes ? 2 * h->cwakes : 4;
+            uint32_t *a = realloc(h->wakes, n * sizeof *a);
+            if (!a)
+                return WA_ENOMEM;
+            h->wakes = a;
+            h->cwakes = n;
+        }
+        h->stats.async_calls++;
+        uint32_t r = wa_p3_wait_for(ns);
+        if (wa_p3_state(r) == WA_P3_SUBTASK_RETURNED) {
+            ns *= 2; /* it ended while it was called (~1 ms): no event */
+            continue;
+        }
+        h->wakes[h->nwakes++] = wa_p3_subtask(r);
+        wa_p3b_join(h, wa_p3_subtask(r), h->set);
+    }
+    return 0;
+}
+
+int wa_wasip3_wait_set_(wa_rt *rt, uint64_t deadline, uint32_t *set)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (!h)
+        return WA_ENOSYS;
+    *set = h->set;
+    int rc = wa_p3b_wait_ready(h, deadline);
+    return rc == WA_EDEADLK ? 1 : rc; /* (another task may join one) */
 }
 
 int wa_waitable_register(wa_rt *rt, uint32_t w, wa_waitable_key *key)

@@ -18,11 +18,14 @@ uint32_t wa_p3_run_callback_(uint32_t event, uint32_t p1, uint32_t p2);
  * (waitable-set.wait suspends the core stack), so no event comes back to
  * the callback. The ctors ran in _initialize (crt1-reactor's), which the
  * component calls when it is instantiated; the dtors flush stdio before
- * run returns, as a command's _start does (src/wasi/cabi.c). */
+ * run returns, as a command's _start does (src/wasi/cabi.c). Code that
+ * waits through the wasip3_task registry finds it set for all of main. */
 __attribute__((export_name("[async-lift]wasi:cli/run@0.3.0#run")))
 uint32_t wa_p3_run_(void)
 {
+    void *prev = wa_p3_task_enter(); /* main's ticks poll tasks */
     int r = __main_void();
+    wa_p3_task_leave(prev);
     __wasm_call_dtors();
     wa_p3_imp_run_return(r != 0);
     return WA_P3_CALLBACK_EXIT;

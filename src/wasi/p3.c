@@ -21,6 +21,8 @@ WA_P3_BUILTIN("[backpressure-inc]") void wa_p3_imp_backpressure_inc(void);
 WA_P3_BUILTIN("[backpressure-dec]") void wa_p3_imp_backpressure_dec(void);
 WA_P3_BUILTIN("[thread-yield]") uint32_t wa_p3_imp_thread_yield(void);
 
+__attribute__((import_module("[export]$root"), import_name("[task-cancel]"))) void wa_p3_imp_task_cancel(void);
+
 WA_P3_IMPORT(MONO, "now") int64_t wa_p3_imp_now(void);
 /* Async-lowered: flat parameters (up to four), the result packed in an
  * i32; wait-for and wait-until return nothing, so no result area. */
@@ -62,6 +64,7 @@ void wa_p3_context_set(void *value) { wa_p3_imp_context_set((uint32_t)(uintptr_t
 void wa_p3_backpressure_inc(void) { wa_p3_imp_backpressure_inc(); }
 void wa_p3_backpressure_dec(void) { wa_p3_imp_backpressure_dec(); }
 int wa_p3_thread_yield(void) { return wa_p3_imp_thread_yield() != 0; }
+void wa_p3_task_cancel(void) { wa_p3_imp_task_cancel(); }
 
 uint64_t wa_p3_now(void) { return (uint64_t)wa_p3_imp_now(); }
 

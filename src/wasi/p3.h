@@ -93,6 +93,18 @@ void wa_p3_backpressure_inc(void);
 void wa_p3_backpressure_dec(void);
 /* Borrows nothing: lets other tasks run; nonzero if ours was cancelled. */
 int wa_p3_thread_yield(void);
+/* Borrows nothing: resolves the current task as cancelled instead of
+ * calling its task.return. Traps unless TASK_CANCELLED was delivered to it
+ * and it has not returned (nor been cancelled) yet. */
+void wa_p3_task_cancel(void);
+
+/* The wasip3_task registry (task_p3.c), through which code that knows only
+ * that ABI (wit-bindgen's runtimes) waits on wasync's loop. The drivers
+ * call wa_p3_task_enter around every tick (the callback driver) or for the
+ * whole of main (the command, whose polls all happen in its ticks); it
+ * returns what wa_p3_task_leave restores. */
+void *wa_p3_task_enter(void);
+void wa_p3_task_leave(void *prev);
 
 /* wasi:clocks/monotonic-clock@0.3.0. Borrows nothing: now (ns). */
 uint64_t wa_p3_now(void);

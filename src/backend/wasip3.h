@@ -1,0 +1,33 @@
+/* Internal: what the callback ABI driver (src/wasi/export_p3.c) asks of
+ * the WASI 0.3 backend. A callback-lifted export does not block in
+ * waitable-set.wait: the host hands it the event instead, and it returns
+ * WAIT with the set. Both ways share the backend's dispatch and its one
+ * wait-until. Each call is a no-op (or WA_ENOSYS) on another backend. */
+#ifndef WASYNC_BACKEND_WASIP3_H
+#define WASYNC_BACKEND_WASIP3_H
+
+#include <stdint.h>
+
+#include "wasync/runtime.h"
+
+/* Dispatches an event the host handed to a callback (code, p1, p2) as the
+ * blocking wait dispatches one, then drains the set. */
+void wa_wasip3_event_(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2);
+
+/* Dispatches the events pending in the set, without blocking (YIELD does
+ * not deliver them). */
+void wa_wasip3_poll_(wa_rt *rt);
+
+/* Keeps at least want wake events on their way to the set: short
+ * wait-for subtasks whose only use is their event (the set's waiters get
+ * one each, in no order), dropped when it comes. Returns 0, WA_ENOMEM,
+ * WA_ENOSYS. */
+int wa_wasip3_wake_(wa_rt *rt, unsigned want);
+
+/* Readies a WAIT until deadline (WA_NEVER: none): arms the wait-until for
+ * it and puts the set in *set. Returns 1 to wait on the set, 0 when the
+ * deadline has passed already (tick again instead), WA_ENOSYS. Nothing
+ * joined and no deadline still waits: another task may join something. */
+int wa_wasip3_wait_set_(wa_rt *rt, uint64_t deadline, uint32_t *set);
+
+#endif
