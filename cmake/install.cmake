@@ -26,6 +26,14 @@ if(TARGET Threads::Threads)
 elseif(WASYNC_HOST STREQUAL "js")
   set(WASYNC_PC_LIBS " -Wl,--undefined=wasync_init")
 endif()
+# Natively the HTTP client is libcurl's: the package finds it, and
+# pkg-config requires it (the library is static: its users link curl).
+set(WASYNC_CURL OFF)
+set(WASYNC_PC_REQUIRES "")
+if(TARGET CURL::libcurl)
+  set(WASYNC_CURL ON)
+  set(WASYNC_PC_REQUIRES "Requires: libcurl")
+endif()
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/wasyncConfig.cmake.in
   ${PROJECT_BINARY_DIR}/wasyncConfig.cmake INSTALL_DESTINATION ${WASYNC_CMAKEDIR}
   PATH_VARS WASYNC_DATADIR)
