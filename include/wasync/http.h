@@ -1,4 +1,5 @@
-/* wasync/http.h - HTTP client (native: libcurl; WASI 0.2: wasi:http) and
+/* wasync/http.h - HTTP client (native: libcurl; WASI 0.2: wasi:http; JS:
+ * fetch) and
  * server (WASI 0.2). A host without one refuses its calls at compile time.
  *
  * Client: describe a request (method, URL, headers, a body in memory or a
@@ -23,13 +24,10 @@
 extern "C" {
 #endif
 
-/* The client's calls on a host without HTTP (or, the JS host, without
- * this client yet), the server's on a host that cannot export a handler
- * (only a WASI 0.2 component can; WASI 0.3 will). */
+/* The client's calls on a host without HTTP, the server's on a host that
+ * cannot export a handler (only a WASI 0.2 component can; WASI 0.3 will). */
 #if defined(WASYNC_HOST_WASIP1)
-#define WA_HTTP_CLIENT_ WA_UNAVAILABLE_("wasync: no HTTP on the wasip1 host (WASI 0.1 has none; http.h's client is native's and WASI 0.2's)")
-#elif defined(WASYNC_HOST_JS)
-#define WA_HTTP_CLIENT_ WA_UNAVAILABLE_("wasync: http.h's client is not on the js host yet (wa_js_fetch_init fetches a body)")
+#define WA_HTTP_CLIENT_ WA_UNAVAILABLE_("wasync: no HTTP on the wasip1 host (WASI 0.1 has none; http.h's client is native's, WASI 0.2's and the js host's)")
 #else
 #define WA_HTTP_CLIENT_
 #endif
