@@ -18,6 +18,8 @@
 /* WASI handles held: a leak shows as growth. */
 static long held(void) { return wa_wasi_live_handles(); }
 #elif defined(WASYNC_HOST_WASIP3)
+#include <unistd.h> /* usleep */
+
 #include "wasync/component.h"
 
 /* Socket handles, stream and future ends, subtasks held. */
@@ -468,6 +470,10 @@ static void test_connect_timeout(void)
     CHECK_EQ(held(), before);
 }
 
+#endif
+
+#ifndef WASYNC_HOST_WASIP2
+/* (on WASI 0.3 a lookup is an async call: "its thread" below is its subtask) */
 static int has_loopback(const wa_dns *d)
 {
     static const uint8_t v6[16] = {[15] = 1};
@@ -590,6 +596,8 @@ int main(void)
     RUN(test_ip_parse);
     RUN(test_emfile);
     RUN(test_connect_timeout);
+#endif
+#ifndef WASYNC_HOST_WASIP2
     RUN(test_dns);
 #endif
     return check_finish();
