@@ -106,8 +106,9 @@ int wa_wasip3_stats_get(wa_rt *rt, wa_wasip3_stats *st);
  *
  * The built-ins are per element type, named through one function of an
  * imported interface: a type is a table of them (src/wasi/p3.h). The
- * library's are wasi:cli's stream<u8> and future<result<_, error-code>>;
- * TCP and HTTP bodies would bind theirs the same way. */
+ * library's are wasi:cli's stream<u8> and future<result<_, error-code>>,
+ * and wasi:sockets' stream<tcp-socket> and result future (net.h's TCP,
+ * whose stream<u8> is wasi:cli's). */
 typedef struct wa_wasip3_stream_type wa_wasip3_stream_type;
 typedef struct wa_wasip3_future_type wa_wasip3_future_type;
 extern const wa_wasip3_stream_type wa_wasip3_cli_bytes;
