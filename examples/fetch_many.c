@@ -80,7 +80,7 @@ int main(int argc, char **argv)
     wa_rt_stats_get(rt, &st);
     printf("sources %zu\n", st.sources);
     wa_rt_free(rt); /* (a backend may hold a timer until then) */
-#if defined(WASYNC_HOST_WASIP2)
+#if defined(WASYNC_HOST_WASIP2) || defined(WASYNC_HOST_WASIP3)
     printf("handles %ld\n", wa_wasi_live_handles());
 #endif
     if (rc < 0)

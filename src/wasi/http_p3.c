@@ -241,3 +241,14 @@ void wa_p3_handler_return_error(void)
 {
     wa_p3_imp_handle_return(1, 38, 0, 0, 0, 0, 0, 0); /* err(internal-error(none)) */
 }
+
+int wa_p3_future_finish(const struct wa_wasip3_future_type *t, uint32_t end, int failed)
+{
+    wa_p3_http_value v;
+    wa_p3_http_value_set(&v, failed);
+    uint32_t r = t->write(end, &v);
+    if (r == WA_P3_BLOCKED && wa_p3_copy_status(t->cancel_write(end)) == WA_P3_COPY_CANCELLED)
+        return WA_EAGAIN; /* nobody reads it yet: the end stays */
+    t->drop_writable(end);
+    return 0;
+}

@@ -28,6 +28,13 @@ typedef struct wa_p3_http_value {
 /* ok(none), or err(internal-error(none)) when failed. */
 void wa_p3_http_value_set(wa_p3_http_value *v, int failed);
 
+/* Writes ok(none) (or, failed, an error) into the writable end of a
+ * future of type t at once and drops it: 0, or WA_EAGAIN when no reader
+ * took it yet (the write is cancelled and the end kept: the spec traps on
+ * dropping a writable end that wrote nothing). Where a task can wait, use
+ * wa_wasip3_future_write_init. */
+int wa_p3_future_finish(const struct wa_wasip3_future_type *t, uint32_t end, int failed);
+
 /* A new fields from n headers: 0, WA_EINVAL (refused), WA_ENOMEM. */
 int wa_p3_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields);
 
