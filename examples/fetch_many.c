@@ -2,7 +2,7 @@
  * one line per request ("3 200 5": id, status, body length; or "3 timed
  * out"), then "sources N" (the event sources still registered: 0 when
  * every request, finished or cancelled, released what it had) and, on
- * WASI 0.2, "handles N" (the WASI handles still held). One source for
+ * WASI 0.2 and 0.3, "handles N" (the WASI handles still held). One source for
  * every host with an HTTP client:
  *   ./fetch_many http://127.0.0.1:8080/hello 20 500
  *   jco run fetch_many.component.wasm http://127.0.0.1:8080/hello 20 500
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
         return 2;
     int rc = wa_block_on(rt, &m.wa.fut);
     wa_rt_free(rt); /* (a backend may hold a timer until then) */
-#if defined(WASYNC_HOST_WASIP2)
+#if defined(WASYNC_HOST_WASIP2) || defined(WASYNC_HOST_WASIP3)
     printf("handles %ld\n", wa_wasi_live_handles());
 #endif
     if (rc < 0)

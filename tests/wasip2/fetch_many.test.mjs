@@ -1,6 +1,7 @@
 // The HTTP client (examples/fetch_many.c) against a Node server, as a
-// component under `jco run`, natively ($WASYNC_NATIVE), or as a JS host
-// module ($WASYNC_JS_MODULE) run by $WASYNC_JS_RUNNER: a Node binary
+// component under `jco run`, as a 0.3 command under run-p3.mjs
+// ($WASYNC_RUN_P3), natively ($WASYNC_NATIVE), or as a JS host module
+// ($WASYNC_JS_MODULE) run by $WASYNC_JS_RUNNER: a Node binary
 // (tests/js/call.mjs calls its export fetch_many), or `chromium` (the same
 // call in a page of headless Chromium): 20 concurrent GETs all answered;
 // 20 GETs of a route that never answers all time out, and every event
@@ -15,11 +16,15 @@ import { fileURLToPath } from 'node:url';
 
 const run = promisify(execFile);
 
+// preview3-shim (0.7.0) does not abort the HTTP request of a cancelled
+// client.send, and Node does not exit while it is open: under run-p3 the
+// server drops an unanswered connection after a second.
 async function withServer(fn) {
   const server = createServer((req, res) => {
     // (a page of another origin may read it: the JS host in Chromium)
     if (req.url === '/hello') res.writeHead(200, { 'access-control-allow-origin': '*' }).end('hello');
     // anything else: never answered
+    else if (process.env.WASYNC_RUN_P3) setTimeout(() => req.socket.destroy(), 1000);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
@@ -30,7 +35,7 @@ async function withServer(fn) {
   }
 }
 
-const { WASYNC_NATIVE: native, WASYNC_JS_MODULE: jsModule, WASYNC_JS_RUNNER: jsRunner } = process.env;
+const { WASYNC_NATIVE: native, WASYNC_JS_MODULE: jsModule, WASYNC_JS_RUNNER: jsRunner, WASYNC_RUN_P3: p3 } = process.env;
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 // fetch_many's export, called in a page of headless Chromium that the
@@ -63,6 +68,7 @@ const fetchMany = (base, n, ms, path) => {
   if (jsModule && jsRunner === 'chromium') return inChromium([base + path, n, ms]);
   if (jsModule)
     return run(jsRunner, [fileURLToPath(new URL('../js/call.mjs', import.meta.url)), jsModule, 'fetch_many', ...args], { timeout: 60000 });
+  if (p3) return run(process.execPath, [p3, process.env.WASYNC_COMPONENT, process.env.WASYNC_OUT, '--', ...args], { timeout: 60000 });
   return run(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, ...args], { timeout: 60000 });
 };
 
