@@ -23,7 +23,7 @@ static long held(void) { return wa_wasi_live_handles(); }
 #include "wasync/component.h"
 
 /* Socket handles, stream and future ends, subtasks held. */
-static long held(void) { return wa_wasi_live_handles() + wa_wasip3_live_ends() + wa_wasip3_live_subtasks(); }
+static long held(void) { return wa_wasi_live_handles(); }
 #else
 #include <arpa/inet.h>
 #include <dirent.h>

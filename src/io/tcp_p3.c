@@ -119,7 +119,7 @@ static void wa_tcp_release_socket(wa_tcp *l)
     }
     l->reading = WA_TCP_P3_IDLE;
     if (wa_p3_copy_count(r)) { /* a connection nobody will take */
-        wa_p3_live_handles++;
+        wa_p3_resources++;
         wa_p3_tcp_drop(l->got);
     }
     wa_tcp_drop_accepts(l);
@@ -153,7 +153,7 @@ static int wa_tcp_took(wa_tcp_op *op, uint32_t r)
     wa_tcp *l = op->listener;
     l->reading = wa_p3_copy_status(r) == WA_P3_COPY_DROPPED ? WA_TCP_P3_ENDED : WA_TCP_P3_IDLE;
     if (wa_p3_copy_count(r)) {
-        wa_p3_live_handles++; /* taken */
+        wa_p3_resources++; /* taken */
         return wa_tcp_conn_open(op->rt, l->got, &op->conn);
     }
     return l->reading == WA_TCP_P3_ENDED ? WA_EIO : WA_EAGAIN;

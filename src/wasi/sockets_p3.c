@@ -27,9 +27,6 @@ WA_P2_IMPORT(LOOKUP, "[async-lower]resolve-addresses") uint32_t wa_p3_imp_resolv
 WA_P3_STREAM_TYPE(wa_wasip3_tcp_sockets, TYPES, 0, "[method]tcp-socket.listen");
 WA_P3_FUTURE_TYPE(wa_wasip3_tcp_result, TYPES, 1, "[method]tcp-socket.send");
 
-long wa_p3_live_handles;
-long wa_wasi_live_handles(void) { return wa_p3_live_handles; }
-
 static uint32_t wa_p3_u32(const unsigned char *p)
 {
     uint32_t v;
@@ -74,7 +71,7 @@ int wa_p3_tcp_create(int v6, uint32_t *sock)
     int rc = wa_p3_result(ret);
     if (rc == 0) {
         *sock = wa_p3_u32(ret + 4);
-        wa_p3_live_handles++;
+        wa_p3_resources++;
     }
     return rc;
 }
@@ -144,7 +141,7 @@ void wa_p3_tcp_receive(uint32_t sock, uint32_t *stream, uint32_t *result)
 
 void wa_p3_tcp_drop(uint32_t sock)
 {
-    wa_p3_live_handles--;
+    wa_p3_resources--;
     wa_p3_imp_tcp_drop((I32)sock);
 }
 

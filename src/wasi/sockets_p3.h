@@ -16,10 +16,6 @@
 extern const struct wa_wasip3_stream_type wa_wasip3_tcp_sockets;
 extern const struct wa_wasip3_future_type wa_wasip3_tcp_result;
 
-/* tcp-socket handles the bindings hold (wa_wasi_live_handles): taken,
- * less dropped. */
-extern long wa_p3_live_handles;
-
 /* A socket of the family ipv4 (v6 0) or ipv6: 0 and the new handle. */
 int wa_p3_tcp_create(int v6, uint32_t *sock);
 /* Borrows sock; ip is read at once. */
