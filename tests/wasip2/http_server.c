@@ -9,13 +9,36 @@
  *   /misuse   a bad header, then two responses: WA_EINVAL, WA_EMISUSE
  *   /length   says content-length 10, writes 3, finishes: WA_EIO
  *   /stats    live tasks, sources, WASI handles, misuse reports, wasm
- *             memory pages */
+ *             memory pages
+ *   /calls    the host calls the backend made so far (make bench's count
+ *             per request, bench/wasip2/http_load.mjs)
+ *   other     a short text answer, as examples/wasi/http_hello.c's (make
+ *             bench's hello) */
 #include <stdio.h>
 #include <string.h>
 
 #include "wasync.h"
 #include "wasync/http.h"
 #include "wasync/wasi.h"
+
+/* The backend's event-loop host calls so far, as "loop=N streams=N" (the
+ * calls of stream<u8> copies and ends: counted on 0.3 only). */
+static size_t host_calls(wa_rt *rt, char *buf, size_t n)
+{
+#if defined(WASYNC_HOST_WASIP3)
+    wa_wasip3_stats s;
+    wa_wasip3_stats_get(rt, &s);
+    return (size_t)snprintf(buf, n, "loop=%llu streams=%llu",
+                            (unsigned long long)(s.async_calls + s.waits + s.polls + s.joins + s.cancels + s.drops +
+                                                 s.nows),
+                            (unsigned long long)(s.copies + s.copy_cancels + s.end_drops));
+#else
+    wa_wasip2_stats s;
+    wa_wasip2_stats_get(rt, &s);
+    return (size_t)snprintf(buf, n, "loop=%llu streams=-",
+                            (unsigned long long)(s.polls + s.subscribes + s.drops + s.nows));
+#endif
+}
 
 static int misuses;
 static void count_misuse(const char *what)
@@ -82,6 +105,8 @@ static int handler_poll(wa_future *f, wa_cx *cx)
         wa_rt_stats_get(cx->rt, &st);
         t->len = (size_t)snprintf(t->msg, sizeof t->msg, "tasks=%zu sources=%zu handles=%ld misuses=%d memory=%zu",
                                   st.tasks, st.sources, wa_wasi_live_handles(), misuses, __builtin_wasm_memory_size(0));
+    } else if (!strcmp(path, "/calls")) {
+        t->len = host_calls(cx->rt, t->msg, sizeof t->msg);
     } else if (!strcmp(path, "/length")) {
         const wa_http_header h[] = {{"content-length", "10"}};
         if ((rc = wa_http_incoming_respond(t->in, 200, h, 1, &t->out_body)) < 0)
