@@ -2,7 +2,9 @@
 # make bench: builds the peers (libuv from Debian, tokio current_thread from
 # Debian's crates, offline), runs every workload on every peer RUNS times
 # (interleaved, so drift hits all peers alike), and prints medians, ratios
-# against tokio, peak RSS, and instructions per operation under callgrind.
+# against tokio, peak RSS, and instructions per operation under callgrind;
+# then the JS host, and WASI 0.3 beside 0.2 (the backends' guest cost per
+# event natively, sleeps and HTTP under jco: wall time, host calls).
 #
 # Usage: bench/run.sh BUILD_DIR     (RUNS=5 by default)
 set -euo pipefail
@@ -81,15 +83,39 @@ wasm-opt -Oz build/js/tests/js/minimal.wasm -o "$tmp/minimal.wasm"
 echo "minimal.wasm (one sleep, one fetch, one exported async function): $(stat -c %s "$tmp/minimal.wasm") bytes after wasm-opt -Oz"
 
 # The WASI 0.2 backend: guest instructions per wakeup with K idle pollables,
-# its persistent set against a rebuild-every-wait poller (bench/wasip2).
+# its persistent set against a rebuild-every-wait poller (bench/wasip2); the
+# WASI 0.3 backend's per event dispatch beside it (bench/wasip3).
 bench/wasip2/run.sh "$build/wasip2"
+bench/wasip3/run.sh "$build/wasip3" "$build/wasip2/wasip2-wakeup"
 
-# WASI 0.2 under jco: 10,000 concurrent sleeps against the ideal time.
-cmake --preset wasip2 >/dev/null
-cmake --build --preset wasip2 >/dev/null
-node node_modules/@bytecodealliance/jco/dist/jco.js run build/wasip2/tests/wasip2/sleeps.component.wasm
+# WASI 0.3 beside 0.2 under jco (preview3-shim against preview2-shim), the
+# components built from one source for each: 10,000 concurrent sleeps
+# against the ideal time and the host calls they cost, then HTTP.
+for p in wasip2 wasip3; do cmake --preset $p >/dev/null; done
+cmake --build --preset wasip2 --target wasync_sleeps wasync_http_server >/dev/null
+cmake --build --preset wasip3 --target wasync_sleeps wasync_p3_http_server >/dev/null
+for ((r = 0; r < runs; r++)); do
+  node node_modules/@bytecodealliance/jco/dist/jco.js run build/wasip2/tests/wasip2/sleeps.component.wasm \
+    >>"$tmp/sleeps.0.2" || true
+  node scripts/run-p3.mjs build/wasip3/tests/wasip3/sleeps.component.wasm build/wasip3/tests/wasip3/sleeps.bench \
+    >>"$tmp/sleeps.0.3" || true
+done
+echo
+echo "10,000 concurrent sleeps of 0 to 100 ms under jco, median of $runs runs (calls: the backend's host calls)"
+printf '%-8s %9s %9s %9s %14s\n' host wall_ms ratio calls calls/sleep
+declare -A sl=()
+for h in 0.2 0.3; do
+  for f in wall_ms ratio calls calls_per_sleep; do
+    sl[$h.$f]=$(while read -r l; do field $f "$l"; done <"$tmp/sleeps.$h" | median)
+  done
+  printf '%-8s %9s %9s %9s %14s\n' "$h" "${sl[$h.wall_ms]}" "${sl[$h.ratio]}" "${sl[$h.calls]}" "${sl[$h.calls_per_sleep]}"
+done
+printf '%-8s %9s %9s %9s %14s\n' 0.3/0.2 \
+  "$(awk -v a="${sl[0.3.wall_ms]}" -v b="${sl[0.2.wall_ms]}" 'BEGIN {printf "%.2f", a / b}')" - \
+  "$(awk -v a="${sl[0.3.calls]}" -v b="${sl[0.2.calls]}" 'BEGIN {printf "%.2f", a / b}')" -
 
-# WASI 0.2 HTTP under jco serve: 1,000 requests 50 at a time, requests/s
-# and latency (jco's synchronous host calls set the pace here).
-node bench/wasip2/http_load.mjs build/wasip2/tests/wasip2/http_hello.component.wasm / "" "$runs"
-node bench/wasip2/http_load.mjs build/wasip2/tests/wasip2/http_server.component.wasm /echo 65536 "$runs"
+# HTTP (tests/wasip2/http_server.c on both): hello and a 64 KiB echo,
+# 1,000 requests 50 at a time, 0.2 under jco serve and 0.3 under
+# preview3-shim's HttpServer, interleaved rounds.
+node bench/wasip2/http_load.mjs build/wasip2/tests/wasip2/http_server.component.wasm \
+  build/wasip3/tests/wasip3/p3_http_server.component.wasm "$runs"
