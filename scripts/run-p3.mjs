@@ -8,7 +8,8 @@
 //   node scripts/run-p3.mjs --serve [HOST:]PORT COMPONENT.wasm [OUTDIR]
 //
 // OUTDIR defaults to build/run-p3/NAME. The exit status is 0 when run
-// returned ok, 1 when it returned err or trapped. With --serve, a
+// returned ok, 1 when it returned err or trapped; Node exits at most five
+// seconds after run returned, whatever the shims still hold. With --serve, a
 // component exporting wasi:http/handler@0.3.0 (world service-p3) is served
 // by preview3-shim's HttpServer on HOST (default 127.0.0.1) and PORT until
 // killed; it prints "listening on http://HOST:PORT" once it is.
@@ -61,6 +62,10 @@ const entry = run?.run ?? run?.['run'];
 if (typeof entry !== 'function') { console.error('no wasi:cli/run export'); process.exit(1); }
 try { await entry(); process.exitCode = 0; }
 catch (e) { console.error(e); process.exitCode = 1; }
+// run has returned: the command is over. preview3-shim (0.7.0) keeps the
+// MessagePort of a body the guest dropped unread, which would keep Node
+// alive: five seconds for what is still being written, then out.
+setTimeout(() => process.exit(), 5000).unref();
 `);
     const r = spawnSync(node24, [join(out, 'main.js'), ...args], { stdio: 'inherit' });
     if (r.error) throw r.error;

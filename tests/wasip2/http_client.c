@@ -13,6 +13,17 @@
 #include <stdlib.h>
 
 #define BIG (1 << 20)
+/* The body from a stream, echoed. On WASI 0.3 less: the send completes
+ * only when the request body is out, and the echo's response body is not
+ * read meanwhile, so the host's reader of the request body waits on the
+ * network while the guest waits on it, and jco (1.35) takes a wait that
+ * long for a deadlock (preview3-shim's stream reads are no host operation
+ * to it): it traps the run, which still ends, but fails. */
+#if defined(WASYNC_HOST_WASIP3)
+#define STREAMED (1 << 16)
+#else
+#define STREAMED BIG
+#endif
 
 static char url[256];
 static const char *base;
@@ -40,8 +51,8 @@ static int feeder_poll(wa_future *f, wa_cx *cx)
 {
     feeder *t = (feeder *)f;
     WA_BEGIN(t, cx);
-    for (t->done = 0; t->done < BIG; t->done += t->n) {
-        t->n = BIG - t->done < sizeof t->chunk ? BIG - t->done : sizeof t->chunk;
+    for (t->done = 0; t->done < STREAMED; t->done += t->n) {
+        t->n = STREAMED - t->done < sizeof t->chunk ? STREAMED - t->done : sizeof t->chunk;
         for (size_t i = 0; i < t->n; i++)
             t->chunk[i] = pattern(t->done + i);
         WA_AWAIT(wa_write_init(&t->wr, t->w, t->chunk, t->n));
@@ -157,7 +168,7 @@ static int suite_poll(wa_future *f, wa_cx *cx)
             t->got += t->rd.n;
         }
         CHECK_EQ(WA_STATUS, WA_ECLOSED);
-        CHECK_EQ(t->got, BIG);
+        CHECK_EQ(t->got, STREAMED);
         CHECK_EQ(t->bad, 0);
         free(t->buf);
         wa_http_response_free(t->send.response);

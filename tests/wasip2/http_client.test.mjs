@@ -1,12 +1,14 @@
-// The HTTP client suite (tests/wasip2/http_client.c) under `jco run`
-// against this Node server: it echoes bodies, reports what it was sent,
-// serves 1 MiB, never answers /hang, sends 100 empty headers on /empty,
-// and counts what it saw.
+// The HTTP client suite (tests/wasip2/http_client.c) under `jco run`, or
+// as a 0.3 command under run-p3.mjs ($WASYNC_RUN_P3), against this Node
+// server: it echoes bodies, reports what it was sent, serves 1 MiB, never
+// answers /hang, sends 100 empty headers on /empty, and counts what it saw.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+
+const p3 = process.env.WASYNC_RUN_P3;
 
 test('the HTTP client suite', async () => {
   const seen = { echo: 0, headers: 0, big: 0, hang: 0 };
@@ -30,10 +32,13 @@ test('the HTTP client suite', async () => {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath,
-      [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, `http://127.0.0.1:${server.address().port}`],
-      { timeout: 60000 }).catch((e) => e);
+    const base = `http://127.0.0.1:${server.address().port}`;
+    const args = p3 ? [p3, process.env.WASYNC_COMPONENT, process.env.WASYNC_OUT, '--', base]
+      : [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, base];
+    const { stdout, stderr, killed } = await promisify(execFile)(process.execPath, args, { timeout: 60000 })
+      .catch((e) => e);
     assert.match(stdout, /^\d+ passed, 0 failed$/m, stderr);
+    assert.ok(!killed, 'it ended by itself');
   } finally {
     server.closeAllConnections();
     server.close();
