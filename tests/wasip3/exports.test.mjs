@@ -42,11 +42,12 @@ test('async exports written in C', async () => {
   const seen = JSON.parse(r.stdout.toString().trim().split('\n').pop());
   console.log(JSON.stringify(seen, null, 1));
 
-  // Five calls of 50 ms overlap: all end in well under 5 x 50 ms.
+  // Five calls of 50 ms overlap: all end in under 5 x 50 ms (about 100 ms
+  // here; the bound leaves room for a loaded machine).
   assert.deepEqual(seen.concurrent.results, [100, 101, 102, 103, 104]);
-  assert.ok(seen.concurrent.ms >= 45 && seen.concurrent.ms < 150, `${seen.concurrent.ms} ms`);
+  assert.ok(seen.concurrent.ms >= 45 && seen.concurrent.ms < 240, `${seen.concurrent.ms} ms`);
   // A limit of 2: at most 2 calls live at once, all 5 complete (in about
-  // three rounds of 30 ms).
+  // three rounds of 30 ms, the calls 10 ms apart).
   assert.deepEqual(seen.limited.results, [1, 2, 3, 4, 5]);
   assert.equal(seen.limited.peak, 2);
   assert.ok(seen.limited.ms >= 85, `${seen.limited.ms} ms`);
