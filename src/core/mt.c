@@ -123,20 +123,36 @@ static void wa_inject(wa_mt *mt, wa_task *first, wa_task *last, size_t n)
     pthread_mutex_unlock(&mt->lock);
 }
 
-static wa_task *wa_inject_pop(wa_mt *mt)
+/* Takes a task from the injector for worker w, and its share of those
+ * behind it (up to half a ring) into w's ring, so that they take turns
+ * with its own tasks instead of waiting for the injector's next look. */
+static wa_task *wa_inject_pop(wa_mt *mt, wa_worker *w)
 {
     if (!__atomic_load_n(&mt->inj_len, __ATOMIC_RELAXED))
         return NULL;
     pthread_mutex_lock(&mt->lock);
-    wa_task *t = mt->inj_head;
-    if (t) {
+    size_t n = mt->inj_len / mt->n + 1;
+    if (n > mt->inj_len)
+        n = mt->inj_len;
+    if (n > WA_RING / 2)
+        n = WA_RING / 2;
+    wa_task *first = mt->inj_head, *t = first;
+    for (size_t i = 1; i < n; i++) {
+        wa_task *next = t->next;
+        if (!wa_ring_push(&w->ring, next)) {
+            n = i;
+            break;
+        }
+        t = next;
+    }
+    if (first) {
         mt->inj_head = t->next;
         if (!mt->inj_head)
             mt->inj_tail = NULL;
-        __atomic_store_n(&mt->inj_len, mt->inj_len - 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&mt->inj_len, mt->inj_len - n, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&mt->lock);
-    return t;
+    return first;
 }
 
 /* Parking. */
@@ -412,7 +428,7 @@ static wa_task *wa_worker_search(wa_worker *w)
         __atomic_add_fetch(&mt->state, 1, __ATOMIC_SEQ_CST);
         w->searching = 1;
     }
-    wa_task *t = wa_inject_pop(mt);
+    wa_task *t = wa_inject_pop(mt, w);
     w->seed = w->seed * 6364136223846793005u + 1442695040888963407u;
     unsigned start = (unsigned)(w->seed >> 33) % mt->n;
     for (unsigned i = 0; !t && i < mt->n; i++) {
@@ -450,9 +466,9 @@ static wa_task *wa_worker_next(wa_worker *w)
         w->lifo = NULL;
         wa_mt_push(w->mt, w, t);
     }
-    if (w->view.polls % WA_INJECT_EVERY == 0 && (t = wa_inject_pop(w->mt)))
+    if (w->view.polls % WA_INJECT_EVERY == 0 && (t = wa_inject_pop(w->mt, w)))
         return t;
-    if (wa_ring_take(&w->ring, &t, 1, false) || (t = wa_inject_pop(w->mt)))
+    if (wa_ring_take(&w->ring, &t, 1, false) || (t = wa_inject_pop(w->mt, w)))
         return t;
     return wa_worker_search(w);
 }
