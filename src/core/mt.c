@@ -535,8 +535,6 @@ int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
 
 /* Join handles, cancel and abort. */
 
-bool wa_mt_join_is_(const wa_join *j) { return j->fut.vt == &wa_mt_join_vt; }
-
 static int wa_mt_join_poll(wa_future *f, wa_cx *cx)
 {
     wa_join *j = (wa_join *)f;

@@ -282,7 +282,7 @@ int wa_join_cancel(wa_join *j)
     if (!j || !j->task)
         return wa_misuse_in_(WA_ESTALE, "wa_join_cancel", "the handle was dropped");
 #if WA_MT
-    if (wa_mt_join_is_(j)) {
+    if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
         wa_mt_signal_task_(j->task, WA_T_CANCEL);
         return 0;
     }
@@ -296,7 +296,7 @@ int wa_join_abort(wa_join *j)
     if (!j || !j->task)
         return wa_misuse_in_(WA_ESTALE, "wa_join_abort", "the handle was dropped");
 #if WA_MT
-    if (wa_mt_join_is_(j)) {
+    if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
         wa_mt_signal_task_(j->task, WA_T_ABORT);
         return 0;
     }
@@ -311,7 +311,7 @@ int wa_join_drop(wa_join *j)
     if (!t)
         return wa_misuse_in_(WA_EMISUSE, "wa_join_drop", "the handle was dropped already");
 #if WA_MT
-    if (wa_mt_join_is_(j)) {
+    if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
         wa_mt_join_drop_(j);
         return 0;
     }

@@ -151,8 +151,6 @@ int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
 int wa_mt_block_on_(wa_rt *rt, wa_future *root, size_t size);
 /* Waits until no task is left: 0. */
 int wa_mt_run_(wa_rt *rt);
-/* j is a handle of a many-threads task. */
-bool wa_mt_join_is_(const wa_join *j);
 void wa_mt_join_drop_(wa_join *j);
 /* Marks t cancelled (WA_T_CANCEL) or aborted (WA_T_ABORT) and wakes it:
  * the worker that runs it next acts on it. */
