@@ -7,7 +7,7 @@
 # the package in the first DIR (its .wit files); the other DIRs are more
 # packages it uses, and ours is there as wasync:host. A 0.3 world exports an
 # async wasi:cli/run, which the core module exports itself: build it as a
-# reactor. For the 0.3 world command-p3 the library's src/wasi/command_p3.c
+# reactor. For the 0.3 worlds command-p3 and client-p3 the library's src/wasi/command_p3.c
 # provides that export and runs main; a program that exports run itself
 # passes OWN_RUN.
 #
@@ -31,7 +31,7 @@ function(wasync_component target world adapter)
   # command entry, which replaces libc's crt1 (see that file for why).
   target_link_libraries(${target} PRIVATE wasync::wasync)
   target_link_options(${target} PRIVATE -Wl,--undefined=cabi_realloc)
-  if(world STREQUAL "command-p3" AND NOT arg_OWN_RUN)
+  if(world MATCHES "^(command|client)-p3$" AND NOT arg_OWN_RUN)
     target_link_options(${target} PRIVATE -Wl,--undefined=wa_p3_run_)
   endif()
   if(adapter STREQUAL "command")

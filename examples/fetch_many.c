@@ -2,15 +2,19 @@
  * one line per request ("3 200 5": id, status, body length; or "3 timed
  * out"), then "sources N" (the event sources still registered: 0 when
  * every request, finished or cancelled, released what it had) and, on
- * WASI 0.2, "handles N" (the WASI handles still held). One source for
+ * WASI 0.2 and 0.3, "handles N" (the WASI handles still held). One source for
  * every host with an HTTP client:
  *   ./fetch_many http://127.0.0.1:8080/hello 20 500
- *   jco run fetch_many.component.wasm http://127.0.0.1:8080/hello 20 500 */
+ *   jco run fetch_many.component.wasm http://127.0.0.1:8080/hello 20 500
+ *   node tests/js/call.mjs fetch_many.wasm fetch_many http://127.0.0.1:8080/hello 20 500
+ * (a JS host module has no main: the glue calls its export fetch_many). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "wasync.h"
 #include "wasync/http.h"
+#include "wasync/js.h"
 #include "wasync/wasi.h"
 
 typedef struct get {
@@ -45,11 +49,14 @@ typedef struct many {
     get proto;
     int n;
     int rc; /* a failed spawn's error */
+    uint32_t call; /* the JS host's call to settle */
+    char url[1024];
 } many;
 
 WA_ASYNC(many, t, cx)
 {
     WA_BEGIN(t, cx);
+    t->proto.req.url = t->url;
     wa_scope_init(&t->scope, cx->rt, 0);
     for (int i = 0; i < t->n; i++) {
         get g = t->proto;
@@ -61,10 +68,42 @@ WA_ASYNC(many, t, cx)
         }
     }
     WA_AWAIT(wa_scope_wait(&t->scope));
-    WA_RETURN(t->rc < 0 ? t->rc : WA_STATUS);
+    if (t->rc == 0)
+        t->rc = WA_STATUS;
+    wa_rt_stats st;
+    wa_rt_stats_get(cx->rt, &st);
+    printf("sources %zu\n", st.sources);
+#if defined(WASYNC_HOST_JS)
+    wa_js_settle(t->call, t->rc, NULL, 0, 0);
+#endif
+    WA_RETURN(t->rc);
     WA_END();
 }
 
+/* A many for url (copied: at most 1023 bytes), n requests, each with
+ * timeout_ms. 0 or WA_EINVAL. */
+static int many_set(many *m, const char *url, size_t len, int n, uint64_t timeout_ms)
+{
+    if (len >= sizeof m->url)
+        return WA_EINVAL;
+    memcpy(m->url, url, len);
+    m->n = n;
+    m->proto.timeout_ms = timeout_ms;
+    many_init(m);
+    return 0;
+}
+
+#if defined(WASYNC_HOST_JS)
+/* fetch_many(url, n, timeout_ms): main's work as a task; its promise
+ * settles once every request ended (rejects with a failed spawn's error). */
+__attribute__((export_name("fetch_many"))) int fetch_many(uint32_t call, const char *url, size_t len, double n,
+                                                          double timeout_ms)
+{
+    many m = {.call = call};
+    int rc = many_set(&m, url, len, (int)n, (uint64_t)timeout_ms);
+    return rc < 0 ? rc : wa_spawn_of(wa_js_rt(), &m, NULL);
+}
+#else
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -74,16 +113,16 @@ int main(int argc, char **argv)
     wa_rt *rt;
     if (wa_rt_new(&rt) < 0)
         return 1;
-    many m = {.n = atoi(argv[2]), .proto = {.req = {.url = argv[1]}, .timeout_ms = (uint64_t)atol(argv[3])}};
-    int rc = wa_block_on(rt, many_init(&m));
-    wa_rt_stats st;
-    wa_rt_stats_get(rt, &st);
-    printf("sources %zu\n", st.sources);
+    many m = {0};
+    if (many_set(&m, argv[1], strlen(argv[1]), atoi(argv[2]), (uint64_t)atol(argv[3])) < 0)
+        return 2;
+    int rc = wa_block_on(rt, &m.wa.fut);
     wa_rt_free(rt); /* (a backend may hold a timer until then) */
-#if defined(WASYNC_HOST_WASIP2)
+#if defined(WASYNC_HOST_WASIP2) || defined(WASYNC_HOST_WASIP3)
     printf("handles %ld\n", wa_wasi_live_handles());
 #endif
     if (rc < 0)
         fprintf(stderr, "fetch-many: %s\n", wa_strerror(rc));
     return rc < 0;
 }
+#endif

@@ -1,54 +1,107 @@
-// fetch.mjs - the FETCH host operation: a body streamed into wasm.
+// fetch.mjs - http.h's client on this host (the C side: src/io/http_js.c):
+// HTTP_SEND fetches a request and delivers the response's head; the
+// Response is kept under the handle C made for it, and each HTTP_READ
+// delivers one chunk of its body, read from the body's reader only then,
+// so nothing is read ahead of C.
 
-import { PENDING } from './errors.mjs';
+import { codes } from './errors.mjs';
 
-function concat(parts, size) {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
+/** Host operation kinds (src/io/js_ops.h). */
+export const HTTP_SEND = 2, HTTP_READ = 3;
+
+// Header names and values are byte strings (one char per byte), as
+// Headers keeps them.
+function latin1(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 8192)
+    s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+  return s;
+}
+
+// The request C sent: method, URL, header names and values, each ending
+// with a NUL, an empty name, then the body.
+function parseRequest(bytes) {
+  const strs = [];
   let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
+  for (;;) {
+    const end = bytes.indexOf(0, at);
+    const s = latin1(bytes.subarray(at, end));
+    at = end + 1;
+    if (strs.length >= 2 && strs.length % 2 === 0 && s === '') break;
+    strs.push(s);
   }
-  return out;
+  const headers = [];
+  for (let i = 2; i < strs.length; i += 2) headers.push([strs[i], strs[i + 1]]);
+  return { method: strs[0], url: strs[1], headers, body: bytes.subarray(at) };
+}
+
+// The head for C: names and values, each ending with a NUL; a NUL, CR or
+// LF in one becomes a space (http.h's rule for what is received).
+function encodeHead(headers) {
+  const out = [];
+  for (const [name, value] of headers)
+    for (const s of [name, value]) {
+      for (let i = 0; i < s.length; i++) {
+        const c = s.charCodeAt(i) & 0xff;
+        out.push(c === 0 || c === 10 || c === 13 ? 32 : c);
+      }
+      out.push(0);
+    }
+  return new Uint8Array(out);
+}
+
+/** What a fetch's failure is for C. Node's fetch (undici) names the
+ * socket's error in its cause; a browser tells nothing apart (a refused
+ * connection, a DNS failure, CORS: all one TypeError), so there it is EIO. */
+export function fetchError(e) {
+  const cause = e?.cause;
+  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  if (code === 'ECONNREFUSED') return codes.ECONNREFUSED;
+  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT')
+    return codes.ETIMEDOUT;
+  return codes.EIO;
 }
 
 /**
- * Fetches url for op (ops.mjs's record: its AbortController and reader are
- * set here) with fetchImpl(url, { signal }), and posts the body through
- * post(op, status, bytes, number): pieces of about chunkSize bytes with
- * status PENDING, then status 0 with the rest and the HTTP status. A
- * failure is left to the caller's catch: the returned promise rejects.
+ * HTTP_SEND for op (ops.mjs's record) and exchange (the record kept under
+ * the response's handle: its AbortController and, once the head came, the
+ * body's reader): fetches the request in bytes with fetchImpl(url, init)
+ * and posts the head through post(op, status, bytes, number). A request
+ * fetch refuses (a forbidden method, a GET with a body) is EINVAL; a
+ * failure of the fetch is left to the caller's catch.
  */
-export function startFetch(op, url, fetchImpl, chunkSize, post) {
-  op.ctrl = new AbortController();
-  const { signal } = op.ctrl;
+export function startSend(op, exchange, bytes, fetchImpl, post) {
+  exchange.ctrl = op.ctrl = new AbortController();
+  const { method, url, headers, body } = parseRequest(bytes);
+  const init = { method, headers, body: body.byteLength ? body : undefined, signal: op.ctrl.signal };
+  try {
+    new Request(url, init); // (what fetch would refuse before any network)
+  } catch (e) {
+    return Promise.resolve(post(op, codes.EINVAL, null));
+  }
   // fetch is called from a microtask, not from inside the import, so an
   // embedder's fetch can do anything (even call the runtime).
   return Promise.resolve().then(async () => {
     if (op.cancelled) return;
-    const res = await fetchImpl(url, { signal });
+    const res = await fetchImpl(url, init);
     if (op.cancelled) return;
-    let parts = [], size = 0;
-    if (res.body) {
-      const reader = res.body.getReader();
-      op.reader = reader;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (op.cancelled) return;
-        if (done) break;
-        const chunk = value instanceof Uint8Array ? value : new Uint8Array(value);
-        if (!chunk.byteLength) continue;
-        parts.push(chunk);
-        size += chunk.byteLength;
-        if (size >= chunkSize) {
-          post(op, PENDING, concat(parts, size));
-          parts = [];
-          size = 0;
-        }
-      }
-      op.reader = null;
+    exchange.reader = res.body ? res.body.getReader() : null;
+    post(op, 0, encodeHead(res.headers), res.status);
+  });
+}
+
+/** HTTP_READ for op: the next chunk of exchange's body (an empty one is
+ * skipped), or ECLOSED at its end. A failure is left to the caller's catch. */
+export function startRead(op, exchange, post) {
+  return Promise.resolve().then(async () => {
+    const reader = exchange?.reader;
+    if (!reader) return post(op, codes.ECLOSED, null);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (op.cancelled) return;
+      if (done) return post(op, codes.ECLOSED, null);
+      const chunk = value instanceof Uint8Array ? value : new Uint8Array(value);
+      if (chunk.byteLength) return post(op, 0, chunk);
     }
-    post(op, 0, size ? concat(parts, size) : null, res.status);
   });
 }

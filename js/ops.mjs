@@ -4,11 +4,8 @@
 // through wasync_settled.
 
 import { codes, PENDING } from './errors.mjs';
-import { decoder, messageBytes, valueToResult } from './bytes.mjs';
-import { startFetch } from './fetch.mjs';
-
-/** Host operation kinds (js.h: WA_JS_FETCH). */
-export const FETCH = 1;
+import { messageBytes, valueToResult } from './bytes.mjs';
+import { HTTP_READ, HTTP_SEND, fetchError, startRead, startSend } from './fetch.mjs';
 
 function abortOp(op) {
   op.cancelled = true;
@@ -18,12 +15,13 @@ function abortOp(op) {
 
 /** The host operations of one runtime (h: the glue's parts, see wasync.mjs). */
 export class HostOps {
-  constructor(h, { fetch, chunkSize, ops }) {
+  constructor(h, { fetch, ops }) {
     this.h = h;
     this.fetch = fetch;
-    this.chunkSize = chunkSize;
     this.extra = ops;       // kind -> ({ id, kind, handle, bytes, signal }) => value
-    this.table = new Map(); // id -> op
+    // id -> op; and handle -> the exchange of an HTTP response (fetch.mjs),
+    // until C frees it (op_cancel aborts it like an op)
+    this.table = new Map();
     // { op, status, bytes, number } for wasync_deliver, or
     // { entry, status, bytes, number } for wasync_settled.
     this.deliveries = [];
@@ -73,7 +71,7 @@ export class HostOps {
           throw e;
         }
         stats.deliveries++;
-        if (st === PENDING) stats.chunks++;
+        if (op?.kind === HTTP_READ && st === 0) stats.chunks++;
       }
     }
   }
@@ -84,10 +82,17 @@ export class HostOps {
     this.table.set(id, op);
     const post = this.post;
     try {
-      if (kind === FETCH) {
-        if (!this.fetch) post(op, codes.ENOSYS, messageBytes('no fetch in this host'));
-        else startFetch(op, decoder.decode(bytes), this.fetch, this.chunkSize, post)
-          .catch((e) => { if (!op.cancelled) post(op, codes.EIO, messageBytes(e)); });
+      if (kind === HTTP_SEND || kind === HTTP_READ) {
+        const fail = (e) => { if (!op.cancelled) post(op, fetchError(e), messageBytes(e)); };
+        if (kind === HTTP_READ) {
+          startRead(op, this.table.get(handle), post).catch(fail);
+        } else if (!this.fetch) {
+          post(op, codes.ENOSYS, messageBytes('no fetch in this host'));
+        } else {
+          const exchange = { id: handle, cancelled: false, ctrl: null, reader: null };
+          this.table.set(handle, exchange);
+          startSend(op, exchange, bytes, this.fetch, post).catch(fail);
+        }
       } else if (typeof this.extra[kind] === 'function') {
         op.ctrl = new AbortController();
         const signal = op.ctrl.signal;

@@ -16,9 +16,6 @@ export declare class WasyncError extends Error {
   readonly detail?: string;
 }
 
-/** The host operation kind of a fetch (js.h: WA_JS_FETCH). */
-export declare const FETCH: 1;
-
 /** What a module can be made from. */
 export type Source = BufferSource | WebAssembly.Module | Response
   | PromiseLike<BufferSource | WebAssembly.Module | Response>;
@@ -37,15 +34,14 @@ export interface HostOp {
 export interface Options {
   /** 'microtask' (default): the glue ticks; 'manual': call rt.tick(). */
   drive?: 'microtask' | 'manual';
-  /** The fetch for FETCH operations, called as fetch(url, { signal }). */
-  fetch?: (url: string, init: { signal: AbortSignal }) => Promise<Response>;
+  /** The fetch of http.h's client, called as fetch(url, { method,
+   * headers, body, signal }). */
+  fetch?: (url: string, init: RequestInit & { signal: AbortSignal }) => Promise<Response>;
   /** Extra import modules; "wasync" is the glue's, and
    * "wasi_snapshot_preview1" too unless given here. */
   imports?: WebAssembly.Imports;
   /** Extra host operation kinds. */
   ops?: Record<number, (op: HostOp) => unknown>;
-  /** A streamed body is delivered in pieces of about this many bytes. */
-  chunkSize?: number;
   /** A run of microtask ticks ends after this many ms or ticks. */
   sliceMs?: number;
   burst?: number;

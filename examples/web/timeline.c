@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "wasync.h"
+#include "wasync/http.h"
 #include "wasync/js.h"
 
 /* The page's hook: task id, what happened, and a label. */
@@ -17,9 +18,11 @@ typedef struct step {
     WA_CORO;
     int id;
     uint64_t sleep_ms;
-    const char *url; /* NULL: no fetch */
+    const char *path; /* NULL: no fetch */
+    char url[160];    /* the page's origin, then path */
     wa_sleep sleep;
-    wa_js_op fetch;
+    wa_http_request req;
+    wa_http_fetch fetch;
 } step;
 
 /* Tells the page that step t failed with err; returns err. */
@@ -39,12 +42,14 @@ WA_ASYNC(step, t, cx)
         if (WA_STATUS < 0)
             WA_RETURN(step_failed(t, WA_STATUS));
     }
-    if (t->url) {
-        event(t->id, EV_FETCH, t->url);
-        WA_AWAIT(wa_js_fetch_init(&t->fetch, t->url));
-        free(t->fetch.data);
+    if (t->path) {
+        event(t->id, EV_FETCH, t->path);
+        t->req = (wa_http_request){.url = t->url};
+        WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0));
         if (WA_STATUS < 0)
             WA_RETURN(step_failed(t, WA_STATUS));
+        wa_http_response_free(t->fetch.response);
+        free(t->fetch.data);
     }
     event(t->id, EV_DONE, "done");
     WA_END();
@@ -55,7 +60,8 @@ typedef struct show {
     WA_CORO;
     uint32_t call;
     wa_scope scope;
-    int rc; /* a failed spawn's error */
+    char origin[128]; /* the page's: "http://host:port" */
+    int rc;           /* a failed spawn's error */
 } show;
 
 WA_ASYNC(show, t, cx)
@@ -63,7 +69,7 @@ WA_ASYNC(show, t, cx)
     WA_BEGIN(t, cx);
     static const struct {
         uint64_t sleep_ms;
-        const char *url;
+        const char *path;
     } plan[] = {
         {1000, NULL}, {1000, NULL}, {1000, NULL},        /* three 1 s sleeps together */
         {0, "/api/slow?ms=300"}, {0, "/api/slow?ms=800"}, /* fetches answered late */
@@ -71,7 +77,11 @@ WA_ASYNC(show, t, cx)
     };
     wa_scope_init(&t->scope, cx->rt, 0);
     for (int i = 0; i < (int)(sizeof plan / sizeof plan[0]); i++) {
-        step s = {.id = i, .sleep_ms = plan[i].sleep_ms, .url = plan[i].url};
+        step s = {.id = i, .sleep_ms = plan[i].sleep_ms, .path = plan[i].path};
+        if (s.path) { /* (http.h takes whole URLs; both fit: see run_timeline) */
+            strcpy(s.url, t->origin);
+            strcat(s.url, s.path);
+        }
         step_init(&s);
         if ((t->rc = wa_scope_spawn_of(&t->scope, &s, NULL)) < 0) {
             wa_scope_cancel(&t->scope); /* the steps spawned stop; still awaited */
@@ -83,9 +93,13 @@ WA_ASYNC(show, t, cx)
     WA_END();
 }
 
-__attribute__((export_name("run_timeline"))) int run_timeline(uint32_t call)
+/* run_timeline(origin): the page's origin, which the fetches' paths are on. */
+__attribute__((export_name("run_timeline"))) int run_timeline(uint32_t call, const char *origin, size_t len)
 {
     show s = {.call = call};
+    if (len >= sizeof s.origin)
+        return WA_EINVAL;
+    memcpy(s.origin, origin, len);
     show_init(&s);
     return wa_spawn_of(wa_js_rt(), &s, NULL);
 }

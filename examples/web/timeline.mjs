@@ -70,7 +70,7 @@ t0 = performance.now();
 requestAnimationFrame(frame);
 status.textContent = 'running…';
 try {
-  await rt.callAsync('run_timeline');
+  await rt.callAsync('run_timeline', location.origin);
   status.textContent = `all tasks finished at +${Math.round(now())} ms`;
 } catch (e) {
   status.textContent = `failed: ${e.message}`;

@@ -106,8 +106,9 @@ int wa_wasip3_stats_get(wa_rt *rt, wa_wasip3_stats *st);
  *
  * The built-ins are per element type, named through one function of an
  * imported interface: a type is a table of them (src/wasi/p3.h). The
- * library's are wasi:cli's stream<u8> and future<result<_, error-code>>;
- * TCP and HTTP bodies would bind theirs the same way. */
+ * library's are wasi:cli's stream<u8> and future<result<_, error-code>>,
+ * and wasi:sockets' stream<tcp-socket> and result future (net.h's TCP,
+ * whose stream<u8> is wasi:cli's). */
 typedef struct wa_wasip3_stream_type wa_wasip3_stream_type;
 typedef struct wa_wasip3_future_type wa_wasip3_future_type;
 extern const wa_wasip3_stream_type wa_wasip3_cli_bytes;
@@ -135,11 +136,22 @@ typedef struct wa_wasip3_future_read {
     const wa_wasip3_future_type *t;
     uint32_t end;          /* the readable end while held, else 0 */
     void *value;
+    int writing;           /* private: a future_write */
     wa_rt *rt;             /* private: set by the first poll */
     wa_waitable_wait wait; /* private: on the end's registration */
 } wa_wasip3_future_read;
 wa_future *wa_wasip3_future_read_init(wa_wasip3_future_read *f, const wa_wasip3_future_type *t, uint32_t readable,
                                       void *value);
+
+/* Writes value (borrowed, T's layout, kept alive until this finishes or is
+ * dropped) into the future writable (taken, not joined) of type t: status
+ * 0 when the reader took it, WA_ECLOSED when the reader had gone; the end
+ * is dropped then. Dropped while pending, it cancels the write; an end
+ * whose write was cancelled before the reader took it stays held (the
+ * spec traps on dropping a writable end that wrote nothing). */
+typedef wa_wasip3_future_read wa_wasip3_future_write;
+wa_future *wa_wasip3_future_write_init(wa_wasip3_future_write *f, const wa_wasip3_future_type *t, uint32_t writable,
+                                       const void *value);
 
 /* How many stream and future ends the library holds now (taken, made,
  * less dropped or handed to the host). A leak shows as growth. */
@@ -201,6 +213,12 @@ wa_export_call *wa_export_begin_(void);
 wa_join *wa_export_join_(wa_export_call *c);
 uint32_t wa_export_start_(wa_export_call *c, int spawned, wa_export_return ret);
 uint32_t wa_export_callback_(uint32_t event, uint32_t p1, uint32_t p2, wa_export_return ret);
+/* Private to the library's exports (the HTTP handler): asks that the call
+ * whose task is join's make its task.return before its task ends:
+ * resolve(arg) runs in the call's own task at its next entry or callback,
+ * and ret does not run at the end (the spec lets a task run on after
+ * task.return, to write its streams). */
+void wa_export_resolve_(wa_join *join, void (*resolve)(void *arg), void *arg);
 
 #ifdef __cplusplus
 }

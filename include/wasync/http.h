@@ -1,12 +1,14 @@
-/* wasync/http.h - HTTP client (native: libcurl; WASI 0.2: wasi:http) and
- * server (WASI 0.2). A host without one refuses its calls at compile time.
+/* wasync/http.h - HTTP client (native: libcurl; WASI 0.2 and 0.3:
+ * wasi:http; JS: fetch) and server (WASI 0.2 and 0.3). A host without one
+ * refuses its calls at compile time.
  *
  * Client: describe a request (method, URL, headers, a body in memory or a
  * stream), send it with wa_http_send, get a response whose body is a
  * wasync stream; or wa_http_fetch it whole. Dropping the future (a
  * timeout, a lost race) releases every handle and pollable it held.
  *
- * Server: WA_HTTP_SERVE(handler) exports wasi:http/incoming-handler. Each
+ * Server: WA_HTTP_SERVE(handler) exports wasi:http/incoming-handler (0.3:
+ * wasi:http/handler). Each
  * request runs as a task the handler spawns; it reads the request (its body
  * is a stream) and answers with wa_http_incoming_respond, writing the response body
  * as a stream with backpressure. A task that fails before responding
@@ -18,23 +20,23 @@
 
 #include "runtime.h"
 #include "stream.h"
+#if defined(WASYNC_HOST_WASIP3)
+#include "component.h" /* WA_HTTP_SERVE is an async export there */
+#endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The client's calls on a host without HTTP (or, the JS host, without
- * this client yet), the server's on a host that cannot export a handler
- * (only a WASI 0.2 component can; WASI 0.3 will). */
+/* The client's calls on a host without HTTP, the server's on a host that
+ * cannot export a handler (only a WASI 0.2 or 0.3 component can). */
 #if defined(WASYNC_HOST_WASIP1)
-#define WA_HTTP_CLIENT_ WA_UNAVAILABLE_("wasync: no HTTP on the wasip1 host (WASI 0.1 has none; http.h's client is native's and WASI 0.2's)")
-#elif defined(WASYNC_HOST_JS)
-#define WA_HTTP_CLIENT_ WA_UNAVAILABLE_("wasync: http.h's client is not on the js host yet (wa_js_fetch_init fetches a body)")
+#define WA_HTTP_CLIENT_ WA_UNAVAILABLE_("wasync: no HTTP on the wasip1 host (WASI 0.1 has none; http.h's client is native's, WASI 0.2's and the js host's)")
 #else
 #define WA_HTTP_CLIENT_
 #endif
 #if defined(WASYNC_HOST_NATIVE) || defined(WASYNC_HOST_JS) || defined(WASYNC_HOST_WASIP1)
-#define WA_HTTP_SERVER_ WA_UNAVAILABLE_("wasync: no HTTP server on the " WASYNC_HOST " host (http.h's server is WASI 0.2's)")
+#define WA_HTTP_SERVER_ WA_UNAVAILABLE_("wasync: no HTTP server on the " WASYNC_HOST " host (http.h's server is WASI 0.2's and 0.3's)")
 #else
 #define WA_HTTP_SERVER_
 #endif
@@ -120,12 +122,22 @@ typedef int (*wa_http_handler)(wa_rt *rt, wa_http_incoming *in, wa_join *task);
  * handler on one runtime. Use once, at file scope, in a reactor component
  * of the wasi:http/proxy world. WASI 0.2 runs the guest only inside the
  * export, so each call drives the runtime until the request's task ends;
- * other tasks progress meanwhile. */
+ * other tasks progress meanwhile. On WASI 0.3 it is the async export
+ * wasi:http/handler#handle (world service-p3) on the callback driver
+ * (wasync/component.h): the call returns the response as soon as the task
+ * responds, and runs on while the task writes the body. */
+#if defined(WASYNC_HOST_WASIP3)
+#define WA_HTTP_SERVE(handler) \
+    WA_EXPORT_ASYNC("wasi:http/handler@0.3.0#handle", wa_http_serve_, wa_http_return_, (uint32_t req), req, (handler))
+WA_HTTP_SERVER_ int wa_http_serve_(wa_rt *rt, wa_join *join, uint32_t req, wa_http_handler handler);
+WA_HTTP_SERVER_ void wa_http_return_(wa_future *done, int status);
+#else
 #define WA_HTTP_SERVE(handler)                                                                    \
     __attribute__((export_name("wasi:http/incoming-handler@0.2.12#handle"))) void wa_http_export_( \
         uint32_t req, uint32_t out);                                                             \
     void wa_http_export_(uint32_t req, uint32_t out) { wa_http_serve_(req, out, (handler)); }
 WA_HTTP_SERVER_ void wa_http_serve_(uint32_t req, uint32_t out, wa_http_handler handler);
+#endif
 
 /* The request's method ("GET", ...), path with query ("/" if none) and
  * authority ("" if none): borrowed from in. A request whose method, path

@@ -23,11 +23,6 @@ extern "C" {
 /* The module's runtime (borrowed), or NULL before wasync_init. */
 wa_rt *wa_js_rt(void);
 
-/* Kinds of host operation (the glue's table of starters). */
-enum {
-    WA_JS_FETCH = 1, /* request: a URL; result: the body, number = HTTP status */
-};
-
 /* A host operation as a future. Status 0 when the host delivered a result,
  * a negative WA_E* code when it failed (a rejected promise gives WA_EIO; the
  * rejection's message is in data). Once it completed, data belongs to the
@@ -37,7 +32,7 @@ enum {
 typedef struct wa_js_op {
     wa_future fut;
     uint32_t id;          /* the host's key, 0 until started */
-    int kind;             /* WA_JS_FETCH, or 0 for a promise await */
+    int kind;             /* the HTTP client's kinds (internal), or 0: a promise await */
     int state;
     uint32_t handle;      /* a promise await: the promise's handle */
     struct wa_js_op *next; /* a promise await: in the promise's waiters */
@@ -49,10 +44,6 @@ typedef struct wa_js_op {
     size_t len;
     double number;        /* a delivered number (HTTP status, resolved value) */
 } wa_js_op;
-
-/* Fetches url (borrowed until completion). The body arrives in data/len
- * (in chunks as the host streams it), the HTTP status in number. */
-wa_future *wa_js_fetch_init(wa_js_op *op, const char *url);
 
 /* Awaits the JS promise the embedder registered as handle (the glue's
  * adopt(promise) returns it). Resolving with a number sets number; with a

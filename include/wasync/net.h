@@ -1,4 +1,5 @@
-/* wasync/net.h - TCP, on WASI 0.2 (wasi:sockets) and native Linux (epoll).
+/* wasync/net.h - TCP, on WASI 0.2 and 0.3 (wasi:sockets) and native Linux
+ * (epoll).
  *
  * A connection is a stream (stream.h): read, write with backpressure,
  * close. An address is an IPv4 ("127.0.0.1") or IPv6 ("::1") literal, read
@@ -6,9 +7,9 @@
  * zone ids ("fe80::1%eth0"), no leading zeros in IPv4 ("0127.0.0.1" is
  * WA_EINVAL, not octal). NULL is WA_EINVAL too: "0.0.0.0" or "::" is how
  * to listen on every address. An IPv4-mapped address ("::ffff:1.2.3.4") is
- * its IPv4 address. IPv6 sockets are IPv6 only, on both hosts (WASI 0.2's
+ * its IPv4 address. IPv6 sockets are IPv6 only, on every host (WASI 0.2's
  * are), so "::" and "0.0.0.0" can listen on one port side by side. The same
- * program runs on both hosts (examples/tcp_echo.c).
+ * program runs on every host (examples/tcp_echo.c).
  */
 #ifndef WASYNC_NET_H
 #define WASYNC_NET_H
@@ -38,10 +39,11 @@ typedef struct wa_ip {
 } wa_ip;
 
 /* What an operation of the host keeps (its socket, registration and
- * readiness wait): private, and one size whatever the host, so that a
- * program built without the library's build settings has the layout the
- * library has. Each host checks that its state fits. */
-#define WA_NET_HOST_SIZE (16 + WA_STREAM_WAIT_SIZE)
+ * readiness wait; on WASI 0.3 a connect's or lookup's subtask with the
+ * call's argument and return areas): private, and one size whatever the
+ * host, so that a program built without the library's build settings has
+ * the layout the library has. Each host checks that its state fits. */
+#define WA_NET_HOST_SIZE (64 + WA_STREAM_WAIT_SIZE)
 typedef union wa_net_host {
     unsigned char bytes[WA_NET_HOST_SIZE];
     uint64_t align_;

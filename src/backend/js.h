@@ -12,8 +12,9 @@
 /* Declares a function of the import module "wasync" (js/wasync.mjs). */
 #define WA_JS_IMPORT(name) __attribute__((import_module("wasync"), import_name(#name)))
 
-/* What a key stands for. */
-enum { WA_JS_KEY_OP = 1, WA_JS_KEY_PROMISE };
+/* What a key stands for: a host operation, a promise, or something the
+ * glue keeps for C (a handle: nothing is delivered to it). */
+enum { WA_JS_KEY_OP = 1, WA_JS_KEY_PROMISE, WA_JS_KEY_HANDLE };
 
 /* Creates the module's runtime on a new JS reactor, once: 0 (also when it
  * exists) or WA_ENOMEM. */

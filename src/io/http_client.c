@@ -39,12 +39,12 @@ int wa_http_response_status(const wa_http_response *r) { return r->status; }
 
 const char *wa_http_response_header(wa_http_response *r, const char *name)
 {
-    return wa_http_fields_find(&r->fields, wa_p2_response_headers, r->resp, name);
+    return wa_http_fields_find(&r->fields, wa_p2_response_header_list, r->resp, name);
 }
 
 const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n)
 {
-    return wa_http_fields_all(&r->fields, wa_p2_response_headers, r->resp, n);
+    return wa_http_fields_all(&r->fields, wa_p2_response_header_list, r->resp, n);
 }
 
 wa_stream *wa_http_response_body(wa_http_response *r) { return r->body; }

@@ -1,28 +1,21 @@
 /* Received headers, fetched once (see http_fields.h). */
 #include <stdlib.h>
 
-#include "../wasi/http.h"
 #include "http_fields.h"
 #include "http_url.h"
 
-const wa_http_header *wa_http_fields_all(wa_http_fields *f, uint32_t (*headers_of)(uint32_t), uint32_t owner,
-                                         size_t *n)
+const wa_http_header *wa_http_fields_all(wa_http_fields *f, wa_http_fields_load load, uint32_t owner, size_t *n)
 {
-    if (!f->loaded) {
-        uint32_t h = headers_of(owner);
-        if (wa_p2_fields_entries(h, &f->list, &f->n) != WA_ENOMEM)
-            f->loaded = 1; /* (out of memory: try again next time) */
-        wa_p2_fields_drop(h);
-    }
+    if (!f->loaded && load(owner, &f->list, &f->n) != WA_ENOMEM)
+        f->loaded = 1; /* (out of memory: try again next time) */
     *n = f->n;
     return f->n ? f->list : NULL;
 }
 
-const char *wa_http_fields_find(wa_http_fields *f, uint32_t (*headers_of)(uint32_t), uint32_t owner,
-                                const char *name)
+const char *wa_http_fields_find(wa_http_fields *f, wa_http_fields_load load, uint32_t owner, const char *name)
 {
     size_t n;
-    const wa_http_header *h = wa_http_fields_all(f, headers_of, owner, &n);
+    const wa_http_header *h = wa_http_fields_all(f, load, owner, &n);
     return wa_http_headers_find(h, n, name);
 }
 

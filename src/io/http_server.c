@@ -39,12 +39,12 @@ static int wa_http_request_line(wa_http_incoming *in)
 
 const char *wa_http_incoming_header(wa_http_incoming *in, const char *name)
 {
-    return wa_http_fields_find(&in->fields, wa_p2_request_headers, in->req, name);
+    return wa_http_fields_find(&in->fields, wa_p2_request_header_list, in->req, name);
 }
 
 const wa_http_header *wa_http_incoming_headers(wa_http_incoming *in, size_t *n)
 {
-    return wa_http_fields_all(&in->fields, wa_p2_request_headers, in->req, n);
+    return wa_http_fields_all(&in->fields, wa_p2_request_header_list, in->req, n);
 }
 
 int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)

@@ -1,5 +1,6 @@
 /* The JavaScript host's operations: futures over what the host does for C
- * (a fetch: js.h's kinds), awaits of promises the embedder adopted, and the
+ * (an HTTP client's fetches: js_ops.h's kinds), handles of what the host
+ * keeps for C (a fetch's Response), awaits of promises the embedder adopted, and the
  * settling of exported async calls. The host completes them through the
  * module's exports (src/js/exports.c); keys come from the reactor
  * (src/backend/js.c). Imports from "wasync":
@@ -185,7 +186,7 @@ static void wa_js_op_drop(wa_future *f)
 
 static const wa_future_vt wa_js_op_vt = {wa_js_op_poll, wa_js_op_drop, "js_op"};
 
-static wa_future *wa_js_op_init(wa_js_op *op, int kind, uint32_t handle, const char *req, size_t len)
+wa_future *wa_js_op_init_(wa_js_op *op, int kind, uint32_t handle, const char *req, size_t len)
 {
     memset(op, 0, sizeof *op);
     op->fut.vt = &wa_js_op_vt;
@@ -196,14 +197,17 @@ static wa_future *wa_js_op_init(wa_js_op *op, int kind, uint32_t handle, const c
     return &op->fut;
 }
 
-wa_future *wa_js_fetch_init(wa_js_op *op, const char *url)
-{
-    return wa_js_op_init(op, WA_JS_FETCH, 0, url, strlen(url));
-}
-
 wa_future *wa_js_await_init(wa_js_op *op, uint32_t handle)
 {
-    return wa_js_op_init(op, 0, handle, NULL, 0);
+    return wa_js_op_init_(op, 0, handle, NULL, 0);
+}
+
+int wa_js_handle_new_(void *ptr, uint32_t *key) { return wa_js_key_new_(ptr, WA_JS_KEY_HANDLE, key); }
+
+void wa_js_handle_free_(uint32_t key)
+{
+    wa_js_key_free_(key);
+    wa_js_op_cancel_(key);
 }
 
 uint32_t wa_js_promise_new_(void)

@@ -1,8 +1,9 @@
-/* A Component Model future<T> read as a wasync future (component.h): an
- * async future.read into the caller's storage; BLOCKED waits for the end's
- * FUTURE_READ event through a waitable registration. Dropped before that,
- * it takes the end out of the set and cancels the read (synchronously), so
- * the storage is the caller's again. The end is dropped either way. */
+/* A Component Model future<T> read or written as a wasync future
+ * (component.h): an async future.read into the caller's storage, or
+ * future.write from it; BLOCKED waits for the end's FUTURE_READ or
+ * FUTURE_WRITE event through a waitable registration. Dropped before that,
+ * it takes the end out of the set and cancels the copy (synchronously), so
+ * the storage is the caller's again. The end is dropped when done. */
 #include <stdbool.h>
 
 #include "../wasi/p3.h"
@@ -10,7 +11,8 @@
 
 wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
 
-/* The read's result: the value came, or the writer went without one. */
+/* The copy's result: the value came (or was taken), or the other end went
+ * without it. */
 static int wa_future_read_status(uint32_t r)
 {
     return wa_p3_copy_status(r) == WA_P3_COPY_COMPLETED ? 0 : WA_ECLOSED;
@@ -25,7 +27,7 @@ static void wa_future_read_release(wa_wasip3_future_read *f)
     if (st)
         st->end_drops++;
     wa_p3_live_ends--;
-    f->t->drop_readable(f->end);
+    (f->writing ? f->t->drop_writable : f->t->drop_readable)(f->end);
     f->end = 0;
 }
 
@@ -39,7 +41,7 @@ static int wa_future_read_poll(wa_future *fu, wa_cx *cx)
         wa_wasip3_stats *st = wa_wasip3_stats_of_(cx->rt);
         if (st)
             st->copies++;
-        uint32_t r = f->t->read(f->end, f->value);
+        uint32_t r = f->writing ? f->t->write(f->end, f->value) : f->t->read(f->end, f->value);
         if (r != WA_P3_BLOCKED) {
             wa_future_read_release(f);
             return wa_future_read_status(r);
@@ -76,7 +78,10 @@ static void wa_future_read_drop(wa_future *fu)
             wa_wasip3_stats *st = wa_wasip3_stats_of_(f->rt);
             if (st)
                 st->copy_cancels++;
-            f->t->cancel_read(f->end);
+            if (f->writing && wa_p3_copy_status(f->t->cancel_write(f->end)) == WA_P3_COPY_CANCELLED)
+                return; /* not done: a writable end the spec does not let go (a trap) */
+            if (!f->writing)
+                f->t->cancel_read(f->end);
         }
     }
     wa_future_read_release(f);
@@ -84,16 +89,29 @@ static void wa_future_read_drop(wa_future *fu)
 
 static const wa_future_vt wa_future_read_vt = {wa_future_read_poll, wa_future_read_drop, "wasip3_future_read"};
 
-wa_future *wa_wasip3_future_read_init(wa_wasip3_future_read *f, const wa_wasip3_future_type *t, uint32_t readable,
-                                      void *value)
+static wa_future *wa_future_copy_init(wa_wasip3_future_read *f, const wa_wasip3_future_type *t, uint32_t end,
+                                      void *value, int writing)
 {
     f->fut.vt = &wa_future_read_vt;
     f->t = t;
-    f->end = readable;
+    f->end = end;
     f->value = value;
+    f->writing = writing;
     f->rt = NULL;
     f->wait.key = 0; /* (keys are never 0) */
     f->wait.ready = 0;
     wa_p3_live_ends++; /* taken */
     return &f->fut;
+}
+
+wa_future *wa_wasip3_future_read_init(wa_wasip3_future_read *f, const wa_wasip3_future_type *t, uint32_t readable,
+                                      void *value)
+{
+    return wa_future_copy_init(f, t, readable, value, 0);
+}
+
+wa_future *wa_wasip3_future_write_init(wa_wasip3_future_write *f, const wa_wasip3_future_type *t, uint32_t writable,
+                                       const void *value)
+{
+    return wa_future_copy_init(f, t, writable, (void *)value, 1);
 }

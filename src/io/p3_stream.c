@@ -19,6 +19,7 @@
 #include "../wasi/p3.h"
 #include "wasync/component.h"
 #include "wasync/stream.h"
+#include "p3_stream.h"
 
 wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
 
@@ -40,7 +41,10 @@ typedef struct wa_p3s {
     const wa_wasip3_stream_type *t;
     wa_p3s_dir dir[2]; /* [0] the readable end, [1] the writable one */
     const wa_wasip3_future_type *result_t;
-    uint32_t result;   /* stdio: the future of the host's result, or 0 */
+    uint32_t result[2];  /* futures of the host's results (stdio: one; TCP:
+                          * receive's and send's), or 0 */
+    uint32_t owner;      /* what the ends come from (a TCP socket), or 0 */
+    void (*drop_owner)(uint32_t);
     unsigned char *kept; /* what a cancelled read got, for the next read */
     size_t kept_len, kept_off;
 } wa_p3s;
@@ -204,22 +208,22 @@ static wa_future *wa_p3s_ready(wa_stream *st, int dir, void *storage)
     return &r->fut;
 }
 
-/* The host's result of a stdio stream, its end dropped: read if it is
+/* A host's result future (its stream's end dropped): read if it is
  * there, else cancelled, since a close cannot wait (and the bytes the
- * host took are out already). */
-static void wa_p3s_drop_result(wa_p3s *s)
+ * host took are out already). An error's string, if any, is lost. */
+static void wa_p3s_drop_result(wa_p3s *s, uint32_t result)
 {
     wa_wasip3_stats *st = wa_p3s_stats(s);
-    _Alignas(8) unsigned char value[8];
+    _Alignas(8) unsigned char value[24];
     st->copies++;
-    if (s->result_t->read(s->result, value) == WA_P3_BLOCKED) {
+    if (s->result_t->read(result, value) == WA_P3_BLOCKED) {
         st->copies_blocked++;
         st->copy_cancels++;
-        s->result_t->cancel_read(s->result);
+        s->result_t->cancel_read(result);
     }
     st->end_drops++;
     wa_p3_live_ends--;
-    s->result_t->drop_readable(s->result);
+    s->result_t->drop_readable(result);
 }
 
 /* No copy is in flight: the stream layer let every operation go, and a
@@ -237,8 +241,11 @@ static void wa_p3s_close(wa_stream *st)
         wa_p3_live_ends--;
         (i ? s->t->drop_writable : s->t->drop_readable)(d->end);
     }
-    if (s->result)
-        wa_p3s_drop_result(s);
+    for (int i = 0; i < 2; i++)
+        if (s->result[i])
+            wa_p3s_drop_result(s, s->result[i]);
+    if (s->owner) /* last: its ends are gone */
+        s->drop_owner(s->owner);
     free(s->kept);
     free(s);
 }
@@ -246,19 +253,22 @@ static void wa_p3s_close(wa_stream *st)
 static const wa_stream_vt wa_p3s_vt = {wa_p3s_try_read, wa_p3s_try_write, wa_p3s_try_flush, wa_p3s_ready,
                                        wa_p3s_close};
 
-/* The ends (and the result future of type rt, if any) are taken. */
-static int wa_p3s_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
-                       const wa_wasip3_future_type *result_t, uint32_t result, wa_stream **out)
+int wa_wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
+                       const wa_wasip3_future_type *result_t, const uint32_t result[2], uint32_t owner,
+                       void (*drop_owner)(uint32_t), wa_stream **out)
 {
     wa_p3s *s = calloc(1, sizeof *s);
     if (!s) {
-        wa_p3_live_ends -= !!readable + !!writable + !!result;
+        wa_p3_live_ends -= !!readable + !!writable + !!result[0] + !!result[1];
         if (readable)
             t->drop_readable(readable);
         if (writable)
             t->drop_writable(writable);
-        if (result)
-            result_t->drop_readable(result);
+        for (int i = 0; i < 2; i++)
+            if (result[i])
+                result_t->drop_readable(result[i]);
+        if (owner)
+            drop_owner(owner);
         return WA_ENOMEM;
     }
     s->base.vt = &wa_p3s_vt;
@@ -267,7 +277,9 @@ static int wa_p3s_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t reada
     s->dir[0].end = readable;
     s->dir[1].end = writable;
     s->result_t = result_t;
-    s->result = result;
+    memcpy(s->result, result, sizeof s->result);
+    s->owner = owner;
+    s->drop_owner = drop_owner;
     *out = &s->base;
     return 0;
 }
@@ -276,20 +288,20 @@ int wa_wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t re
                           wa_stream **s)
 {
     wa_p3_live_ends += !!readable + !!writable; /* taken */
-    return wa_p3s_open(rt, t, readable, writable, NULL, 0, s);
+    return wa_wasip3_stream_open_owned(rt, t, readable, writable, NULL, (uint32_t[2]){0}, 0, NULL, s);
 }
 
 int wa_wasip3_stream_new(wa_rt *rt, const wa_wasip3_stream_type *t, wa_stream **reader, wa_stream **writer)
 {
     uint64_t ends = t->new_();
     wa_p3_live_ends += 2;
-    int rc = wa_p3s_open(rt, t, (uint32_t)ends, 0, NULL, 0, reader);
+    int rc = wa_wasip3_stream_open_owned(rt, t, (uint32_t)ends, 0, NULL, (uint32_t[2]){0}, 0, NULL, reader);
     if (rc < 0) {
         wa_p3_live_ends--;
         t->drop_writable((uint32_t)(ends >> 32));
         return rc;
     }
-    if ((rc = wa_p3s_open(rt, t, 0, (uint32_t)(ends >> 32), NULL, 0, writer)) < 0)
+    if ((rc = wa_wasip3_stream_open_owned(rt, t, 0, (uint32_t)(ends >> 32), NULL, (uint32_t[2]){0}, 0, NULL, writer)) < 0)
         wa_stream_close(reader);
     return rc;
 }
@@ -300,7 +312,7 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
     switch (fd) {
     case 0:
         wa_p3_stdin_read_via_stream(&r, &result);
-        return wa_p3s_open(rt, &wa_wasip3_cli_bytes, r, 0, &wa_wasip3_cli_result, result, s);
+        return wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, r, 0, &wa_wasip3_cli_result, (uint32_t[2]){result}, 0, NULL, s);
     case 1:
     case 2: {
         uint64_t ends = wa_wasip3_cli_bytes.new_();
@@ -308,7 +320,7 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
         r = (uint32_t)ends;
         w = (uint32_t)(ends >> 32);
         result = wa_p3_std_write_via_stream(fd, r);
-        return wa_p3s_open(rt, &wa_wasip3_cli_bytes, 0, w, &wa_wasip3_cli_result, result, s);
+        return wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, 0, w, &wa_wasip3_cli_result, (uint32_t[2]){result}, 0, NULL, s);
     }
     default:
         return WA_EINVAL;

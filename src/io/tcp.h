@@ -1,11 +1,12 @@
 /* Internal: what every host's TCP shares (tcp.c, ip.c), and what each host
- * gives it (tcp_epoll.c, tcp_wasi.c). */
+ * gives it (tcp_epoll.c, tcp_wasi.c, tcp_p3.c). */
 #ifndef WASYNC_IO_TCP_H
 #define WASYNC_IO_TCP_H
 
 #include <stdint.h>
 
 #include "wasync/net.h"
+#include "wasync/sync.h"
 
 /* Reads s (borrowed), an IPv4 or IPv6 literal, as inet_pton does, into
  * *out. Returns 0, or WA_EINVAL (NULL too). */
@@ -22,6 +23,16 @@ struct wa_tcp {
 #if defined(WASYNC_HOST_WASIP2)
     uint32_t sock, net;
     wa_pollable_key key;
+#elif defined(WASYNC_HOST_WASIP3)
+    /* the socket and the readable end of its stream<tcp-socket>, read one
+     * socket at a time: the read is the listener's, so an accept dropped
+     * while it is BLOCKED leaves it to the next (only the close cancels it) */
+    uint32_t sock, accepts;
+    uint64_t key;   /* accepts' registration (a wa_waitable_key) */
+    int reading;    /* the read's state (tcp_p3.c) */
+    uint32_t got;   /* its buffer: one socket */
+    wa_tcp_op *waiter; /* the accept waiting on the registration, or NULL */
+    wa_notify turn;    /* ...and the others wait for their turn here */
 #else
     int fd;
     wa_fd_key key;

@@ -31,6 +31,9 @@ struct wa_export_call {
     struct wa_export_call *next;
     int spawned;   /* the spawn's result: < 0, no task */
     int cancelled; /* TASK_CANCELLED was delivered */
+    int resolved;  /* task.return was made early (wa_export_resolve_) */
+    void (*resolve)(void *arg); /* ...and this one is asked for */
+    void *resolve_arg;
 };
 
 static wa_rt *wa_export_rt;
@@ -99,6 +102,29 @@ wa_join *wa_export_join_(wa_export_call *c) { return &c->join; }
 
 static int wa_export_done(const wa_export_call *c) { return c->spawned < 0 || wa_join_done(&c->join); }
 
+/* Something for c to do in its own task: end, or resolve early. */
+static int wa_export_due(const wa_export_call *c) { return c->resolve || wa_export_done(c); }
+
+void wa_export_resolve_(wa_join *join, void (*resolve)(void *arg), void *arg)
+{
+    for (wa_export_call *c = wa_export_calls; c; c = c->next)
+        if (&c->join == join) {
+            c->resolve = resolve;
+            c->resolve_arg = arg;
+        }
+}
+
+/* Makes c's early task.return if one is asked for (in c's own task). */
+static void wa_export_resolve_now(wa_export_call *c)
+{
+    void (*resolve)(void *) = c->resolve;
+    if (resolve) {
+        c->resolve = NULL;
+        c->resolved = 1;
+        resolve(c->resolve_arg);
+    }
+}
+
 /* A call whose task finished in another call's callback waits for a
  * callback of its own: one wake event on the set per such call. An event
  * may reach a call that is still running, which then asks again. And jco
@@ -108,7 +134,7 @@ static void wa_export_wake(unsigned extra)
 {
     unsigned want = wa_export_released + extra;
     for (const wa_export_call *o = wa_export_calls; o; o = o->next)
-        want += wa_export_done(o);
+        want += wa_export_due(o);
     wa_export_released = 0;
     wa_wasip3_wake_(wa_export_rt, want);
 }
@@ -142,7 +168,10 @@ static uint32_t wa_export_exit(void)
 static uint32_t wa_export_end(wa_export_call *c, wa_export_return ret)
 {
     int status = c->spawned < 0 ? c->spawned : wa_join_status(&c->join);
-    if (c->cancelled && status == WA_ECANCELED)
+    wa_export_resolve_now(c);
+    if (c->resolved)
+        ; /* task.return was made */
+    else if (c->cancelled && status == WA_ECANCELED)
         wa_p3_task_cancel();
     else
         ret(c->spawned < 0 ? NULL : wa_join_output(&c->join), status);
@@ -164,11 +193,12 @@ static uint32_t wa_export_drive(wa_export_call *c, wa_export_return ret)
 {
     wa_rt *rt = wa_export_rt;
     for (unsigned n = 0; n < WA_EXPORT_TICKS; n++) {
+        wa_export_resolve_now(c);
         if (wa_export_done(c))
             return wa_export_end(c, ret);
         uint64_t deadline;
         int runnable = wa_export_tick(&deadline);
-        if (runnable > 0 || wa_export_done(c))
+        if (runnable > 0 || wa_export_due(c))
             continue;
         uint32_t set;
         if (wa_wasip3_wait_set_(rt, deadline, &set) > 0) {

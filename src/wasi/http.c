@@ -51,10 +51,6 @@ WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]incoming-response") void wa_p2_im
 __attribute__((import_module("wasi:http/outgoing-handler@0.2.12"), import_name("handle")))
 void wa_p2_imp_http_handle(I32, I32, I32, I32);
 
-/* The method variant's cases, in order; the tenth is other(string). */
-static const char *const wa_p2_methods[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"};
-#define WA_P2_METHOD_OTHER 9
-
 /* result<own<T>, E> with E at most 4 bytes: a tag byte, the handle at 4. */
 static int wa_p2_handle_result(const unsigned char *ret, uint32_t *h)
 {
@@ -63,77 +59,6 @@ static int wa_p2_handle_result(const unsigned char *ret, uint32_t *h)
     memcpy(h, ret + 4, 4);
     wa_p2_live++;
     return 0;
-}
-
-static uint32_t wa_p2_u32(const unsigned char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-/* The (ptr, len) string the host lowered at `at`, as a C string in *out
- * (wa_p2_lift_str: 0, WA_EINVAL, WA_ENOMEM); the host's block is freed. */
-static int wa_p2_take_str(const unsigned char *at, char **out)
-{
-    wa_p2_str s;
-    memcpy(&s, at, sizeof s);
-    int rc = wa_p2_lift_str(s, out);
-    wa_p2_host_free(s.ptr, s.len);
-    return rc;
-}
-
-/* option<string> at `at` (tag, then (ptr, len) at 4): NULL when none. */
-static int wa_p2_option_str(const unsigned char *at, char **out)
-{
-    *out = NULL;
-    return at[0] ? wa_p2_take_str(at + 4, out) : 0;
-}
-
-/* Frees an option<string> at `at` the host lowered. */
-static void wa_p2_option_free(const unsigned char *at)
-{
-    if (at[0])
-        wa_p2_host_free((void *)(uintptr_t)wa_p2_u32(at + 4), wa_p2_u32(at + 8));
-}
-
-/* An error-code at ec, as a WA_E* code; the strings some cases carry (at
- * these offsets in the payload, which is at 8) are freed. */
-static int wa_p2_error_code(const unsigned char *ec)
-{
-    const unsigned char *pl = ec + 8;
-    switch (ec[0]) {
-    case 14: /* TLS-alert-received: alert-message after option<u8> */
-        wa_p2_option_free(pl + 4);
-        break;
-    case 22: /* HTTP-request-header-size: option<field-size-payload> */
-        if (pl[0])
-            wa_p2_option_free(pl + 4);
-        break;
-    case 1:  /* DNS-error: rcode */
-    case 24: /* the field-size-payloads: field-name */
-    case 27:
-    case 30:
-    case 31: /* transfer- and content-coding */
-    case 32:
-    case 38: /* internal-error */
-        wa_p2_option_free(pl);
-        break;
-    }
-    switch (ec[0]) {
-    case 6:
-        return WA_ECONNREFUSED;
-    case 7:
-        return WA_ECONNRESET;
-    case 0:
-    case 8:
-    case 9:
-    case 10:
-    case 33:
-        return WA_ETIMEDOUT;
-    default:
-        return WA_EIO;
-    }
 }
 
 /* ---- fields ---- */
@@ -156,7 +81,7 @@ int wa_p2_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields)
     return wa_p2_handle_result(ret, fields) < 0 ? WA_EINVAL : 0;
 }
 
-int wa_p2_fields_entries(uint32_t fields, wa_http_header **out, size_t *n)
+static int wa_p2_fields_entries(uint32_t fields, wa_http_header **out, size_t *n)
 {
     uint32_t ret[2] __attribute__((aligned(4)));
     wa_p2_imp_fields_entries((I32)fields, ADDR(ret));
@@ -181,11 +106,11 @@ int wa_p2_request_method(uint32_t req, const char **method, char **owned)
     _Alignas(4) unsigned char ret[12];
     wa_p2_imp_request_method((I32)req, ADDR(ret));
     *owned = NULL;
-    if (ret[0] < WA_P2_METHOD_OTHER) {
-        *method = wa_p2_methods[ret[0]];
+    if (ret[0] < WA_P2_HTTP_METHOD_OTHER) {
+        *method = wa_p2_http_methods[ret[0]];
         return 0;
     }
-    int rc = wa_p2_take_str(ret + 4, owned);
+    int rc = wa_p2_lift_take_str(ret + 4, owned);
     *method = *owned;
     return rc;
 }
@@ -195,7 +120,7 @@ static int wa_p2_request_str(void (*imp)(I32, I32), uint32_t req, char **out)
 {
     _Alignas(4) unsigned char ret[12];
     imp((I32)req, ADDR(ret));
-    return wa_p2_option_str(ret, out);
+    return wa_p2_lift_option_str(ret, out);
 }
 
 int wa_p2_request_path(uint32_t req, char **path)
@@ -208,7 +133,20 @@ int wa_p2_request_authority(uint32_t req, char **authority)
     return wa_p2_request_str(wa_p2_imp_request_authority, req, authority);
 }
 
-uint32_t wa_p2_request_headers(uint32_t req) { return wa_p2_live++, (uint32_t)wa_p2_imp_request_headers((I32)req); }
+/* The entries of a child fields handle (headers), dropped after. */
+static int wa_p2_header_list(I32 (*headers)(I32), uint32_t owner, wa_http_header **list, size_t *n)
+{
+    uint32_t h = (uint32_t)headers((I32)owner);
+    wa_p2_live++;
+    int rc = wa_p2_fields_entries(h, list, n);
+    wa_p2_fields_drop(h);
+    return rc;
+}
+
+int wa_p2_request_header_list(uint32_t req, wa_http_header **list, size_t *n)
+{
+    return wa_p2_header_list(wa_p2_imp_request_headers, req, list, n);
+}
 
 /* An incoming-body's stream (a child of the body, dropped before it). */
 static int wa_p2_body_stream(uint32_t body, uint32_t *stream)
@@ -256,7 +194,7 @@ static int wa_p2_outgoing(I32 r, int bad, void (*body_of)(I32, I32), void (*drop
         return bad ? WA_EINVAL : WA_EIO;
     }
     *out = (uint32_t)r;
-    *body = wa_p2_u32(ret + 4);
+    *body = wa_p2_lift_u32(ret + 4);
     wa_p2_live++;
     return 0;
 }
@@ -292,7 +230,7 @@ int wa_p2_body_finish(uint32_t body)
     _Alignas(8) unsigned char ret[40]; /* result<_, error-code> */
     wa_p2_live--;
     wa_p2_imp_body_finish((I32)body, 0, 0, ADDR(ret));
-    return ret[0] ? wa_p2_error_code(ret + 8) : 0;
+    return ret[0] ? wa_p2_lift_error_code(ret + 8) : 0;
 }
 
 void wa_p2_outgoing_body_drop(uint32_t body)
@@ -316,10 +254,10 @@ static I32 wa_p2_set_scheme(I32 r, wa_p2_str s)
 
 static I32 wa_p2_set_method(I32 r, const char *m)
 {
-    for (I32 i = 0; i < WA_P2_METHOD_OTHER; i++)
-        if (!strcmp(m, wa_p2_methods[i]))
+    for (I32 i = 0; i < WA_P2_HTTP_METHOD_OTHER; i++)
+        if (!strcmp(m, wa_p2_http_methods[i]))
             return wa_p2_imp_set_method(r, i, 0, 0);
-    return wa_p2_imp_set_method(r, WA_P2_METHOD_OTHER, ADDR(m), (I32)strlen(m));
+    return wa_p2_imp_set_method(r, WA_P2_HTTP_METHOD_OTHER, ADDR(m), (I32)strlen(m));
 }
 
 int wa_p2_request_new(uint32_t headers, const char *method, wa_p2_str scheme, wa_p2_str authority, wa_p2_str path,
@@ -338,7 +276,7 @@ int wa_p2_http_send(uint32_t req, uint32_t *future)
     wa_p2_live--;
     wa_p2_imp_http_handle((I32)req, 0, 0, ADDR(ret));
     if (ret[0])
-        return wa_p2_error_code(ret + 8);
+        return wa_p2_lift_error_code(ret + 8);
     memcpy(future, ret + 8, 4);
     wa_p2_live++;
     return 0;
@@ -357,7 +295,7 @@ int wa_p2_future_get(uint32_t future, uint32_t *resp)
     if (ret[8]) /* taken already */
         return wa_misuse(WA_EMISUSE, "a response taken twice");
     if (ret[16])
-        return wa_p2_error_code(ret + 24);
+        return wa_p2_lift_error_code(ret + 24);
     memcpy(resp, ret + 24, 4);
     wa_p2_live++;
     return 1;
@@ -371,7 +309,10 @@ void wa_p2_future_drop(uint32_t future)
 
 int wa_p2_response_status(uint32_t resp) { return wa_p2_imp_response_status((I32)resp); }
 
-uint32_t wa_p2_response_headers(uint32_t resp) { return wa_p2_live++, (uint32_t)wa_p2_imp_response_headers((I32)resp); }
+int wa_p2_response_header_list(uint32_t resp, wa_http_header **list, size_t *n)
+{
+    return wa_p2_header_list(wa_p2_imp_response_headers, resp, list, n);
+}
 
 int wa_p2_response_consume(uint32_t resp, uint32_t *body, uint32_t *stream)
 {

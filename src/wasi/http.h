@@ -14,10 +14,9 @@
 
 /* fields: built from n headers in one call (WA_EINVAL for a name or value
  * the host refuses, WA_ENOMEM); read whole, as one malloc'd block of *n
- * headers with their strings (free() it), a NUL, CR or LF in them turned
+ * headers with their strings (free() it: the *_header_list calls below), a NUL, CR or LF in them turned
  * into a space (wa_p2_lift_fields: 0, WA_E2BIG, WA_ENOMEM). */
 int wa_p2_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields);
-int wa_p2_fields_entries(uint32_t fields, wa_http_header **list, size_t *n);
 void wa_p2_fields_drop(uint32_t fields);
 
 /* Counts n handles the host gave us (a handler's request and outparam). */
@@ -30,7 +29,8 @@ void wa_p2_adopt(int n);
 int wa_p2_request_method(uint32_t req, const char **method, char **owned);
 int wa_p2_request_path(uint32_t req, char **path);
 int wa_p2_request_authority(uint32_t req, char **authority);
-uint32_t wa_p2_request_headers(uint32_t req);
+/* The request's headers, read whole (wa_http_fields_load). */
+int wa_p2_request_header_list(uint32_t req, wa_http_header **list, size_t *n);
 int wa_p2_request_consume(uint32_t req, uint32_t *body, uint32_t *stream);
 void wa_p2_request_drop(uint32_t req);
 
@@ -54,7 +54,7 @@ uint32_t wa_p2_future_subscribe(uint32_t future);
 int wa_p2_future_get(uint32_t future, uint32_t *resp);
 void wa_p2_future_drop(uint32_t future);
 int wa_p2_response_status(uint32_t resp);
-uint32_t wa_p2_response_headers(uint32_t resp);
+int wa_p2_response_header_list(uint32_t resp, wa_http_header **list, size_t *n);
 int wa_p2_response_consume(uint32_t resp, uint32_t *body, uint32_t *stream);
 void wa_p2_incoming_body_drop(uint32_t body);
 void wa_p2_incoming_response_drop(uint32_t resp);

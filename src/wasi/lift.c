@@ -1,6 +1,7 @@
 /* Lifting host lists of strings into C (see lift.h). Each lift sizes its
  * result first, reading only lengths, then checks the bytes, then copies:
  * a list whose lengths lie is refused before its strings are touched. */
+#include <stdint.h>
 #include <string.h>
 
 #include "lift.h"
@@ -104,4 +105,80 @@ int wa_p2_lift_fields(wa_p2_str *list, size_t n, wa_http_header **out)
     }
     wa_p2_list_free(list, 2 * n);
     return rc;
+}
+
+/* ---- wasi:http (0.2 and 0.3 share these layouts) ---- */
+
+/* The method variant's cases, in order; the tenth is other(string). */
+const char *const wa_p2_http_methods[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"};
+
+uint32_t wa_p2_lift_u32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* The (ptr, len) string the host lowered at `at`, as a C string in *out
+ * (wa_p2_lift_str: 0, WA_EINVAL, WA_ENOMEM); the host's block is freed. */
+int wa_p2_lift_take_str(const unsigned char *at, char **out)
+{
+    wa_p2_str s;
+    memcpy(&s, at, sizeof s);
+    int rc = wa_p2_lift_str(s, out);
+    wa_p2_host_free(s.ptr, s.len);
+    return rc;
+}
+
+/* option<string> at `at` (tag, then (ptr, len) at 4): NULL when none. */
+int wa_p2_lift_option_str(const unsigned char *at, char **out)
+{
+    *out = NULL;
+    return at[0] ? wa_p2_lift_take_str(at + 4, out) : 0;
+}
+
+/* Frees an option<string> at `at` the host lowered. */
+static void wa_p2_option_free(const unsigned char *at)
+{
+    if (at[0])
+        wa_p2_host_free((void *)(uintptr_t)wa_p2_lift_u32(at + 4), wa_p2_lift_u32(at + 8));
+}
+
+/* An error-code at ec, as a WA_E* code; the strings some cases carry (at
+ * these offsets in the payload, which is at 8) are freed. */
+int wa_p2_lift_error_code(const unsigned char *ec)
+{
+    const unsigned char *pl = ec + 8;
+    switch (ec[0]) {
+    case 14: /* TLS-alert-received: alert-message after option<u8> */
+        wa_p2_option_free(pl + 4);
+        break;
+    case 22: /* HTTP-request-header-size: option<field-size-payload> */
+        if (pl[0])
+            wa_p2_option_free(pl + 4);
+        break;
+    case 1:  /* DNS-error: rcode */
+    case 24: /* the field-size-payloads: field-name */
+    case 27:
+    case 30:
+    case 31: /* transfer- and content-coding */
+    case 32:
+    case 38: /* internal-error */
+        wa_p2_option_free(pl);
+        break;
+    }
+    switch (ec[0]) {
+    case 6:
+        return WA_ECONNREFUSED;
+    case 7:
+        return WA_ECONNRESET;
+    case 0:
+    case 8:
+    case 9:
+    case 10:
+    case 33:
+        return WA_ETIMEDOUT;
+    default:
+        return WA_EIO;
+    }
 }

@@ -12,6 +12,7 @@
 #define WASYNC_WASI_LIFT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cabi.h"
 #include "wasync/http.h"
@@ -48,5 +49,22 @@ int wa_p2_lift_strv(wa_p2_str *list, size_t n, size_t k, char ***out);
  * and no line break reaches code that forwards a header. Returns 0,
  * WA_E2BIG or WA_ENOMEM. */
 int wa_p2_lift_fields(wa_p2_str *list, size_t n, wa_http_header **out);
+
+/* wasi:http, whose 0.2 and 0.3 types lay out alike (on wasm32 only: the
+ * pointers below are 32-bit). The method variant's first nine cases; the
+ * tenth is other(string). */
+extern const char *const wa_p2_http_methods[];
+#define WA_P2_HTTP_METHOD_OTHER 9
+/* A u32 at p, unaligned. */
+uint32_t wa_p2_lift_u32(const unsigned char *p);
+/* The (ptr, len) string the host lowered at `at` (its block freed) as a
+ * new C string in *out: 0, WA_EINVAL, WA_ENOMEM (wa_p2_lift_str). */
+int wa_p2_lift_take_str(const unsigned char *at, char **out);
+/* The same of an option<string> at `at` (tag, string at 4): NULL if none. */
+int wa_p2_lift_option_str(const unsigned char *at, char **out);
+/* An error-code at ec as a WA_E* code (refused ECONNREFUSED, reset
+ * ECONNRESET, timeouts ETIMEDOUT, else EIO); the strings some cases carry
+ * are freed. */
+int wa_p2_lift_error_code(const unsigned char *ec);
 
 #endif

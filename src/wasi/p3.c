@@ -3,6 +3,7 @@
  * imports as "[async-lower]NAME" in the interface's module. */
 #include "p3.h"
 #include "wasync/component.h"
+#include "wasync/wasi.h"
 
 #define WA_P3_BUILTIN(name) __attribute__((import_module("$root"), import_name(name)))
 #define WA_P3_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
@@ -31,6 +32,9 @@ WA_P3_IMPORT(MONO, "[async-lower]wait-until") uint32_t wa_p3_imp_wait_until(int6
 
 long wa_p3_live;
 long wa_p3_live_ends;
+long wa_p3_resources;
+
+long wa_wasi_live_handles(void) { return wa_p3_resources + wa_p3_live + wa_p3_live_ends; }
 
 uint32_t wa_p3_waitable_set_new(void) { return wa_p3_imp_set_new(); }
 

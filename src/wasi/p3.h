@@ -181,6 +181,11 @@ struct wa_wasip3_future_type {
 static inline uint32_t wa_p3_copy_status(uint32_t r) { return r & 0xf; }
 static inline uint32_t wa_p3_copy_count(uint32_t r) { return r >> 4; }
 
+/* WASI resource handles the bindings hold (wasi:sockets' tcp-sockets,
+ * wasi:http's fields, requests, responses). wa_wasi_live_handles is their
+ * sum with the subtasks and the ends (wasync/wasi.h). */
+extern long wa_p3_resources;
+
 /* Stream and future ends the library holds (taken or made, less those
  * dropped or handed over). */
 extern long wa_p3_live_ends;

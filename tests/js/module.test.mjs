@@ -15,7 +15,11 @@ for (const name of ['prog', 'minimal', 'timeline', 'bench_js']) {
   });
 }
 
-test('minimal.wasm is under 16 KiB', async () => {
+// 16 KiB until its fetch became http.h's (wa_http_fetch): about 8 KiB more,
+// all of it code the fetch runs (the request checks of http_url.c, the
+// body as a stream read whole, the send; measured 24,700 bytes), so the
+// bound is the next KiB up.
+test('minimal.wasm is under 25 KiB', async () => {
   const bytes = await readFile(join(dir, 'minimal.wasm'));
-  assert.ok(bytes.length < 16 * 1024, `${bytes.length} bytes`);
+  assert.ok(bytes.length < 25 * 1024, `${bytes.length} bytes`);
 });

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "wasync.h"
+#include "wasync/http.h"
 #include "wasync/js.h"
 
 #define EXPORT(name) __attribute__((export_name(#name)))
@@ -15,10 +16,13 @@ typedef struct job {
     uint32_t call;
     wa_sleep s;
     wa_js_op op;
+    wa_http_request req;
+    wa_http_fetch fetch;
     WA_COMBO(2) race;
     uint64_t ms, t0;
     long n, i;
-    char *url;
+    char *url, *body;
+    wa_stream *pipe;
 } job;
 
 /* A job that cannot be spawned is dropped: that frees its url. */
@@ -41,17 +45,15 @@ static char *copy_str(const char *p, size_t n)
     return s;
 }
 
-/* The host operation of the latest fetch_body still alive. */
-static wa_js_op *fetching;
-
 static void job_drop(wa_future *f)
 {
     job *j = (job *)f;
     wa_coro_drop(f);
-    if (fetching == &j->op)
-        fetching = NULL;
     free(j->url);
-    j->url = NULL;
+    free(j->body);
+    if (j->pipe)
+        wa_stream_close(&j->pipe);
+    j->url = j->body = NULL;
 }
 
 /* sleep_ms(ms): resolves with the ms it took. */
@@ -102,15 +104,22 @@ EXPORT(late_sleep_ms) int late_sleep_ms(uint32_t call, double busy, double ms)
     return spawn_job(&late_sleeper_vt, &j);
 }
 
-/* fetch_body(url): resolves with the body; rejects on failure. */
+/* fetch_body(url): resolves with the body (http.h's wa_http_fetch), or
+ * with the HTTP status when the body is empty; rejects on failure. */
 static int fetcher_poll(wa_future *f, wa_cx *cx)
 {
     job *j = (job *)f;
     WA_BEGIN(j, cx);
-    fetching = &j->op; /* until the job is dropped */
-    WA_AWAIT(wa_js_fetch_init(&j->op, j->url));
-    wa_js_settle(j->call, WA_STATUS, j->op.data, j->op.len, j->op.number);
-    free(j->op.data);
+    j->req = (wa_http_request){.url = j->url};
+    WA_AWAIT(wa_http_fetch_init(&j->fetch, &j->req, 0));
+    if (WA_STATUS < 0) {
+        wa_js_settle(j->call, WA_STATUS, NULL, 0, 0);
+        WA_RETURN(0);
+    }
+    wa_js_settle(j->call, 0, j->fetch.len ? j->fetch.data : NULL, j->fetch.len,
+                 wa_http_response_status(j->fetch.response));
+    wa_http_response_free(j->fetch.response);
+    free(j->fetch.data);
     WA_END();
 }
 static const wa_future_vt fetcher_vt = {fetcher_poll, job_drop, "fetcher"};
@@ -121,9 +130,60 @@ EXPORT(fetch_body) int fetch_body(uint32_t call, const char *url, size_t len)
     return j.url ? spawn_job(&fetcher_vt, &j) : WA_ENOMEM;
 }
 
-/* fetch_op_id(): the host's key of the latest fetch_body still alive, 0 if
- * none, so that a test can deliver to it through the raw exports. */
-EXPORT(fetch_op_id) uint32_t fetch_op_id(void) { return fetching ? fetching->id : 0; }
+/* post_echo(url, body): a PUT with a header x-test and body, read from a
+ * stream (a pipe) when stream is nonzero; resolves with the response's
+ * x-reply header, a space and its body, or rejects. */
+static int poster_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    static const wa_http_header hdrs[] = {{"x-test", "wasync"}};
+    j->req = (wa_http_request){.method = "PUT", .url = j->url, .headers = hdrs, .nheaders = 1};
+    if (j->n) {
+        size_t len = strlen(j->body);
+        wa_stream *w;
+        if (wa_pipe_new(len + 1, &j->pipe, &w) < 0) {
+            wa_js_settle(j->call, WA_ENOMEM, NULL, 0, 0);
+            WA_RETURN(0);
+        }
+        size_t n = 0; /* (the pipe has room for it all) */
+        w->vt->try_write(w, j->body, len, &n);
+        wa_stream_close(&w); /* the reader sees its end */
+        j->req.body_stream = j->pipe;
+    } else {
+        j->req.body = j->body;
+        j->req.body_len = strlen(j->body);
+    }
+    WA_AWAIT(wa_http_fetch_init(&j->fetch, &j->req, 0));
+    if (j->pipe)
+        wa_stream_close(&j->pipe);
+    if (WA_STATUS < 0) {
+        wa_js_settle(j->call, WA_STATUS, NULL, 0, 0);
+        WA_RETURN(0);
+    }
+    {
+        const char *reply = wa_http_response_header(j->fetch.response, "X-Reply");
+        size_t m = strlen(reply ? reply : "");
+        char *out = malloc(m + 1 + j->fetch.len);
+        if (out) {
+            memcpy(out, reply ? reply : "", m);
+            out[m] = ' ';
+            memcpy(out + m + 1, j->fetch.data, j->fetch.len);
+        }
+        wa_js_settle(j->call, out ? 0 : WA_ENOMEM, out, m + 1 + j->fetch.len, wa_http_response_status(j->fetch.response));
+        free(out);
+    }
+    wa_http_response_free(j->fetch.response);
+    free(j->fetch.data);
+    WA_END();
+}
+static const wa_future_vt poster_vt = {poster_poll, job_drop, "poster"};
+
+EXPORT(post_echo) int post_echo(uint32_t call, const char *url, size_t len, const char *body, size_t n, int stream)
+{
+    job j = {.call = call, .url = copy_str(url, len), .body = copy_str(body, n), .n = stream};
+    return j.url && j.body ? spawn_job(&poster_vt, &j) : (free(j.url), free(j.body), WA_ENOMEM);
+}
 
 /* fetch_timeout(url, ms): a fetch raced against a sleep; when the sleep
  * wins the fetch is dropped, which aborts it in the host. Resolves with 1
@@ -132,9 +192,12 @@ static int fetch_timeout_poll(wa_future *f, wa_cx *cx)
 {
     job *j = (job *)f;
     WA_BEGIN(j, cx);
-    WA_AWAIT(wa_race_init(&j->race, wa_js_fetch_init(&j->op, j->url), wa_sleep_init(&j->s, WA_MS(j->ms))));
-    if (wa_race_winner(&j->race.c) == 0)
-        free(j->op.data);
+    j->req = (wa_http_request){.url = j->url};
+    WA_AWAIT(wa_race_init(&j->race, wa_http_fetch_init(&j->fetch, &j->req, 0), wa_sleep_init(&j->s, WA_MS(j->ms))));
+    if (wa_race_winner(&j->race.c) == 0 && j->fetch.response) {
+        wa_http_response_free(j->fetch.response);
+        free(j->fetch.data);
+    }
     wa_js_settle(j->call, 0, NULL, 0, wa_race_winner(&j->race.c) == 0);
     WA_END();
 }

@@ -8,6 +8,7 @@
 //   /big?size=N             N bytes of pattern(i), written in 16 KiB pieces
 //   /status?code=N          an empty body with status N
 //   /cut?size=N&at=M        announces N bytes, sends M, then drops the connection
+//   /echo                   201, "METHOD x-test-header body", header x-reply: yes
 //   /api/slow?ms=N          "ok" after N ms (the web demo's fetches)
 //   anything else           a file of the repository: /js/wasync.mjs,
 //                           /build/js/..., /tests/browser/cases.html; / is the
@@ -112,6 +113,15 @@ export function serve(port = 0) {
         const size = Number(q('size', 1 << 20)), at = Number(q('at', 1 << 18));
         res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': size });
         res.write(Buffer.alloc(at, 'x'), () => later(20, () => req.socket.destroy()));
+        break;
+      }
+      case '/echo': {
+        const parts = [];
+        req.on('data', (d) => parts.push(d));
+        req.on('end', () => {
+          res.writeHead(201, { 'x-reply': 'yes' });
+          res.end(`${req.method} ${req.headers['x-test']} ${Buffer.concat(parts)}`);
+        });
         break;
       }
       case '/status':

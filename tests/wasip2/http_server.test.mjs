@@ -7,6 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serve } from './jco_serve.mjs';
 
+// Under run-p3 (a 0.3 service on preview3-shim 0.7.0's HttpServer) three
+// cases differ by host: no deadlock ends a stuck task (the instance's
+// event loop is the host's, which could always deliver), the server passes
+// no authority, and it checks no content-length.
+const p3 = !!process.env.WASYNC_RUN_P3;
+
 test('the HTTP server API', async (t) => {
   const { base, log, stop } = await serve(process.env.WASYNC_COMPONENT);
   const stats = async () => (await fetch(`${base}/stats`)).text();
@@ -24,7 +30,7 @@ test('the HTTP server API', async (t) => {
       assert.ok(Buffer.from(await res.arrayBuffer()).equals(body));
     };
     await t.test('a 1 MiB body streamed in and back out', echo);
-    await t.test('a task stuck for ever: 500, and it is not left behind', async () => {
+    await t.test('a task stuck for ever: 500, and it is not left behind', { skip: p3 }, async () => {
       const res = await fetch(`${base}/stuck`);
       assert.equal(res.status, 500);
       await logged(/deadlock/);
@@ -44,7 +50,7 @@ test('the HTTP server API', async (t) => {
 
     await t.test('method, path, authority and headers', async () => {
       const res = await fetch(`${base}/info`, { method: 'PATCH', headers: { 'x-wasync': 'abc' } });
-      assert.equal(await res.text(), `PATCH /info ${base.slice(7)} x-wasync=abc headers>0=1`);
+      assert.equal(await res.text(), `PATCH /info ${p3 ? '' : base.slice(7)} x-wasync=abc headers>0=1`);
     });
 
     await t.test('a task that fails before responding: 500', async () => {
@@ -59,13 +65,15 @@ test('the HTTP server API', async (t) => {
       assert.equal(await res.text(), 'invalid argument / invalid argument / API misuse');
     });
 
-    await t.test('a body shorter than its content-length: finish says so', async () => {
+    await t.test('a body shorter than its content-length: finish says so', { skip: p3 }, async () => {
       await fetch(`${base}/length`).then((r) => r.text()).catch(() => {});
       await logged(/length: I\/O error/);
     });
 
     await t.test('the same 1 MiB again', echo);
-    assert.equal(await stats(), before.replace('misuses=0', 'misuses=1'), 'nothing left behind, no memory grown');
+    const after = before.replace('misuses=0', 'misuses=1');
+    const pages = (x) => (p3 ? x.replace(/ memory=\d+$/, '') : x); // (0.3: see docs/wasip3.md)
+    assert.equal(pages(await stats()), pages(after), 'nothing left behind, no memory grown');
   } finally {
     stop();
   }

@@ -1,12 +1,18 @@
 // Serves a wasi:http/proxy component with `jco serve` on 127.0.0.1 at a
-// random port, for the Node tests: { base, log(), stop() }.
+// random port, for the Node tests: { base, log(), stop() }. With
+// WASYNC_RUN_P3 set, the component is a 0.3 service (world service-p3),
+// served by preview3-shim's HttpServer through `run-p3.mjs --serve`
+// (transpiled into WASYNC_OUT).
 import { spawn } from 'node:child_process';
 
 export async function serve(component) {
   const port = 20000 + Math.floor(Math.random() * 20000);
   // In its own process group: jco serve runs the component in a child
   // process, which a kill of jco alone would leave running.
-  const server = spawn(process.execPath, [process.env.JCO, 'serve', '--port', String(port), component],
+  const args = process.env.WASYNC_RUN_P3
+    ? [process.env.WASYNC_RUN_P3, '--serve', String(port), component, process.env.WASYNC_OUT]
+    : [process.env.JCO, 'serve', '--port', String(port), component];
+  const server = spawn(process.execPath, args,
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let log = '';
   await new Promise((resolve, reject) => {

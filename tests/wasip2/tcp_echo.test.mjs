@@ -1,5 +1,6 @@
-// examples/tcp_echo.c, as a component under `jco run` or natively
-// ($WASYNC_NATIVE), with Node clients: several at once, each sending
+// examples/tcp_echo.c, as a component under `jco run`, natively
+// ($WASYNC_NATIVE) or as a WASI 0.3 command ($WASYNC_P3, run by
+// $WASYNC_RUN_P3 into $WASYNC_OUT), with Node clients: several at once, each sending
 // 256 KiB and reading it all back (the server's writes meet TCP
 // backpressure), then the server ends after its N connections; over IPv4
 // and over IPv6. Natively also with few file descriptors: more clients at
@@ -11,7 +12,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 
-const native = process.env.WASYNC_NATIVE;
+const native = process.env.WASYNC_NATIVE, p3 = process.env.WASYNC_P3;
 const CLIENTS = 3, BYTES = 256 * 1024;
 
 function echoOnce(host, port, seed, bytes = BYTES) {
@@ -35,7 +36,10 @@ function echoOnce(host, port, seed, bytes = BYTES) {
 // Resolves to its port, the promise of its exit status, and its stderr.
 function startServer(args, fds) {
   let server;
-  if (!native)
+  if (p3)
+    server = spawn(process.execPath, [process.env.WASYNC_RUN_P3, p3, process.env.WASYNC_OUT, '--', ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+  else if (!native)
     server = spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, ...args],
       { stdio: ['ignore', 'pipe', 'pipe'] });
   else if (fds)

@@ -1,0 +1,254 @@
+/* The HTTP client on WASI 0.3: client.send is an async-lowered call
+ * awaited as a wa_subtask (its result area in the call). A send drives
+ * two things at once: the request body going out (a write or a copy into
+ * a stream<u8> whose readable end the request took, then its trailers
+ * future written ok) and the subtask. It completes when both are done. */
+#include <stdlib.h>
+
+#include "../wasi/http_p3.h"
+#include "http_fields.h"
+#include "http_url.h"
+#include "wasync/component.h"
+#include "wasync/http.h"
+
+struct wa_http_response {
+    uint32_t result; /* the writable end of consume-body's result */
+    int status;
+    wa_stream *body;
+    wa_http_fields fields; /* read before consume-body took the response */
+};
+
+/* What a send holds while it runs (one allocation, sized for its body). */
+struct wa_http_call {
+    wa_rt *rt;
+    uint32_t trailers; /* the writable end of the request's trailers */
+    wa_stream *out;    /* the request body's stream */
+    int sending, writing, waiting;
+    wa_subtask send;
+    wa_p3_http_value ret, value;
+    wa_wasip3_future_write write;
+    wa_http_response *response;
+    union {
+        wa_write w;
+        wa_copy c;
+    } tx;
+};
+
+enum { WA_SEND_START, WA_SEND_RUN, WA_SEND_DONE };
+
+int wa_http_response_status(const wa_http_response *r) { return r->status; }
+
+static int wa_http_no_load(uint32_t owner, wa_http_header **list, size_t *n)
+{
+    (void)owner, (void)list;
+    *n = 0;
+    return WA_EIO; /* (loaded with the response: never called) */
+}
+
+const char *wa_http_response_header(wa_http_response *r, const char *name)
+{
+    return wa_http_fields_find(&r->fields, wa_http_no_load, 0, name);
+}
+
+const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n)
+{
+    return wa_http_fields_all(&r->fields, wa_http_no_load, 0, n);
+}
+
+wa_stream *wa_http_response_body(wa_http_response *r) { return r->body; }
+
+/* Ends a future's writable end that the library holds, once written. */
+static void wa_http_end_future(const wa_wasip3_future_type *t, uint32_t *end, int failed)
+{
+    if (*end && wa_p3_future_finish(t, *end, failed) == 0)
+        wa_p3_live_ends--;
+    *end = 0;
+}
+
+void wa_http_response_free(wa_http_response *r)
+{
+    if (!r)
+        return;
+    if (r->body)
+        wa_stream_close(&r->body);
+    wa_http_end_future(&wa_wasip3_http_result, &r->result, 0);
+    wa_http_fields_free(&r->fields);
+    free(r);
+}
+
+/* Takes resp: its status and headers read, its body open as a stream. */
+static int wa_http_response_new(wa_rt *rt, uint32_t resp, wa_http_response **out)
+{
+    wa_http_response *r = calloc(1, sizeof *r);
+    if (!r) {
+        wa_p3_response_drop(resp);
+        return WA_ENOMEM;
+    }
+    r->status = wa_p3_response_status(resp);
+    r->fields.loaded = wa_p3_response_header_list(resp, &r->fields.list, &r->fields.n) != WA_ENOMEM;
+    uint64_t res = wa_wasip3_http_result.new_();
+    uint32_t stream, trailers;
+    wa_p3_response_consume_body(resp, (uint32_t)res, &stream, &trailers);
+    wa_wasip3_http_trailers.drop_readable(trailers); /* (not read) */
+    r->result = (uint32_t)(res >> 32);
+    wa_p3_live_ends++;
+    int rc = wa_wasip3_stream_open(rt, &wa_wasip3_http_bytes, stream, 0, &r->body);
+    if (rc < 0) {
+        wa_http_response_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+/* Releases what the call still holds, children before parents, and frees
+ * it; the response goes too unless it was handed over. */
+static void wa_http_call_free(wa_http_send *s)
+{
+    struct wa_http_call *c = s->call;
+    wa_drop_held(&c->tx.w.fut, &c->sending); /* (w and c begin alike: a future) */
+    if (c->out)
+        wa_stream_close(&c->out);
+    wa_drop_held(&c->write.fut, &c->writing);
+    wa_http_end_future(&wa_wasip3_http_trailers, &c->trailers, 1);
+    if (c->waiting) { /* cancelled: a response it still gave is ours to drop */
+        wa_drop_held(&c->send.fut, &c->waiting);
+        uint32_t resp;
+        if (c->send.state == WA_SUBTASK_RETURNED && wa_p3_client_result(&c->ret, &resp) == 0)
+            wa_p3_response_drop(resp);
+    }
+    wa_http_response_free(c->response);
+    free(c);
+    s->call = NULL;
+    s->step = WA_SEND_DONE;
+}
+
+static int wa_http_fail(wa_http_send *s, int rc)
+{
+    wa_http_call_free(s);
+    return rc;
+}
+
+/* Builds and sends the request, then starts its body. */
+static int wa_http_start(wa_http_send *s, wa_rt *rt)
+{
+    const wa_http_request *q = s->req;
+    const char *method;
+    wa_http_url u;
+    if (wa_http_request_check(q, &u, &method) < 0)
+        return WA_EINVAL;
+    size_t size = offsetof(struct wa_http_call, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
+    struct wa_http_call *c = calloc(1, size);
+    if (!c)
+        return WA_ENOMEM;
+    c->rt = rt;
+    s->call = c;
+    s->step = WA_SEND_RUN;
+    uint32_t fields, req, result, contents = 0;
+    int rc, body = q->body_stream || q->body_len;
+    if (body) {
+        uint64_t ends = wa_wasip3_http_bytes.new_();
+        contents = (uint32_t)ends;
+        if ((rc = wa_wasip3_stream_open(rt, &wa_wasip3_http_bytes, 0, (uint32_t)(ends >> 32), &c->out)) < 0) {
+            wa_wasip3_http_bytes.drop_readable(contents);
+            return wa_http_fail(s, rc);
+        }
+    }
+    if ((rc = wa_p3_fields_from_list(q->headers, q->nheaders, &fields)) < 0) {
+        if (contents)
+            wa_wasip3_http_bytes.drop_readable(contents);
+        return wa_http_fail(s, rc);
+    }
+    uint64_t trailers = wa_wasip3_http_trailers.new_();
+    c->trailers = (uint32_t)(trailers >> 32);
+    wa_p3_live_ends++;
+    if ((rc = wa_p3_request_new(fields, contents, (uint32_t)trailers, method, u.scheme, u.authority, u.path, &req,
+                                &result)) < 0)
+        return wa_http_fail(s, rc);
+    wa_wasip3_http_result.drop_readable(result); /* (how the host sent it: not asked) */
+    wa_subtask_init(&c->send, wa_p3_client_send(req, &c->ret));
+    c->waiting = 1;
+    if (q->body_stream)
+        wa_copy_init(&c->tx.c, q->body_stream, c->out);
+    else if (body)
+        wa_write_init(&c->tx.w, c->out, q->body, q->body_len);
+    c->sending = body;
+    return 0;
+}
+
+/* Polls the body going out, then its trailers. */
+static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
+{
+    int rc;
+    if (c->sending && ((rc = wa_poll_held(&c->tx.w.fut, &c->sending, cx)) == WA_PENDING || rc < 0))
+        return rc;
+    if (c->out)
+        wa_stream_close(&c->out); /* the body ends... */
+    if (c->trailers) { /* ...and its trailers say ok */
+        wa_p3_http_value_set(&c->value, 0);
+        wa_p3_live_ends--; /* (the write takes the end) */
+        wa_wasip3_future_write_init(&c->write, &wa_wasip3_http_trailers, c->trailers, &c->value);
+        c->trailers = 0;
+        c->writing = 1;
+    }
+    if (c->writing && (rc = wa_poll_held(&c->write.fut, &c->writing, cx)) == WA_PENDING)
+        return rc;
+    return 0; /* (a reader gone is the host's business: the response says how it went) */
+}
+
+/* Polls the response coming in. */
+static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
+{
+    if (c->response)
+        return 0;
+    int rc = wa_poll_held(&c->send.fut, &c->waiting, cx);
+    if (rc == WA_PENDING || rc < 0)
+        return rc;
+    uint32_t resp;
+    if ((rc = wa_p3_client_result(&c->ret, &resp)) < 0)
+        return rc;
+    return wa_http_response_new(c->rt, resp, &c->response);
+}
+
+static int wa_http_send_poll(wa_future *f, wa_cx *cx)
+{
+    wa_http_send *s = (wa_http_send *)f;
+    int rc, out, in;
+    switch (s->step) {
+    case WA_SEND_START:
+        if ((rc = wa_http_start(s, cx->rt)) < 0) {
+            s->step = WA_SEND_DONE;
+            return rc;
+        }
+        /* fallthrough */
+    case WA_SEND_RUN:
+        in = wa_http_receive(s->call, cx);
+        out = in < 0 ? 0 : wa_http_send_body(s->call, cx);
+        if (out < 0 || in < 0)
+            return wa_http_fail(s, in < 0 ? in : out);
+        if (out == WA_PENDING || in == WA_PENDING)
+            return WA_PENDING;
+        s->response = s->call->response; /* handed over */
+        s->call->response = NULL;
+        wa_http_call_free(s);
+        return 0;
+    default:
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP send");
+    }
+}
+
+static void wa_http_send_drop(wa_future *f)
+{
+    wa_http_send *s = (wa_http_send *)f;
+    if (s->call)
+        wa_http_call_free(s);
+    s->step = WA_SEND_DONE;
+}
+
+static const wa_future_vt wa_http_send_vt = {wa_http_send_poll, wa_http_send_drop, "http_send"};
+
+wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req)
+{
+    *s = (wa_http_send){.fut = {&wa_http_send_vt}, .req = req};
+    return &s->fut;
+}
