@@ -636,8 +636,13 @@ static void wa_mt_destroy(wa_mt *mt)
 void wa_mt_free_(wa_rt *rt)
 {
     wa_mt *mt = rt->mt;
+    /* Under the lock, as a park is said: a worker that parks after this sees
+     * shutdown, and one about to wait on its word finds it 0 (the futex
+     * compares it: no wake lost between its check of shutdown and its wait). */
     pthread_mutex_lock(&mt->lock);
     __atomic_store_n(&mt->shutdown, 1, __ATOMIC_RELEASE);
+    for (unsigned i = 0; i < mt->n; i++)
+        __atomic_store_n(&mt->workers[i].parked, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&mt->lock);
     for (unsigned i = 0; i < mt->n; i++)
         wa_futex(&mt->workers[i].parked, FUTEX_WAKE, 1, NULL);
