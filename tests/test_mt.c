@@ -1,14 +1,19 @@
 /* The many-threads executor (wa_rt_new_mt): spawn and join across workers,
  * wakes and spawns from foreign threads, steals under contention,
  * cancellation racing completion, shutdown under load, timers. Run under
- * TSan by the tsan preset; the counts are smaller under a sanitizer. */
+ * TSan by the tsan preset; the counts are smaller under a sanitizer, and
+ * smaller still under tests/faults (which runs the binary once per
+ * allocation it samples). A setup that fails there (the runtime, a spawn)
+ * stops its test, releasing what it made. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "check.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(WASYNC_FAULT_INJECTION)
+#define SCALE 100
+#elif defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SCALE 10
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
@@ -42,13 +47,13 @@ typedef struct spawner {
     long n, i, sum, errors;
 } spawner;
 
-WA_ASYNC(spawner, t, cx)
+WA_ASYNC(spawner, t, cx, spawner_cleanup)
 {
     WA_BEGIN(t, cx);
     for (t->i = 0; t->i < t->n; t->i++) {
         ret_index r = {{&ret_index_vt}, t->i, &t->out[t->i]};
         if (wa_spawn_of(cx->rt, &r, &t->jh[t->i]) < 0)
-            WA_RETURN(WA_ENOMEM);
+            WA_RETURN(WA_ENOMEM); /* (the drop drops the handles) */
     }
     for (t->i = 0; t->i < t->n; t->i++) {
         WA_AWAIT(&t->jh[t->i].fut);
@@ -57,6 +62,8 @@ WA_ASYNC(spawner, t, cx)
     }
     WA_END();
 }
+/* Drops the handles that were not awaited (a spawn failed). */
+static void spawner_cleanup(spawner *t) { check_joins_drop(t->jh, (int)t->n); }
 
 static void test_mt_spawn_join(void)
 {
@@ -65,10 +72,13 @@ static void test_mt_spawn_join(void)
         REQUIRE(wa_rt_new_mt(&rt, workers) == 0);
         long n = 1000000 / SCALE;
         spawner s = {.n = n};
-        s.jh = malloc((size_t)n * sizeof *s.jh);
-        s.out = malloc((size_t)n * sizeof *s.out);
         spawner_init(&s);
-        CHECK_EQ(wa_block_on(rt, &s.wa.fut), 0);
+        s.jh = calloc((size_t)n, sizeof *s.jh);
+        s.out = malloc((size_t)n * sizeof *s.out);
+        /* The runtime goes first: children of a failed spawner may still run. */
+        int rc = s.jh && s.out ? wa_block_on(rt, &s.wa.fut) : WA_ENOMEM;
+        REQUIRE_OR(rc != WA_ENOMEM, (wa_rt_free(rt), free(s.jh), free(s.out)));
+        CHECK_EQ(rc, 0);
         CHECK_EQ(s.sum, n * (n - 1) / 2);
         CHECK_EQ(s.errors, (n + 3) / 7);
         wa_rt_stats st;
@@ -129,6 +139,17 @@ static void *open_gates(void *arg)
     return NULL;
 }
 
+/* Frees gates[0..n), dropping the wakers still kept (a test stopped:
+ * those of tasks the runtime, freed first, has dropped). */
+static void gates_free(gate *gates, long n)
+{
+    for (long i = 0; i < n; i++) {
+        wa_waker_drop(&gates[i].waker);
+        pthread_mutex_destroy(&gates[i].lock);
+    }
+    free(gates);
+}
+
 /* Tasks that wait, woken by two foreign threads while the workers run. */
 static void test_mt_foreign_wakes(void)
 {
@@ -137,10 +158,11 @@ static void test_mt_foreign_wakes(void)
     long n = 1000000 / SCALE, done = 0;
     gate *gates = calloc((size_t)n, sizeof *gates);
     REQUIRE_OR(gates, wa_rt_free(rt));
-    for (long i = 0; i < n; i++) {
+    for (long i = 0; i < n; i++)
         pthread_mutex_init(&gates[i].lock, NULL);
+    for (long i = 0; i < n; i++) {
         gate_wait w = {{&gate_wait_vt}, &gates[i], &done};
-        CHECK_EQ(wa_spawn_of(rt, &w, NULL), 0);
+        REQUIRE_OR(wa_spawn_of(rt, &w, NULL) == 0, (wa_rt_free(rt), gates_free(gates, n)));
     }
     opener o[2] = {{gates, 0, n / 2}, {gates, n / 2, n}};
     pthread_t th[2];
@@ -150,10 +172,8 @@ static void test_mt_foreign_wakes(void)
         pthread_join(th[i], NULL);
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(__atomic_load_n(&done, __ATOMIC_RELAXED), n);
-    for (long i = 0; i < n; i++)
-        pthread_mutex_destroy(&gates[i].lock);
-    free(gates);
     wa_rt_free(rt);
+    gates_free(gates, n);
 }
 
 /* Spawns from foreign threads (wa_spawn is the cross-thread handle of a
@@ -187,7 +207,10 @@ static void *spawn_from_thread(void *arg)
     for (long i = 0; i < f->n; i++) {
         yielder y = {.n = 10, .polls = f->polls};
         yielder_init(&y);
-        f->failed += wa_spawn_of(f->rt, &y, NULL) != 0;
+        if (wa_spawn_of(f->rt, &y, NULL) != 0) {
+            f->failed++;
+            break;
+        }
     }
     return NULL;
 }
@@ -203,7 +226,7 @@ static void test_mt_foreign_spawns_and_steals(void)
         pthread_create(&th[i], NULL, spawn_from_thread, &f[i]);
     for (int i = 0; i < 2; i++)
         pthread_join(th[i], NULL);
-    CHECK_EQ(f[0].failed + f[1].failed, 0);
+    REQUIRE_OR(f[0].failed + f[1].failed == 0, wa_rt_free(rt));
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(__atomic_load_n(&polls, __ATOMIC_RELAXED), 2 * n * 10);
     wa_rt_free(rt);
@@ -249,7 +272,7 @@ static void test_mt_cancel_races_completion(void)
     for (long i = 0; i < n; i++) {
         racer r = {.n = i % 3 ? (int)(i % 5) : 1 << 30}; /* a third end only when cancelled */
         racer_init(&r);
-        CHECK_EQ(wa_spawn_of(rt, &r, &jh[i]), 0);
+        REQUIRE_OR(wa_spawn_of(rt, &r, &jh[i]) == 0, (check_joins_drop(jh, (int)i), free(jh), wa_rt_free(rt)));
     }
     canceller c = {jh, 0, n};
     pthread_t th;
@@ -292,7 +315,7 @@ static void test_mt_shutdown_under_load(void)
     long dropped = 0, n = 10000 / SCALE;
     for (long i = 0; i < n; i++) {
         spinner s = {{&spinner_vt}, &dropped};
-        CHECK_EQ(wa_spawn_of(rt, &s, NULL), 0);
+        REQUIRE_OR(wa_spawn_of(rt, &s, NULL) == 0, wa_rt_free(rt));
     }
     struct timespec ts = {0, 20 * 1000 * 1000};
     nanosleep(&ts, NULL);
@@ -325,7 +348,7 @@ static void test_mt_timers(void)
     for (int i = 0; i < N; i++) {
         napper p = {.ns = WA_MS(i % 20)};
         napper_init(&p);
-        CHECK_EQ(wa_spawn_of(rt, &p, &jh[i]), 0);
+        REQUIRE_OR(wa_spawn_of(rt, &p, &jh[i]) == 0, (check_joins_drop(jh, i), wa_rt_free(rt)));
     }
     CHECK_EQ(wa_rt_run(rt), 0);
     for (int i = 0; i < N; i++) {
@@ -366,7 +389,9 @@ static void test_mt_misuse(void)
     REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
     CHECK_EQ(wa_rt_tick(rt, NULL), WA_EMISUSE);
     nester n = {{&nester_vt}, 0};
-    CHECK_EQ(wa_block_on(rt, &n.fut), 0);
+    int rc = wa_block_on(rt, &n.fut);
+    REQUIRE_OR(rc != WA_ENOMEM, wa_rt_free(rt));
+    CHECK_EQ(rc, 0);
     CHECK_EQ(n.rc, WA_EMISUSE);
     CHECK_EQ(misuses, 3);
     wa_rt_free(rt);
