@@ -44,12 +44,14 @@ test: deps
 	cmake --build --preset wasip1
 	ctest --preset wasip1
 
-# The demo natively, then the same source as a WASI 0.2 component under jco.
+# The demo natively, then CPU-bound tasks on 1 and 2 workers (the
+# many-threads runtime), then the demo as a WASI 0.2 component under jco.
 demo:
 	@scripts/deps.sh demo
 	cmake --preset release >/dev/null
-	cmake --build --preset release --target wasync_demo
+	cmake --build --preset release --target wasync_demo wasync_workers
 	./build/release/examples/demo
+	./build/release/examples/workers
 	@echo "-- the same demo as a WASI 0.2 component, under jco:"
 	cmake --preset wasip2 >/dev/null
 	cmake --build --preset wasip2 --target wasync_demo

@@ -73,6 +73,21 @@ echo "medians of $runs runs; RSS ratio wasync/tokio for timers: $(
   t=$(while read -r l; do field maxrss_kb "$l"; done <"$tmp/tokio.timers" | median)
   awk -v a="$w" -v b="$t" 'BEGIN {printf "%.2f", a / b}')"
 
+# The many-threads runtime: mt_spawn (spawn_join on wa_rt_new_mt) on 1 and
+# 2 workers, against tokio multi_thread and Go (GOMAXPROCS) with 2, and the
+# local executor's spawn_join beside it (the cost of thread safety).
+bench/peers/go/build.sh "$peers" >/dev/null
+bin[go]="$peers/peer-go"
+echo
+printf '%-22s %12s\n' "mt_spawn 1000000" "tasks/s(med)"
+for c in "wasync spawn_join 1000000" "wasync mt_spawn 1000000 1" "wasync mt_spawn 1000000 2" \
+         "tokio mt_spawn 1000000 2" "go mt_spawn 1000000 2"; do
+  read -r p w rest <<<"$c"
+  for ((r = 0; r < runs; r++)); do ${bin[$p]} $w $rest; done >"$tmp/mt.$r"
+  ops=$(while read -r l; do field ops_per_s "$l"; done <"$tmp/mt.$r" | median)
+  printf '%-22s %12.0f\n' "$p $w ${rest#* }" "$ops"
+done
+
 # The JS host: awaits and timers against plain JavaScript in the same Node
 # process, and the size of the minimal program after wasm-opt -Oz.
 cmake --preset js >/dev/null

@@ -5,6 +5,7 @@
  *   yield_pingpong M    two tasks bounce a counter through two bounded(1)
  *                       channels M times
  *   timers T MAX_MS     T tasks each sleep splitmix64(42) % (MAX_MS+1) ms
+ *   mt_spawn N WORKERS  spawn_join on a many-threads runtime (wa_rt_new_mt)
  *
  * Wall time runs from just before the first spawn to just after the last
  * join. Under callgrind only that region is counted (client requests), so
@@ -198,21 +199,24 @@ static long arg(int argc, char **argv, int i, long def)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T MAX_MS]\n", argv[0]);
+        fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T MAX_MS] | mt_spawn [N WORKERS]\n", argv[0]);
         return 2;
     }
     const char *w = argv[1];
     wa_rt *rt;
-    int rc = wa_rt_new(&rt);
+    int mt = !strcmp(w, "mt_spawn");
+    int rc = mt ? wa_rt_new_mt(&rt, (unsigned)arg(argc, argv, 3, 2)) : wa_rt_new(&rt);
     if (rc) {
         fprintf(stderr, "wa_rt_new: %s\n", wa_strerror(rc));
         return 1;
     }
     long n;
     char extra[64] = "";
-    if (!strcmp(w, "spawn_join")) {
+    if (!strcmp(w, "spawn_join") || mt) {
         n = arg(argc, argv, 2, 1000000);
         rc = run_spawn_join(rt, n);
+        if (mt)
+            snprintf(extra, sizeof extra, " workers=%ld", arg(argc, argv, 3, 2));
     } else if (!strcmp(w, "yield_pingpong")) {
         n = arg(argc, argv, 2, 1000000);
         pingpong p = {.m = n};

@@ -6,11 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # (libclang-rt-19-dev: the sanitizers' and libFuzzer's runtimes)
 # (libcurl4-openssl-dev: the native HTTP client, src/io/http_curl.c)
+# (spin: the Promela models of tests/spin; golang-go: bench/peers/go)
 need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make libcurl4-openssl-dev)
 case "${1:-test}" in
   demo) need+=(wasi-libc libclang-rt-19-dev-wasm32) ;;
-  test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium) ;;
-  bench) need+=(wasi-libc libclang-rt-19-dev-wasm32 binaryen libuv1-dev librust-tokio-dev valgrind cargo) ;;
+  test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium spin) ;;
+  bench) need+=(wasi-libc libclang-rt-19-dev-wasm32 binaryen libuv1-dev librust-tokio-dev valgrind cargo golang-go) ;;
 esac
 missing=()
 for p in "${need[@]}"; do

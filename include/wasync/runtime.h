@@ -28,6 +28,15 @@ int wa_rt_new(wa_rt **out);
  * WA_ENOMEM. */
 int wa_rt_new_on(wa_rt **out, wa_backend *backend);
 
+/* Creates a runtime in *out whose tasks run on `workers` threads (1 to
+ * 4095) that steal work from each other (native Linux; WA_ENOSYS
+ * elsewhere). wa_spawn onto it, the wakers of its tasks and its join
+ * handles' cancel and abort are callable from any thread; wa_block_on,
+ * wa_rt_run and wa_rt_free from the thread that created it; wa_rt_tick is
+ * refused (its workers tick it). Scopes, fd I/O and the sync primitives
+ * are not available on it yet. Returns 0, WA_EINVAL or WA_ENOMEM. */
+int wa_rt_new_mt(wa_rt **out, unsigned workers);
+
 /* Hard-drops every task still alive, then frees rt and its backend. Not
  * from inside a poll (reported as misuse; rt is left alone). */
 void wa_rt_free(wa_rt *rt);

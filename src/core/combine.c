@@ -83,16 +83,16 @@ static int wa_combo_poll(wa_future *f, wa_cx *cx)
     /* Each child takes the task's cancellation for itself: a sibling's
      * claim must not stop it. A child that claimed is cleaning up until it
      * finishes, and holds the parent back meanwhile, polled or not. */
-    bool claimed = cx->task && (wa_word_load(cx->task) & WA_T_CLAIMED);
+    bool claimed = cx->task && (wa_word_peek_(cx->task) & WA_T_CLAIMED);
     while (b) {
         wa_branch *next = b->next;
         b->woken = 0;
         if (b->f) {
             sub.waker = (wa_waker){b, &wa_branch_waker_vt};
             if (claimed)
-                wa_word_and(cx->task, ~(uint32_t)WA_T_CLAIMED);
+                wa_word_clear_(cx->task, WA_T_CLAIMED);
             int rc = wa_poll(b->f, &sub);
-            if (cx->task && (wa_word_load(cx->task) & WA_T_CLAIMED)) {
+            if (cx->task && (wa_word_peek_(cx->task) & WA_T_CLAIMED)) {
                 claimed = true;
                 c->unwinding += !b->unwinding;
                 b->unwinding = 1;
@@ -121,7 +121,7 @@ static int wa_combo_poll(wa_future *f, wa_cx *cx)
         b = next;
     }
     if (claimed || c->unwinding)
-        wa_word_or(cx->task, WA_T_CLAIMED);
+        wa_word_set_(cx->task, WA_T_CLAIMED);
     if (c->left)
         return WA_PENDING;
     return wa_combo_finish(c, (c->flags & WA_COMBO_CANCELLING) ? WA_ECANCELED : 0);

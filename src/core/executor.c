@@ -59,12 +59,41 @@ int wa_rt_new(wa_rt **out)
     return b ? wa_rt_new_on(out, b) : err;
 }
 
+#if WA_MT
+int wa_rt_new_mt(wa_rt **out, unsigned workers)
+{
+    if (workers == 0 || workers > 0xfff) {
+        if (out)
+            *out = NULL;
+        return wa_misuse(WA_EINVAL, "wa_rt_new_mt: workers must be 1 to 4095");
+    }
+    int rc = wa_rt_new(out);
+    if (rc == 0 && (rc = wa_mt_new_(*out, workers)) < 0) {
+        wa_rt_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+#else
+int wa_rt_new_mt(wa_rt **out, unsigned workers)
+{
+    (void)workers;
+    if (out)
+        *out = NULL;
+    return WA_ENOSYS; /* no threads on this host */
+}
+#endif
+
 void wa_rt_free(wa_rt *rt)
 {
     if (!rt)
         return;
     if (wa_rt_enter(rt, "wa_rt_free") < 0)
         return; /* freeing it under a running poll would pull the floor away */
+#if WA_MT
+    if (rt->mt)
+        wa_mt_free_(rt);
+#endif
     /* Dropping a root drops the scopes inside it, which abort their children;
      * then what is left are scopes that no task owned. */
     while (rt->roots)
@@ -178,6 +207,8 @@ static int wa_rt_round(wa_rt *rt, uint64_t *deadline)
 int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
 {
     int rc = wa_rt_enter(rt, "wa_rt_tick");
+    if (rc == 0 && rt->mt) /* its workers tick it */
+        rc = wa_misuse_in_(WA_EMISUSE, "wa_rt_tick", "the runtime has worker threads of its own");
     return rc < 0 ? rc : wa_rt_round(rt, deadline);
 }
 
@@ -222,6 +253,10 @@ int wa_block_on(wa_rt *rt, wa_future *fut)
         return rc;
     }
     wa_root r = {{&wa_root_vt}, fut};
+#if WA_MT
+    if (rt->mt)
+        return wa_mt_block_on_(rt, &r.fut, sizeof r); /* (takes r: on failure it drops fut) */
+#endif
     wa_join j;
     rc = wa_spawn(rt, &r.fut, sizeof r, &j);
     if (rc < 0) {
@@ -243,6 +278,10 @@ int wa_block_on(wa_rt *rt, wa_future *fut)
 int wa_rt_run(wa_rt *rt)
 {
     int rc = wa_rt_enter(rt, "wa_rt_run");
+#if WA_MT
+    if (rc == 0 && rt->mt)
+        return wa_mt_run_(rt);
+#endif
     return rc < 0 ? rc : wa_rt_drive(rt, NULL);
 }
 

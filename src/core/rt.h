@@ -46,7 +46,41 @@ struct wa_rt {
     void *report_arg;
     uintptr_t owner;             /* the thread that created it */
     wa_rt_ext *exts;             /* extensions (wa_rt_ext_add_) */
+    /* The many-threads executor (mt.c) of this runtime, or of this worker's
+     * view of it; NULL for the local executor. A view's timers are touched
+     * by other workers too (a task moves), under timer_lock. */
+    struct wa_mt *mt;
+    uint32_t timer_lock;
 };
+
+/* The native many-threads executor (mt.c) is built where there are threads. */
+#if defined(__linux__) && !defined(__wasm__)
+#define WA_MT 1
+#else
+#define WA_MT 0
+#endif
+
+/* A worker's timers (mt.c) are shared with the other workers: timer.c
+ * holds this short lock around each change. Nothing for the local
+ * executor, whose rt->mt is NULL. */
+#if WA_MT
+#include <sched.h>
+static inline void wa_timers_lock_(wa_rt *rt)
+{
+    if (rt->mt)
+        while (__atomic_exchange_n(&rt->timer_lock, 1, __ATOMIC_ACQUIRE))
+            sched_yield(); /* held for a few heap moves, by a worker that may be descheduled */
+}
+
+static inline void wa_timers_unlock_(wa_rt *rt)
+{
+    if (rt->mt)
+        __atomic_store_n(&rt->timer_lock, 0, __ATOMIC_RELEASE);
+}
+#else
+static inline void wa_timers_lock_(wa_rt *rt) { (void)rt; }
+static inline void wa_timers_unlock_(wa_rt *rt) { (void)rt; }
+#endif
 
 /* rt's extension whose free function is free_fn, or NULL. */
 static inline wa_rt_ext *wa_rt_ext_find_(const wa_rt *rt, void (*free_fn)(wa_rt_ext *))

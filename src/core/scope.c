@@ -71,6 +71,12 @@ static const wa_future_vt wa_scope_vt = {wa_scope_poll, wa_scope_drop, "scope"};
 wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags)
 {
     s->fut.vt = &wa_scope_vt;
+    if (rt->mt) { /* a scope's children would finish on other workers: not yet */
+        wa_misuse_in_(WA_ENOSYS, "wa_scope_init", "scopes are not on a many-threads runtime yet");
+        s->rt = NULL;
+        s->flags = WA_SCOPE_RETURNED;
+        return &s->fut;
+    }
     s->rt = rt;
     s->owner = rt->current;
     if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)

@@ -30,11 +30,10 @@ static int wa_sleep_poll(wa_future *f, wa_cx *cx)
         rc = wa_timer_arm_(cx->rt, &s->timer, s->arg, cx);
         break;
     case WA_SLEEP_ARMED:
-        if (s->timer.slot == 0) {
+        if (wa_timer_poll_(&s->timer, cx)) {
             s->state = WA_SLEEP_DONE;
             return WA_READY;
         }
-        wa_waker_store(&s->timer.waker, cx);
         return WA_PENDING;
     default:
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed sleep");
@@ -124,10 +123,8 @@ wa_future *wa_timeout_until_init(wa_timeout *t, wa_future *inner, uint64_t deadl
 static int wa_interval_poll(wa_future *f, wa_cx *cx)
 {
     wa_interval *iv = (wa_interval *)f;
-    if (iv->timer.rt && iv->timer.slot) {
-        wa_waker_store(&iv->timer.waker, cx);
+    if (iv->timer.rt && !wa_timer_poll_(&iv->timer, cx))
         return WA_PENDING;
-    }
     /* the first tick: the phase starts at a fresh read, not the tick's */
     uint64_t now = iv->next ? wa_now(cx->rt) : (iv->next = wa_now_fresh_(cx->rt));
     if (!iv->timer.rt && iv->next > now) {

@@ -95,8 +95,13 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
 #define WA_CHECK_THREAD_ 1
 #endif
 
-static __attribute__((noinline)) int wa_spawn_foreign(void)
+/* A spawn from a thread that is not rt's: a many-threads runtime takes it
+ * (its spawns are checked there), a local one reports it. */
+static __attribute__((noinline)) int wa_spawn_foreign(wa_rt *rt, wa_scope *scope, const wa_future *fut,
+                                                      size_t size, wa_join *join)
 {
+    if (WA_MT && rt->mt)
+        return wa_task_spawn_(rt, scope, fut, size, join);
     return wa_misuse_in_(WA_EMISUSE, "wa_spawn", "called from a thread that is not the runtime's");
 }
 
@@ -112,8 +117,15 @@ int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size
                                                                               : "a future without a poll function");
     if (size > WA_TASK_MAX_FUTURE)
         return WA_E2BIG;
+#if WA_MT
+    if (rt->mt) {
+        if (scope)
+            return wa_misuse_in_(WA_ENOSYS, "wa_scope_spawn", "scopes are not on a many-threads runtime yet");
+        return wa_mt_spawn_(rt, fut, size, join);
+    }
+#endif
     if (WA_CHECK_THREAD_ && rt->owner != wa_thread_self_())
-        return wa_spawn_foreign();
+        return wa_spawn_foreign(rt, scope, fut, size, join);
     size_t total = sizeof(wa_task) + size;
     wa_task *t = wa_slab_alloc(rt->slab, total);
     if (!t)
@@ -193,7 +205,7 @@ bool wa_cancel_requested(const wa_cx *cx) { return wa_cx_cancel_requested_(cx); 
 void wa_cancel_claim(wa_cx *cx)
 {
     if (cx->task)
-        wa_word_or(cx->task, WA_T_CLAIMED);
+        wa_word_set_(cx->task, WA_T_CLAIMED);
 }
 
 /* Join handles. */
@@ -233,7 +245,9 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
     if (size % sizeof(word) || size - 1 >= 8 * sizeof(word) || !rt || !fut)
         return wa_task_spawn_(rt, NULL, fut, size, join);
     if (WA_CHECK_THREAD_ && rt->owner != wa_thread_self_())
-        return wa_spawn_foreign();
+        return wa_spawn_foreign(rt, NULL, fut, size, join);
+    /* (a many-threads runtime's slab is always empty: its spawns go the
+     * checked way, to mt.c) */
     if (!(t = wa_slab_try_alloc(rt->slab, total)))
         return wa_task_spawn_(rt, NULL, fut, size, join);
     word *d = (word *)wa_task_future(t);
@@ -253,7 +267,8 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
     return 0;
 }
 
-bool wa_join_done(const wa_join *j) { return j && j->task && (wa_word_load(j->task) & WA_T_DONE); }
+/* (atomic: a many-threads task finishes on a worker) */
+bool wa_join_done(const wa_join *j) { return j && j->task && (wa_word_peek_(j->task) & WA_T_DONE); }
 
 wa_future *wa_join_output(const wa_join *j)
 {
@@ -266,6 +281,12 @@ int wa_join_cancel(wa_join *j)
 {
     if (!j || !j->task)
         return wa_misuse_in_(WA_ESTALE, "wa_join_cancel", "the handle was dropped");
+#if WA_MT
+    if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
+        wa_mt_signal_task_(j->task, WA_T_CANCEL);
+        return 0;
+    }
+#endif
     wa_task_cancel_(j->task);
     return 0;
 }
@@ -274,6 +295,12 @@ int wa_join_abort(wa_join *j)
 {
     if (!j || !j->task)
         return wa_misuse_in_(WA_ESTALE, "wa_join_abort", "the handle was dropped");
+#if WA_MT
+    if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
+        wa_mt_signal_task_(j->task, WA_T_ABORT);
+        return 0;
+    }
+#endif
     wa_task_abort_(j->task);
     return 0;
 }
@@ -283,6 +310,12 @@ int wa_join_drop(wa_join *j)
     wa_task *t = j ? j->task : NULL;
     if (!t)
         return wa_misuse_in_(WA_EMISUSE, "wa_join_drop", "the handle was dropped already");
+#if WA_MT
+    if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
+        wa_mt_join_drop_(j);
+        return 0;
+    }
+#endif
     j->task = NULL;
     if (!(wa_word_load(t) & WA_T_DONE)) { /* detach; a finish has done this */
         if (t->joiner == j)

@@ -69,18 +69,27 @@ static inline uint32_t wa_word_or(wa_task *t, uint32_t v) { return t->word |= v;
 static inline uint32_t wa_word_and(wa_task *t, uint32_t v) { return t->word &= v; }
 #endif
 
+/* Code that runs in either executor's polls (coroutines, combinators, the
+ * cancellation hooks) cannot know whether another thread is waking the
+ * task meanwhile, so its accesses to the running task's word are atomic
+ * always: a load costs what a plain one does, and its few
+ * read-modify-writes (a claim) are off the hot paths. */
+static inline uint32_t wa_word_peek_(const wa_task *t) { return __atomic_load_n(&t->word, __ATOMIC_ACQUIRE); }
+static inline void wa_word_set_(wa_task *t, uint32_t v) { __atomic_or_fetch(&t->word, v, __ATOMIC_ACQ_REL); }
+static inline void wa_word_clear_(wa_task *t, uint32_t v) { __atomic_and_fetch(&t->word, ~v, __ATOMIC_ACQ_REL); }
+
 /* The current task is being cancelled and this point is not shielded
  * (whether or not someone already claimed the request). */
 static inline bool wa_cx_cancelling_(const wa_cx *cx)
 {
-    return cx->task && cx->shield == 0 && (wa_word_load(cx->task) & WA_T_CANCEL);
+    return cx->task && cx->shield == 0 && (wa_word_peek_(cx->task) & WA_T_CANCEL);
 }
 
 /* wa_cancel_requested, inline for the library's own hot paths. */
 static inline bool wa_cx_cancel_requested_(const wa_cx *cx)
 {
     return cx->task && cx->shield == 0 &&
-           (wa_word_load(cx->task) & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL;
+           (wa_word_peek_(cx->task) & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL;
 }
 
 /* Intrusive owner-list helpers (roots and scope children). */
@@ -126,6 +135,27 @@ void wa_task_leave_scope_(wa_task *t);
  * misuse when t returned normally (a cancelled or dropped task's scopes go
  * with it as a matter of course). */
 void wa_task_drop_scopes_(wa_rt *rt, wa_task *t, bool report);
+
+#if WA_MT
+/* mt.c: the many-threads executor, which runtime.h's calls hand over to
+ * when rt->mt is set. */
+extern const wa_waker_vt wa_mt_waker_vt_;
+/* Starts n workers for rt (sets rt->mt): 0 or WA_ENOMEM. */
+int wa_mt_new_(wa_rt *rt, unsigned n);
+/* Stops the workers and drops every task still alive. */
+void wa_mt_free_(wa_rt *rt);
+int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
+/* Runs the root future (a wa_root of size bytes, taken: copied, or
+ * dropped if that fails) on the workers and waits for it on this thread:
+ * its status. */
+int wa_mt_block_on_(wa_rt *rt, wa_future *root, size_t size);
+/* Waits until no task is left: 0. */
+int wa_mt_run_(wa_rt *rt);
+void wa_mt_join_drop_(wa_join *j);
+/* Marks t cancelled (WA_T_CANCEL) or aborted (WA_T_ABORT) and wakes it:
+ * the worker that runs it next acts on it. */
+void wa_mt_signal_task_(wa_task *t, uint32_t bit);
+#endif
 
 /* Drops n references at once (one word update on the hot path). */
 static inline void wa_task_unref_n(wa_task *t, uint32_t n)

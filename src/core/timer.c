@@ -91,27 +91,48 @@ static void wa_timer_take(wa_rt *rt, wa_timer *tm, uint64_t deadline, const wa_c
     tm->waker = wa_waker_clone(&cx->waker);
 }
 
+/* Each call below that changes the queue holds its lock (a worker's
+ * timers, mt.c; nothing on the local executor). */
+
 int wa_timer_arm_(wa_rt *rt, wa_timer *tm, uint64_t deadline, const wa_cx *cx)
 {
-    if (wa_heap_reserve(rt) < 0)
-        return WA_ENOMEM;
-    wa_timer_take(rt, tm, deadline, cx);
-    wa_heap_up(rt, rt->heap_len++, tm);
-    return 0;
+    wa_timers_lock_(rt);
+    int rc = wa_heap_reserve(rt);
+    if (rc == 0) {
+        wa_timer_take(rt, tm, deadline, cx);
+        wa_heap_up(rt, rt->heap_len++, tm);
+    }
+    wa_timers_unlock_(rt);
+    return rc;
 }
 
 int wa_timer_arm_in_(wa_rt *rt, wa_timer *tm, uint64_t ns, const wa_cx *cx)
 {
-    if (wa_timers_grow(&rt->arming, &rt->arming_cap, rt->arming_len + 1, 16) < 0 || wa_heap_reserve(rt) < 0)
-        return WA_ENOMEM;
-    wa_timer_take(rt, tm, ns, cx);
-    tm->slot = WA_TIMER_ARMING | rt->arming_len;
-    rt->arming[rt->arming_len++] = tm;
-    return 0;
+    wa_timers_lock_(rt);
+    int rc = wa_timers_grow(&rt->arming, &rt->arming_cap, rt->arming_len + 1, 16) < 0 ? WA_ENOMEM
+                                                                                       : wa_heap_reserve(rt);
+    if (rc == 0) {
+        wa_timer_take(rt, tm, ns, cx);
+        tm->slot = WA_TIMER_ARMING | rt->arming_len;
+        rt->arming[rt->arming_len++] = tm;
+    }
+    wa_timers_unlock_(rt);
+    return rc;
+}
+
+bool wa_timer_poll_(wa_timer *tm, const wa_cx *cx)
+{
+    wa_timers_lock_(tm->rt);
+    bool fired = tm->slot == 0;
+    if (!fired)
+        wa_waker_store(&tm->waker, cx);
+    wa_timers_unlock_(tm->rt);
+    return fired;
 }
 
 void wa_timers_commit_(wa_rt *rt, uint64_t now)
 {
+    wa_timers_lock_(rt);
     uint64_t res = rt->backend->resolution;
     for (uint32_t i = 0; i < rt->arming_len; i++) {
         wa_timer *tm = rt->arming[i];
@@ -122,6 +143,7 @@ void wa_timers_commit_(wa_rt *rt, uint64_t now)
         wa_heap_up(rt, rt->heap_len++, tm);
     }
     rt->arming_len = 0;
+    wa_timers_unlock_(rt);
 }
 
 static void wa_heap_remove(wa_rt *rt, uint32_t i)
@@ -138,6 +160,7 @@ static void wa_heap_remove(wa_rt *rt, uint32_t i)
 void wa_timer_disarm_(wa_timer *tm)
 {
     wa_rt *rt = tm->rt;
+    wa_timers_lock_(rt);
     if (tm->slot & WA_TIMER_ARMING) { /* not committed yet: swap out the last */
         uint32_t i = tm->slot & ~WA_TIMER_ARMING;
         wa_timer *last = rt->arming[--rt->arming_len];
@@ -147,15 +170,22 @@ void wa_timer_disarm_(wa_timer *tm)
         wa_heap_remove(rt, tm->slot - 1);
     }
     tm->slot = 0;
-    wa_waker_drop(&tm->waker);
+    wa_waker w = tm->waker;
+    tm->waker = (wa_waker){NULL, NULL};
+    wa_timers_unlock_(rt);
+    wa_waker_drop(&w);
 }
 
 void wa_timers_fire_(wa_rt *rt, uint64_t now)
 {
+    wa_timers_lock_(rt);
     while (rt->heap_len && rt->heap[0]->deadline <= now) {
         wa_timer *tm = rt->heap[0];
         wa_heap_remove(rt, 0);
         tm->slot = 0;
-        wa_waker_wake(&tm->waker);
+        wa_waker w = tm->waker;
+        tm->waker = (wa_waker){NULL, NULL};
+        wa_waker_wake(&w); /* (a task waker only queues: it takes no timer lock) */
     }
+    wa_timers_unlock_(rt);
 }

@@ -15,6 +15,8 @@ int wa_timer_arm_in_(wa_rt *rt, wa_timer *tm, uint64_t ns, const wa_cx *cx);
 /* Moves the arming timers into the heap, their deadlines counted from now,
  * a fresh clock read. */
 void wa_timers_commit_(wa_rt *rt, uint64_t now);
+/* True if tm, armed, has fired; else stores cx's waker in it. */
+bool wa_timer_poll_(wa_timer *tm, const wa_cx *cx);
 /* Disarms tm if armed and drops its waker. */
 void wa_timer_disarm_(wa_timer *tm);
 /* Wakes the timers due at now, taking them out of the heap. */

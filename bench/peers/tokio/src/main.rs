@@ -1,7 +1,8 @@
-//! tokio peer for the wasync benchmarks (single-threaded `current_thread`
-//! runtime, so it is comparable with a single-threaded C event loop).
+//! tokio peer for the wasync benchmarks: the single-threaded `current_thread`
+//! runtime (comparable with a single-threaded C event loop), and the
+//! `multi_thread` one for mt_spawn.
 //!
-//! Usage: peer-tokio spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS]
+//! Usage: peer-tokio spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | mt_spawn [N] [WORKERS]
 //! Prints one line:
 //! peer=tokio workload=W n=N wall_ms=F ns_per_op=F ops_per_s=F maxrss_kb=K [over_ideal_ms=F]
 
@@ -94,13 +95,22 @@ async fn timers(durations: Vec<u64>) -> Duration {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let workload = args.get(1).map(String::as_str).unwrap_or("");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    // mt_spawn: spawn_join on the multi_thread runtime with WORKERS workers.
+    let rt = if workload == "mt_spawn" {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(arg(&args, 3, 2) as usize)
+            .enable_all()
+            .build()
+            .unwrap()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
 
     let (n, wall, ideal_ms) = match workload {
-        "spawn_join" => {
+        "spawn_join" | "mt_spawn" => {
             let n = arg(&args, 2, 1_000_000);
             (n, rt.block_on(spawn_join(n)), None)
         }
@@ -118,7 +128,7 @@ fn main() {
             (t, rt.block_on(timers(durations)), Some(ideal))
         }
         _ => {
-            eprintln!("usage: {} spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS]", args[0]);
+            eprintln!("usage: {} spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | mt_spawn [N] [WORKERS]", args[0]);
             exit(2)
         }
     };

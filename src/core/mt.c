@@ -1,0 +1,714 @@
+/* The many-threads executor (native Linux): worker threads that steal work
+ * from each other. Each worker has a fixed ring of tasks (a Chase-Lev deque
+ * whose owner takes from the same end as thieves, so that a task that
+ * yields goes behind the others), a LIFO slot for the task it woke last,
+ * and its view of the runtime (cx->rt in its polls: its clock cache, coop
+ * budget, running task and timers). Tasks spawned or woken from other
+ * threads go through a global injector. Idle workers park on futexes; at
+ * most half of them search for work at once, and the last searcher looks
+ * again before it parks. The task word is atomic here (WA_TASK_ATOMIC). */
+#define _GNU_SOURCE
+#define WA_TASK_ATOMIC 1
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "task.h"
+#include "timer.h"
+
+#define WA_RING 256u           /* tasks in a worker's ring (a power of two) */
+#define WA_LIFO_MAX 3          /* polls in a row from the LIFO slot */
+#define WA_INJECT_EVERY 61     /* a worker looks at the injector first every this many polls */
+#define WA_SHARDS 16           /* owner lists, each with its lock */
+#define WA_UNPARKED_ONE 0x10000u /* state: unparked workers (high half), searching (low) */
+
+/* A worker's ring: the owner pushes at bottom; everyone, the owner
+ * included, takes from top with a compare-and-swap, one task or a batch. */
+typedef struct wa_ring {
+    uint64_t top;
+    char pad_[56]; /* top is the thieves' line, bottom the owner's */
+    uint64_t bottom;
+    wa_task *slot[WA_RING];
+} wa_ring;
+
+typedef struct wa_worker {
+    wa_rt view;          /* cx->rt of the polls it runs */
+    wa_ring ring;
+    wa_task *lifo;       /* the task it woke last, run next (its own) */
+    struct wa_mt *mt;
+    unsigned index, lifo_run;
+    int searching;
+    uint32_t parked;     /* futex word: 1 while parked, 0 once notified */
+    uint64_t seed;       /* victim choice */
+    pthread_t thread;
+} wa_worker;
+
+typedef struct wa_mt {
+    wa_rt *rt;
+    unsigned n;
+    wa_worker *workers;
+    pthread_mutex_t lock; /* the injector and the idle list */
+    wa_task *inj_head, *inj_tail;
+    size_t inj_len;       /* atomic: read without the lock to skip an empty injector */
+    unsigned *idle, idle_len;
+    uint32_t state;       /* atomic: unparked workers << 16 | searching workers */
+    uint32_t shutdown;    /* atomic */
+    uint32_t signal;      /* futex word of the thread in block_on or run */
+    size_t live;          /* atomic */
+    struct {
+        pthread_mutex_t lock;
+        wa_task *head;
+    } shard[WA_SHARDS];   /* live tasks, for shutdown; the lock also orders a join with the finish */
+} wa_mt;
+
+static _Thread_local wa_worker *wa_self;
+
+static long wa_futex(uint32_t *w, int op, uint32_t v, const struct timespec *ts)
+{
+    return syscall(SYS_futex, w, op | FUTEX_PRIVATE_FLAG, v, ts, NULL, 0);
+}
+
+/* The ring. */
+
+static bool wa_ring_push(wa_ring *r, wa_task *t)
+{
+    uint64_t b = __atomic_load_n(&r->bottom, __ATOMIC_RELAXED);
+    if (b - __atomic_load_n(&r->top, __ATOMIC_ACQUIRE) >= WA_RING)
+        return false;
+    __atomic_store_n(&r->slot[b % WA_RING], t, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->bottom, b + 1, __ATOMIC_RELEASE);
+    return true;
+}
+
+/* Takes up to max tasks from top into out (half of those queued, rounded
+ * up, when half): returns how many. A slot read before a failed swap may
+ * have been overwritten since, and is discarded with it; one read before a
+ * successful swap was not, since the owner never writes past top + WA_RING. */
+static unsigned wa_ring_take(wa_ring *r, wa_task **out, unsigned max, bool half)
+{
+    uint64_t top = __atomic_load_n(&r->top, __ATOMIC_ACQUIRE);
+    for (;;) {
+        uint64_t n = __atomic_load_n(&r->bottom, __ATOMIC_ACQUIRE) - top;
+        if (n == 0)
+            return 0;
+        if (half)
+            n -= n / 2;
+        if (n > max)
+            n = max;
+        for (uint64_t i = 0; i < n; i++)
+            out[i] = __atomic_load_n(&r->slot[(top + i) % WA_RING], __ATOMIC_RELAXED);
+        if (__atomic_compare_exchange_n(&r->top, &top, top + n, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return (unsigned)n;
+    }
+}
+
+/* The injector. */
+
+/* Appends the list first..last of n tasks (linked by next). */
+static void wa_inject(wa_mt *mt, wa_task *first, wa_task *last, size_t n)
+{
+    last->next = NULL;
+    pthread_mutex_lock(&mt->lock);
+    if (mt->inj_tail)
+        mt->inj_tail->next = first;
+    else
+        mt->inj_head = first;
+    mt->inj_tail = last;
+    __atomic_store_n(&mt->inj_len, mt->inj_len + n, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&mt->lock);
+}
+
+/* Takes a task from the injector for worker w, and its share of those
+ * behind it (up to half a ring) into w's ring, so that they take turns
+ * with its own tasks instead of waiting for the injector's next look. */
+static wa_task *wa_inject_pop(wa_mt *mt, wa_worker *w)
+{
+    if (!__atomic_load_n(&mt->inj_len, __ATOMIC_RELAXED))
+        return NULL;
+    pthread_mutex_lock(&mt->lock);
+    size_t n = mt->inj_len / mt->n + 1;
+    if (n > mt->inj_len)
+        n = mt->inj_len;
+    if (n > WA_RING / 2)
+        n = WA_RING / 2;
+    wa_task *first = mt->inj_head, *t = first;
+    for (size_t i = 1; i < n; i++) {
+        wa_task *next = t->next;
+        if (!wa_ring_push(&w->ring, next)) {
+            n = i;
+            break;
+        }
+        t = next;
+    }
+    if (first) {
+        mt->inj_head = t->next;
+        if (!mt->inj_head)
+            mt->inj_tail = NULL;
+        __atomic_store_n(&mt->inj_len, mt->inj_len - n, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&mt->lock);
+    return first;
+}
+
+/* Parking. */
+
+/* Work was queued: wakes a parked worker to look for it, unless a worker
+ * is searching already (it will find it, or look again before it parks). */
+static void wa_mt_notify(wa_mt *mt)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    uint32_t s = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST);
+    if ((s & 0xffff) || s >> 16 >= mt->n)
+        return;
+    pthread_mutex_lock(&mt->lock);
+    s = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST);
+    if ((s & 0xffff) || mt->idle_len == 0) {
+        pthread_mutex_unlock(&mt->lock);
+        return;
+    }
+    wa_worker *w = &mt->workers[mt->idle[--mt->idle_len]];
+    __atomic_add_fetch(&mt->state, WA_UNPARKED_ONE + 1, __ATOMIC_SEQ_CST);
+    w->searching = 1; /* it wakes up searching */
+    __atomic_store_n(&w->parked, 0, __ATOMIC_RELEASE); /* under the lock: see wa_worker_park */
+    pthread_mutex_unlock(&mt->lock);
+    wa_futex(&w->parked, FUTEX_WAKE, 1, NULL);
+}
+
+/* Work anywhere but in LIFO slots (which their owners run before parking). */
+static bool wa_mt_has_work(wa_mt *mt)
+{
+    if (__atomic_load_n(&mt->inj_len, __ATOMIC_SEQ_CST))
+        return true;
+    for (unsigned i = 0; i < mt->n; i++) {
+        wa_ring *r = &mt->workers[i].ring;
+        if (__atomic_load_n(&r->bottom, __ATOMIC_SEQ_CST) != __atomic_load_n(&r->top, __ATOMIC_SEQ_CST))
+            return true;
+    }
+    return false;
+}
+
+static uint64_t wa_worker_timers_next(wa_worker *w)
+{
+    wa_timers_lock_(&w->view);
+    uint64_t d = wa_timers_next_(&w->view);
+    wa_timers_unlock_(&w->view);
+    return d;
+}
+
+/* Fires w's timers that are due. */
+static void wa_worker_fire(wa_worker *w)
+{
+    uint64_t next = wa_worker_timers_next(w);
+    if (next != WA_NEVER && next <= wa_now_fresh_(&w->view))
+        wa_timers_fire_(&w->view, w->view.now);
+}
+
+/* Parks w until notified (or its next timer is due, or shutdown). The last
+ * searcher to park looks for work once more after saying it parks, so that
+ * work queued by someone who saw it searching is not left behind. */
+static void wa_worker_park(wa_worker *w)
+{
+    wa_mt *mt = w->mt;
+    pthread_mutex_lock(&mt->lock);
+    uint32_t was = __atomic_fetch_sub(&mt->state, WA_UNPARKED_ONE + (w->searching ? 1u : 0u), __ATOMIC_SEQ_CST);
+    bool last = w->searching && (was & 0xffff) == 1;
+    w->searching = 0;
+    mt->idle[mt->idle_len++] = w->index;
+    __atomic_store_n(&w->parked, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&mt->lock);
+    if (last && wa_mt_has_work(mt))
+        wa_mt_notify(mt);
+    uint64_t deadline = wa_worker_timers_next(w);
+    while (__atomic_load_n(&w->parked, __ATOMIC_ACQUIRE) && !__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE)) {
+        struct timespec ts, *tsp = NULL;
+        if (deadline != WA_NEVER) {
+            uint64_t now = wa_now_fresh_(&w->view);
+            if (deadline <= now)
+                break;
+            ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
+            ts.tv_nsec = (long)((deadline - now) % 1000000000u);
+            tsp = &ts;
+        }
+        wa_futex(&w->parked, FUTEX_WAIT, 1, tsp);
+    }
+    if (__atomic_load_n(&w->parked, __ATOMIC_ACQUIRE)) { /* a timer, or shutdown: unpark itself */
+        pthread_mutex_lock(&mt->lock);
+        if (__atomic_load_n(&w->parked, __ATOMIC_RELAXED)) {
+            for (unsigned i = 0; i < mt->idle_len; i++)
+                if (mt->idle[i] == w->index) {
+                    mt->idle[i] = mt->idle[--mt->idle_len];
+                    break;
+                }
+            __atomic_add_fetch(&mt->state, WA_UNPARKED_ONE, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&w->parked, 0, __ATOMIC_RELAXED);
+        }
+        pthread_mutex_unlock(&mt->lock);
+    }
+}
+
+/* Queuing. */
+
+/* Queues t (its queue reference taken) on worker w's ring, the overflow
+ * half going to the injector; or on the injector when w is NULL. */
+static void wa_mt_push(wa_mt *mt, wa_worker *w, wa_task *t)
+{
+    if (!w) {
+        wa_inject(mt, t, t, 1);
+    } else if (!wa_ring_push(&w->ring, t)) {
+        wa_task *batch[WA_RING / 2];
+        unsigned n = wa_ring_take(&w->ring, batch, WA_RING / 2, false);
+        for (unsigned i = 0; i + 1 < n; i++)
+            batch[i]->next = batch[i + 1];
+        if (n)
+            batch[n - 1]->next = t;
+        wa_inject(mt, n ? batch[0] : t, t, n + 1);
+    }
+    wa_mt_notify(mt);
+}
+
+/* The worker of mt running on this thread, or NULL. */
+static inline wa_worker *wa_mt_here(wa_mt *mt) { return wa_self && wa_self->mt == mt ? wa_self : NULL; }
+
+/* Queues t, woken: in the LIFO slot of this thread's worker (its previous
+ * occupant to the ring), else on the injector. */
+static void wa_mt_wake_push(wa_mt *mt, wa_task *t)
+{
+    wa_worker *w = wa_mt_here(mt);
+    if (!w) {
+        wa_mt_push(mt, NULL, t);
+        return;
+    }
+    wa_task *prev = w->lifo;
+    w->lifo = t;
+    if (prev)
+        wa_mt_push(mt, w, prev);
+}
+
+/* The waker: "not done, not queued: set queued and take a reference" is
+ * one compare-and-swap. A task woken while it runs is only marked: its
+ * worker queues it again when the poll returns. */
+static void wa_mt_schedule(wa_task *t)
+{
+    uint32_t w = wa_word_load(t), nw;
+    do {
+        if (w & (WA_T_QUEUED | WA_T_DONE))
+            return;
+        nw = w & WA_T_RUNNING ? w | WA_T_QUEUED : w + WA_T_QUEUED + WA_REF_ONE;
+    } while (!__atomic_compare_exchange_n(&t->word, &w, nw, true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+    if (!(w & WA_T_RUNNING))
+        wa_mt_wake_push(t->rt->mt, t);
+}
+
+static void wa_mt_task_ref(wa_task *t)
+{
+    if (wa_word_add(t, WA_REF_ONE) < WA_REF_ONE) {
+        wa_log_("wasync: task reference count overflow");
+        abort();
+    }
+}
+
+static void wa_mt_unref(wa_task *t, uint32_t n)
+{
+    if (wa_word_sub(t, n * WA_REF_ONE) < WA_REF_ONE)
+        free(t);
+}
+
+static wa_waker wa_mt_waker_clone(void *p)
+{
+    wa_mt_task_ref(p);
+    return (wa_waker){p, &wa_mt_waker_vt_};
+}
+static void wa_mt_waker_wake(void *p)
+{
+    wa_mt_schedule(p);
+    wa_mt_unref(p, 1);
+}
+static void wa_mt_waker_wake_by_ref(void *p) { wa_mt_schedule(p); }
+static void wa_mt_waker_drop(void *p) { wa_mt_unref(p, 1); }
+const wa_waker_vt wa_mt_waker_vt_ = {wa_mt_waker_clone, wa_mt_waker_wake, wa_mt_waker_wake_by_ref,
+                                     wa_mt_waker_drop};
+
+/* The thread in block_on or run waits on mt->signal; this waker bumps it. */
+static void wa_mt_signal(void *p)
+{
+    wa_mt *mt = p;
+    __atomic_add_fetch(&mt->signal, 1, __ATOMIC_RELEASE);
+    wa_futex(&mt->signal, FUTEX_WAKE, INT_MAX, NULL);
+}
+static const wa_waker_vt wa_mt_signal_vt;
+static wa_waker wa_mt_signal_clone(void *p) { return (wa_waker){p, &wa_mt_signal_vt}; }
+static void wa_mt_signal_drop(void *p) { (void)p; }
+static const wa_waker_vt wa_mt_signal_vt = {wa_mt_signal_clone, wa_mt_signal, wa_mt_signal, wa_mt_signal_drop};
+
+/* Tasks. */
+
+static inline unsigned wa_shard(const wa_task *t) { return t->id % WA_SHARDS; }
+
+/* The task finished with rc (or was dropped: WA_ECANCELED): drops its
+ * future, then says done (so that a join never reads a future being
+ * dropped) and wakes its joiner. The caller drops the alive reference. */
+static void wa_mt_finish(wa_mt *mt, wa_task *t, int rc)
+{
+    t->status = rc;
+    wa_drop(wa_task_future(t));
+    unsigned s = wa_shard(t);
+    pthread_mutex_lock(&mt->shard[s].lock);
+    wa_list_remove_(&mt->shard[s].head, t);
+    wa_word_or(t, WA_T_DONE);
+    wa_join *j = t->joiner;
+    t->joiner = NULL;
+    wa_waker jw = j ? j->waker : (wa_waker){NULL, NULL};
+    if (j)
+        j->waker = (wa_waker){NULL, NULL};
+    pthread_mutex_unlock(&mt->shard[s].lock);
+    if (jw.vt)
+        wa_waker_wake(&jw);
+    if (__atomic_sub_fetch(&mt->live, 1, __ATOMIC_ACQ_REL) == 0)
+        wa_mt_signal(mt);
+}
+
+/* Polls t, taken from a queue with the queue's reference, once. */
+static void wa_mt_run(wa_worker *w, wa_task *t)
+{
+    wa_mt *mt = w->mt;
+    uint32_t st = wa_word_load(t), nw, start;
+    do {
+        if (st & WA_T_DONE) {
+            wa_mt_unref(t, 1);
+            return;
+        }
+        nw = (st & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED)) | WA_T_RUNNING | WA_T_STARTED;
+    } while (!__atomic_compare_exchange_n(&t->word, &st, nw, true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+    start = st;
+    int rc = WA_ECANCELED;
+    if (!(st & WA_T_ABORT) && (st & (WA_T_CANCEL | WA_T_STARTED)) != WA_T_CANCEL) {
+        wa_rt *v = &w->view;
+        v->budget = 128;
+        v->polls++;
+        v->now_fresh = 0;
+        v->current = t;
+        wa_cx cx = {{t, &wa_mt_waker_vt_}, v, t, 0, &v->budget};
+        wa_future *f = wa_task_future(t);
+        rc = f->vt->poll(f, &cx);
+        v->current = NULL;
+        if (v->arming_len) /* sleeps armed by this poll count from now */
+            wa_timers_commit_(v, wa_now_fresh_(v));
+        /* Aborted, or nobody took a request this poll saw: hard drop. A
+         * request that came during the poll is seen by the next one. */
+        st = wa_word_load(t);
+        if (rc == WA_PENDING && ((st & WA_T_ABORT) || ((start & WA_T_CANCEL) && !(st & WA_T_CLAIMED))))
+            rc = WA_ECANCELED;
+    }
+    if (rc != WA_PENDING) { /* still running: a wake meanwhile only marks it */
+        wa_mt_finish(mt, t, rc);
+        wa_mt_unref(t, 2); /* alive, queue */
+        return;
+    }
+    if (wa_word_and(t, ~(uint32_t)WA_T_RUNNING) & WA_T_QUEUED)
+        wa_mt_push(mt, w, t); /* woken while it ran: behind the others, with the queue's reference */
+    else
+        wa_mt_unref(t, 1);
+}
+
+/* Looks for work in the injector, then in the ring of each other worker
+ * from a random one, taking half. Returns a task, or NULL still searching
+ * (wa_worker_park ends the search); NULL at once when half the workers
+ * search already. */
+static wa_task *wa_worker_search(wa_worker *w)
+{
+    wa_mt *mt = w->mt;
+    if (!w->searching) {
+        if (2 * (__atomic_load_n(&mt->state, __ATOMIC_SEQ_CST) & 0xffff) >= mt->n)
+            return NULL;
+        __atomic_add_fetch(&mt->state, 1, __ATOMIC_SEQ_CST);
+        w->searching = 1;
+    }
+    wa_task *t = wa_inject_pop(mt, w);
+    w->seed = w->seed * 6364136223846793005u + 1442695040888963407u;
+    unsigned start = (unsigned)(w->seed >> 33) % mt->n;
+    for (unsigned i = 0; !t && i < mt->n; i++) {
+        wa_worker *v = &mt->workers[(start + i) % mt->n];
+        wa_task *batch[WA_RING / 2];
+        unsigned n = v == w ? 0 : wa_ring_take(&v->ring, batch, WA_RING / 2, true);
+        if (n) {
+            t = batch[--n];
+            for (unsigned k = 0; k < n; k++)
+                if (!wa_ring_push(&w->ring, batch[k])) /* (it was empty: cannot fail) */
+                    wa_inject(mt, batch[k], batch[k], 1);
+        }
+    }
+    if (t) {
+        w->searching = 0;
+        if ((__atomic_fetch_sub(&mt->state, 1, __ATOMIC_SEQ_CST) & 0xffff) == 1)
+            wa_mt_notify(mt); /* the last searcher found work: there may be more */
+    }
+    return t;
+}
+
+/* The next task for w: the LIFO slot (a few times in a row at most), now
+ * and then the injector first (so that tasks from outside are not starved
+ * by local ones), its ring, the injector, then other workers'. */
+static wa_task *wa_worker_next(wa_worker *w)
+{
+    wa_task *t = w->lifo;
+    if (t && w->lifo_run < WA_LIFO_MAX) {
+        w->lifo = NULL;
+        w->lifo_run++;
+        return t;
+    }
+    w->lifo_run = 0;
+    if (t) { /* its turn is over: behind the others */
+        w->lifo = NULL;
+        wa_mt_push(w->mt, w, t);
+    }
+    if (w->view.polls % WA_INJECT_EVERY == 0 && (t = wa_inject_pop(w->mt, w)))
+        return t;
+    if (wa_ring_take(&w->ring, &t, 1, false) || (t = wa_inject_pop(w->mt, w)))
+        return t;
+    return wa_worker_search(w);
+}
+
+static void *wa_worker_main(void *arg)
+{
+    wa_worker *w = arg;
+    wa_mt *mt = w->mt;
+    wa_self = w;
+    w->view.owner = wa_thread_self_();
+    wa_ticking_ = &w->view; /* polls must not block on or tick a runtime */
+    while (!__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE)) {
+        if (w->view.polls % WA_INJECT_EVERY == 0)
+            wa_worker_fire(w);
+        wa_task *t = wa_worker_next(w);
+        if (t) {
+            wa_mt_run(w, t);
+            continue;
+        }
+        wa_worker_park(w);
+        wa_worker_fire(w);
+    }
+    wa_ticking_ = NULL;
+    return NULL;
+}
+
+/* Spawning. */
+
+static int wa_mt_join_poll(wa_future *f, wa_cx *cx);
+static void wa_mt_join_drop_vt(wa_future *f);
+static const wa_future_vt wa_mt_join_vt = {wa_mt_join_poll, wa_mt_join_drop_vt, "join"};
+
+int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
+{
+    wa_mt *mt = rt->mt;
+    if (__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE))
+        return WA_ECANCELED;
+    size_t total = sizeof(wa_task) + size;
+    wa_task *t = malloc(total); /* freed on whatever thread drops the last reference */
+    if (!t)
+        return WA_ENOMEM;
+    memcpy(wa_task_future(t), fut, size);
+    t->rt = mt->rt;
+    t->scope = NULL;
+    t->joiner = NULL;
+    t->status = 0;
+    t->id = (uint32_t)__atomic_add_fetch(&mt->rt->spawned, 1, __ATOMIC_RELAXED);
+    t->size = (uint32_t)total;
+    /* alive, the queue's, the handle's */
+    wa_word_store(t, WA_T_QUEUED + (join ? 3 : 2) * WA_REF_ONE);
+    if (join) {
+        join->fut.vt = &wa_mt_join_vt;
+        join->task = t;
+        join->waker = (wa_waker){NULL, NULL};
+    }
+    __atomic_add_fetch(&mt->live, 1, __ATOMIC_RELAXED);
+    unsigned s = wa_shard(t);
+    pthread_mutex_lock(&mt->shard[s].lock);
+    wa_list_push_(&mt->shard[s].head, t);
+    pthread_mutex_unlock(&mt->shard[s].lock);
+    wa_mt_push(mt, wa_mt_here(mt), t);
+    return 0;
+}
+
+/* Join handles, cancel and abort. */
+
+static int wa_mt_join_poll(wa_future *f, wa_cx *cx)
+{
+    wa_join *j = (wa_join *)f;
+    wa_task *t = j->task;
+    if (!t)
+        return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
+    wa_mt *mt = t->rt->mt;
+    unsigned s = wa_shard(t);
+    pthread_mutex_lock(&mt->shard[s].lock);
+    int done = wa_word_load(t) & WA_T_DONE;
+    if (!done) {
+        wa_waker_store(&j->waker, cx);
+        t->joiner = j;
+    }
+    pthread_mutex_unlock(&mt->shard[s].lock);
+    return done ? t->status : WA_PENDING;
+}
+
+static void wa_mt_join_drop_vt(wa_future *f)
+{
+    wa_join *j = (wa_join *)f;
+    if (j->task)
+        wa_mt_join_drop_(j);
+}
+
+void wa_mt_join_drop_(wa_join *j)
+{
+    wa_task *t = j->task;
+    wa_mt *mt = t->rt->mt;
+    j->task = NULL;
+    unsigned s = wa_shard(t);
+    pthread_mutex_lock(&mt->shard[s].lock);
+    if (t->joiner == j)
+        t->joiner = NULL;
+    wa_waker jw = j->waker;
+    j->waker = (wa_waker){NULL, NULL};
+    pthread_mutex_unlock(&mt->shard[s].lock);
+    wa_waker_drop(&jw);
+    wa_mt_unref(t, 1);
+}
+
+/* Cancel and abort only mark the task and wake it: the worker that runs it
+ * next drops it (from another thread, its future may be in a poll). */
+void wa_mt_signal_task_(wa_task *t, uint32_t bit)
+{
+    if (wa_word_load(t) & (WA_T_DONE | bit))
+        return;
+    wa_word_or(t, bit);
+    wa_mt_schedule(t);
+}
+
+/* Life. */
+
+static int wa_mt_wait(wa_mt *mt, const wa_join *root)
+{
+    for (;;) {
+        uint32_t seq = __atomic_load_n(&mt->signal, __ATOMIC_ACQUIRE);
+        if (root ? (wa_word_load(root->task) & WA_T_DONE) : __atomic_load_n(&mt->live, __ATOMIC_ACQUIRE) == 0)
+            return 0;
+        wa_futex(&mt->signal, FUTEX_WAIT, seq, NULL);
+    }
+}
+
+int wa_mt_block_on_(wa_rt *rt, wa_future *root, size_t size)
+{
+    wa_join j;
+    int rc = wa_mt_spawn_(rt, root, size, &j);
+    if (rc < 0) {
+        wa_drop(root);
+        return rc;
+    }
+    /* The handle, never awaited, wakes this thread. */
+    unsigned s = wa_shard(j.task);
+    pthread_mutex_lock(&rt->mt->shard[s].lock);
+    if (!(wa_word_load(j.task) & WA_T_DONE)) {
+        j.waker = (wa_waker){rt->mt, &wa_mt_signal_vt};
+        j.task->joiner = &j;
+    }
+    pthread_mutex_unlock(&rt->mt->shard[s].lock);
+    wa_mt_wait(rt->mt, &j);
+    rc = j.task->status;
+    wa_mt_join_drop_(&j);
+    return rc;
+}
+
+int wa_mt_run_(wa_rt *rt) { return wa_mt_wait(rt->mt, NULL); }
+
+static void wa_mt_destroy(wa_mt *mt)
+{
+    for (unsigned i = 0; i < WA_SHARDS; i++)
+        pthread_mutex_destroy(&mt->shard[i].lock);
+    pthread_mutex_destroy(&mt->lock);
+    free(mt->idle);
+    free(mt->workers);
+    free(mt);
+}
+
+/* Stops the workers, then drops every task still alive on this thread. */
+void wa_mt_free_(wa_rt *rt)
+{
+    wa_mt *mt = rt->mt;
+    /* Under the lock, as a park is said: a worker that parks after this sees
+     * shutdown, and one about to wait on its word finds it 0 (the futex
+     * compares it: no wake lost between its check of shutdown and its wait). */
+    pthread_mutex_lock(&mt->lock);
+    __atomic_store_n(&mt->shutdown, 1, __ATOMIC_RELEASE);
+    for (unsigned i = 0; i < mt->n; i++)
+        __atomic_store_n(&mt->workers[i].parked, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&mt->lock);
+    for (unsigned i = 0; i < mt->n; i++)
+        wa_futex(&mt->workers[i].parked, FUTEX_WAKE, 1, NULL);
+    for (unsigned i = 0; i < mt->n; i++)
+        pthread_join(mt->workers[i].thread, NULL);
+    for (unsigned s = 0; s < WA_SHARDS; s++)
+        while (mt->shard[s].head) {
+            wa_task *t = mt->shard[s].head;
+            wa_mt_finish(mt, t, WA_ECANCELED);
+            wa_mt_unref(t, 1); /* alive */
+        }
+    /* the queues' references: the finishes above may have queued more */
+    for (unsigned i = 0; i < mt->n; i++) {
+        wa_worker *w = &mt->workers[i];
+        wa_task *t;
+        while (wa_ring_take(&w->ring, &t, 1, false))
+            wa_mt_unref(t, 1);
+        if (w->lifo)
+            wa_mt_unref(w->lifo, 1);
+        free(w->view.heap);
+        free(w->view.arming);
+    }
+    for (wa_task *t = mt->inj_head, *next; t; t = next) {
+        next = t->next;
+        wa_mt_unref(t, 1);
+    }
+    wa_mt_destroy(mt);
+}
+
+int wa_mt_new_(wa_rt *rt, unsigned n)
+{
+    wa_mt *mt = calloc(1, sizeof *mt);
+    if (!mt)
+        return WA_ENOMEM;
+    mt->rt = rt;
+    mt->n = n;
+    pthread_mutex_init(&mt->lock, NULL);
+    for (unsigned i = 0; i < WA_SHARDS; i++)
+        pthread_mutex_init(&mt->shard[i].lock, NULL);
+    mt->workers = aligned_alloc(64, (n * sizeof *mt->workers + 63) / 64 * 64);
+    mt->idle = calloc(n, sizeof *mt->idle);
+    if (!mt->workers || !mt->idle) {
+        wa_mt_destroy(mt);
+        return WA_ENOMEM;
+    }
+    memset(mt->workers, 0, n * sizeof *mt->workers);
+    mt->state = n * WA_UNPARKED_ONE;
+    rt->mt = mt;
+    for (unsigned i = 0; i < n; i++) {
+        wa_worker *w = &mt->workers[i];
+        w->mt = mt;
+        w->index = i;
+        w->seed = i + 1;
+        w->view.mt = mt;
+        w->view.backend = rt->backend;
+        w->view.slab = rt->slab; /* never allocated from: a spawn goes to wa_mt_spawn_ */
+        w->view.report = rt->report;
+        w->view.report_arg = rt->report_arg;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if (pthread_create(&mt->workers[i].thread, NULL, wa_worker_main, &mt->workers[i]) != 0) {
+            mt->n = i; /* stop those that started */
+            wa_mt_free_(rt);
+            rt->mt = NULL;
+            return WA_ENOMEM;
+        }
+    }
+    return 0;
+}

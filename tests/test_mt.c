@@ -1,0 +1,410 @@
+/* The many-threads executor (wa_rt_new_mt): spawn and join across workers,
+ * wakes and spawns from foreign threads, steals under contention,
+ * cancellation racing completion, shutdown under load, timers. Run under
+ * TSan by the tsan preset; the counts are smaller under a sanitizer, and
+ * smaller still under tests/faults (which runs the binary once per
+ * allocation it samples). A setup that fails there (the runtime, a spawn)
+ * stops its test, releasing what it made. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+#if defined(WASYNC_FAULT_INJECTION)
+#define SCALE 100
+#elif defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SCALE 10
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SCALE 10
+#endif
+#endif
+#ifndef SCALE
+#define SCALE 1
+#endif
+
+/* A task returning its index through a pointer. */
+typedef struct ret_index {
+    wa_future fut;
+    long index;
+    long *out;
+} ret_index;
+
+static int ret_index_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    ret_index *t = (ret_index *)f;
+    *t->out = t->index;
+    return t->index % 7 == 3 ? WA_EIO : 0;
+}
+static const wa_future_vt ret_index_vt = {ret_index_poll, NULL, "ret_index"};
+
+typedef struct spawner {
+    WA_CORO;
+    wa_join *jh;
+    long *out;
+    long n, i, sum, errors;
+} spawner;
+
+WA_ASYNC(spawner, t, cx, spawner_cleanup)
+{
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->n; t->i++) {
+        ret_index r = {{&ret_index_vt}, t->i, &t->out[t->i]};
+        if (wa_spawn_of(cx->rt, &r, &t->jh[t->i]) < 0)
+            WA_RETURN(WA_ENOMEM); /* (the drop drops the handles) */
+    }
+    for (t->i = 0; t->i < t->n; t->i++) {
+        WA_AWAIT(&t->jh[t->i].fut);
+        t->errors += WA_STATUS == WA_EIO;
+        t->sum += t->out[t->i];
+    }
+    WA_END();
+}
+/* Drops the handles that were not awaited (a spawn failed). */
+static void spawner_cleanup(spawner *t) { check_joins_drop(t->jh, (int)t->n); }
+
+static void test_mt_spawn_join(void)
+{
+    for (unsigned workers = 1; workers <= 4; workers *= 2) {
+        wa_rt *rt;
+        REQUIRE(wa_rt_new_mt(&rt, workers) == 0);
+        long n = 1000000 / SCALE;
+        spawner s = {.n = n};
+        spawner_init(&s);
+        s.jh = calloc((size_t)n, sizeof *s.jh);
+        s.out = malloc((size_t)n * sizeof *s.out);
+        /* The runtime goes first: children of a failed spawner may still run. */
+        int rc = s.jh && s.out ? wa_block_on(rt, &s.wa.fut) : WA_ENOMEM;
+        REQUIRE_OR(rc != WA_ENOMEM, (wa_rt_free(rt), free(s.jh), free(s.out)));
+        CHECK_EQ(rc, 0);
+        CHECK_EQ(s.sum, n * (n - 1) / 2);
+        CHECK_EQ(s.errors, (n + 3) / 7);
+        wa_rt_stats st;
+        wa_rt_stats_get(rt, &st);
+        CHECK_EQ(st.spawned, n + 1);
+        free(s.jh);
+        free(s.out);
+        wa_rt_free(rt);
+    }
+}
+
+/* A gate opened from another thread: the waker it keeps is a task's. */
+typedef struct gate {
+    pthread_mutex_t lock;
+    int open;
+    wa_waker waker;
+} gate;
+
+typedef struct gate_wait {
+    wa_future fut;
+    gate *g;
+    long *done;
+} gate_wait;
+
+static int gate_wait_poll(wa_future *f, wa_cx *cx)
+{
+    gate_wait *w = (gate_wait *)f;
+    pthread_mutex_lock(&w->g->lock);
+    int open = w->g->open;
+    if (!open)
+        wa_waker_store(&w->g->waker, cx);
+    pthread_mutex_unlock(&w->g->lock);
+    if (!open)
+        return WA_PENDING;
+    __atomic_add_fetch(w->done, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+static const wa_future_vt gate_wait_vt = {gate_wait_poll, NULL, "gate_wait"};
+
+typedef struct opener {
+    gate *gates;
+    long from, to;
+} opener;
+
+static void *open_gates(void *arg)
+{
+    opener *o = arg;
+    for (long i = o->from; i < o->to; i++) {
+        gate *g = &o->gates[i];
+        pthread_mutex_lock(&g->lock);
+        g->open = 1;
+        wa_waker w = g->waker;
+        g->waker = (wa_waker){NULL, NULL};
+        pthread_mutex_unlock(&g->lock);
+        if (w.vt)
+            wa_waker_wake(&w);
+    }
+    return NULL;
+}
+
+/* Frees gates[0..n), dropping the wakers still kept (a test stopped:
+ * those of tasks the runtime, freed first, has dropped). */
+static void gates_free(gate *gates, long n)
+{
+    for (long i = 0; i < n; i++) {
+        wa_waker_drop(&gates[i].waker);
+        pthread_mutex_destroy(&gates[i].lock);
+    }
+    free(gates);
+}
+
+/* Tasks that wait, woken by two foreign threads while the workers run. */
+static void test_mt_foreign_wakes(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    long n = 1000000 / SCALE, done = 0;
+    gate *gates = calloc((size_t)n, sizeof *gates);
+    REQUIRE_OR(gates, wa_rt_free(rt));
+    for (long i = 0; i < n; i++)
+        pthread_mutex_init(&gates[i].lock, NULL);
+    for (long i = 0; i < n; i++) {
+        gate_wait w = {{&gate_wait_vt}, &gates[i], &done};
+        REQUIRE_OR(wa_spawn_of(rt, &w, NULL) == 0, (wa_rt_free(rt), gates_free(gates, n)));
+    }
+    opener o[2] = {{gates, 0, n / 2}, {gates, n / 2, n}};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&th[i], NULL, open_gates, &o[i]);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(__atomic_load_n(&done, __ATOMIC_RELAXED), n);
+    wa_rt_free(rt);
+    gates_free(gates, n);
+}
+
+/* Spawns from foreign threads (wa_spawn is the cross-thread handle of a
+ * many-threads runtime), of tasks that yield: steals under contention. */
+typedef struct yielder {
+    WA_CORO;
+    wa_yield y;
+    int i, n;
+    long *polls;
+} yielder;
+
+WA_ASYNC(yielder, t, cx)
+{
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->n; t->i++) {
+        __atomic_add_fetch(t->polls, 1, __ATOMIC_RELAXED);
+        WA_AWAIT(wa_yield_init(&t->y));
+    }
+    WA_END();
+}
+
+typedef struct foreign_spawner {
+    wa_rt *rt;
+    long n, failed;
+    long *polls;
+} foreign_spawner;
+
+static void *spawn_from_thread(void *arg)
+{
+    foreign_spawner *f = arg;
+    for (long i = 0; i < f->n; i++) {
+        yielder y = {.n = 10, .polls = f->polls};
+        yielder_init(&y);
+        if (wa_spawn_of(f->rt, &y, NULL) != 0) {
+            f->failed++;
+            break;
+        }
+    }
+    return NULL;
+}
+
+static void test_mt_foreign_spawns_and_steals(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 4) == 0);
+    long polls = 0, n = 100000 / SCALE;
+    foreign_spawner f[2] = {{rt, n, 0, &polls}, {rt, n, 0, &polls}};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&th[i], NULL, spawn_from_thread, &f[i]);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    REQUIRE_OR(f[0].failed + f[1].failed == 0, wa_rt_free(rt));
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(__atomic_load_n(&polls, __ATOMIC_RELAXED), 2 * n * 10);
+    wa_rt_free(rt);
+}
+
+/* Cancellation and abort from another thread racing completion: every
+ * task ends exactly once, with its status or WA_ECANCELED, and its drop
+ * runs once. */
+typedef struct racer {
+    WA_CORO;
+    wa_yield y;
+    int i, n;
+} racer;
+
+WA_ASYNC(racer, t, cx)
+{
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->n; t->i++)
+        WA_AWAIT(wa_yield_init(&t->y));
+    WA_END();
+}
+
+typedef struct canceller {
+    wa_join *jh;
+    long from, to;
+} canceller;
+
+static void *cancel_some(void *arg)
+{
+    canceller *c = arg;
+    for (long i = c->from; i < c->to; i++)
+        CHECK_EQ(i % 2 ? wa_join_cancel(&c->jh[i]) : wa_join_abort(&c->jh[i]), 0);
+    return NULL;
+}
+
+static void test_mt_cancel_races_completion(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    long n = 100000 / SCALE;
+    wa_join *jh = calloc((size_t)n, sizeof *jh);
+    REQUIRE_OR(jh, wa_rt_free(rt));
+    for (long i = 0; i < n; i++) {
+        racer r = {.n = i % 3 ? (int)(i % 5) : 1 << 30}; /* a third end only when cancelled */
+        racer_init(&r);
+        REQUIRE_OR(wa_spawn_of(rt, &r, &jh[i]) == 0, (check_joins_drop(jh, (int)i), free(jh), wa_rt_free(rt)));
+    }
+    canceller c = {jh, 0, n};
+    pthread_t th;
+    pthread_create(&th, NULL, cancel_some, &c);
+    pthread_join(th, NULL);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    long ok = 0, cancelled = 0;
+    for (long i = 0; i < n; i++) {
+        int st = wa_join_status(&jh[i]);
+        ok += st == 0;
+        cancelled += st == WA_ECANCELED;
+        wa_join_drop(&jh[i]);
+    }
+    CHECK_EQ(ok + cancelled, n);
+    CHECK(cancelled > 0);
+    free(jh);
+    wa_rt_free(rt);
+}
+
+/* Freeing the runtime while tasks run and yield forever: the workers stop,
+ * every task is dropped once (its future's drop runs), nothing leaks. */
+typedef struct spinner {
+    wa_future fut;
+    long *dropped;
+} spinner;
+
+static int spinner_poll(wa_future *f, wa_cx *cx)
+{
+    (void)f;
+    wa_waker_wake_by_ref(&cx->waker);
+    return WA_PENDING;
+}
+static void spinner_drop(wa_future *f) { __atomic_add_fetch(((spinner *)f)->dropped, 1, __ATOMIC_RELAXED); }
+static const wa_future_vt spinner_vt = {spinner_poll, spinner_drop, "spinner"};
+
+static void test_mt_shutdown_under_load(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    long dropped = 0, n = 10000 / SCALE;
+    for (long i = 0; i < n; i++) {
+        spinner s = {{&spinner_vt}, &dropped};
+        REQUIRE_OR(wa_spawn_of(rt, &s, NULL) == 0, wa_rt_free(rt));
+    }
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    wa_rt_free(rt);
+    CHECK_EQ(dropped, n);
+}
+
+/* Sleeps on workers: each ends no earlier than asked, wherever it runs. */
+typedef struct napper {
+    WA_CORO;
+    wa_sleep s;
+    uint64_t ns, start, took;
+} napper;
+
+WA_ASYNC(napper, t, cx)
+{
+    WA_BEGIN(t, cx);
+    t->start = wa_now(cx->rt);
+    WA_AWAIT(wa_sleep_init(&t->s, t->ns));
+    t->took = wa_now(cx->rt) - t->start;
+    WA_END();
+}
+
+static void test_mt_timers(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    enum { N = 200 };
+    wa_join jh[N];
+    for (int i = 0; i < N; i++) {
+        napper p = {.ns = WA_MS(i % 20)};
+        napper_init(&p);
+        REQUIRE_OR(wa_spawn_of(rt, &p, &jh[i]) == 0, (check_joins_drop(jh, i), wa_rt_free(rt)));
+    }
+    CHECK_EQ(wa_rt_run(rt), 0);
+    for (int i = 0; i < N; i++) {
+        napper *p = (napper *)wa_join_output(&jh[i]);
+        CHECK(p && p->took >= WA_MS(i % 20));
+        wa_join_drop(&jh[i]);
+    }
+    wa_rt_free(rt);
+}
+
+static int misuses;
+static void count_misuse(const char *what)
+{
+    (void)what;
+    __atomic_add_fetch(&misuses, 1, __ATOMIC_RELAXED);
+}
+
+typedef struct nester {
+    wa_future fut;
+    int rc;
+} nester;
+
+static int nester_poll(wa_future *f, wa_cx *cx)
+{
+    nester *n = (nester *)f;
+    wa_yield y;
+    n->rc = wa_block_on(cx->rt, wa_yield_init(&y));
+    return 0;
+}
+static const wa_future_vt nester_vt = {nester_poll, NULL, "nester"};
+
+/* What the workers own is refused: ticking it, blocking inside a poll. */
+static void test_mt_misuse(void)
+{
+    wa_misuse_set_hook(count_misuse);
+    wa_rt *rt;
+    CHECK_EQ(wa_rt_new_mt(&rt, 0), WA_EINVAL);
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    CHECK_EQ(wa_rt_tick(rt, NULL), WA_EMISUSE);
+    nester n = {{&nester_vt}, 0};
+    int rc = wa_block_on(rt, &n.fut);
+    REQUIRE_OR(rc != WA_ENOMEM, wa_rt_free(rt));
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(n.rc, WA_EMISUSE);
+    CHECK_EQ(misuses, 3);
+    wa_rt_free(rt);
+}
+
+int main(void)
+{
+    RUN(test_mt_spawn_join);
+    RUN(test_mt_foreign_wakes);
+    RUN(test_mt_foreign_spawns_and_steals);
+    RUN(test_mt_cancel_races_completion);
+    RUN(test_mt_shutdown_under_load);
+    RUN(test_mt_timers);
+    RUN(test_mt_misuse);
+    return check_finish();
+}
