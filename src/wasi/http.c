@@ -65,16 +65,9 @@ static int wa_p2_handle_result(const unsigned char *ret, uint32_t *h)
 
 int wa_p2_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields)
 {
-    /* list<tuple<string, list<u8>>>: (ptr, len, ptr, len) per entry */
-    uint32_t *list = calloc(n ? n : 1, 16); /* (calloc: n * 16 may not fit) */
+    uint32_t *list = wa_p2_lower_fields(h, n);
     if (!list)
         return WA_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        list[4 * i] = (uint32_t)(uintptr_t)h[i].name;
-        list[4 * i + 1] = (uint32_t)strlen(h[i].name);
-        list[4 * i + 2] = (uint32_t)(uintptr_t)h[i].value;
-        list[4 * i + 3] = (uint32_t)strlen(h[i].value);
-    }
     _Alignas(4) unsigned char ret[8];
     wa_p2_imp_fields_from_list(ADDR(list), (I32)n, ADDR(ret));
     free(list);
@@ -105,14 +98,7 @@ int wa_p2_request_method(uint32_t req, const char **method, char **owned)
 {
     _Alignas(4) unsigned char ret[12];
     wa_p2_imp_request_method((I32)req, ADDR(ret));
-    *owned = NULL;
-    if (ret[0] < WA_P2_HTTP_METHOD_OTHER) {
-        *method = wa_p2_http_methods[ret[0]];
-        return 0;
-    }
-    int rc = wa_p2_lift_take_str(ret + 4, owned);
-    *method = *owned;
-    return rc;
+    return wa_p2_lift_method(ret, method, owned);
 }
 
 /* An incoming-request's option<string> (imp) as *out. */
