@@ -3,7 +3,6 @@
  * the tag, and error-code aligns its payload to 8 (its option<u64>s). */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cabi.h"
 #include "http.h"
@@ -227,23 +226,18 @@ void wa_p2_outgoing_body_drop(uint32_t body)
 
 /* ---- the client side ---- */
 
-/* option<scheme>: some(HTTP | HTTPS | other(string)); a scheme's case
- * does not matter (RFC 3986) */
+/* option<scheme>: some(HTTP | HTTPS | other(string)) */
 static I32 wa_p2_set_scheme(I32 r, wa_p2_str s)
 {
-    if (s.len == 4 && !strncasecmp(s.ptr, "http", 4))
-        return wa_p2_imp_set_scheme(r, 1, 0, 0, 0);
-    if (s.len == 5 && !strncasecmp(s.ptr, "https", 5))
-        return wa_p2_imp_set_scheme(r, 1, 1, 0, 0);
-    return wa_p2_imp_set_scheme(r, 1, 2, ADDR(s.ptr), (I32)s.len);
+    I32 c = wa_p2_lower_scheme(s);
+    return c < 2 ? wa_p2_imp_set_scheme(r, 1, c, 0, 0) : wa_p2_imp_set_scheme(r, 1, c, ADDR(s.ptr), (I32)s.len);
 }
 
 static I32 wa_p2_set_method(I32 r, const char *m)
 {
-    for (I32 i = 0; i < WA_P2_HTTP_METHOD_OTHER; i++)
-        if (!strcmp(m, wa_p2_http_methods[i]))
-            return wa_p2_imp_set_method(r, i, 0, 0);
-    return wa_p2_imp_set_method(r, WA_P2_HTTP_METHOD_OTHER, ADDR(m), (I32)strlen(m));
+    I32 c = wa_p2_lower_method(m);
+    return c < WA_P2_HTTP_METHOD_OTHER ? wa_p2_imp_set_method(r, c, 0, 0)
+                                       : wa_p2_imp_set_method(r, c, ADDR(m), (I32)strlen(m));
 }
 
 int wa_p2_request_new(uint32_t headers, const char *method, wa_p2_str scheme, wa_p2_str authority, wa_p2_str path,

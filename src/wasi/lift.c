@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lift.h"
 #include "wasync/error.h"
@@ -161,6 +162,21 @@ uint32_t *wa_p2_lower_fields(const wa_http_header *h, size_t n)
         list[4 * i + 3] = (uint32_t)strlen(h[i].value);
     }
     return list;
+}
+
+int wa_p2_lower_method(const char *m)
+{
+    int i = 0;
+    while (i < WA_P2_HTTP_METHOD_OTHER && strcmp(m, wa_p2_http_methods[i]))
+        i++;
+    return i;
+}
+
+int wa_p2_lower_scheme(wa_p2_str s)
+{
+    if (s.len == 4 && !strncasecmp(s.ptr, "http", 4))
+        return 0;
+    return s.len == 5 && !strncasecmp(s.ptr, "https", 5) ? 1 : 2;
 }
 
 /* Frees an option<string> at `at` the host lowered. */

@@ -72,6 +72,12 @@ int wa_p2_lift_method(const unsigned char *at, const char **method, char **owned
  * pointing into h. A new block, the caller's to free(); NULL without
  * memory. */
 uint32_t *wa_p2_lower_fields(const wa_http_header *h, size_t n);
+/* The method variant's case of m (borrowed): one of the nine, or
+ * WA_P2_HTTP_METHOD_OTHER (m goes as its string). */
+int wa_p2_lower_method(const char *m);
+/* The scheme variant's case of s (borrowed): HTTP 0, HTTPS 1 (a scheme's
+ * case does not matter, RFC 3986), else other(string) 2. */
+int wa_p2_lower_scheme(wa_p2_str s);
 /* An error-code at ec as a WA_E* code (refused ECONNREFUSED, reset
  * ECONNRESET, timeouts ETIMEDOUT, else EIO); the strings some cases carry
  * are freed. */
