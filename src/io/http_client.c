@@ -6,16 +6,12 @@
 #include <string.h>
 
 #include "../wasi/http.h"
-#include "http_fields.h"
-#include "http_url.h"
+#include "http_send.h"
 #include "wasi_stream.h"
 #include "wasync/http.h"
 
 struct wa_http_response {
-    uint32_t resp; /* incoming-response; its body belongs to the stream */
-    int status;
-    wa_stream *body;
-    wa_http_fields fields;
+    wa_http_response_head h; /* owner: the incoming-response, whose body belongs to the stream */
 };
 
 /* What a send holds while it runs (one allocation, sized for its body). */
@@ -33,30 +29,14 @@ struct wa_http_call {
     } tx;
 };
 
-enum { WA_SEND_START, WA_SEND_RUN, WA_SEND_DONE };
-
-int wa_http_response_status(const wa_http_response *r) { return r->status; }
-
-const char *wa_http_response_header(wa_http_response *r, const char *name)
-{
-    return wa_http_fields_find(&r->fields, wa_p2_response_header_list, r->resp, name);
-}
-
-const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n)
-{
-    return wa_http_fields_all(&r->fields, wa_p2_response_header_list, r->resp, n);
-}
-
-wa_stream *wa_http_response_body(wa_http_response *r) { return r->body; }
-
 void wa_http_response_free(wa_http_response *r)
 {
     if (!r)
         return;
-    if (r->body)
-        wa_stream_close(&r->body); /* the stream, then its incoming-body */
-    wa_http_fields_free(&r->fields);
-    wa_p2_incoming_response_drop(r->resp);
+    if (r->h.body)
+        wa_stream_close(&r->h.body); /* the stream, then its incoming-body */
+    wa_http_fields_free(&r->h.fields);
+    wa_p2_incoming_response_drop(r->h.owner);
     free(r);
 }
 
@@ -68,12 +48,13 @@ static int wa_http_response_new(wa_rt *rt, uint32_t resp, wa_http_response **out
         wa_p2_incoming_response_drop(resp);
         return WA_ENOMEM;
     }
-    r->resp = resp;
-    r->status = wa_p2_response_status(resp);
+    r->h.owner = resp;
+    r->h.load = wa_p2_response_header_list;
+    r->h.status = wa_p2_response_status(resp);
     uint32_t body, stream;
     int rc = wa_p2_response_consume(resp, &body, &stream);
     if (rc == 0)
-        rc = wa_wasi_stream_open_owned(rt, stream, WA_NO_HANDLE, body, wa_p2_incoming_body_drop, &r->body);
+        rc = wa_wasi_stream_open_owned(rt, stream, WA_NO_HANDLE, body, wa_p2_incoming_body_drop, &r->h.body);
     if (rc < 0) {
         wa_http_response_free(r);
         return rc;
@@ -99,24 +80,12 @@ static void wa_http_call_free(wa_http_send *s)
         wa_p2_future_drop(c->future);
     wa_http_response_free(c->response);
     free(c);
-    s->call = NULL;
-    s->step = WA_SEND_DONE;
-}
-
-static int wa_http_fail(wa_http_send *s, int rc)
-{
-    wa_http_call_free(s);
-    return rc;
 }
 
 /* Builds and sends the request, then starts its body and the wait. */
-static int wa_http_start(wa_http_send *s, wa_rt *rt)
+static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method)
 {
     const wa_http_request *q = s->req;
-    const char *method;
-    wa_http_url u;
-    if (wa_http_request_check(q, &u, &method) < 0)
-        return WA_EINVAL;
     size_t size = offsetof(struct wa_http_call, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
     struct wa_http_call *c = calloc(1, size);
     if (!c)
@@ -124,14 +93,13 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt)
     c->rt = rt; /* (no struct assignment: the block may end before tx.c) */
     c->future = c->out_body = WA_NO_HANDLE;
     s->call = c;
-    s->step = WA_SEND_RUN;
     uint32_t fields, req, stream;
     int rc;
     if ((rc = wa_p2_fields_from_list(q->headers, q->nheaders, &fields)) < 0 ||
-        (rc = wa_p2_request_new(fields, method, u.scheme, u.authority, u.path, &req, &c->out_body)) < 0 ||
+        (rc = wa_p2_request_new(fields, method, u->scheme, u->authority, u->path, &req, &c->out_body)) < 0 ||
         (rc = wa_p2_http_send(req, &c->future)) < 0 ||
         (rc = wa_pollable_register(rt, wa_p2_future_subscribe(c->future), &c->key)) < 0)
-        return wa_http_fail(s, rc);
+        return rc;
     c->registered = 1;
     wa_pollable_wait_init(&c->wait, c->key);
     c->waiting = 1;
@@ -139,7 +107,7 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt)
         return 0; /* no body: finished below, no stream needed */
     if ((rc = wa_p2_body_write(c->out_body, &stream)) < 0 ||
         (rc = wa_wasi_stream_open(rt, WA_NO_HANDLE, stream, &c->out)) < 0)
-        return wa_http_fail(s, rc);
+        return rc;
     if (q->body_stream)
         wa_copy_init(&c->tx.c, q->body_stream, c->out);
     else
@@ -186,45 +154,19 @@ static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
     return 0;
 }
 
-static int wa_http_send_poll(wa_future *f, wa_cx *cx)
+/* Drives the body out, then the response in. */
+static int wa_http_run(wa_http_send *s, wa_cx *cx)
 {
-    wa_http_send *s = (wa_http_send *)f;
-    int rc, out, in;
-    switch (s->step) {
-    case WA_SEND_START:
-        if ((rc = wa_http_start(s, cx->rt)) < 0) {
-            s->step = WA_SEND_DONE;
-            return rc;
-        }
-        /* fallthrough */
-    case WA_SEND_RUN:
-        out = wa_http_send_body(s->call, cx);
-        in = out < 0 ? 0 : wa_http_receive(s->call, cx);
-        if (out < 0 || in < 0)
-            return wa_http_fail(s, out < 0 ? out : in);
-        if (out == WA_PENDING || in == WA_PENDING)
-            return WA_PENDING;
-        s->response = s->call->response; /* handed over */
-        s->call->response = NULL;
-        wa_http_call_free(s);
-        return 0;
-    default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP send");
-    }
+    struct wa_http_call *c = s->call;
+    int out = wa_http_send_body(c, cx);
+    int in = out < 0 ? 0 : wa_http_receive(c, cx);
+    if (out < 0 || in < 0)
+        return out < 0 ? out : in;
+    if (out == WA_PENDING || in == WA_PENDING)
+        return WA_PENDING;
+    s->response = c->response; /* handed over */
+    c->response = NULL;
+    return 0;
 }
 
-static void wa_http_send_drop(wa_future *f)
-{
-    wa_http_send *s = (wa_http_send *)f;
-    if (s->call)
-        wa_http_call_free(s);
-    s->step = WA_SEND_DONE;
-}
-
-static const wa_future_vt wa_http_send_vt = {wa_http_send_poll, wa_http_send_drop, "http_send"};
-
-wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req)
-{
-    *s = (wa_http_send){.fut = {&wa_http_send_vt}, .req = req};
-    return &s->fut;
-}
+const wa_http_client_ops wa_http_client_host = {wa_http_start, wa_http_run, wa_http_call_free};

@@ -6,16 +6,13 @@
 #include <stdlib.h>
 
 #include "../wasi/http_p3.h"
-#include "http_fields.h"
-#include "http_url.h"
+#include "http_send.h"
 #include "wasync/component.h"
 #include "wasync/http.h"
 
 struct wa_http_response {
-    uint32_t result; /* the writable end of consume-body's result */
-    int status;
-    wa_stream *body;
-    wa_http_fields fields; /* read before consume-body took the response */
+    wa_http_response_head h; /* fields read before consume-body took the response */
+    uint32_t result;         /* the writable end of consume-body's result */
 };
 
 /* What a send holds while it runs (one allocation, sized for its body). */
@@ -34,29 +31,6 @@ struct wa_http_call {
     } tx;
 };
 
-enum { WA_SEND_START, WA_SEND_RUN, WA_SEND_DONE };
-
-int wa_http_response_status(const wa_http_response *r) { return r->status; }
-
-static int wa_http_no_load(uint32_t owner, wa_http_header **list, size_t *n)
-{
-    (void)owner, (void)list;
-    *n = 0;
-    return WA_EIO; /* (loaded with the response: never called) */
-}
-
-const char *wa_http_response_header(wa_http_response *r, const char *name)
-{
-    return wa_http_fields_find(&r->fields, wa_http_no_load, 0, name);
-}
-
-const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n)
-{
-    return wa_http_fields_all(&r->fields, wa_http_no_load, 0, n);
-}
-
-wa_stream *wa_http_response_body(wa_http_response *r) { return r->body; }
-
 /* Ends a future's writable end that the library holds, once written. */
 static void wa_http_end_future(const wa_wasip3_future_type *t, uint32_t *end, int failed)
 {
@@ -69,10 +43,10 @@ void wa_http_response_free(wa_http_response *r)
 {
     if (!r)
         return;
-    if (r->body)
-        wa_stream_close(&r->body);
+    if (r->h.body)
+        wa_stream_close(&r->h.body);
     wa_http_end_future(&wa_wasip3_http_result, &r->result, 0);
-    wa_http_fields_free(&r->fields);
+    wa_http_fields_free(&r->h.fields);
     free(r);
 }
 
@@ -84,15 +58,16 @@ static int wa_http_response_new(wa_rt *rt, uint32_t resp, wa_http_response **out
         wa_p3_response_drop(resp);
         return WA_ENOMEM;
     }
-    r->status = wa_p3_response_status(resp);
-    r->fields.loaded = wa_p3_response_header_list(resp, &r->fields.list, &r->fields.n) != WA_ENOMEM;
+    r->h.status = wa_p3_response_status(resp);
+    wa_p3_response_header_list(resp, &r->h.fields.list, &r->h.fields.n); /* (none without memory) */
+    r->h.fields.loaded = 1;
     uint64_t res = wa_wasip3_http_result.new_();
     uint32_t stream, trailers;
     wa_p3_response_consume_body(resp, (uint32_t)res, &stream, &trailers);
     wa_wasip3_http_trailers.drop_readable(trailers); /* (not read) */
     r->result = (uint32_t)(res >> 32);
     wa_p3_live_ends++;
-    int rc = wa_wasip3_stream_open(rt, &wa_wasip3_http_bytes, stream, 0, &r->body);
+    int rc = wa_wasip3_stream_open(rt, &wa_wasip3_http_bytes, stream, 0, &r->h.body);
     if (rc < 0) {
         wa_http_response_free(r);
         return rc;
@@ -119,31 +94,18 @@ static void wa_http_call_free(wa_http_send *s)
     }
     wa_http_response_free(c->response);
     free(c);
-    s->call = NULL;
-    s->step = WA_SEND_DONE;
-}
-
-static int wa_http_fail(wa_http_send *s, int rc)
-{
-    wa_http_call_free(s);
-    return rc;
 }
 
 /* Builds and sends the request, then starts its body. */
-static int wa_http_start(wa_http_send *s, wa_rt *rt)
+static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method)
 {
     const wa_http_request *q = s->req;
-    const char *method;
-    wa_http_url u;
-    if (wa_http_request_check(q, &u, &method) < 0)
-        return WA_EINVAL;
     size_t size = offsetof(struct wa_http_call, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
     struct wa_http_call *c = calloc(1, size);
     if (!c)
         return WA_ENOMEM;
     c->rt = rt;
     s->call = c;
-    s->step = WA_SEND_RUN;
     uint32_t fields, req, result, contents = 0;
     int rc, body = q->body_stream || q->body_len;
     if (body) {
@@ -151,20 +113,20 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt)
         contents = (uint32_t)ends;
         if ((rc = wa_wasip3_stream_open(rt, &wa_wasip3_http_bytes, 0, (uint32_t)(ends >> 32), &c->out)) < 0) {
             wa_wasip3_http_bytes.drop_readable(contents);
-            return wa_http_fail(s, rc);
+            return rc;
         }
     }
     if ((rc = wa_p3_fields_from_list(q->headers, q->nheaders, &fields)) < 0) {
         if (contents)
             wa_wasip3_http_bytes.drop_readable(contents);
-        return wa_http_fail(s, rc);
+        return rc;
     }
     uint64_t trailers = wa_wasip3_http_trailers.new_();
     c->trailers = (uint32_t)(trailers >> 32);
     wa_p3_live_ends++;
-    if ((rc = wa_p3_request_new(fields, contents, (uint32_t)trailers, method, u.scheme, u.authority, u.path, &req,
+    if ((rc = wa_p3_request_new(fields, contents, (uint32_t)trailers, method, u->scheme, u->authority, u->path, &req,
                                 &result)) < 0)
-        return wa_http_fail(s, rc);
+        return rc;
     wa_wasip3_http_result.drop_readable(result); /* (how the host sent it: not asked) */
     wa_subtask_init(&c->send, wa_p3_client_send(req, &c->ret));
     c->waiting = 1;
@@ -210,45 +172,19 @@ static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
     return wa_http_response_new(c->rt, resp, &c->response);
 }
 
-static int wa_http_send_poll(wa_future *f, wa_cx *cx)
+/* Drives the response in, then the body out. */
+static int wa_http_run(wa_http_send *s, wa_cx *cx)
 {
-    wa_http_send *s = (wa_http_send *)f;
-    int rc, out, in;
-    switch (s->step) {
-    case WA_SEND_START:
-        if ((rc = wa_http_start(s, cx->rt)) < 0) {
-            s->step = WA_SEND_DONE;
-            return rc;
-        }
-        /* fallthrough */
-    case WA_SEND_RUN:
-        in = wa_http_receive(s->call, cx);
-        out = in < 0 ? 0 : wa_http_send_body(s->call, cx);
-        if (out < 0 || in < 0)
-            return wa_http_fail(s, in < 0 ? in : out);
-        if (out == WA_PENDING || in == WA_PENDING)
-            return WA_PENDING;
-        s->response = s->call->response; /* handed over */
-        s->call->response = NULL;
-        wa_http_call_free(s);
-        return 0;
-    default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP send");
-    }
+    struct wa_http_call *c = s->call;
+    int in = wa_http_receive(c, cx);
+    int out = in < 0 ? 0 : wa_http_send_body(c, cx);
+    if (out < 0 || in < 0)
+        return in < 0 ? in : out;
+    if (out == WA_PENDING || in == WA_PENDING)
+        return WA_PENDING;
+    s->response = c->response; /* handed over */
+    c->response = NULL;
+    return 0;
 }
 
-static void wa_http_send_drop(wa_future *f)
-{
-    wa_http_send *s = (wa_http_send *)f;
-    if (s->call)
-        wa_http_call_free(s);
-    s->step = WA_SEND_DONE;
-}
-
-static const wa_future_vt wa_http_send_vt = {wa_http_send_poll, wa_http_send_drop, "http_send"};
-
-wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req)
-{
-    *s = (wa_http_send){.fut = {&wa_http_send_vt}, .req = req};
-    return &s->fut;
-}
+const wa_http_client_ops wa_http_client_host = {wa_http_start, wa_http_run, wa_http_call_free};

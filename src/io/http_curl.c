@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "../core/rt.h"
-#include "http_url.h"
+#include "http_send.h"
 #include "wasync/http.h"
 
 /* The response body's buffer: a full one pauses the transfer. */
@@ -49,16 +49,15 @@ struct wa_curl_sock {
 typedef struct wa_curl_body wa_curl_body;
 
 struct wa_http_response {
+    wa_http_response_head h; /* body: a wa_curl_body; fields: kept as they come */
     wa_curl *c;
     CURL *easy;
     struct curl_slist *out_headers;
     struct wa_http_call *call; /* the send, while it runs */
-    int status, head, done, result, added;
+    int head, done, result, added;
     int paused;          /* CURLPAUSE_RECV, CURLPAUSE_SEND bits */
     wa_waker waker;      /* the send waiting for the head */
-    wa_http_header *headers;
-    size_t nheaders, headers_cap;
-    wa_curl_body *body;
+    size_t headers_cap;
     unsigned char *buf; /* the body received and not read yet */
     size_t len, cap;
     wa_waker reader;    /* the body's reader, waiting for bytes */
@@ -81,8 +80,6 @@ struct wa_curl_body {
     wa_stream base;
     wa_http_response *r; /* NULL once the response is freed */
 };
-
-enum { WA_SEND_START, WA_SEND_RUN, WA_SEND_DONE };
 
 /* ---- the multi handle and its driver ---- */
 
@@ -328,12 +325,13 @@ static int wa_curl_keep_header(wa_http_response *r, const char *line, size_t n)
     const char *colon = memchr(line, ':', n);
     if (!colon || colon == line)
         return 0; /* (not a field line: nothing to keep) */
-    if (r->nheaders == r->headers_cap) {
+    wa_http_fields *f = &r->h.fields;
+    if (f->n == r->headers_cap) {
         size_t cap = r->headers_cap ? 2 * r->headers_cap : 8;
-        wa_http_header *h = realloc(r->headers, cap * sizeof *h);
+        wa_http_header *h = realloc(f->list, cap * sizeof *h);
         if (!h)
             return WA_ENOMEM;
-        r->headers = h;
+        f->list = h;
         r->headers_cap = cap;
     }
     size_t name_len = (size_t)(colon - line), v = name_len + 1;
@@ -351,15 +349,15 @@ static int wa_curl_keep_header(wa_http_response *r, const char *line, size_t n)
     for (size_t i = 0; i < name_len + 1 + n - v; i++)
         if (i != name_len && (p[i] == 0 || p[i] == '\r' || p[i] == '\n'))
             p[i] = ' ';
-    r->headers[r->nheaders++] = (wa_http_header){p, p + name_len + 1};
+    f->list[f->n++] = (wa_http_header){p, p + name_len + 1};
     return 0;
 }
 
 static void wa_curl_drop_headers(wa_http_response *r)
 {
-    for (size_t i = 0; i < r->nheaders; i++)
-        free((char *)r->headers[i].name); /* (one block with the value) */
-    r->nheaders = 0;
+    for (size_t i = 0; i < r->h.fields.n; i++)
+        free((char *)r->h.fields.list[i].name); /* (one block with the value) */
+    r->h.fields.n = 0;
 }
 
 /* CURLOPT_HEADERFUNCTION: a status line starts a head (an interim 1xx one
@@ -373,12 +371,12 @@ static size_t wa_curl_on_header(char *line, size_t size, size_t n, void *arg)
         len--;
     if (len >= 5 && !memcmp(line, "HTTP/", 5)) {
         wa_curl_drop_headers(r);
-        r->status = 0;
+        r->h.status = 0;
         const char *sp = memchr(line, ' ', len);
         for (size_t i = sp ? (size_t)(sp - line) + 1 : len; i < len && line[i] >= '0' && line[i] <= '9'; i++)
-            r->status = r->status * 10 + (line[i] - '0');
+            r->h.status = r->h.status * 10 + (line[i] - '0');
     } else if (!len) {
-        if (r->status >= 200) {
+        if (r->h.status >= 200) {
             r->head = 1;
             wa_waker_wake(&r->waker);
         }
@@ -526,27 +524,12 @@ static void wa_curl_body_close(wa_stream *s)
 {
     wa_curl_body *b = (wa_curl_body *)s;
     if (b->r)
-        b->r->body = NULL;
+        b->r->h.body = NULL;
     free(b);
 }
 
 static const wa_stream_vt wa_curl_body_vt = {wa_curl_body_try_read, wa_curl_body_try_write, wa_curl_body_try_flush,
                                              wa_curl_body_ready, wa_curl_body_close};
-
-int wa_http_response_status(const wa_http_response *r) { return r->status; }
-
-const char *wa_http_response_header(wa_http_response *r, const char *name)
-{
-    return wa_http_headers_find(r->headers, r->nheaders, name);
-}
-
-const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n)
-{
-    *n = r->nheaders;
-    return r->nheaders ? r->headers : NULL;
-}
-
-wa_stream *wa_http_response_body(wa_http_response *r) { return &r->body->base; }
 
 void wa_http_response_free(wa_http_response *r)
 {
@@ -558,15 +541,14 @@ void wa_http_response_free(wa_http_response *r)
     }
     curl_easy_cleanup(r->easy);
     curl_slist_free_all(r->out_headers);
-    if (r->body) {
-        wa_stream *s = &r->body->base;
-        r->body->r = NULL;
-        wa_stream_close(&s);
+    if (r->h.body) {
+        ((wa_curl_body *)r->h.body)->r = NULL;
+        wa_stream_close(&r->h.body);
     }
     wa_waker_drop(&r->waker);
     wa_waker_drop(&r->reader);
     wa_curl_drop_headers(r);
-    free(r->headers);
+    free(r->h.fields.list);
     free(r->buf);
     free(r);
 }
@@ -663,24 +645,13 @@ static void wa_http_call_free(wa_http_send *s)
         k->r->call = NULL;
     wa_http_response_free(k->r);
     free(k);
-    s->call = NULL;
-    s->step = WA_SEND_DONE;
 }
 
-static int wa_http_fail(wa_http_send *s, int rc)
-{
-    wa_http_call_free(s);
-    return rc;
-}
-
-/* Checks the request, then sets up its transfer and adds it to curl. */
-static int wa_http_start(wa_http_send *s, wa_rt *rt)
+/* Sets up the request's transfer and adds it to curl. */
+static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method)
 {
     const wa_http_request *q = s->req;
-    const char *method;
-    wa_http_url u;
-    if (wa_http_request_check(q, &u, &method) < 0)
-        return WA_EINVAL;
+    (void)u; /* (curl parses the URL again) */
     wa_curl *c;
     int rc = wa_curl_of(rt, &c);
     if (rc < 0)
@@ -690,17 +661,21 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt)
         return WA_ENOMEM;
     k->req = q;
     s->call = k;
-    s->step = WA_SEND_RUN;
     wa_http_response *r = k->r = calloc(1, sizeof *r);
-    if (!r || !(r->body = calloc(1, sizeof *r->body)) || !(r->easy = curl_easy_init()))
-        return wa_http_fail(s, WA_ENOMEM);
+    wa_curl_body *b = r ? calloc(1, sizeof *b) : NULL;
+    if (!b)
+        return WA_ENOMEM;
+    *b = (wa_curl_body){WA_STREAM_INIT(&wa_curl_body_vt), r};
+    r->h.body = &b->base;
+    r->h.fields.loaded = 1; /* (kept as curl gives them) */
     r->c = c;
     r->call = k;
-    *r->body = (wa_curl_body){WA_STREAM_INIT(&wa_curl_body_vt), r};
+    if (!(r->easy = curl_easy_init()))
+        return WA_ENOMEM;
     if ((rc = wa_curl_setup(r, q, method)) < 0)
-        return wa_http_fail(s, rc);
+        return rc;
     if (curl_multi_add_handle(c->multi, r->easy) != CURLM_OK)
-        return wa_http_fail(s, WA_ENOMEM);
+        return WA_ENOMEM;
     r->added = 1;
     k->eof = !q->body_stream && !q->body_len;
     return 0;
@@ -733,53 +708,25 @@ static int wa_http_send_body(struct wa_http_call *k, wa_cx *cx)
     return k->eof && k->off == k->len ? 0 : WA_PENDING;
 }
 
-static int wa_http_send_poll(wa_future *f, wa_cx *cx)
+/* Feeds the body to curl until the head arrived and the body went. */
+static int wa_http_run(wa_http_send *s, wa_cx *cx)
 {
-    wa_http_send *s = (wa_http_send *)f;
-    int rc;
-    switch (s->step) {
-    case WA_SEND_START:
-        if ((rc = wa_http_start(s, cx->rt)) < 0) {
-            s->step = WA_SEND_DONE;
-            return rc;
-        }
-        /* fallthrough */
-    case WA_SEND_RUN: {
-        wa_http_response *r = s->call->r;
-        wa_waker_store(&r->waker, cx); /* (before the body: curl may call back) */
-        int out = wa_http_send_body(s->call, cx);
-        if (out < 0 && out != WA_PENDING)
-            return wa_http_fail(s, out);
-        if (r->done && r->result < 0)
-            return wa_http_fail(s, r->result);
-        if (out == WA_PENDING || !(r->head || r->done))
-            return WA_PENDING;
-        if (!r->head)
-            return wa_http_fail(s, WA_EIO); /* ended without a response */
-        wa_waker_drop(&r->waker);
-        r->call = NULL;
-        s->call->r = NULL;
-        s->response = r; /* handed over */
-        wa_http_call_free(s);
-        return 0;
-    }
-    default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP send");
-    }
+    wa_http_response *r = s->call->r;
+    wa_waker_store(&r->waker, cx); /* (before the body: curl may call back) */
+    int out = wa_http_send_body(s->call, cx);
+    if (out < 0 && out != WA_PENDING)
+        return out;
+    if (r->done && r->result < 0)
+        return r->result;
+    if (out == WA_PENDING || !(r->head || r->done))
+        return WA_PENDING;
+    if (!r->head)
+        return WA_EIO; /* ended without a response */
+    wa_waker_drop(&r->waker);
+    r->call = NULL;
+    s->call->r = NULL;
+    s->response = r; /* handed over */
+    return 0;
 }
 
-static void wa_http_send_drop(wa_future *f)
-{
-    wa_http_send *s = (wa_http_send *)f;
-    if (s->call)
-        wa_http_call_free(s);
-    s->step = WA_SEND_DONE;
-}
-
-static const wa_future_vt wa_http_send_vt = {wa_http_send_poll, wa_http_send_drop, "http_send"};
-
-wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req)
-{
-    *s = (wa_http_send){.fut = {&wa_http_send_vt}, .req = req};
-    return &s->fut;
-}
+const wa_http_client_ops wa_http_client_host = {wa_http_start, wa_http_run, wa_http_call_free};

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http_url.h"
+#include "http_send.h"
 #include "js_ops.h"
 #include "wasync/http.h"
 
@@ -25,12 +25,9 @@ typedef struct wa_js_body {
 } wa_js_body;
 
 struct wa_http_response {
+    wa_http_response_head h; /* body: a wa_js_body; fields: the head's */
     uint32_t key; /* the glue's handle of the fetch and its Response */
-    int status;
-    char *head; /* the headers' bytes, which headers point into */
-    wa_http_header *headers;
-    size_t nheaders;
-    wa_js_body *body;
+    char *head;   /* the headers' bytes, which fields point into */
     int reading;        /* rd is in flight */
     wa_js_op rd;        /* the body's read of one chunk */
     unsigned char *buf; /* the chunk read, buf[off..len) not taken yet */
@@ -41,6 +38,7 @@ struct wa_http_response {
 /* What a send holds while it runs. */
 struct wa_http_call {
     wa_http_response *r;
+    const char *method;
     int reading; /* the request body's stream is being read */
     wa_read_all all;
     char *req; /* the request for the glue */
@@ -48,7 +46,7 @@ struct wa_http_call {
     wa_js_op op;
 };
 
-enum { WA_SEND_START, WA_SEND_BODY, WA_SEND_RUN, WA_SEND_DONE };
+enum { WA_SEND_BODY = WA_SEND_RUN, WA_SEND_FETCH };
 
 /* ---- the response and its body stream ---- */
 
@@ -131,27 +129,12 @@ static void wa_js_body_close(wa_stream *s)
 {
     wa_js_body *b = (wa_js_body *)s;
     if (b->r)
-        b->r->body = NULL;
+        b->r->h.body = NULL;
     free(b);
 }
 
 static const wa_stream_vt wa_js_body_vt = {wa_js_body_try_read, wa_js_body_try_write, wa_js_body_try_flush,
                                            wa_js_body_ready, wa_js_body_close};
-
-int wa_http_response_status(const wa_http_response *r) { return r->status; }
-
-const char *wa_http_response_header(wa_http_response *r, const char *name)
-{
-    return wa_http_headers_find(r->headers, r->nheaders, name);
-}
-
-const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n)
-{
-    *n = r->nheaders;
-    return r->nheaders ? r->headers : NULL;
-}
-
-wa_stream *wa_http_response_body(wa_http_response *r) { return &r->body->base; }
 
 void wa_http_response_free(wa_http_response *r)
 {
@@ -160,13 +143,12 @@ void wa_http_response_free(wa_http_response *r)
     wa_drop_held(&r->rd.fut, &r->reading);
     if (r->key)
         wa_js_handle_free_(r->key); /* the glue aborts the fetch */
-    if (r->body) {
-        wa_stream *s = &r->body->base;
-        r->body->r = NULL;
-        wa_stream_close(&s);
+    if (r->h.body) {
+        ((wa_js_body *)r->h.body)->r = NULL;
+        wa_stream_close(&r->h.body);
     }
     free(r->head);
-    free(r->headers);
+    free(r->h.fields.list);
     free(r->buf);
     free(r);
 }
@@ -183,12 +165,13 @@ static int wa_js_take_head(wa_http_response *r, char *p, size_t n)
         strs += !p[i];
     if (p[n - 1] || strs % 2)
         return WA_EIO;
-    if (!(r->headers = malloc(strs / 2 * sizeof *r->headers)))
+    wa_http_fields *f = &r->h.fields;
+    if (!(f->list = malloc(strs / 2 * sizeof *f->list)))
         return WA_ENOMEM;
-    for (char *s = p; s < p + n; r->nheaders++) {
-        r->headers[r->nheaders].name = s;
+    for (char *s = p; s < p + n; f->n++) {
+        f->list[f->n].name = s;
         s += strlen(s) + 1;
-        r->headers[r->nheaders].value = s;
+        f->list[f->n].value = s;
         s += strlen(s) + 1;
     }
     return 0;
@@ -226,40 +209,32 @@ static void wa_http_call_free(wa_http_send *s)
     struct wa_http_call *k = s->call;
     if (s->step == WA_SEND_BODY)
         wa_drop_held(&k->all.fut, &k->reading);
-    if (s->step == WA_SEND_RUN)
+    if (s->step == WA_SEND_FETCH)
         wa_drop(&k->op.fut); /* unfinished: the glue aborts the fetch */
     wa_http_response_free(k->r);
     free(k->req);
     free(k);
-    s->call = NULL;
-    s->step = WA_SEND_DONE;
 }
 
-static int wa_http_fail(wa_http_send *s, int rc)
-{
-    wa_http_call_free(s);
-    return rc;
-}
-
-/* Checks the request and makes the response its fetch will fill. */
-static int wa_http_start(wa_http_send *s)
+/* Makes the response the request's fetch will fill (its URL goes whole). */
+static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method)
 {
     const wa_http_request *q = s->req;
-    const char *method;
-    wa_http_url u;
-    if (wa_http_request_check(q, &u, &method) < 0)
-        return WA_EINVAL;
+    (void)rt, (void)u;
     struct wa_http_call *k = s->call = calloc(1, sizeof *k);
     if (!k)
         return WA_ENOMEM;
-    s->step = WA_SEND_BODY;
+    k->method = method;
     wa_http_response *r = k->r = calloc(1, sizeof *r);
-    if (!r || !(r->body = malloc(sizeof *r->body)))
-        return wa_http_fail(s, WA_ENOMEM);
-    *r->body = (wa_js_body){WA_STREAM_INIT(&wa_js_body_vt), r};
+    wa_js_body *b = r ? malloc(sizeof *b) : NULL;
+    if (!b)
+        return WA_ENOMEM;
+    *b = (wa_js_body){WA_STREAM_INIT(&wa_js_body_vt), r};
+    r->h.body = &b->base;
+    r->h.fields.loaded = 1; /* (the head's, when it comes) */
     int rc = wa_js_handle_new_(r, &r->key);
     if (rc < 0)
-        return wa_http_fail(s, rc);
+        return rc;
     if (q->body_stream) {
         wa_read_all_init(&k->all, q->body_stream, 0);
         k->reading = 1;
@@ -267,72 +242,45 @@ static int wa_http_start(wa_http_send *s)
     return 0;
 }
 
-static int wa_http_send_poll(wa_future *f, wa_cx *cx)
+/* Reads a body that is a stream, then fetches. */
+static int wa_http_run(wa_http_send *s, wa_cx *cx)
 {
-    wa_http_send *s = (wa_http_send *)f;
+    struct wa_http_call *k = s->call;
+    const wa_http_request *q = s->req;
     int rc;
     switch (s->step) {
-    case WA_SEND_START:
-        if ((rc = wa_http_start(s)) < 0) {
-            s->step = WA_SEND_DONE;
-            return rc;
-        }
-        /* fallthrough */
-    case WA_SEND_BODY: {
-        struct wa_http_call *k = s->call;
-        const wa_http_request *q = s->req;
-        const char *method = q->method ? q->method : "GET";
+    case WA_SEND_BODY:
         if (q->body_stream) {
             if ((rc = wa_poll_held(&k->all.fut, &k->reading, cx)) == WA_PENDING)
                 return WA_PENDING;
             if (rc < 0)
-                return wa_http_fail(s, rc);
-            rc = wa_js_encode(k, q, method, k->all.data, k->all.len);
+                return rc;
+            rc = wa_js_encode(k, q, k->method, k->all.data, k->all.len);
             free(k->all.data);
         } else {
-            rc = wa_js_encode(k, q, method, q->body, q->body_len);
+            rc = wa_js_encode(k, q, k->method, q->body, q->body_len);
         }
         if (rc < 0)
-            return wa_http_fail(s, rc);
+            return rc;
         wa_js_op_init_(&k->op, WA_JS_HTTP_SEND, k->r->key, k->req, k->req_len);
-        s->step = WA_SEND_RUN;
-    }
+        s->step = WA_SEND_FETCH;
         /* fallthrough */
-    case WA_SEND_RUN: {
-        struct wa_http_call *k = s->call;
+    default:
         if ((rc = wa_poll(&k->op.fut, cx)) == WA_PENDING)
             return WA_PENDING;
         s->step = WA_SEND_DONE; /* (the op finished: nothing to abort) */
         if (rc < 0) {
             free(k->op.data); /* the failure's message */
-            return wa_http_fail(s, rc);
+            return rc;
         }
         wa_http_response *r = k->r;
-        r->status = (int)k->op.number;
+        r->h.status = (int)k->op.number;
         if ((rc = wa_js_take_head(r, (char *)k->op.data, k->op.len)) < 0)
-            return wa_http_fail(s, rc);
+            return rc;
         k->r = NULL;
         s->response = r; /* handed over */
-        wa_http_call_free(s);
         return 0;
     }
-    default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP send");
-    }
 }
 
-static void wa_http_send_drop(wa_future *f)
-{
-    wa_http_send *s = (wa_http_send *)f;
-    if (s->call)
-        wa_http_call_free(s);
-    s->step = WA_SEND_DONE;
-}
-
-static const wa_future_vt wa_http_send_vt = {wa_http_send_poll, wa_http_send_drop, "http_send"};
-
-wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req)
-{
-    *s = (wa_http_send){.fut = {&wa_http_send_vt}, .req = req};
-    return &s->fut;
-}
+const wa_http_client_ops wa_http_client_host = {wa_http_start, wa_http_run, wa_http_call_free};

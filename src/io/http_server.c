@@ -5,53 +5,29 @@
 #include <stdlib.h>
 
 #include "../wasi/http.h"
-#include "http_fields.h"
+#include "http_incoming.h"
 #include "http_url.h"
 #include "wasi_stream.h"
 #include "wasync/http.h"
 
 struct wa_http_incoming {
+    wa_http_incoming_head h;
     wa_rt *rt;
-    uint32_t req, outparam, out_body; /* WA_NO_HANDLE once given up */
-    const char *method; /* these three read before the handler runs */
-    char *method_owned, *path, *authority;
+    uint32_t outparam, out_body; /* WA_NO_HANDLE once given up */
     int responded;
-    wa_http_fields fields;
     wa_stream *in, *out; /* the bodies: the request's, the response's */
 };
 
 static wa_rt *wa_http_rt; /* one runtime for every request */
 
-const char *wa_http_incoming_method(wa_http_incoming *in) { return in->method; }
-const char *wa_http_incoming_path(wa_http_incoming *in) { return in->path ? in->path : "/"; }
-const char *wa_http_incoming_authority(wa_http_incoming *in) { return in->authority ? in->authority : ""; }
-
-/* Reads the request's method, path and authority: 0, WA_ENOMEM, or
- * WA_EINVAL when one holds a NUL byte (no C string can hold it). */
-static int wa_http_request_line(wa_http_incoming *in)
-{
-    int rc;
-    if ((rc = wa_p2_request_method(in->req, &in->method, &in->method_owned)) < 0 ||
-        (rc = wa_p2_request_path(in->req, &in->path)) < 0)
-        return rc;
-    return wa_p2_request_authority(in->req, &in->authority);
-}
-
-const char *wa_http_incoming_header(wa_http_incoming *in, const char *name)
-{
-    return wa_http_fields_find(&in->fields, wa_p2_request_header_list, in->req, name);
-}
-
-const wa_http_header *wa_http_incoming_headers(wa_http_incoming *in, size_t *n)
-{
-    return wa_http_fields_all(&in->fields, wa_p2_request_header_list, in->req, n);
-}
+static const wa_http_request_ops wa_http_request_p2 = {wa_p2_request_method, wa_p2_request_path,
+                                                        wa_p2_request_authority, wa_p2_request_header_list};
 
 int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)
 {
     uint32_t b, stream;
     int rc = 0;
-    if (!in->in && ((rc = wa_p2_request_consume(in->req, &b, &stream)) < 0 ||
+    if (!in->in && ((rc = wa_p2_request_consume(in->h.req, &b, &stream)) < 0 ||
                     (rc = wa_wasi_stream_open_owned(in->rt, stream, WA_NO_HANDLE, b, wa_p2_incoming_body_drop,
                                                     &in->in)) < 0))
         return rc == WA_ENOMEM ? rc : WA_EIO;
@@ -113,11 +89,8 @@ static void wa_http_settle(wa_http_incoming *in, int rc)
         wa_http_end_body(in, rc < 0);
     if (in->in)
         wa_stream_close(&in->in); /* and with it the incoming-body */
-    wa_http_fields_free(&in->fields);
-    free(in->method_owned);
-    free(in->path);
-    free(in->authority);
-    wa_p2_request_drop(in->req);
+    wa_http_incoming_head_free(&in->h);
+    wa_p2_request_drop(in->h.req);
 }
 
 /* block_on's root: the request's task, awaited without consuming its
@@ -135,11 +108,11 @@ void wa_http_serve_(uint32_t req, uint32_t outparam, wa_http_handler handler)
 {
     wa_p2_adopt(2); /* the request and the outparam are ours now */
     /* on the stack: this call lasts as long as the request's task */
-    wa_http_incoming in = {.req = req, .outparam = outparam, .out_body = WA_NO_HANDLE};
+    wa_http_incoming in = {.h.req = req, .outparam = outparam, .out_body = WA_NO_HANDLE};
     wa_join task;
     int rc = wa_http_rt ? 0 : wa_rt_new(&wa_http_rt);
     in.rt = wa_http_rt;
-    if (rc == 0 && (rc = wa_http_request_line(&in)) == WA_EINVAL)
+    if (rc == 0 && (rc = wa_http_incoming_head_read(&in.h, &wa_http_request_p2, req)) == WA_EINVAL)
         rc = wa_http_incoming_respond(&in, 400, NULL, 0, NULL); /* the handler could not tell what was asked */
     else if (rc == 0 && (rc = handler(wa_http_rt, &in, &task)) == 0) {
         wa_http_wait w = {{&wa_http_wait_vt}, &task};

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "../wasi/http_p3.h"
-#include "http_fields.h"
+#include "http_incoming.h"
 #include "http_url.h"
 #include "wasync/component.h"
 #include "wasync/http.h"
@@ -19,47 +19,33 @@
 enum { WA_SERVE_TASK, WA_SERVE_TRAILERS, WA_SERVE_RESULT, WA_SERVE_DONE };
 
 struct wa_http_incoming {
+    wa_http_incoming_head h; /* req: until the body is consumed or the request ends */
     wa_rt *rt;
     wa_join *call;     /* the export call's: its early task.return */
-    uint32_t req;      /* until the body is consumed or the request ends */
     uint32_t resp;     /* made, until task.return takes it */
     uint32_t trailers; /* the writable end of the response's trailers */
     uint32_t result;   /* the writable end of consume-body's result */
-    const char *method; /* these three read before the handler runs */
-    char *method_owned, *path, *authority;
     int responded, status, step, writing, tasked;
-    wa_http_fields fields;
     wa_stream *in, *out; /* the bodies: the request's, the response's */
     wa_join task;        /* the request's task, while tasked */
     wa_p3_http_value value;
     wa_wasip3_future_write write;
 };
 
-const char *wa_http_incoming_method(wa_http_incoming *in) { return in->method; }
-const char *wa_http_incoming_path(wa_http_incoming *in) { return in->path ? in->path : "/"; }
-const char *wa_http_incoming_authority(wa_http_incoming *in) { return in->authority ? in->authority : ""; }
-
-const char *wa_http_incoming_header(wa_http_incoming *in, const char *name)
-{
-    return wa_http_fields_find(&in->fields, wa_p3_request_header_list, in->req, name);
-}
-
-const wa_http_header *wa_http_incoming_headers(wa_http_incoming *in, size_t *n)
-{
-    return wa_http_fields_all(&in->fields, wa_p3_request_header_list, in->req, n);
-}
+static const wa_http_request_ops wa_http_request_p3 = {wa_p3_request_method, wa_p3_request_path,
+                                                        wa_p3_request_authority, wa_p3_request_header_list};
 
 int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)
 {
     if (!in->in) {
-        if (!in->req)
+        if (!in->h.req)
             return WA_EIO;
         size_t n;
         wa_http_incoming_headers(in, &n); /* consume-body takes the request */
         uint64_t ends = wa_wasip3_http_result.new_();
         uint32_t stream, trailers;
-        wa_p3_request_consume_body(in->req, (uint32_t)ends, &stream, &trailers);
-        in->req = 0;
+        wa_p3_request_consume_body(in->h.req, (uint32_t)ends, &stream, &trailers);
+        in->h.req = 0;
         in->result = (uint32_t)(ends >> 32);
         wa_wasip3_http_trailers.drop_readable(trailers); /* (not read) */
         int rc = wa_wasip3_stream_open(in->rt, &wa_wasip3_http_bytes, stream, 0, &in->in);
@@ -138,12 +124,9 @@ static void wa_http_release(wa_http_incoming *in)
         wa_stream_close(&in->in);
     if (in->resp)
         wa_p3_response_drop(in->resp);
-    if (in->req)
-        wa_p3_request_drop(in->req);
-    wa_http_fields_free(&in->fields);
-    free(in->method_owned);
-    free(in->path);
-    free(in->authority);
+    if (in->h.req)
+        wa_p3_request_drop(in->h.req);
+    wa_http_incoming_head_free(&in->h);
     free(in);
 }
 
@@ -207,10 +190,8 @@ int wa_http_serve_(wa_rt *rt, wa_join *join, uint32_t req, wa_http_handler handl
     wa_p3_resources++; /* the request is ours now */
     in->rt = rt;
     in->call = join;
-    in->req = req;
     int rc;
-    if ((rc = wa_p3_request_method(req, &in->method, &in->method_owned)) < 0 ||
-        (rc = wa_p3_request_path(req, &in->path)) < 0 || (rc = wa_p3_request_authority(req, &in->authority)) < 0)
+    if ((rc = wa_http_incoming_head_read(&in->h, &wa_http_request_p3, req)) < 0)
         in->status = rc == WA_EINVAL ? wa_http_incoming_respond(in, 400, NULL, 0, NULL) : rc; /* a NUL byte: the handler could not tell what was asked */
     else if ((in->status = handler(rt, in, &in->task)) == 0)
         in->tasked = 1;

@@ -58,6 +58,22 @@ wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, con
     return &op->fut;
 }
 
+int wa_tcp_listen_poll_with(wa_tcp_op *op, int (*open)(wa_tcp_op *, wa_tcp *))
+{
+    if (op->step < 0)
+        return WA_EINVAL;
+    wa_tcp *l = wa_tcp_new(op->rt);
+    if (!l)
+        return WA_ENOMEM;
+    int rc = open(op, l);
+    if (rc < 0) {
+        free(l);
+        return rc;
+    }
+    op->listener = l;
+    return 0;
+}
+
 wa_future *wa_tcp_accept_start(wa_tcp_op *op, const wa_future_vt *vt, wa_tcp *l)
 {
     *op = (wa_tcp_op){.fut = {vt}, .rt = l ? l->rt : NULL, .listener = l};

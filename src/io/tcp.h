@@ -52,6 +52,12 @@ int wa_tcp_close_with(wa_tcp **l, void (*release_socket)(wa_tcp *));
  * bad or NULL ip makes the first poll report WA_EINVAL (op->step -1). */
 wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port);
 
+/* Polls a listen that takes one step (native, WASI 0.3): a bad address
+ * is WA_EINVAL; else open (the host's) gives a new listener l its socket
+ * and port, and l becomes op's, or open fails (releasing what it made:
+ * l is freed here). */
+int wa_tcp_listen_poll_with(wa_tcp_op *op, int (*open)(wa_tcp_op *op, wa_tcp *l));
+
 /* Starts op (as above) as an accept with vt on l (borrowed, may be NULL),
  * taking a reference to l until it ends. */
 wa_future *wa_tcp_accept_start(wa_tcp_op *op, const wa_future_vt *vt, wa_tcp *l);

@@ -97,15 +97,9 @@ static int wa_tcp_wait(wa_tcp_op *op, wa_fd_key key, unsigned events, wa_cx *cx)
     return wa_tcp_waited(op, cx);
 }
 
-static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
+/* Gives l op's socket, bound and listening. */
+static int wa_tcp_listen_open(wa_tcp_op *op, wa_tcp *l)
 {
-    wa_tcp_op *op = (wa_tcp_op *)f;
-    (void)cx;
-    if (op->step < 0)
-        return WA_EINVAL;
-    wa_tcp *l = wa_tcp_new(op->rt);
-    if (!l)
-        return WA_ENOMEM;
     wa_sockaddr a;
     socklen_t len = wa_tcp_sockaddr(op, &a);
     int one = 1, rc = wa_tcp_socket(op);
@@ -115,17 +109,20 @@ static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
                     bind(WA_TCP_H(op)->fd, &a.sa, len) < 0 || listen(WA_TCP_H(op)->fd, SOMAXCONN) < 0 ||
                     getsockname(WA_TCP_H(op)->fd, &a.sa, &len) < 0))
         rc = wa_tcp_fail(op, wa_errno_map(errno));
-    if (rc < 0) {
-        free(l);
+    if (rc < 0)
         return rc;
-    }
     l->fd = WA_TCP_H(op)->fd; /* the socket is the listener's now */
     l->key = WA_TCP_H(op)->key;
     l->port = ntohs(op->ip.v6 ? a.v6.sin6_port : a.v4.sin_port);
-    op->listener = l;
     WA_TCP_H(op)->fd = -1;
     op->registered = 0;
     return 0;
+}
+
+static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    return wa_tcp_listen_poll_with((wa_tcp_op *)f, wa_tcp_listen_open);
 }
 
 static void wa_tcp_op_drop(wa_future *f) { wa_tcp_op_release((wa_tcp_op *)f); }

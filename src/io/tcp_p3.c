@@ -64,32 +64,28 @@ static int wa_tcp_conn_open(wa_rt *rt, uint32_t sock, wa_stream **conn)
                                        (uint32_t[2]){in_result, sent}, sock, wa_p3_tcp_drop, conn);
 }
 
-static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
+/* Gives l a socket, bound and listening, and its accepts registered. */
+static int wa_tcp_listen_open(wa_tcp_op *op, wa_tcp *l)
 {
-    wa_tcp_op *op = (wa_tcp_op *)f;
-    (void)cx;
-    if (op->step < 0)
-        return WA_EINVAL;
-    wa_tcp *l = wa_tcp_new(op->rt);
-    if (!l)
-        return WA_ENOMEM;
     int rc = wa_p3_tcp_create(op->ip.v6, &l->sock);
-    if (rc < 0) {
-        free(l);
+    if (rc < 0)
         return rc;
-    }
     if ((rc = wa_p3_tcp_bind(l->sock, &op->ip, op->port)) == 0 && (rc = wa_p3_tcp_listen(l->sock, &l->accepts)) == 0 &&
         (rc = wa_p3_tcp_local_port(l->sock, &l->port)) == 0 &&
         (rc = wa_waitable_register(op->rt, l->accepts, &l->key)) == 0) { /* (WA_ENOSYS on sim) */
         wa_notify_init(&l->turn);
-        op->listener = l;
         return 0;
     }
     if (l->accepts)
         wa_tcp_drop_accepts(l);
     wa_p3_tcp_drop(l->sock);
-    free(l);
     return rc;
+}
+
+static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    return wa_tcp_listen_poll_with((wa_tcp_op *)f, wa_tcp_listen_open);
 }
 
 static void wa_tcp_nothing(wa_future *f) { (void)f; }

@@ -3,7 +3,6 @@
  * the tag, and error-code aligns its payload to 8 (its option<u64>s). */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cabi.h"
 #include "http.h"
@@ -65,16 +64,9 @@ static int wa_p2_handle_result(const unsigned char *ret, uint32_t *h)
 
 int wa_p2_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields)
 {
-    /* list<tuple<string, list<u8>>>: (ptr, len, ptr, len) per entry */
-    uint32_t *list = calloc(n ? n : 1, 16); /* (calloc: n * 16 may not fit) */
+    uint32_t *list = wa_p2_lower_fields(h, n);
     if (!list)
         return WA_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        list[4 * i] = (uint32_t)(uintptr_t)h[i].name;
-        list[4 * i + 1] = (uint32_t)strlen(h[i].name);
-        list[4 * i + 2] = (uint32_t)(uintptr_t)h[i].value;
-        list[4 * i + 3] = (uint32_t)strlen(h[i].value);
-    }
     _Alignas(4) unsigned char ret[8];
     wa_p2_imp_fields_from_list(ADDR(list), (I32)n, ADDR(ret));
     free(list);
@@ -105,14 +97,7 @@ int wa_p2_request_method(uint32_t req, const char **method, char **owned)
 {
     _Alignas(4) unsigned char ret[12];
     wa_p2_imp_request_method((I32)req, ADDR(ret));
-    *owned = NULL;
-    if (ret[0] < WA_P2_HTTP_METHOD_OTHER) {
-        *method = wa_p2_http_methods[ret[0]];
-        return 0;
-    }
-    int rc = wa_p2_lift_take_str(ret + 4, owned);
-    *method = *owned;
-    return rc;
+    return wa_p2_lift_method(ret, method, owned);
 }
 
 /* An incoming-request's option<string> (imp) as *out. */
@@ -241,23 +226,18 @@ void wa_p2_outgoing_body_drop(uint32_t body)
 
 /* ---- the client side ---- */
 
-/* option<scheme>: some(HTTP | HTTPS | other(string)); a scheme's case
- * does not matter (RFC 3986) */
+/* option<scheme>: some(HTTP | HTTPS | other(string)) */
 static I32 wa_p2_set_scheme(I32 r, wa_p2_str s)
 {
-    if (s.len == 4 && !strncasecmp(s.ptr, "http", 4))
-        return wa_p2_imp_set_scheme(r, 1, 0, 0, 0);
-    if (s.len == 5 && !strncasecmp(s.ptr, "https", 5))
-        return wa_p2_imp_set_scheme(r, 1, 1, 0, 0);
-    return wa_p2_imp_set_scheme(r, 1, 2, ADDR(s.ptr), (I32)s.len);
+    I32 c = wa_p2_lower_scheme(s);
+    return c < 2 ? wa_p2_imp_set_scheme(r, 1, c, 0, 0) : wa_p2_imp_set_scheme(r, 1, c, ADDR(s.ptr), (I32)s.len);
 }
 
 static I32 wa_p2_set_method(I32 r, const char *m)
 {
-    for (I32 i = 0; i < WA_P2_HTTP_METHOD_OTHER; i++)
-        if (!strcmp(m, wa_p2_http_methods[i]))
-            return wa_p2_imp_set_method(r, i, 0, 0);
-    return wa_p2_imp_set_method(r, WA_P2_HTTP_METHOD_OTHER, ADDR(m), (I32)strlen(m));
+    I32 c = wa_p2_lower_method(m);
+    return c < WA_P2_HTTP_METHOD_OTHER ? wa_p2_imp_set_method(r, c, 0, 0)
+                                       : wa_p2_imp_set_method(r, c, ADDR(m), (I32)strlen(m));
 }
 
 int wa_p2_request_new(uint32_t headers, const char *method, wa_p2_str scheme, wa_p2_str authority, wa_p2_str path,

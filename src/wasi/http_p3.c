@@ -3,7 +3,6 @@
  * results come back through a return area, as in 0.2. */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "http_p3.h"
 #include "lift.h"
@@ -56,16 +55,9 @@ void wa_p3_http_value_set(wa_p3_http_value *v, int failed)
 
 int wa_p3_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields)
 {
-    /* list<tuple<string, list<u8>>>: (ptr, len, ptr, len) per entry */
-    uint32_t *list = calloc(n ? n : 1, 16);
+    uint32_t *list = wa_p2_lower_fields(h, n);
     if (!list)
         return WA_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        list[4 * i] = (uint32_t)(uintptr_t)h[i].name;
-        list[4 * i + 1] = (uint32_t)strlen(h[i].name);
-        list[4 * i + 2] = (uint32_t)(uintptr_t)h[i].value;
-        list[4 * i + 3] = (uint32_t)strlen(h[i].value);
-    }
     _Alignas(4) unsigned char ret[20]; /* result<fields, header-error> */
     wa_p3_imp_fields_from_list(ADDR(list), (I32)n, ADDR(ret));
     free(list);
@@ -106,14 +98,7 @@ int wa_p3_request_method(uint32_t req, const char **method, char **owned)
 {
     _Alignas(4) unsigned char ret[12];
     wa_p3_imp_request_get_method((I32)req, ADDR(ret));
-    *owned = NULL;
-    if (ret[0] < WA_P2_HTTP_METHOD_OTHER) {
-        *method = wa_p2_http_methods[ret[0]];
-        return 0;
-    }
-    int rc = wa_p2_lift_take_str(ret + 4, owned);
-    *method = *owned;
-    return rc;
+    return wa_p2_lift_method(ret, method, owned);
 }
 
 static int wa_p3_request_str(void (*imp)(I32, I32), uint32_t req, char **out)
@@ -180,22 +165,19 @@ int wa_p3_response_new(uint32_t headers, uint32_t contents, uint32_t trailers, i
 
 int wa_p3_response_status(uint32_t resp) { return wa_p3_imp_response_get_status((I32)resp); }
 
-/* option<scheme>: some(HTTP | HTTPS | other(string)), case-insensitive */
+/* option<scheme>: some(HTTP | HTTPS | other(string)) */
 static I32 wa_p3_set_scheme(I32 r, wa_p2_str s)
 {
-    if (s.len == 4 && !strncasecmp(s.ptr, "http", 4))
-        return wa_p3_imp_request_set_scheme(r, 1, 0, 0, 0);
-    if (s.len == 5 && !strncasecmp(s.ptr, "https", 5))
-        return wa_p3_imp_request_set_scheme(r, 1, 1, 0, 0);
-    return wa_p3_imp_request_set_scheme(r, 1, 2, ADDR(s.ptr), (I32)s.len);
+    I32 c = wa_p2_lower_scheme(s);
+    return c < 2 ? wa_p3_imp_request_set_scheme(r, 1, c, 0, 0)
+                 : wa_p3_imp_request_set_scheme(r, 1, c, ADDR(s.ptr), (I32)s.len);
 }
 
 static I32 wa_p3_set_method(I32 r, const char *m)
 {
-    for (I32 i = 0; i < WA_P2_HTTP_METHOD_OTHER; i++)
-        if (!strcmp(m, wa_p2_http_methods[i]))
-            return wa_p3_imp_request_set_method(r, i, 0, 0);
-    return wa_p3_imp_request_set_method(r, WA_P2_HTTP_METHOD_OTHER, ADDR(m), (I32)strlen(m));
+    I32 c = wa_p2_lower_method(m);
+    return c < WA_P2_HTTP_METHOD_OTHER ? wa_p3_imp_request_set_method(r, c, 0, 0)
+                                       : wa_p3_imp_request_set_method(r, c, ADDR(m), (I32)strlen(m));
 }
 
 int wa_p3_request_new(uint32_t headers, uint32_t contents, uint32_t trailers, const char *method, wa_p2_str scheme,

@@ -1,8 +1,11 @@
-/* Lifting host lists of strings into C (see lift.h). Each lift sizes its
+/* Lifting host lists of strings into C, and lowering headers for the
+ * host (see lift.h). Each lift sizes its
  * result first, reading only lengths, then checks the bytes, then copies:
  * a list whose lengths lie is refused before its strings are touched. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lift.h"
 #include "wasync/error.h"
@@ -135,6 +138,45 @@ int wa_p2_lift_option_str(const unsigned char *at, char **out)
 {
     *out = NULL;
     return at[0] ? wa_p2_lift_take_str(at + 4, out) : 0;
+}
+
+int wa_p2_lift_method(const unsigned char *at, const char **method, char **owned)
+{
+    *owned = NULL;
+    if (at[0] < WA_P2_HTTP_METHOD_OTHER) {
+        *method = wa_p2_http_methods[at[0]];
+        return 0;
+    }
+    int rc = wa_p2_lift_take_str(at + 4, owned);
+    *method = *owned;
+    return rc;
+}
+
+uint32_t *wa_p2_lower_fields(const wa_http_header *h, size_t n)
+{
+    uint32_t *list = calloc(n ? n : 1, 16); /* (calloc: n * 16 may not fit) */
+    for (size_t i = 0; list && i < n; i++) {
+        list[4 * i] = (uint32_t)(uintptr_t)h[i].name;
+        list[4 * i + 1] = (uint32_t)strlen(h[i].name);
+        list[4 * i + 2] = (uint32_t)(uintptr_t)h[i].value;
+        list[4 * i + 3] = (uint32_t)strlen(h[i].value);
+    }
+    return list;
+}
+
+int wa_p2_lower_method(const char *m)
+{
+    int i = 0;
+    while (i < WA_P2_HTTP_METHOD_OTHER && strcmp(m, wa_p2_http_methods[i]))
+        i++;
+    return i;
+}
+
+int wa_p2_lower_scheme(wa_p2_str s)
+{
+    if (s.len == 4 && !strncasecmp(s.ptr, "http", 4))
+        return 0;
+    return s.len == 5 && !strncasecmp(s.ptr, "https", 5) ? 1 : 2;
 }
 
 /* Frees an option<string> at `at` the host lowered. */

@@ -1,6 +1,7 @@
 /* Internal: lifting what the host lowered into our memory (lists of
- * strings, each a cabi_realloc block) into C strings, checked. No host
- * call in here: on wasm32 a wa_p2_str array is the ABI's list<string>
+ * strings, each a cabi_realloc block) into C strings, checked, and the
+ * one lowering both wasi:http versions share (headers). No host call in
+ * here: on wasm32 a wa_p2_str array is the ABI's list<string>
  * (and a pair of them a tuple<string, list<u8>>), read in place; natively
  * the fuzzers build such lists (tests/fuzz/fuzz_lift.c, fuzz_http_fields.c).
  *
@@ -62,6 +63,21 @@ uint32_t wa_p2_lift_u32(const unsigned char *p);
 int wa_p2_lift_take_str(const unsigned char *at, char **out);
 /* The same of an option<string> at `at` (tag, string at 4): NULL if none. */
 int wa_p2_lift_option_str(const unsigned char *at, char **out);
+/* The method variant at `at` (tag, other's string at 4) as a static name
+ * in *method, or a new string in both *method and *owned (NULL: none):
+ * 0, WA_EINVAL, WA_ENOMEM (wa_p2_lift_str). */
+int wa_p2_lift_method(const unsigned char *at, const char **method, char **owned);
+/* The other way: n headers (borrowed) lowered as fields.from-list takes
+ * them, list<tuple<string, list<u8>>>, (ptr, len, ptr, len) per entry
+ * pointing into h. A new block, the caller's to free(); NULL without
+ * memory. */
+uint32_t *wa_p2_lower_fields(const wa_http_header *h, size_t n);
+/* The method variant's case of m (borrowed): one of the nine, or
+ * WA_P2_HTTP_METHOD_OTHER (m goes as its string). */
+int wa_p2_lower_method(const char *m);
+/* The scheme variant's case of s (borrowed): HTTP 0, HTTPS 1 (a scheme's
+ * case does not matter, RFC 3986), else other(string) 2. */
+int wa_p2_lower_scheme(wa_p2_str s);
 /* An error-code at ec as a WA_E* code (refused ECONNREFUSED, reset
  * ECONNRESET, timeouts ETIMEDOUT, else EIO); the strings some cases carry
  * are freed. */

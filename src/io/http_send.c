@@ -1,0 +1,66 @@
+/* The send future and the response's getters of every host's HTTP client
+ * (see http_send.h): the request is checked here, the same everywhere,
+ * then the host's ops build, drive and free the call. */
+#include "http_send.h"
+
+static const wa_http_response_head *wa_http_head(const wa_http_response *r)
+{
+    return (const wa_http_response_head *)r; /* (every host's begins with it) */
+}
+
+int wa_http_response_status(const wa_http_response *r) { return wa_http_head(r)->status; }
+
+const char *wa_http_response_header(wa_http_response *r, const char *name)
+{
+    wa_http_response_head *h = (wa_http_response_head *)r;
+    return wa_http_fields_find(&h->fields, h->load, h->owner, name);
+}
+
+const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n)
+{
+    wa_http_response_head *h = (wa_http_response_head *)r;
+    return wa_http_fields_all(&h->fields, h->load, h->owner, n);
+}
+
+wa_stream *wa_http_response_body(wa_http_response *r) { return wa_http_head(r)->body; }
+
+/* Ends s: its call freed (the response too, unless it was handed over). */
+static void wa_http_send_end(wa_http_send *s)
+{
+    if (s->call)
+        wa_http_client_host.call_free(s);
+    s->call = NULL;
+    s->step = WA_SEND_DONE;
+}
+
+static int wa_http_send_poll(wa_future *f, wa_cx *cx)
+{
+    wa_http_send *s = (wa_http_send *)f;
+    int rc = 0;
+    if (s->step == WA_SEND_DONE)
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP send");
+    if (s->step == WA_SEND_START) {
+        const char *method;
+        wa_http_url u;
+        s->step = WA_SEND_RUN;
+        if (wa_http_request_check(s->req, &u, &method) < 0)
+            rc = WA_EINVAL;
+        else
+            rc = wa_http_client_host.start(s, cx->rt, &u, method);
+    }
+    if (rc == 0)
+        rc = wa_http_client_host.run(s, cx);
+    if (rc != WA_PENDING)
+        wa_http_send_end(s);
+    return rc;
+}
+
+static void wa_http_send_drop(wa_future *f) { wa_http_send_end((wa_http_send *)f); }
+
+static const wa_future_vt wa_http_send_vt = {wa_http_send_poll, wa_http_send_drop, "http_send"};
+
+wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req)
+{
+    *s = (wa_http_send){.fut = {&wa_http_send_vt}, .req = req};
+    return &s->fut;
+}

@@ -1,0 +1,41 @@
+/* Internal: what every host's HTTP client shares (http_send.c). The send
+ * future checks the request and leaves the rest to its host's
+ * wa_http_client_host (http_client.c, http_client_p3.c, http_curl.c,
+ * http_js.c: one links); the response's getters read the head that every
+ * host's struct wa_http_response begins with. */
+#ifndef WASYNC_IO_HTTP_SEND_H
+#define WASYNC_IO_HTTP_SEND_H
+
+#include "http_fields.h"
+#include "http_url.h"
+#include "wasync/http.h"
+
+/* A send's steps; a host with more than one step counts them from
+ * WA_SEND_RUN. */
+enum { WA_SEND_START, WA_SEND_DONE, WA_SEND_RUN };
+
+/* What every host's response begins with. */
+typedef struct wa_http_response_head {
+    int status;
+    wa_stream *body;          /* NULL once the host let it go */
+    wa_http_fields fields;    /* loaded from owner by load on first use */
+    wa_http_fields_load load; /* (NULL: fields loaded from the start) */
+    uint32_t owner;
+} wa_http_response_head;
+
+/* What a host does of a send. */
+typedef struct wa_http_client_ops {
+    /* Starts s (step WA_SEND_RUN) on rt for its checked request, split
+     * into u with its method (both borrowed): 0, or an error. What it
+     * made is in s->call either way, for call_free. */
+    int (*start)(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method);
+    /* Polls a started s: WA_PENDING, an error, or 0 with s->response (a
+     * new response, no longer in the call). */
+    int (*run)(wa_http_send *s, wa_cx *cx);
+    /* Frees s->call (not NULL) with whatever it still holds. */
+    void (*call_free)(wa_http_send *s);
+} wa_http_client_ops;
+
+extern const wa_http_client_ops wa_http_client_host;
+
+#endif
