@@ -44,16 +44,37 @@ test: deps
 	cmake --build --preset wasip1
 	ctest --preset wasip1
 
-# The demo natively, then the same source as a WASI 0.2 component under jco.
+# The demo (timers, channels, a race) natively, then the same source as a
+# WASI 0.2 component under jco; then examples/fetch_many.c, 8 concurrent
+# GETs with a 500 ms timeout each against a local server that answers every
+# other one at once and the others after 2 s (scripts/demo_server.mjs),
+# natively and as a component: half answer, half time out, and nothing is
+# left held ("sources 0", "handles 0"). Last, how to see the browser
+# timeline (examples/web/, its module built here).
+JCO = node node_modules/@bytecodealliance/jco/dist/jco.js
+FETCH = '{base}/either' 8 500
+# (the builds' output shown only when one fails)
+QUIET = >build/demo.log 2>&1 || { cat build/demo.log; exit 1; }
 demo:
 	@scripts/deps.sh demo
-	cmake --preset release >/dev/null
-	cmake --build --preset release --target wasync_demo
-	./build/release/examples/demo
-	@echo "-- the same demo as a WASI 0.2 component, under jco:"
-	cmake --preset wasip2 >/dev/null
-	cmake --build --preset wasip2 --target wasync_demo
-	node node_modules/@bytecodealliance/jco/dist/jco.js run build/wasip2/tests/wasip2/demo.component.wasm
+	@mkdir -p build
+	@cmake --preset release $(QUIET)
+	@cmake --build --preset release --target wasync_demo wasync_fetch_many $(QUIET)
+	@cmake --preset wasip2 $(QUIET)
+	@cmake --build --preset wasip2 --target wasync_demo wasync_fetch_many $(QUIET)
+	@echo "== 1. timers and channels, natively:"
+	@./build/release/examples/demo
+	@echo "== 2. the same source as a WASI 0.2 component, under jco:"
+	@$(JCO) run build/wasip2/tests/wasip2/demo.component.wasm
+	@echo "== 3. a concurrent fetch with timeouts (examples/fetch_many.c), natively:"
+	@node scripts/demo_server.mjs ./build/release/examples/fetch_many $(FETCH)
+	@echo "== 4. the same source as a WASI 0.2 component, under jco:"
+	@node scripts/demo_server.mjs $(JCO) run build/wasip2/tests/wasip2/fetch_many.component.wasm $(FETCH)
+	@cmake --preset js $(QUIET)
+	@cmake --build --preset js --target wasync_timeline $(QUIET)
+	@echo "== 5. C tasks on a live timeline in the browser: run"
+	@echo "     node examples/web/serve.mjs"
+	@echo "   and open http://127.0.0.1:8080/examples/web/index.html"
 
 # The API reference from the headers' comments (docs/Doxyfile), in
 # build/docs/html. A public function or function-like macro without a
