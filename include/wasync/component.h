@@ -164,13 +164,9 @@ wa_future *wa_wasip3_future_write_init(wa_wasip3_future_write *f, const wa_wasip
  * less dropped or handed to the host). A leak shows as growth. */
 long wa_wasip3_live_ends(void);
 
-/* ---- Async exports: the callback ABI driver (src/wasi/export_p3.c) ---- */
-
-/* The ret of WA_EXPORT_ASYNC: lifts the outputs of done (borrowed) and
- * returns them through the user's [task-return] import. */
-typedef void (*wa_export_return)(wa_future *done, int status);
-
-/* WA_EXPORT_ASYNC(name, spawn, ret, params, args...) exports the WIT
+/* ---- Async exports: the callback ABI driver (src/wasi/export_p3.c) ----
+ *
+ * WA_EXPORT_ASYNC(name, spawn, ret, params, args...) exports the WIT
  * `async func` name ("iface#func", e.g. "wasync:test/ops#sleep-then-add")
  * from the user's file (a library's export would not be linked: see
  * docs/design.md). A call runs
@@ -184,6 +180,10 @@ typedef void (*wa_export_return)(wa_future *done, int status);
  * has its task cancelled cooperatively (wa_join_cancel: it may await its
  * cleanup); if it then ends WA_ECANCELED the call ends with task.cancel,
  * not ret. */
+typedef void (*wa_export_return)(wa_future *done, int status);
+
+/* Exports the async func name, its calls started by spawn and returned by
+ * ret (see above). */
 #define WA_EXPORT_ASYNC(name, spawn, ret, params, ...)                                               \
     __attribute__((export_name("[async-lift]" name))) uint32_t wa_export_lift_##spawn params;        \
     uint32_t wa_export_lift_##spawn params                                                            \

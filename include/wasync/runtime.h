@@ -72,7 +72,7 @@ struct wa_coro;
  * it can release what arg holds. arg is borrowed for the task's life. */
 typedef int (*wa_task_fn)(void *arg, wa_cx *cx);
 /* Spawns a task polling fn(arg, cx) (arg borrowed); join as wa_spawn.
- * Returns 0, WA_ENOMEM or WA_EINVAL. */
+ * Returns what wa_spawn returns. */
 int wa_spawn_fn(wa_rt *rt, wa_task_fn fn, void *arg, wa_join *join);
 
 /* True once the task finished (its status and outputs are then final). */
