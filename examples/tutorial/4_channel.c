@@ -2,7 +2,9 @@
  *
  * Two producers send to one consumer through a bounded channel. Each task
  * owns its end of the channel and drops it in its cleanup; when both
- * senders are gone, the consumer's receive ends with WA_ECLOSED. */
+ * senders are gone, the consumer's receive ends with WA_ECLOSED. The
+ * producers send on a schedule of absolute deadlines from one start, so
+ * the messages interleave the same way on a busy machine too. */
 #include <stdio.h>
 
 #include "wasync.h"
@@ -18,6 +20,7 @@ typedef struct producer {
     wa_sleep sleep;
     wa_send send;
     msg m;
+    uint64_t start; /* wa_now's clock */
     int period_ms;
 } producer;
 
@@ -27,7 +30,7 @@ WA_ASYNC(producer, t, cx, producer_cleanup)
 {
     WA_BEGIN(t, cx);
     for (t->m.n = 1; t->m.n <= 3; t->m.n++) {
-        WA_TRY(wa_sleep_init(&t->sleep, WA_MS(t->period_ms)));
+        WA_TRY(wa_sleep_until_init(&t->sleep, t->start + WA_MS(t->m.n * t->period_ms)));
         /* waits while the channel is full (backpressure) */
         WA_TRY(wa_send_init(&t->send, &t->tx, &t->m));
     }
@@ -80,7 +83,9 @@ WA_ASYNC(app, t, cx)
 {
     WA_BEGIN(t, cx);
     {
-        producer a = {.m.from = 'a', .period_ms = 40}, b = {.m.from = 'b', .period_ms = 100};
+        uint64_t start = wa_now(cx->rt);
+        producer a = {.m.from = 'a', .start = start, .period_ms = 40};
+        producer b = {.m.from = 'b', .start = start, .period_ms = 100};
         consumer c = {0};
         int rc = wa_mpsc_new(2, sizeof(msg), &a.tx, &c.rx); /* capacity 2 */
         if (rc < 0)
