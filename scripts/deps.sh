@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Installs what the build needs when missing: Debian packages by name, and
 # the npm packages pinned in package-lock.json.
-# Usage: scripts/deps.sh [demo|test|bench]
+# Usage: scripts/deps.sh [demo|test|bench|docs]  (docs: doxygen only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # (libclang-rt-19-dev: the sanitizers' and libFuzzer's runtimes)
 # (libcurl4-openssl-dev: the native HTTP client, src/io/http_curl.c)
 # (spin: the Promela models of tests/spin; golang-go: bench/peers/go)
 need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make libcurl4-openssl-dev)
-case "${1:-test}" in
+mode=${1:-test}
+case $mode in
   demo) need+=(wasi-libc libclang-rt-19-dev-wasm32) ;;
   test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium spin) ;;
   bench) need+=(wasi-libc libclang-rt-19-dev-wasm32 binaryen libuv1-dev librust-tokio-dev valgrind cargo golang-go) ;;
+  docs) need=(doxygen) ;;
 esac
 missing=()
 for p in "${need[@]}"; do
@@ -32,6 +34,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     $SUDO apt-get install -y -q "${missing[@]}" >/dev/null
   }
 fi
+# The reference needs no npm package.
+[ "$mode" = docs ] && exit 0
 # npm packages (Node 24, playwright-core, jco), the versions package-lock.json
 # records. `npm install` rather than `npm ci`: the registry here lacks other
 # platforms' optional binaries, which npm leaves out of the lockfile and

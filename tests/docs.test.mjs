@@ -48,6 +48,15 @@ test('the docs name only files and symbols that exist', () => {
   assert.deepEqual(missing, []);
 });
 
+// The tutorial's code is the examples' code: each C block of
+// docs/tutorial.md is a piece of a file under examples/, unchanged.
+test('the tutorial shows the examples as they are', () => {
+  const examples = files('examples').filter((p) => p.endsWith('.c')).map(read);
+  const blocks = [...read('docs/tutorial.md').matchAll(/^```c\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  assert.ok(blocks.length > 0);
+  assert.deepEqual(blocks.filter((b) => !examples.some((text) => text.includes(b))), []);
+});
+
 // Nothing in the repository points at material its users do not have: the
 // design notes and documents the project started from stay outside it.
 test('no file refers to documents outside the repository', () => {

@@ -136,6 +136,7 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key);
  * of waits may wait on one fd (two accepts on a listener): readiness wakes
  * every one waiting for it, and each tries its I/O again. */
 typedef wa_reg_wait wa_fd_wait;
+/* Initialises w to wait for events on key; returns the future. */
 wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events);
 
 #endif

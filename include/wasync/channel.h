@@ -43,17 +43,23 @@ static inline int wa_oneshot_new(size_t elem_size, wa_tx *tx, wa_rx *rx)
 /* Returns a new sender for tx's channel. */
 wa_tx wa_tx_clone(const wa_tx *tx);
 
-/* Drop an end (the channel closes for the other side when appropriate).
- * Return 0, or WA_EMISUSE on a double drop. */
+/* Drops the sender tx (the receiver gets WA_ECLOSED, after draining, once
+ * every sender is gone). Returns 0, or WA_EMISUSE on a double drop. */
 int wa_tx_drop(wa_tx *tx);
+/* Drops the receiver rx (senders then get WA_ECLOSED). Returns 0, or
+ * WA_EMISUSE on a double drop. */
 int wa_rx_drop(wa_rx *rx);
 
-/* Non-blocking: 0, WA_EAGAIN (full / empty) or WA_ECLOSED. */
+/* Sends a copy of elem (borrowed) now if there is room: 0, WA_EAGAIN
+ * (full) or WA_ECLOSED (the receiver is gone). */
 int wa_tx_try_send(wa_tx *tx, const void *elem);
+/* Takes the oldest element into out (borrowed) if there is one: 0,
+ * WA_EAGAIN (empty) or WA_ECLOSED (empty and every sender gone). */
 int wa_rx_try_recv(wa_rx *rx, void *out);
 
-/* Number of elements queued in the end's channel. */
+/* Number of elements queued in tx's channel. */
 size_t wa_tx_len(const wa_tx *tx);
+/* Number of elements queued in rx's channel. */
 size_t wa_rx_len(const wa_rx *rx);
 
 /* Send: waits while the channel is full. elem is borrowed until the
@@ -64,6 +70,8 @@ typedef struct wa_send {
     wa_chan *ch;
     const void *elem;
 } wa_send;
+/* Initialises s to send a copy of elem (borrowed) on tx (borrowed);
+ * returns the future. */
 wa_future *wa_send_init(wa_send *s, wa_tx *tx, const void *elem);
 
 /* Receive into out (borrowed): status 0, or WA_ECLOSED once the channel is
@@ -74,6 +82,7 @@ typedef struct wa_recv {
     wa_chan *ch;
     void *out;
 } wa_recv;
+/* Initialises r to receive from rx (borrowed) into out; returns the future. */
 wa_future *wa_recv_init(wa_recv *r, wa_rx *rx, void *out);
 
 #ifdef __cplusplus

@@ -87,7 +87,10 @@ wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n,
 
 /* Join / race of the futures listed (1 to 16), in WA_COMBO(N) storage j. */
 #define wa_all_init(j, ...) WA_COMBO_(j, WA_ALL, __VA_ARGS__)
+/* Waits for every future listed (taken), even after errors; status 0. */
 #define wa_all_settled_init(j, ...) WA_COMBO_(j, WA_ALL_SETTLED, __VA_ARGS__)
+/* The first of the futures listed (taken) to finish wins (its status);
+ * the others are dropped. */
 #define wa_race_init(j, ...) WA_COMBO_(j, WA_RACE, __VA_ARGS__)
 
 /* After a race: the index of the child that finished first (-1: none). */

@@ -43,6 +43,7 @@ int wa_waitable_deregister(wa_rt *rt, wa_waitable_key key);
  * waitable is in the set only while a future waits on it, so between
  * waits it can be used synchronously, cancelled or transferred. */
 typedef wa_reg_wait wa_waitable_wait;
+/* Initialises w to wait on the waitable of key; returns the future. */
 wa_future *wa_waitable_wait_init(wa_waitable_wait *w, wa_waitable_key key);
 
 /* The payload of the last event reported for key (a subtask's state, a
@@ -67,6 +68,8 @@ typedef struct wa_subtask {
     wa_rt *rt;             /* private: set by the first poll */
     wa_waitable_wait wait; /* private: on the subtask's registration */
 } wa_subtask;
+/* Initialises s over the call result packed (its subtask taken); returns
+ * the future. */
 wa_future *wa_subtask_init(wa_subtask *s, uint32_t packed);
 
 /* How many subtask handles the library holds now: those its own calls
@@ -91,6 +94,8 @@ typedef struct wa_wasip3_stats {
     uint64_t copy_cancels;  /* {stream,future}.cancel-read/-write */
     uint64_t end_drops;     /* stream and future ends dropped */
 } wa_wasip3_stats;
+/* Copies rt's counters into st (borrowed): 0, or WA_ENOSYS on another
+ * backend. */
 int wa_wasip3_stats_get(wa_rt *rt, wa_wasip3_stats *st);
 
 
@@ -140,6 +145,7 @@ typedef struct wa_wasip3_future_read {
     wa_rt *rt;             /* private: set by the first poll */
     wa_waitable_wait wait; /* private: on the end's registration */
 } wa_wasip3_future_read;
+/* Initialises f to read readable (taken) into value; returns the future. */
 wa_future *wa_wasip3_future_read_init(wa_wasip3_future_read *f, const wa_wasip3_future_type *t, uint32_t readable,
                                       void *value);
 
@@ -150,6 +156,7 @@ wa_future *wa_wasip3_future_read_init(wa_wasip3_future_read *f, const wa_wasip3_
  * whose write was cancelled before the reader took it stays held (the
  * spec traps on dropping a writable end that wrote nothing). */
 typedef wa_wasip3_future_read wa_wasip3_future_write;
+/* Initialises f to write value into writable (taken); returns the future. */
 wa_future *wa_wasip3_future_write_init(wa_wasip3_future_write *f, const wa_wasip3_future_type *t, uint32_t writable,
                                        const void *value);
 
@@ -175,6 +182,8 @@ long wa_wasip3_live_ends(void);
  * not ret. */
 typedef void (*wa_export_return)(wa_future *done, int status);
 
+/* Exports the async func name, its calls started by spawn and returned by
+ * ret (see above). */
 #define WA_EXPORT_ASYNC(name, spawn, ret, params, ...)                                               \
     __attribute__((export_name("[async-lift]" name))) uint32_t wa_export_lift_##spawn params;        \
     uint32_t wa_export_lift_##spawn params                                                            \
@@ -197,12 +206,14 @@ wa_rt *wa_wasip3_rt(void);
  * host queues new calls of async exports instead of starting them. Each
  * inc needs its dec. */
 void wa_wasip3_backpressure_inc(void);
+/* Undoes one wa_wasip3_backpressure_inc. */
 void wa_wasip3_backpressure_dec(void);
 
 /* The most export calls live at once (0: no limit): when it is reached the
  * driver holds new calls back with backpressure until one ends. Returns
  * the previous limit. */
 #define WA_WASIP3_EXPORT_LIMIT 64
+/* Sets the limit to max (WA_WASIP3_EXPORT_LIMIT by default). */
 unsigned wa_wasip3_set_export_limit(unsigned max);
 /* How many export calls are live (started, not yet ended). */
 unsigned wa_wasip3_export_live(void);

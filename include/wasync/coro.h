@@ -65,6 +65,7 @@ typedef struct wa_coro {
     unsigned flags;
 } wa_coro;
 
+/* The coroutine header: the first member of a coroutine's struct. */
 #define WA_CORO wa_coro wa
 
 /* Initialises a coroutine header with its vtable (whose drop should be
@@ -118,6 +119,7 @@ int wa_coro_end_(wa_coro *co, int rc);
 #define WA_CO_FALLTHROUGH_ (void)0
 #endif
 
+/* Opens the coroutine body of self (the struct) polled with cx. */
 #define WA_BEGIN(self, cx)                                                  \
     wa_coro *const wa_co_ = &(self)->wa;                                     \
     wa_cx *const wa_cx_ = (cx);                                              \
@@ -174,6 +176,7 @@ wa_resume_:                                                                  \
             WA_RETURN(WA_STATUS);                                            \
     } while (0)
 
+/* Closes the coroutine body: reaching it ends with status 0. */
 #define WA_END()                                                            \
     WA_RETURN(0);                                                            \
     default:                                                                 \

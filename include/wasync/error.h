@@ -11,6 +11,7 @@
 extern "C" {
 #endif
 
+/* Every error code: X(name, value, message), for tables of them. */
 #define WA_ERRNO_MAP(X)                                                     \
     X(WA_ENOMEM, -1, "out of memory")                                       \
     X(WA_EINVAL, -2, "invalid argument")                                    \

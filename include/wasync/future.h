@@ -135,6 +135,7 @@ static inline void wa_waker_drop(wa_waker *w)
         t.vt->drop(t.data);
 }
 
+/* True when a and b (borrowed) wake the same task. */
 static inline bool wa_waker_will_wake(const wa_waker *a, const wa_waker *b)
 {
     return a->data == b->data && a->vt == b->vt;
@@ -150,8 +151,9 @@ static inline void wa_waker_store(wa_waker *slot, const wa_cx *cx)
     }
 }
 
-/* A waker that does nothing (for polling by hand). */
+/* The vtable of WA_NOOP_WAKER. */
 extern const wa_waker_vt wa_noop_waker_vt;
+/* A waker that does nothing (for polling by hand). */
 #define WA_NOOP_WAKER ((wa_waker){NULL, &wa_noop_waker_vt})
 
 /* Cooperative budget: a leaf that could complete at once calls this first.
@@ -177,6 +179,7 @@ static inline bool wa_coop_proceed(wa_cx *cx)
  * soon, so its parents must not drop it and the executor must not fall back
  * to a hard drop in this poll. */
 bool wa_cancel_requested(const wa_cx *cx);
+/* Claims the cancellation requested of cx's task (see above). */
 void wa_cancel_claim(wa_cx *cx);
 
 #ifdef __cplusplus

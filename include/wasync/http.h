@@ -82,8 +82,10 @@ typedef struct wa_http_send {
     struct wa_http_call *call; /* private */
     wa_http_response *response;
 } wa_http_send;
+/* Initialises s to send req (borrowed); returns the future. */
 WA_HTTP_CLIENT_ wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req);
 
+/* The response's status code (200, 404, ...). */
 WA_HTTP_CLIENT_ int wa_http_response_status(const wa_http_response *r);
 /* The first header named name (case-insensitive), or NULL. Borrowed from r. */
 const char *wa_http_response_header(wa_http_response *r, const char *name);
@@ -107,6 +109,8 @@ typedef struct wa_http_fetch {
     unsigned char *data;
     size_t len;
 } wa_http_fetch;
+/* Initialises f to fetch req (borrowed), at most max body bytes; returns
+ * the future. */
 WA_HTTP_CLIENT_ wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max);
 
 /* ---- Server ---- */
@@ -127,11 +131,13 @@ typedef int (*wa_http_handler)(wa_rt *rt, wa_http_incoming *in, wa_join *task);
  * (wasync/component.h): the call returns the response as soon as the task
  * responds, and runs on while the task writes the body. */
 #if defined(WASYNC_HOST_WASIP3)
+/* (WASI 0.3: the async export.) */
 #define WA_HTTP_SERVE(handler) \
     WA_EXPORT_ASYNC("wasi:http/handler@0.3.0#handle", wa_http_serve_, wa_http_return_, (uint32_t req), req, (handler))
 WA_HTTP_SERVER_ int wa_http_serve_(wa_rt *rt, wa_join *join, uint32_t req, wa_http_handler handler);
 WA_HTTP_SERVER_ void wa_http_return_(wa_future *done, int status);
 #else
+/* (WASI 0.2: the incoming-handler export.) */
 #define WA_HTTP_SERVE(handler)                                                                    \
     __attribute__((export_name("wasi:http/incoming-handler@0.2.12#handle"))) void wa_http_export_( \
         uint32_t req, uint32_t out);                                                             \
@@ -144,11 +150,14 @@ WA_HTTP_SERVER_ void wa_http_serve_(uint32_t req, uint32_t out, wa_http_handler 
  * or authority holds a NUL byte (no C string can hold it) is answered 400
  * without calling the handler. */
 const char *wa_http_incoming_method(wa_http_incoming *in);
+/* The request's path with query, borrowed from in. */
 const char *wa_http_incoming_path(wa_http_incoming *in);
+/* The request's authority, borrowed from in. */
 const char *wa_http_incoming_authority(wa_http_incoming *in);
 /* The request's first header named name (case-insensitive), or NULL; all
  * of them in *n. Borrowed from in. */
 const char *wa_http_incoming_header(wa_http_incoming *in, const char *name);
+/* All the request's headers, *n of them, borrowed from in. */
 const wa_http_header *wa_http_incoming_headers(wa_http_incoming *in, size_t *n);
 /* The request body as a stream, read until WA_ECLOSED, borrowed from in
  * (the same stream on every call). 0 or WA_EIO. */

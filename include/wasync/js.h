@@ -66,6 +66,7 @@ void wa_js_settle(uint32_t call, int status, const void *data, size_t len, doubl
 int wasync_init(void);        /* creates the runtime: 0 or WA_ENOMEM */
 int wasync_tick(void);        /* one round; returns the runnable count */
 void *wasync_alloc(size_t n); /* memory the host fills for wasync_deliver */
+/* Frees p, which wasync_alloc returned (taken). */
 void wasync_free(void *p);
 /* Completes host op id with status (WA_PENDING: a chunk, more to come),
  * the n bytes at p (taken) and a number. Stale ids are ignored. */
@@ -75,6 +76,7 @@ void wasync_wake(uint32_t id); /* wasync_deliver with no result */
 uint32_t wasync_adopt(void);
 /* The promise of handle settled (status 0 or WA_EIO), bytes at p taken. */
 void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number);
+/* Forgets handle (wa_js_release, from the glue). */
 void wasync_release(uint32_t handle);
 
 #ifdef __cplusplus

@@ -107,6 +107,7 @@ typedef struct wa_dns {
     wa_ip addrs[WA_DNS_MAX];
     int n;
 } wa_dns;
+/* Initialises d to look name (borrowed) up on rt; returns the future. */
 WA_NET_ wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name);
 
 #ifdef __cplusplus

@@ -60,9 +60,7 @@ typedef struct wa_join {
  * smaller than a future); on failure fut is left to the caller, unpolled. */
 int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
 
-/* wa_spawn of the struct that ptr points to. ptr must be the whole
- * future's struct (&c), never its header (&c.wa, &c.fut): that would copy
- * only the header, and is refused at compile time. */
+/* Refuses at compile time a ptr that is a future's header (wa_spawn_of). */
 struct wa_coro;
 #define WA_SPAWN_WHOLE_(ptr)                                                            \
     ((void)sizeof(struct {                                                               \
@@ -71,6 +69,9 @@ struct wa_coro;
                        "spawn the whole future's struct (&c), not its header (&c.wa)");  \
         int x_;                                                                          \
     }))
+/* wa_spawn of the struct that ptr points to (the task takes a copy). ptr
+ * must be the whole future's struct (&c), never its header (&c.wa, &c.fut):
+ * that would copy only the header, and is refused at compile time. */
 #define wa_spawn_of(rt, ptr, join) \
     (WA_SPAWN_WHOLE_(ptr), wa_spawn((rt), (const wa_future *)(ptr), sizeof *(ptr), (join)))
 
@@ -79,6 +80,8 @@ struct wa_coro;
  * (cancelled, aborted, runtime freed), fn(arg, NULL) is called once so that
  * it can release what arg holds. arg is borrowed for the task's life. */
 typedef int (*wa_task_fn)(void *arg, wa_cx *cx);
+/* Spawns a task polling fn(arg, cx) (arg borrowed); join as wa_spawn.
+ * Returns what wa_spawn returns. */
 int wa_spawn_fn(wa_rt *rt, wa_task_fn fn, void *arg, wa_join *join);
 
 /* True once the task finished (its status and outputs are then final). */
@@ -128,6 +131,7 @@ typedef struct wa_yield {
     wa_future fut;
     int yielded;
 } wa_yield;
+/* Initialises y; returns the future. */
 wa_future *wa_yield_init(wa_yield *y);
 
 /* Counters, for tests and tuning. */
@@ -140,6 +144,7 @@ typedef struct wa_rt_stats {
     uint64_t ticks;
     uint64_t waits;    /* backend waits */
 } wa_rt_stats;
+/* Copies rt's counters into st (borrowed). */
 void wa_rt_stats_get(const wa_rt *rt, wa_rt_stats *st);
 
 /* Writes a list of the live tasks (id, future name, state), at most len
@@ -148,6 +153,7 @@ size_t wa_rt_dump(const wa_rt *rt, char *buf, size_t len);
 
 /* Where wa_block_on reports a deadlock: fn(arg, dump). NULL: stderr. */
 typedef void (*wa_report_fn)(void *arg, const char *text);
+/* Sets the report function fn and its arg (borrowed). */
 void wa_rt_set_report(wa_rt *rt, wa_report_fn fn, void *arg);
 
 /* The backend driving rt (borrowed). */

@@ -50,6 +50,7 @@ static inline wa_future *wa_scope_wait(wa_scope *s) { return &s->fut; }
  * WA_ECANCELED if the scope is already cancelling. */
 int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join);
 
+/* wa_scope_spawn of the struct that ptr points to (as wa_spawn_of). */
 #define wa_scope_spawn_of(s, ptr, join) \
     (WA_SPAWN_WHOLE_(ptr), wa_scope_spawn((s), (const wa_future *)(ptr), sizeof *(ptr), (join)))
 

@@ -76,6 +76,7 @@ typedef struct wa_read {
     int waiting, state;
     wa_stream_wait wait;
 } wa_read;
+/* Initialises r to read from s (borrowed) into buf; returns the future. */
 wa_future *wa_read_init(wa_read *r, wa_stream *s, void *buf, size_t cap);
 
 /* Writes all len bytes of buf (borrowed), waiting whenever the stream says
@@ -89,6 +90,7 @@ typedef struct wa_write {
     int waiting, flush, state;
     wa_stream_wait wait;
 } wa_write;
+/* Initialises w to write buf to s (borrowed); returns the future. */
 wa_future *wa_write_init(wa_write *w, wa_stream *s, const void *buf, size_t len);
 
 /* Reads s to its end (WA_ECLOSED) into a buffer that grows as needed, at
@@ -103,6 +105,7 @@ typedef struct wa_read_all {
     unsigned char *data;
     size_t len, cap;
 } wa_read_all;
+/* Initialises r to read s (borrowed) to its end; returns the future. */
 wa_future *wa_read_all_init(wa_read_all *r, wa_stream *s, size_t max);
 
 /* Copies everything from in to out until in ends (then flushes out), with
@@ -117,6 +120,7 @@ typedef struct wa_copy {
     uint64_t copied;
     unsigned char buf[8192];
 } wa_copy;
+/* Initialises c to copy in to out (both borrowed); returns the future. */
 wa_future *wa_copy_init(wa_copy *c, wa_stream *in, wa_stream *out);
 
 /* An in-process pipe of cap bytes between tasks of one runtime: *reader

@@ -32,8 +32,11 @@ typedef struct wa_notify {
     int permit;
 } wa_notify;
 
+/* Initialises n: no waiter, no permit. */
 void wa_notify_init(wa_notify *n);
+/* Wakes the first waiter of n, or leaves one permit for the next wait. */
 void wa_notify_one(wa_notify *n);
+/* Wakes every waiter of n (no permit is left). */
 void wa_notify_all(wa_notify *n);
 
 typedef struct wa_notified {
@@ -61,6 +64,7 @@ void wa_sem_init_max(wa_sem *s, size_t permits, size_t max);
 int wa_sem_try_acquire(wa_sem *s, size_t n);
 /* Returns n permits. WA_EMISUSE if that would exceed the maximum. */
 int wa_sem_release(wa_sem *s, size_t n);
+/* The permits of s free now. */
 size_t wa_sem_available(const wa_sem *s);
 
 typedef struct wa_acquire {
@@ -84,6 +88,7 @@ typedef struct wa_mutex {
     wa_sem sem;
 } wa_mutex;
 
+/* Initialises m, unlocked. */
 static inline void wa_mutex_init(wa_mutex *m) { wa_sem_init_max(&m->sem, 1, 1); }
 /* Locks m (borrowed): a future whose storage a is the guard, released by
  * wa_acquire_release(a). */
@@ -91,6 +96,7 @@ static inline wa_future *wa_lock_init(wa_acquire *a, wa_mutex *m)
 {
     return wa_acquire_init(a, &m->sem, 1);
 }
+/* Locks m now if it is free: 0 or WA_EAGAIN. */
 static inline int wa_mutex_try_lock(wa_mutex *m) { return wa_sem_try_acquire(&m->sem, 1); }
 /* WA_EMISUSE when the mutex is not locked. */
 static inline int wa_mutex_unlock(wa_mutex *m) { return wa_sem_release(&m->sem, 1); }

@@ -20,8 +20,11 @@ extern "C" {
  * WA_NEVER (x is evaluated twice; constant x gives a constant). */
 #define WA_NS(x) ((uint64_t)(x))
 #define WA_DUR_(x, unit) ((uint64_t)(x) > WA_NEVER / (unit) ? WA_NEVER : (uint64_t)(x) * (unit))
+/* x microseconds. */
 #define WA_US(x) WA_DUR_(x, 1000u)
+/* x milliseconds. */
 #define WA_MS(x) WA_DUR_(x, 1000000u)
+/* x seconds. */
 #define WA_SEC(x) WA_DUR_(x, 1000000000u)
 
 /* The runtime's current time, cached: read from the backend at the start
@@ -64,6 +67,7 @@ typedef struct wa_timeout {
     wa_future *inner; /* NULL once dropped */
     wa_sleep sleep;
 } wa_timeout;
+/* Initialises t over inner (taken), ns at most; returns the future. */
 wa_future *wa_timeout_init(wa_timeout *t, wa_future *inner, uint64_t ns);
 
 /* The same with an absolute deadline (wa_now's clock; WA_NEVER: none). */
@@ -81,8 +85,11 @@ typedef struct wa_interval {
     uint64_t next; /* 0 until the first tick */
 } wa_interval;
 
+/* Initialises iv to tick every period ns. */
 void wa_interval_init(wa_interval *iv, uint64_t period);
+/* The next tick's future, inside iv (awaiting it does not drop iv). */
 wa_future *wa_interval_tick(wa_interval *iv);
+/* Disarms iv's timer. */
 void wa_interval_drop(wa_interval *iv);
 
 #ifdef __cplusplus

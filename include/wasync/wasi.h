@@ -36,6 +36,7 @@ int wa_pollable_deregister(wa_rt *rt, wa_pollable_key key);
 /* A future ready (status 0) when the registered pollable is ready. Any
  * number may wait on one pollable: readiness wakes them all. */
 typedef wa_reg_wait wa_pollable_wait;
+/* Initialises w to wait on the pollable of key; returns the future. */
 wa_future *wa_pollable_wait_init(wa_pollable_wait *w, wa_pollable_key key);
 
 /* A wasync stream (stream.h) over wasi:io/streams handles, taken: in, out
@@ -43,6 +44,7 @@ wa_future *wa_pollable_wait_init(wa_pollable_wait *w, wa_pollable_key key);
  * is subscribed once, on its first wait, and kept for the stream's life.
  * Close with wa_stream_close. Returns 0 or WA_ENOMEM. */
 #define WA_NO_HANDLE UINT32_MAX
+/* Opens the new stream *s over in and out (see above). */
 int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s);
 
 /* How many WASI resource handles the bindings hold now (what they were
@@ -62,6 +64,8 @@ typedef struct wa_wasip2_stats {
     uint64_t read_waits;  /* input-stream.read returned no bytes */
     uint64_t write_waits; /* check-write returned 0 to a write */
 } wa_wasip2_stats;
+/* Copies rt's counters into st (borrowed): 0, or WA_ENOSYS on another
+ * backend. */
 int wa_wasip2_stats_get(wa_rt *rt, wa_wasip2_stats *st);
 
 /* Direct bindings of the other wasi:cli/imports packages, bypassing the
@@ -105,7 +109,9 @@ typedef struct wa_wasi_datetime {
     uint64_t sec;
     uint32_t nsec; /* < 1,000,000,000 */
 } wa_wasi_datetime;
+/* The time now. */
 wa_wasi_datetime wa_wasi_wall_clock(void);
+/* The clock's resolution. */
 wa_wasi_datetime wa_wasi_wall_clock_resolution(void);
 
 #ifdef __cplusplus
