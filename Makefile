@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The two commands: `make demo` and `make test`. Both install what they need.
 .PHONY: all deps test demo docs bench soak clean
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/config.sh DIR: writes DIR/wasync/config.h for a native build, as
 # cmake/config.cmake does, for the bench scripts that compile the library's
 # sources themselves (bench/wasip2/run.sh, bench/wasip3/run.sh).

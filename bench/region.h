@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The measured region of a benchmark: wall time from a monotonic clock,
  * and, under callgrind, instruction counting switched on only inside it
  * (run with --collect-atstart=no), so Ir / n is the cost per operation. */

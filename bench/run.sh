@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make bench: builds the peers (libuv from Debian, tokio current_thread from
 # Debian's crates, offline), runs every workload on every peer RUNS times
 # (interleaved, so drift hits all peers alike), and prints medians, ratios

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync-soak [SCENARIO [N]]...: the runtime under load, every result
  * checked. With no scenario, all three at their full size.
  *

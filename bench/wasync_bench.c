@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync-bench WORKLOAD [ARGS...]: one line of key=value per run.
  *
  *   spawn_join N        spawn N trivial tasks returning their index, await

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # WASI 0.2 and 0.3 components. wasync_component(TARGET WORLD ADAPTER
 # [OWN_RUN] [WIT DIR...]) links the executable TARGET as a core module for ADAPTER
 # (command or reactor: the preview1 adapter kind), then, after each link,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # wasync_config(HOST DIR) writes DIR/wasync/config.h for HOST (native, js,
 # wasip1, wasip2 or wasip3): the header that tells the public headers which host
 # the library was built for (cmake/config.h.in).

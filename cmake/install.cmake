@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # What `cmake --install` puts into the prefix, for the configured host:
 #   include/             the headers, with this build's wasync/config.h
 #   lib/libwasync.a      the library

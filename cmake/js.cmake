@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The JS host. wasync_js_module(TARGET) makes the executable TARGET a
 # module for js/wasync.mjs: a reactor (the glue calls its exports; there is
 # no main), linked with wasync, unused code and debug info left out, named

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Toolchain for WebAssembly: clang-19 and lld-19 targeting wasm32 with
 # Debian's wasi-libc as the sysroot (its libc has no WASI imports unless a
 # function that needs the host is linked in; the JS build links none).

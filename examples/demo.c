@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The shape of wasync in one program, every line time-stamped:
  *   1. three tasks sleep 1 s concurrently and finish together at +1000 ms;
  *   2. a producer outruns a slow consumer through a bounded channel and is

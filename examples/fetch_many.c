@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fetch-many: N concurrent GETs of URL, each with a timeout, in a scope;
  * one line per request ("3 200 5": id, status, body length; or "3 timed
  * out"), then "sources N" (the event sources still registered: 0 when

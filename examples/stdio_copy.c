@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdio-copy: copies stdin to stdout through wasync streams (wa_copy:
  * reads wait for input, writes wait for room), then says on stderr how
  * many bytes it copied. The same source runs natively and as a WASI 0.2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tcp-echo: listens on argv[3] (an IPv4 or IPv6 address; 127.0.0.1 when
  * absent), port argv[1] (0: any), prints "listening PORT", and echoes
  * every connection in a scope until it has served argv[2] connections (0:

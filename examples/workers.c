@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Four CPU-bound tasks, each five runs of 200 ms of work with a yield
  * between runs, on a many-threads runtime of 1 worker, then of 2: about
  * 4 s, then about 2 s on two cores. Each line is time-stamped from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync.h - an async runtime for WebAssembly (and native), in C.
  *
  * One header per concern; this one includes every one that the host the

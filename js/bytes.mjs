@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bytes.mjs - JS values as the bytes and numbers C gets.
 
 import { codes, messageOf } from './errors.mjs';

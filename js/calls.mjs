@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // calls.mjs - calls of the module's exported functions: synchronous ones
 // (rt.call) and async ones (rt.callAsync), whose promise C settles through
 // the `settle` import.

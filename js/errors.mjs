@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // errors.mjs - wasync's status codes in JavaScript.
 //
 // The table is include/wasync/error.h's WA_ERRNO_MAP, copied: the browser

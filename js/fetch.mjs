@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fetch.mjs - http.h's client on this host (the C side: src/io/http_js.c):
 // HTTP_SEND fetches a request and delivers the response's head; the
 // Response is kept under the handle C made for it, and each HTTP_READ

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ops.mjs - host operations (op_start, op_cancel), and the queue of
 // results waiting for the next tick, which hands them to wasm first:
 // an op's through wasync_deliver, an adopted promise's (promises.mjs)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // promises.mjs - promises adopted for C to await.
 //
 // A promise's handle comes from wasm (wasync_adopt); its outcome goes to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stdio.mjs - printf and puts in a module: the few WASI 0.1 functions the C
 // library's stdio calls, on the console.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ticks.mjs - when wasync_tick runs, and the one host timer.
 //
 // At most one tick is pending. It runs from queueMicrotask for at most

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // wasm.mjs - calls into the module and copies through its memory.
 
 /**

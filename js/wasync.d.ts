@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The public API of wasync.mjs, the JavaScript host of wasync.
 
 /** The WA_E* codes by name: codes.EIO === -10. */

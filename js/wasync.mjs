@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // wasync.mjs - the JavaScript host of wasync (browsers, Node >= 20).
 //
 // A wasync module imports from "wasync" (see include/wasync/js.h; the C

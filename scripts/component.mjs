@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // WASI 0.2 and 0.3 components from core modules, with jco's wasm-tools (no
 // native wasm-tools here). WORLD is a world of wit/*.wit (one package), or
 // with --package, of the first package given.

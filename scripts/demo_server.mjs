@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The local HTTP server of `make demo`'s concurrent fetch: runs one
 // command while it serves on 127.0.0.1 (a free port), then stops.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what the build needs when missing: Debian packages by name, and
 # the npm packages pinned in package-lock.json.
 # Usage: scripts/deps.sh [demo|test|bench|docs]  (docs: doxygen only)

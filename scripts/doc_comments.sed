@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The headers' plain C comments as Doxygen reads them (docs/Doxyfile's
 # INPUT_FILTER), line for line: a header's opening comment documents the
 # file, a comment on a line of its own the declaration below it, and one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs a WASI 0.3 component: jco transpiles it (its wasi:*@0.3.0 imports
 // map to preview3-shim, the 0.2 ones to preview2-shim) into OUTDIR, which
 // must lie inside this repository so that the generated code resolves the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node scripts/wasi1.mjs MODULE [ARGS...]: runs a WASI 0.1 command module
 // under Node's node:wasi with this process's stdio and environment, and
 // exits with its exit status. (The WASI 0.1 host of the tests.)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every public function has its comment: in include/wasync.h and
 // include/wasync/*.h, each declaration or inline definition of a wa_
 // function, and each function-like macro named wa_ or WA_ (a trailing

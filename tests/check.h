@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A tiny test harness: CHECK macros, per-test names, and the closing
  * "N passed, N failed" line that every test binary prints. */
 #ifndef WASYNC_TESTS_CHECK_H

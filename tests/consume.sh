@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # wasync as a user outside the repository gets it: the build BUILD_DIR (of
 # host HOST) installed to a prefix in a temporary folder, and programs built
 # there against it.

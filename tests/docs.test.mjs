@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The docs name only what exists: every repository path in backticks in
 // README.md, js/README.md and docs/*.md is a file or folder of the repo,
 // and every wa_/WA_ name is defined or used somewhere in the code (a name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The echo coroutine shared by the TCP tests and the soak: echoes one
  * connection until the peer closes it, then closes it (also when dropped
  * before that). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small futures shared by the tests. */
 #ifndef WASYNC_TESTS_FUTURES_H
 #define WASYNC_TESTS_FUTURES_H

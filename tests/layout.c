@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Prints the size and alignment of every public type, and the offsets of
  * the fields after a host's private storage. Built once per host the
  * headers can be configured for (wasync/config.h: native, js, wasip1,

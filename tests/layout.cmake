@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs each of PROGRAMS (a list; RUNNER, a list, before each if given) and
 # fails unless they all print the same: the public types' layout is one
 # whatever host define a program was built with (tests/layout.c).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The README's example built as a user outside our CMake builds it: plain
 # clang against include/, the generated wasync/config.h and libwasync.a,
 # with no -D; then run, natively or as a WASI 0.2 component under jco.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every C block of README.md compiles as it is, and links: plain clang
 # against include/, the build's wasync/config.h and libwasync.a (the first
 # block is also run, by tests/plain_build.sh). A block whose first line is

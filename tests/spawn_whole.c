@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wa_spawn_of takes the whole future's struct: &c compiles, and &c.wa (a
  * header, 32 bytes of a larger struct) is refused at compile time
  * (compiled with -DWA_TEST_HEADER by tests/CMakeLists.txt, which expects

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* join / race: completion times, fail-fast, losers dropped and their
  * timers released, and per-child wakes. */
 #include <stdlib.h>

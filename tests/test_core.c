@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Core: tasks, wakers, join handles, ticks, coop budget, cancellation,
  * deadlock detection and misuse. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The native epoll backend: real-clock sleeps, fd readiness on pipes,
  * registration keys (distinct, stale ones detected), the sources count and
  * deadlock detection, and notify from another thread. */

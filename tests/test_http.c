@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP client natively (libcurl driven by the epoll reactor) against a
  * small blocking server on threads of this process: heads, bodies in and
  * out (from memory, from a stream), a large body read slowly (the server

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The many-threads executor (wa_rt_new_mt): spawn and join across workers,
  * wakes and spawns from foreign threads, steals under contention,
  * cancellation racing completion, shutdown under load, timers. Run under

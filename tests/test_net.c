@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net.h natively (epoll) and on WASI 0.2 and 0.3 (jco). TCP: an echo server and
  * concurrent clients in one runtime, 1 MiB each way, writing and reading at
  * once, over IPv4 and IPv6; refused connections, bad addresses (NULL, and

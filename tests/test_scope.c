@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scopes: completion, error propagation (fail-fast or not), cooperative
  * cancellation down the tree with async cleanup, hard drop. */
 #include "futures.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Byte streams: the read/write futures over an in-process pipe, with
  * backpressure, close from either side, and cancellation. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sync: mpsc channels and oneshots, notify, semaphore and mutex.
  *
  * Every test checks behaviour and release: no task or timer left, each

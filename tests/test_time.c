@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Time under the sim clock: exact firing times and order, seeded ties,
  * disarm on drop, timeout, interval, and the heap under load. */
 #include <stdlib.h>

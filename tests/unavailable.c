@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A call that the host of wasync/config.h cannot have is refused when it
  * is compiled, with a message naming the host: tests/CMakeLists.txt
  * compiles this against each host's config.h (-DWA_TEST_HTTP: the HTTP

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # include/wasync/version.h and js/package.json say the version that
 # project() in CMakeLists.txt says (VERSION: PROJECT_VERSION; HEADER: the
 # header; PACKAGE: the package.json).

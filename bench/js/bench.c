@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JS host's benchmarks, C side (bench/js/run.mjs is the other half):
  * awaiting an already-resolved JS promise n times, n concurrent timers, and
  * a task that wakes itself n times. */

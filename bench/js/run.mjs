@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The JS host's benchmarks, against plain JavaScript in the same process:
 //   await      n awaits of one already-resolved promise (C: wa_js_await_init on
 //              an adopted handle; JS: `await p` in a loop)

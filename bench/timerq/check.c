@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerq-check-{heap,wheel}: random arms, disarms and clock jumps against a
  * model. Every firing must match the documented order (heap: deadline then
  * arm order; wheel: ms bucket then arm order), and next_deadline must be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime's 4-ary heap (src/core/timer.c), minus wakers: the same
  * layout, comparisons, growth and sift loops, so its costs carry over. */
 #include "heap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A standalone copy of the runtime's timer queue (src/core/timer.c): a 4-ary
  * min-heap of pointers to entries embedded in their owners, ordered by
  * (deadline, tie). Each entry knows its slot, so removal is O(log n).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/timerq/run.sh [OUT_DIR]: builds the heap and wheel drivers with
 # clang-19 -O2, checks both against the model (check.c), runs every workload
 # RUNS times (11 by default; interleaved, so drift hits both alike), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerq-bench-{heap,wheel} WORKLOAD N: one line of key=value per run.
  *
  * The same driver is compiled against heap.h or wheel.h (-DTQ_WHEEL), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hierarchical timing wheel: see wheel.h for the ordering it gives.
  *
  * Placement: an entry due at tick t goes to the level of the highest 6-bit

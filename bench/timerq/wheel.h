@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A hierarchical timing wheel with the interface of heap.h.
  *
  * Deadlines are ns; the wheel counts 1 ms ticks. 8 levels of 64 slots

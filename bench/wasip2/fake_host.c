@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A native stand-in for the WASI 0.2 host: every function of src/wasi/io.h,
  * linked instead of src/wasi/io.c (whose bodies are wasm imports).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node bench/wasip2/http_load.mjs P2_COMPONENT [P3_COMPONENT] [RUNS]: serves
 // tests/wasip2/http_server.c built as a WASI 0.2 wasi:http/proxy component
 // with `jco serve` and, when given, built as a 0.3 service-p3 component with

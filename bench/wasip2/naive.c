@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The baseline poller, written in C after the Poller/Reactor design of
  * "Designing an Async Runtime for WASI 0.2" (2024-02-29): a slab of
  * registered pollables, and on every wait a fresh list of the pollables

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The baseline: a poller that rebuilds its list of pollables and its lookup
  * table on every wait (see naive.c). */
 #ifndef WASYNC_BENCH_NAIVE_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/wasip2/run.sh [OUT_DIR]: the guest-side cost of one wakeup with K
 # idle pollables registered (K = 10, 1000, 10000), for the wasip2 backend's
 # persistent pollable set and for a rebuild-every-wait baseline (naive.c),

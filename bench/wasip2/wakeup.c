@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The guest-side cost of one wakeup with K idle pollables registered, for
  * wasync's persistent pollable set (src/backend/wasip2.c) and for the
  * rebuild-every-wait baseline (naive.c), both against the fake host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "wasync/component.h"
 /* A native stand-in for the WASI 0.3 host: the async built-ins and the
  * clock of src/wasi/p3.h, linked instead of src/wasi/p3.c (whose bodies are

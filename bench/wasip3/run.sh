@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/wasip3/run.sh [OUT_DIR] [WASIP2_WAKEUP]: the guest-side cost of one
 # event dispatch on WASI 0.3: the wasip3 backend and the subtask futures
 # under the real runtime, natively against a fake 0.3 host (fake_host.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The smallest useful program for the JS host: one exported async
  * function that sleeps, fetches a URL and resolves with the body's length.
  * From JavaScript: await rt.callAsync('sleep_then_fetch', url). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tutorial, step 1: a coroutine (docs/tutorial.md).
  *
  * A coroutine is a struct that starts with WA_CORO and holds every

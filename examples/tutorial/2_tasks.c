@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tutorial, step 2: tasks (docs/tutorial.md).
  *
  * wa_spawn_of starts a task that runs beside the current one; its join

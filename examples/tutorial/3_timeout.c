@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tutorial, step 3: timeouts, races and cancellation (docs/tutorial.md).
  *
  * A timeout or a race owns the futures it is given and drops the ones

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tutorial, step 4: channels (docs/tutorial.md).
  *
  * Two producers send to one consumer through a bounded channel. Each task

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http-hello: a wasi:http/proxy component, deployable unchanged on any
  * proxy host (jco serve, wasmtime serve, Spin, wasmCloud). Each request
  * runs as a task that writes its answer through a stream with backpressure.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Serves the web demo: the tests' HTTP server (tests/js/server.mjs), which
 // serves the repository (so /js/wasync.mjs and /build/... are reachable)
 // and the routes the demo fetches (/api/slow?ms=N answers "ok" after N ms).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The web demo's program: tasks that sleep, fetch and finish, each step
  * reported to the page, which draws them on a timeline as they happen. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Draws the tasks of timeline.wasm live: each event from C opens or closes
 // a segment on the task's row; the ongoing segment grows every frame.
 import { instantiate } from '/js/wasync.mjs';

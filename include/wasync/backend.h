@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/backend.h - the reactor interface, and the backends of this build.
  *
  * A backend is the runtime's view of one host: a monotonic clock and a way

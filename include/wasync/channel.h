@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/channel.h - oneshot and bounded mpsc channels.
  *
  * Channels carry fixed-size elements by copy. A channel is one allocation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/combine.h - join and race over N futures.
  *
  * A combinator owns its children: it drops each one as soon as it finishes

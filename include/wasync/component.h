@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/component.h - the WASI 0.3 host: Component Model async.
  *
  * The backend keeps one waitable set for the component instance, and every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/coro.h - stackless async/await for C.
  *
  * A coroutine is a future struct that starts with WA_CORO and holds every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/error.h - error codes and misuse reporting.
  *
  * Every fallible call returns an int: 0 (or a count) on success, a negative

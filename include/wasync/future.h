@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/future.h - futures, wakers and the poll context.
  *
  * A future is a struct whose first member is a `wa_future` (a vtable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/http.h - HTTP client (native: libcurl; WASI 0.2 and 0.3:
  * wasi:http; JS: fetch) and server (WASI 0.2 and 0.3). A host without one
  * refuses its calls at compile time.

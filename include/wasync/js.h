@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/js.h - the JavaScript host (browser, Node).
  *
  * WebAssembly cannot block, so the host's event loop drives the runtime:

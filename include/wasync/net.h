@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/net.h - TCP, on WASI 0.2 and 0.3 (wasi:sockets) and native Linux
  * (epoll).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/runtime.h - the runtime, tasks, join handles, tick and block_on.
  *
  * A runtime owns a FIFO run queue of tasks, a timer queue and a backend

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/scope.h - structured concurrency: task scopes (nurseries).
  *
  * Tasks spawned into a scope cannot outlive it. Awaiting the scope waits

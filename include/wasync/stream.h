@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/stream.h - byte streams: read, write with backpressure, copy.
  *
  * A stream is whatever a host gives (wasi:io/streams on WASI 0.2; a pipe or

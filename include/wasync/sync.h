@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/sync.h - notify, semaphore and mutex for tasks of one runtime.
  *
  * All waits are fair (FIFO) and cancellation-safe: a waiter dropped after it

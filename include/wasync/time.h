@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/time.h - time, sleeps, timeouts and intervals.
  *
  * Times are monotonic nanoseconds from the backend's clock. All timers of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/version.h - the version of these headers.
  *
  * Kept equal to project(wasync VERSION ...) in CMakeLists.txt (the test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync/wasi.h - the WASI 0.2 host: a reactor over wasi:io/poll.
  *
  * I/O futures wait on pollables registered with the runtime. The backend

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* malloc for the JS host's WebAssembly module, in well under a kilobyte of
  * code where the C library's allocator takes about ten.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The backend a runtime gets when none is given. */
 #include "../core/rt.h"
 #include "wasync/component.h"

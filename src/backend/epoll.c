@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Native Linux backend: epoll with the runtime's next deadline as timeout,
  * an eventfd for cross-thread notify, and fd registrations (regs.c)
  * added to the epoll set edge-triggered. */

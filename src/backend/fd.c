@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fd calls (backend.h): fds in the registration table (regs.h) of a
  * backend with WA_CAP_FDS (epoll, WASI 0.1). */
 #include "regs.h"

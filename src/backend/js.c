@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JavaScript host's reactor: the host's event loop drives the runtime
  * (see js.h and the glue in js/wasync.mjs), so waiting is the host's; this
  * keeps the one host timer on the runtime's earliest deadline and the keys

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the JS reactor (js.c) as the layers above it see it. It hands
  * JavaScript keys for the host operations and promise handles of
  * src/io/js_ops.c (each live key is a source of wakes), and the module's

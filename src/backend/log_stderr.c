@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Diagnostics go to stderr on hosts that have one (native, WASI). */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A backend's registrations and the waits on them (regs.h), for every
  * host. A backend offers its table through its vtable's cap. */
 #include "regs.h"

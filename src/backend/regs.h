@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: a backend's registrations, one mechanism for every host. A
  * registration is an event source held for tasks: an fd (epoll, WASI 0.1's
  * poll_oneoff), a pollable (WASI 0.2), and as well a WASI 0.3 waitable or

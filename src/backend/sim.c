@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulated host: a virtual clock that jumps to the next deadline. */
 #include <stdlib.h>
 

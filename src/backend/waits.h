@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the waits queued on one backend registration (an fd, a
  * pollable), any number of them in an intrusive list, so that two tasks
  * waiting on one source (two accepts on a listener) are both woken. A

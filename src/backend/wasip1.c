@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* WASI 0.1 backend: poll_oneoff. One clock subscription carries the
  * runtime's earliest deadline, as a relative timeout (Node's WASI hangs on
  * absolute ones); each fd direction that a task waits on is an fd_read or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The WASI 0.2 host: wasi:io/poll with a persistent set of pollables.
  *
  * Registrations live in the backend's registration table (regs.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The WASI 0.3 host: Component Model async, over one waitable set.
  *
  * The set is the component instance's, made with the backend and dropped

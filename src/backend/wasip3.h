@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: what the callback ABI driver (src/wasi/export_p3.c) asks of
  * the WASI 0.3 backend. A callback-lifted export does not block in
  * waitable-set.wait: the host hands it the event instead, and it returns

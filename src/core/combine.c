@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* join / race over N children, each with its own waker.
  *
  * A child's waker pushes its branch on the combinator's woken list and wakes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: copies of small, variable-sized values (futures into tasks,
  * elements through channels) without a call to memcpy for the usual sizes. */
 #ifndef WASYNC_CORE_COPY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The out-of-line half of the coroutine macros (coro.h): kept out of line
  * so that each await costs a call, not a copy of this logic. */
 #include "task.h"

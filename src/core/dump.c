@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Task dumps and deadlock reports, formatted without printf so that a
  * WebAssembly build carries no stdio. */
 #include <stdlib.h>

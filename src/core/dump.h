@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: text built without stdio (a wasm build carries none), task
  * dumps and deadlock reports (dump.c). */
 #ifndef WASYNC_CORE_DUMP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error strings and the misuse hook. */
 #include <stdlib.h>
 

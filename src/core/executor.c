@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The local executor: the runtime's life, fair ticks (each running its
  * queued tasks), block_on and run with their backend waits, the clock cache
  * and deadlock detection. */

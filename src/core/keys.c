@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Generation-keyed slot tables (keys.h). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: a table of slots addressed by keys with a generation, the one
  * used by every backend for what it hands out (fd registrations, pollables,
  * host operations, promise handles). A freed slot's generation moves on, so

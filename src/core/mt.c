@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The many-threads executor (native Linux): worker threads that steal work
  * from each other. Each worker has a fixed ring of tasks (a Chase-Lev deque
  * whose owner takes from the same end as thieves, so that a task that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the runtime, and what the executor and the error hook export to
  * the rest of the library (the core's other files and the backends). */
 #ifndef WASYNC_CORE_RT_H

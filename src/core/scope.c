@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Task scopes: children that cannot outlive their parent. */
 #include "task.h"
 

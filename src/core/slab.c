@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A size-class allocator for tasks.
  *
  * Tasks are small, many and short-lived; malloc's general paths cost more

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: a size-class allocator for tasks (see slab.c). The fast paths
  * are inline: a spawn is a handful of instructions, not a malloc. */
 #ifndef WASYNC_CORE_SLAB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Futures that wait on time: sleep, timeout, interval. */
 #include "timer.h"
 

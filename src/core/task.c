@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tasks: spawning, reference counting, the task waker, leaving the owner
  * list, cancellation and join handles. The executor runs them. */
 #include <stdlib.h>

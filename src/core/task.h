@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the task header, its state word, the owner lists, and what
  * task.c exports to the executor and to scopes. */
 #ifndef WASYNC_CORE_TASK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime's timer queue: a 4-ary min-heap of timer entries embedded in
  * the futures that wait, ordered by (deadline, tie). Each entry knows its
  * slot, so disarming is O(log n); firing pops due entries and wakes them.

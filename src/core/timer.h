@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the runtime's timer queue (timer.c). It reads no clock: the
  * executor, which keeps the clock cache, passes the time in. */
 #ifndef WASYNC_CORE_TIMER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DNS on native Linux. getaddrinfo blocks, so each lookup runs it on a
  * thread of its own, which then signals an eventfd registered with the
  * runtime's epoll backend. The lookup and the thread share a job with two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DNS over wasi:sockets@0.3.0's ip-name-lookup: resolve-addresses is an
  * async func, awaited as a wa_subtask, its return area in the lookup. */
 #include "../wasi/sockets_p3.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DNS over wasi:sockets/ip-name-lookup: the addresses arrive on a stream,
  * read until its end, waiting on its pollable when none is ready yet. */
 #include "../wasi/io.h"

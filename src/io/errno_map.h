@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: a POSIX errno of a socket, pipe or file call as a wasync code
  * (native hosts). */
 #ifndef WASYNC_IO_ERRNO_MAP_H

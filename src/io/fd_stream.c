@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync streams over non-blocking fds, readiness from the epoll backend
  * (edge-triggered: a stream waits only after the kernel said EAGAIN). A
  * regular file, which epoll cannot watch, never says EAGAIN: it needs no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: a stream over a non-blocking fd (taken, also on failure), with
  * its registration with rt's epoll backend (taken; NULL: registered here).
  * For the sockets the TCP code makes. */

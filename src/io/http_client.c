@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP client over wasi:http/outgoing-handler. A send drives two
  * things at once: the request body going out (a write or a copy into the
  * outgoing-body's stream) and the response coming in (a wait on the

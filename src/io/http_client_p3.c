@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP client on WASI 0.3: client.send is an async-lowered call
  * awaited as a wa_subtask (its result area in the call). A send drives
  * two things at once: the request body going out (a write or a copy into

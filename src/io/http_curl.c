@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP client natively: libcurl's multi interface driven by the
  * reactor (curl_multi_socket_action). curl says which sockets to watch
  * (CURLMOPT_SOCKETFUNCTION: each becomes an fd registration) and when to

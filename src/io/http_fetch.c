@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wa_http_fetch: a send, then its body read whole. The same on every host
  * (over the host's wa_http_send and response body stream). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Received headers, fetched once (see http_fields.h). */
 #include <stdlib.h>
 

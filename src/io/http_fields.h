@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the headers of a received request or response, fetched from the
  * host on first use (one call) and kept as NUL-terminated strings. */
 #ifndef WASYNC_IO_HTTP_FIELDS_H

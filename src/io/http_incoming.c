@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A received request's head and its getters, the same on both WASI
  * servers (see http_incoming.h). */
 #include <stdlib.h>

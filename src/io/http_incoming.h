@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: what the WASI 0.2 and 0.3 servers' requests share
  * (http_incoming.c): the head every struct wa_http_incoming begins with,
  * read through the host's bindings, and the getters over it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP client on the JS host: http.h over the glue's fetch
  * (js/fetch.mjs), as host operations (js_ops.c). A send is one operation
  * (HTTP_SEND: the whole request, answered with the response's head); the

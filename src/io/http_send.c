@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The send future and the response's getters of every host's HTTP client
  * (see http_send.h): the request is checked here, the same everywhere,
  * then the host's ops build, drive and free the call. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: what every host's HTTP client shares (http_send.c). The send
  * future checks the request and leaves the rest to its host's
  * wa_http_client_host (http_client.c, http_client_p3.c, http_curl.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP server: wasi:http/incoming-handler's handle runs one request as
  * a task on the server's runtime and drives it to its end, then settles the
  * response: a 500 if none was sent, the body finished if the task

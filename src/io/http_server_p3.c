@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP server on WASI 0.3: wasi:http/handler#handle is an async export
  * on the callback driver (WA_EXPORT_ASYNC, src/wasi/export_p3.c). A call
  * runs one task, its serve task here: the handler spawns the request's

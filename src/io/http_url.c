@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The checks of what goes out over HTTP (see http_url.h): byte classes of
  * RFC 3986 (URLs) and RFC 9110 (tokens, field values), on unsigned bytes
  * (an 8-bit byte is never a negative char that happens to match). */

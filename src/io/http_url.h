@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: what the HTTP client and server check before they hand a
  * request or response to the host (the URL, the method, headers). Pure
  * functions of their input, with no host in them, so that they build

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IP address literals, read exactly as inet_pton reads them, in code of our
  * own: WASI has no inet_pton, and both hosts must agree on what an address
  * is. IPv4: four decimal parts, each 0..255, without leading zeros

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JavaScript host's operations: futures over what the host does for C
  * (an HTTP client's fetches: js_ops.h's kinds), handles of what the host
  * keeps for C (a fetch's Response), awaits of promises the embedder adopted, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the host operations of js_ops.c as the HTTP client
  * (http_js.c) starts them, and how the module's exports (src/js/exports.c)
  * hand the host's results to them. Bytes at p come from wasync_alloc and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A Component Model future<T> read or written as a wasync future
  * (component.h): an async future.read into the caller's storage, or
  * future.write from it; BLOCKED waits for the end's FUTURE_READ or

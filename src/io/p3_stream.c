@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync streams over the ends of a Component Model stream<u8>
  * (component.h), and stdio on WASI 0.3.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: what p3_stream.c gives the library beyond component.h. */
 #ifndef WASYNC_IO_P3_STREAM_H
 #define WASYNC_IO_P3_STREAM_H

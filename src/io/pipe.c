@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An in-process byte pipe: a bounded ring buffer with a stream at each end
  * (stream.h), for tasks of one runtime. A full pipe makes writers wait; an
  * empty one, readers; closing either end is seen by the other. */

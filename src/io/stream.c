@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Read and write futures over any stream (stream.h): try, and when the
  * stream says not now, await its readiness and try again.
  *

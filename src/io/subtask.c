@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The future of an async-lowered call (wasync/component.h): it waits on
  * the call's subtask through a waitable registration until the subtask
  * returns, then drops it; dropped before that, it cancels it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every host's TCP shares: addresses into operations, and the life of
  * a listener (tcp.h), which an accept in flight keeps alive. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: what every host's TCP shares (tcp.c, ip.c), and what each host
  * gives it (tcp_epoll.c, tcp_wasi.c, tcp_p3.c). */
 #ifndef WASYNC_IO_TCP_H

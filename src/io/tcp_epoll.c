@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TCP on native Linux: non-blocking IPv4 or IPv6 sockets registered with
  * the epoll backend. Listening completes at once; accept and connect wait
  * on the socket's registration when the kernel says EAGAIN / EINPROGRESS.

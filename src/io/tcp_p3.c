@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TCP over wasi:sockets@0.3.0. Listening is synchronous (create, bind,
  * listen); the listener's connections come as a stream<tcp-socket>, read
  * one socket at a time by whichever accept runs: the read is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TCP over wasi:sockets: each step is start-X then finish-X, retried after
  * the socket's pollable (registered once per socket) says it may proceed.
  * A socket is IPv4 or IPv6 as its address is. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasync streams over wasi:io/streams: non-blocking check-write/write/read,
  * and readiness through each direction's subscribe() pollable, registered
  * with the runtime once for the stream's lifetime (not once per wait). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: wasync streams over wasi:io/streams whose handles belong to
  * another resource (a TCP socket, an HTTP body), dropped by drop_owner
  * after them, as WASI requires children to go first. The owner's drop is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JavaScript host's export ABI: the functions the glue (js/wasync.mjs)
  * calls, and nothing else does (include/wasync/js.h lists them). Each hands
  * its call to the layer it is for: the reactor (src/backend/js.c) starts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bounded mpsc channel (and oneshot): a ring buffer of fixed-size elements.
  *
  * Elements always go through the buffer, never straight into a waiting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Notify: wake one waiter or all of them. */
 #include "waitq.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Semaphore (and so mutex): FIFO permits handed straight to waiters. */
 #include <stdint.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the intrusive FIFO of waiters shared by every sync primitive. */
 #ifndef WASYNC_SYNC_WAITQ_H
 #define WASYNC_SYNC_WAITQ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Canonical ABI support every WASI 0.2 module of ours needs: the allocator
  * the host (and the preview1 adapter) call, and a command entry that keeps
  * wasm-ld from wrapping the exports. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: Canonical ABI helpers shared by the bindings. */
 #ifndef WASYNC_WASI_CABI_H
 #define WASYNC_WASI_CABI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasi:cli: environment and exit (public, wasync/wasi.h) and the std
  * streams (cli.h). A list comes back as (ptr, len) in a return area; the
  * list and each of its strings are separate cabi_realloc (malloc) blocks,

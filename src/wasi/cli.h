@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the std streams of wasi:cli@0.2.12 (the rest of the package,
  * environment and exit, is public in wasync/wasi.h). Each call returns a
  * new handle: own<input-stream> or own<output-stream>. */

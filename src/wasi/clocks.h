@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: Canonical ABI bindings for wasi:clocks/monotonic-clock@0.2.12
  * (wall-clock is public: wa_wasi_wall_clock in wasync/wasi.h). Instants
  * and durations are in nanoseconds; the subscriptions return own<pollable>

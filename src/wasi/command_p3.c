@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The entry of a WASI 0.3 command: the async export wasi:cli/run@0.3.0#run,
  * lifted with a callback, which runs the program's main. A program that
  * exports run itself (the probes) does not link this object: it is pulled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The callback ABI driver: async exports written in C (WA_EXPORT_ASYNC).
  *
  * Every export call is a Component Model task lifted with a callback. Its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasi:http/types and wasi:http/outgoing-handler (see http.h). Layouts
  * follow the Canonical ABI: a variant's payload sits at its alignment past
  * the tag, and error-code aligns its payload to 8 (its option<u64>s). */

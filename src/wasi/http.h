@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: Canonical ABI bindings of wasi:http@0.2.12 (types and
  * outgoing-handler). Strings the host returns come back NUL-terminated in
  * malloc'd buffers, lifted by lift.h (what a NUL byte does there is said

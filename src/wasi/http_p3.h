@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: Canonical ABI bindings of wasi:http@0.3.0 (types, client.send,
  * the handler's task.return). Strings and error-codes are lifted as for
  * 0.2 (lift.h). Resource handles held (fields, request, response) are

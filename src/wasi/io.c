@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasi:io@0.2.12: poll, streams and error (see io.h). Return areas follow
  * the Canonical ABI: result<u64, stream-error> is a tag byte, then the
  * payload at offset 8; result<_, stream-error> and result<list<u8>,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: Canonical ABI bindings for wasi:io@0.2.12 (poll, streams,
  * error), written by hand (one file per WASI package; names and flat
  * signatures checked against wit-component's dummy module by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lifting host lists of strings into C, and lowering headers for the
  * host (see lift.h). Each lift sizes its
  * result first, reading only lengths, then checks the bytes, then copies:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: lifting what the host lowered into our memory (lists of
  * strings, each a cabi_realloc block) into C strings, checked, and the
  * one lowering both wasi:http versions share (headers). No host call in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Component Model's async built-ins (p3.h) under the core names
  * wit-component accepts: the built-ins in module "$root", async-lowered
  * imports as "[async-lower]NAME" in the interface's module. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: raw bindings of the Component Model's async built-ins (WASI
  * 0.3), written by hand with wit-component's core import names. Handles
  * (waitable sets, subtasks, stream and future ends) are i32 indices into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasi:random/random (wasync/wasi.h). get-random-bytes returns a list<u8>
  * that the host allocates through cabi_realloc: (ptr, len) in a return
  * area. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wasi:sockets: network, instance-network, tcp, tcp-create-socket
  * (sockets.h). An ip-socket-address flattens to a discriminant and the
  * eleven i32 of its widest case (IPv6), IPv4 using the first five; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: Canonical ABI bindings for wasi:sockets@0.2.12 (network,
  * instance-network, tcp, tcp-create-socket). Errors are mapped to wasync
  * codes; would-block is WA_EAGAIN. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: Canonical ABI bindings for wasi:sockets@0.3.0 (types'
  * tcp-socket, ip-name-lookup). Errors are mapped to wasync codes as the 0.2
  * bindings map theirs; tcp-socket handles are counted in

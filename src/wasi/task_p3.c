@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The wasip3_task registry: the ABI through which code linked into the
  * same component that knows nothing of wasync (wit-bindgen's runtimes,
  * other C libraries) waits on wasync's loop. One process-wide pointer,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The cases of tests/js/cases.mjs in headless Chromium: tests/js/server.mjs
 // serves the repository, tests/browser/cases.html runs each case in the page
 // (on a fresh runtime of tests/js/prog.wasm, with the server as base), and

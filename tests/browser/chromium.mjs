@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Launches Debian's Chromium headless through playwright-core (which cannot
 // download a browser here, and need not).
 import { chromium } from 'playwright-core';

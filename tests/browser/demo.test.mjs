@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The web demo in Chromium: every task reaches the end of the timeline, at
 // the times the plan says, and a screenshot of the finished page is saved.
 import { test } from 'node:test';

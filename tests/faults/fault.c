@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation-failure injection (fault.h): the counter and the wrappers. */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "fault.h"

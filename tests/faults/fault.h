@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation-failure injection, for the WASYNC_FAULT_INJECTION build only:
  * CMake force-includes this header into the library's sources (never the
  * tests'), so that every allocation the library makes goes through a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Allocation-failure injection, SQLite style: runs every native test binary
 # and example of a WASYNC_FAULT_INJECTION build (preset faults: ASan, UBSan,
 # LSan) once per allocation N that the library makes, that allocation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the fuzzers share: the entry point, a check that crashes (so that
  * libFuzzer keeps the input), and host lists built from fuzz input the way
  * a WASI host lowers them into our memory. */

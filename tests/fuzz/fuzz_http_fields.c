@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* HTTP headers both ways. Going out (src/io/http_url.c): names must be
  * RFC 9110 tokens and values field-values, checked here against the
  * RFC's grammar written out again. Coming in (src/wasi/lift.c): a fields'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The address parser (src/io/ip.c) on any bytes, read as a C string (up to
  * the first NUL): it must take exactly what the libc's inet_pton takes, in
  * one family or the other, with the same bytes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The WASI bindings' lifting of host strings (src/wasi/lift.c): one string
  * (a request's method, path, authority; an environment value), and lists
  * of entries of k strings (arguments: k = 1; the environment: k = 2), each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP client's URL parser (src/io/http_url.c) on any bytes. A URL it
  * takes must hold only visible ASCII (no control, space, NUL or 8-bit
  * byte), whole %-escapes, an RFC 3986 scheme, a host and a port from 1 to

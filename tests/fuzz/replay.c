@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A fuzzer without libFuzzer: runs LLVMFuzzerTestOneInput once on every
  * file named on the command line, or in a folder named there, so that the
  * corpora are regression tests in every native build (any compiler). Each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs every fuzzer (tests/fuzz/fuzz_*.c) for SECONDS each (default 300),
 # one after another, in the fuzz preset's build (BUILD, default build/fuzz):
 # from its corpus and what earlier runs found (BUILD/tests/fuzz/NAME.found/).

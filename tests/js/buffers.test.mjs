@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the host hands into wasm, randomized with a fixed seed (WASYNC_SEED
 // picks another): bytes and strings of every shape (empty, full of NULs,
 // lone surrogates, views into bigger buffers, sizes on the allocator's and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs an exported async function of a JS host module as a program's
 // main: its printed lines are gathered, its promise awaited. Browser-safe
 // (the fetch_many test calls callExport in Chromium); from Node:

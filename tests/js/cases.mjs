@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Scenarios run both by the Node suite (tests/js/*.test.mjs) and in headless
 // Chromium (tests/browser/cases.html, driven by tests/browser/cases.test.mjs).
 //

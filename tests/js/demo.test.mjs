@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The demo: three 1 s sleeps and a fetch run concurrently
 // on one thread; the sleeps end together at +1000 ms, the fetch at +300 ms.
 // (The scenario is shared with Chromium: tests/js/cases.mjs.)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The glue's table of error codes (js/errors.mjs, a copy the browser loads
 // as it is) is error.h's: every WA_E* code of WA_ERRNO_MAP, with its
 // number, name and message, and nothing else.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // http.h's client on the JS host (src/io/http_js.c over js/fetch.mjs):
 // bodies, statuses, headers, errors, streaming one chunk per read, abort on
 // drop (that one shared with Chromium: tests/js/cases.mjs).

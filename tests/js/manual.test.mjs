@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // drive: 'manual': nothing runs until the embedder calls rt.tick().
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

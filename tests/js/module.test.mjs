@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The modules built for JS hosts import nothing but "wasync" (no WASI), and
 // the minimal program stays small.
 import { test } from 'node:test';

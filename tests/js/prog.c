@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The C side of the JS host tests: exported async functions that the tests
  * call through the glue's callAsync(name, ...args). Each takes the call id
  * first and settles it with wa_js_settle when its task finishes. */

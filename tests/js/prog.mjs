@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Loads the test program (env WASYNC_PROG, default the js preset's build).
 import { readFileSync } from 'node:fs';
 import { instantiate } from '../../js/wasync.mjs';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // AWAIT host operations: a JS promise adopted by the embedder, awaited in C
 // (a rejection's case shared with Chromium: tests/js/cases.mjs).
 import { test } from 'node:test';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The glue never calls into wasm from inside an import. Checked from the
 // outside: WebAssembly.instantiate is wrapped so that every import marks
 // "inside an import" and every export records a call made while marked.

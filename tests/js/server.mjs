@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one HTTP server of the JS host's tests (Node and Chromium) and of the
 // web demo, on 127.0.0.1 and a free port (or the one given).
 //

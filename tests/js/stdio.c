@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* printf in a JS-host module (tests/js/stdio.test.mjs): the C library's
  * stdio runs on the glue's few WASI functions (js/stdio.mjs). */
 #include <stdio.h>

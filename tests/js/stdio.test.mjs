@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // printf in a JS-host module: stdout's lines to one sink, stderr's to the
 // other, whole lines, the last one at close (tests/js/stdio.c).
 import { test } from 'node:test';

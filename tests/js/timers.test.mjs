@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Timers and exported async calls: 10,000 sleeps on one host timer, errors
 // from C as rejections, a sleep armed late in a long tick (those three
 // shared with Chromium: tests/js/cases.mjs).

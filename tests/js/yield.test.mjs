@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A task that wakes itself: a million times, with no stack growth and no
 // starvation of the other tasks or of the JS event loop, and for 300 ms
 // beside a setInterval(1) that keeps its pace (both shared with Chromium:

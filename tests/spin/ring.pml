@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A model of a worker's ring (src/core/mt.c): the owner pushes at bottom
  * (half of a full ring overflowing to the injector) and takes one task
  * from top; a thief takes half from top. Every take reads top, bottom and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Checks a Promela model with spin: generates the verifier, compiles it and
 # runs it exhaustively (-DSAFETY: assertions and invalid end states). Fails
 # on any error. Usage: run.sh MODEL.pml [CC]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The WASI 0.1 backend under Node's node:wasi: it is the default one, real
  * sleeps share one clock subscription per wait, a registered fd nobody
  * waits on cannot wake anyone (WA_EDEADLK, not a hang), and a wait on a

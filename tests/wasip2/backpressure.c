@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TCP backpressure under jco: connects to 127.0.0.1:argv[1] (a Node server
  * of backpressure.test.mjs that does not read for a while) and writes
  * argv[2] bytes of a known pattern, more than the kernel and Node buffer,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // backpressure under `jco run`: the component connects to a Node server
 // here that does not read for PAUSE_MS, and writes BYTES, more than the
 // kernel's buffers and Node's (16 KiB high-water mark) can hold, so

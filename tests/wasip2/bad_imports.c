@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Imports wasip2_imports_mismatch expects scripts/component.mjs --check to
  * reject: a wrong result type, and a function the interface does not have. */
 #include <stdint.h>

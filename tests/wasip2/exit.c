@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wa_wasi_exit under jco: `exit STATUS` (read through wa_wasi_args)
  * prints a line without a newline, which stdio keeps buffered, and exits
  * with STATUS; exit.cmake checks the exit code and that the line got out. */

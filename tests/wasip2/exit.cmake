@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -DCOMMAND=cmd;args -DSTATUS=n -P exit.cmake: runs exit.c's component
 # with STATUS and checks that the process fails exactly when STATUS is not 0
 # (wasi:cli/exit carries only ok or err) and that stdout was flushed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTTP client (examples/fetch_many.c) against a Node server, as a
 // component under `jco run`, as a 0.3 command under run-p3.mjs
 // ($WASYNC_RUN_P3), natively ($WASYNC_NATIVE), or as a JS host module

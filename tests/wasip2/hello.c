@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A WASI 0.2 command, run by jco as a component; the test compares its
  * stdout exactly. Line 1 is buffered when getenv makes the preview1 adapter
  * allocate its state through cabi_realloc: without src/wasi/cabi.c's entry

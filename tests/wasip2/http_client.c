@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP client under jco against the Node server of
  * http_client.test.mjs (its base URL is argv[1]): methods, headers both
  * ways, bodies from memory and from a stream, streamed response bodies,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTTP client suite (tests/wasip2/http_client.c) under `jco run`, or
 // as a 0.3 command under run-p3.mjs ($WASYNC_RUN_P3), against this Node
 // server: it echoes bodies, reports what it was sent, serves 1 MiB, never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The wasi:http/proxy component under `jco serve`: curl gets the greeting,
 // and 1,000 requests, 50 at a time, all succeed with nothing growing in the
 // runtime between them: its /stats (tasks, sources, WASI handles, wasm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP server API under `jco serve`, driven by http_server.test.mjs:
  *   /echo     the request body streamed back, with its content-type
  *   /info     method, path, authority and a request header

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTTP server API (tests/wasip2/http_server.c) under `jco serve`:
 // streamed bodies both ways, request details, the answers to failures and
 // misuse, and nothing left behind by any of them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Serves a wasi:http/proxy component with `jco serve` on 127.0.0.1 at a
 // random port, for the Node tests: { base, log(), stop() }. With runP3
 // (default: WASYNC_RUN_P3) set, the component is a 0.3 service (world

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 10,000 concurrent sleeps of up to 100 ms (splitmix64(42), as the native
  * timers benchmark) under a real component host: the wall time against the
  * ideal (the longest sleep), and the host calls they cost. One source for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdin as a wasync stream under jco: says "reading stdin", reads it all
  * with wasync read futures and prints what stdin.test.mjs checks exactly,
  * one "key value" a line: the byte count, their FNV-1a (32-bit), how many reads waited on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stdin_sum under `jco run`, stdin piped from here: the byte count and
 // FNV-1a must match exactly, for 1 MiB at once, for nothing at all, and for
 // 1 MiB in chunks with pauses between them, where every pause must find the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // examples/stdio_copy.c natively ($WASYNC_NATIVE), as a WASI 0.1 module
 // under node:wasi ($WASYNC_WASI1, run by $WASI1_RUN), as a WASI 0.3
 // component ($WASYNC_P3, run by $WASYNC_RUN_P3 into $WASYNC_OUT) or as a

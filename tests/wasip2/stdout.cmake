@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -DCOMMAND=cmd;args -DEXPECTED=file -P stdout.cmake: runs the command
 # and fails unless it exits 0 with exactly the file's contents on stdout.
 execute_process(COMMAND ${COMMAND} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)

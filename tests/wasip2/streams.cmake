@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -DCOMMAND=cmd;args -P streams.cmake: runs test_streams and checks its
 # stdout: 300 lines of 'a', then of 'b', then of 'c' (63 bytes and a
 # newline each: nothing lost, torn or interleaved), and stderr's summary.

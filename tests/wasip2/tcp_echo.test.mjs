@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // examples/tcp_echo.c, as a component under `jco run`, natively
 // ($WASYNC_NATIVE) or as a WASI 0.3 command ($WASYNC_P3, run by
 // $WASYNC_RUN_P3 into $WASYNC_OUT), with Node clients: several at once, each sending

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Byte streams over wasi:io/streams under jco: stdout as a wasync stream,
  * written in pieces larger than the host takes at once (backpressure), by
  * several tasks in turn through a mutex, with the pollable subscribed once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The WASI 0.2 backend under a real component host (jco + preview2-shim):
  * real-time sleeps, one timer pollable shared by all sleeps, registered
  * pollables, stale keys, and the host calls each costs; then the direct

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A component that exports async functions written in C (WA_EXPORT_ASYNC,
  * world exports-p3 of exports/ops.wit), driven from JavaScript by
  * exports.test.mjs: concurrent calls, a call cancelled by its caller,

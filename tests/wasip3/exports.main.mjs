@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Run by exports.test.mjs (Node 24) next to the transpiled exports.js:
 // calls the component's exports and prints what it saw as one JSON line.
 import { ops } from './exports.js';

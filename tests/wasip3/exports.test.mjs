@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Async exports written in C (exports.c), called from JavaScript: jco
 // transpiles the component into WASYNC_OUT and Node 24 (JSPI, for
 // preview3-shim) runs exports.main.mjs there, which prints what it saw as

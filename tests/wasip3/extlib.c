@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* extlib: see extlib.h. It uses no wasync header on purpose: the registry
  * ABI is declared here as a foreign library would declare it. */
 #include "extlib.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* extlib: a tiny library that knows nothing of wasync, only the
  * wasip3_task registry ABI (as wit-bindgen's runtimes do): it starts an
  * async-lowered monotonic-clock wait-for and registers its subtask with

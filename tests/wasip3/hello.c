@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The smallest WASI 0.3 program: wasi:cli/run@0.3.0's async run, lifted
  * with a callback, prints through wasi-libc (the preview1 reactor adapter,
  * on wasi:cli@0.2.12) and returns ok at once, without waiting. */

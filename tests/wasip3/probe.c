@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The async built-ins under jco + preview3-shim, checked and timed: an
  * async export of wasi:cli/run@0.3.0 whose callback drives one waitable
  * set. Two async-lowered wait-for calls (20 and 40 ms) must report SUBTASK

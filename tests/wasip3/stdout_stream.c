@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdout as a wasync stream on WASI 0.3 (wa_stdio_open over stream<u8>),
  * for stdout_stream.test.mjs: a line through printf (the preview1
  * adapter's wasi:cli@0.2 stdout), a line through the stream, a second

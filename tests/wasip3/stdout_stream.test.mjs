@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stdout_stream.c: stdout as a wasync stream over stream<u8>. Read fast,
 // then slowly (the pipe paused 100 ms per 64 KiB): every byte arrives, and
 // a slow reader makes the writes wait (backpressure, measured: the times

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stream<u8> to stdout through wasi:cli/stdout@0.3.0 write-via-stream:
  * 1 MiB of a known pattern written with async stream-write calls, each
  * BLOCKED until a STREAM_WRITE event gives its count; then the writable end

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stream_out: 1 MiB through a stream<u8> to stdout, every byte checked
 // against the pattern stream_out.c writes; the component's own report
 // (stderr) must say it saw no failure.

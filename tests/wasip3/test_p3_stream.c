@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stream<u8> and future<T> behind stream.h on WASI 0.3 (jco +
  * preview3-shim): a stream pair inside the component (u8 allows copies
  * within one instance) carries 1 MiB through wa_write, wa_copy and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The WASI 0.3 backend under a real component host (jco + preview3-shim):
  * sleeps sharing one wait-until, the timer replaced only when the deadline
  * moves earlier, waitable registrations and their stale keys, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Build the Go peer with Debian's golang-go, offline (no modules).
 # Usage: build.sh OUTDIR   -> OUTDIR/peer-go
 set -eu

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Go peer for the wasync benchmarks' many-threads workload: mt_spawn N
 // spawns N goroutines that each return their index on a channel of their
 // own, then receives them in spawn order (GOMAXPROCS is the worker count).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Build the libuv peer (needs libuv1-dev).  Usage: build.sh OUTDIR -> OUTDIR/peer-libuv
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }

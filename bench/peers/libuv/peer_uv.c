@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libuv peer for the wasync benchmarks.  Build: cc -O2 peer_uv.c -luv
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Build the tokio peer offline against Debian's crate registry.
 # Usage: build.sh OUTDIR   -> OUTDIR/peer-tokio
 set -eu

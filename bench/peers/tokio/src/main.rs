@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! tokio peer for the wasync benchmarks: the single-threaded `current_thread`
 //! runtime (comparable with a single-threaded C event loop), and the
 //! `multi_thread` one for mt_spawn.
