@@ -150,14 +150,22 @@ static void wa_p3b_drain(wa_p3b *h)
     }
 }
 
-/* Takes the timer out of the set, cancels and drops it. Returns 1 if it
- * had returned first (its deadline passed), else 0. */
+/* Takes a subtask of the backend's own (the timer, a wake) out of the
+ * set, cancels and drops it. Returns its state. */
+static uint32_t wa_p3b_cancel_subtask(wa_p3b *h, uint32_t subtask)
+{
+    wa_p3b_join(h, subtask, 0); /* (a cancel of a joined subtask traps) */
+    h->stats.cancels++;
+    uint32_t state = wa_p3_subtask_cancel(subtask);
+    wa_p3b_drop_subtask(h, subtask);
+    return state;
+}
+
+/* Ends the timer. Returns 1 if it had returned first (its deadline
+ * passed), else 0. */
 static int wa_p3b_timer_cancel(wa_p3b *h)
 {
-    wa_p3b_join(h, h->timer, 0); /* (a cancel of a joined subtask traps) */
-    h->stats.cancels++;
-    uint32_t state = wa_p3_subtask_cancel(h->timer);
-    wa_p3b_drop_subtask(h, h->timer);
+    uint32_t state = wa_p3b_cancel_subtask(h, h->timer);
     h->timer = 0;
     h->timer_at = WA_NEVER;
     return state == WA_P3_SUBTASK_RETURNED;
@@ -228,12 +236,8 @@ static void wa_p3b_free(wa_backend *b)
     wa_p3b *h = (wa_p3b *)b;
     if (h->timer)
         wa_p3b_timer_cancel(h);
-    for (uint32_t i = 0; i < h->nwakes; i++) {
-        wa_p3b_join(h, h->wakes[i], 0);
-        h->stats.cancels++;
-        wa_p3_subtask_cancel(h->wakes[i]);
-        wa_p3b_drop_subtask(h, h->wakes[i]);
-    }
+    for (uint32_t i = 0; i < h->nwakes; i++)
+        wa_p3b_cancel_subtask(h, h->wakes[i]);
     free(h->wakes);
     wa_regs_free(&h->regs); /* (the runtime dropped every wait: none joined) */
     wa_p3_waitable_set_drop(h->set);

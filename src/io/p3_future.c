@@ -50,10 +50,8 @@ static int wa_future_read_poll(wa_future *fu, wa_cx *cx)
         if (st)
             st->copies_blocked++;
         int rc = wa_waitable_register(cx->rt, f->end, &f->wait.key);
-        if (rc < 0) {
-            f->wait.key = 0;
-            return rc; /* (the caller's drop cancels the read) */
-        }
+        if (rc < 0) /* (key stays 0; the caller's drop cancels the read) */
+            return rc;
         wa_waitable_wait_init(&f->wait, f->wait.key);
     }
     int rc = wa_poll(&f->wait.fut, cx);

@@ -196,8 +196,7 @@ static wa_future *wa_p3s_ready(wa_stream *st, int dir, void *storage)
     wa_p3s_dir *d = &s->dir[i];
     if (d->copy == WA_P3S_BLOCKED && !d->key) {
         int rc = wa_waitable_register(s->rt, d->end, &d->key);
-        if (rc < 0) { /* no wait: the buffer comes back now */
-            d->key = 0;
+        if (rc < 0) { /* no wait: the buffer comes back now (no key) */
             wa_p3s_cancel(s, i, false);
             return wa_stream_error_init(storage, rc);
         }

@@ -17,10 +17,13 @@ static bool wa_subtask_resolved(uint32_t state) { return state >= WA_P3_SUBTASK_
 
 /* Ends s's hold on its subtask: deregisters it if it still is (no wait is
  * queued, so it is out of the set), cancels it unless it resolved, and
- * drops it. */
+ * drops it. Counted when s was polled on this backend. */
 static void wa_subtask_release(wa_subtask *s, bool registered)
 {
-    wa_wasip3_stats *st = wa_wasip3_stats_of_(s->rt);
+    static wa_wasip3_stats nowhere;
+    wa_wasip3_stats *st = s->rt ? wa_wasip3_stats_of_(s->rt) : NULL;
+    if (!st)
+        st = &nowhere;
     if (registered)
         wa_waitable_deregister(s->rt, s->wait.key);
     if (!wa_subtask_resolved(s->state)) {
@@ -70,20 +73,15 @@ static void wa_subtask_drop(wa_future *f)
     wa_subtask *s = (wa_subtask *)f;
     if (!s->subtask)
         return;
-    if (s->wait.key) { /* registered */
+    if (s->wait.key) { /* registered; else never joined */
         wa_drop(&s->wait.fut); /* (out of the set before the cancel) */
         /* an event that resolved it may have come after the last poll */
         uint32_t state;
         wa_waitable_payload(s->rt, s->wait.key, &state);
         if (wa_subtask_resolved(state))
             s->state = state;
-        wa_subtask_release(s, true);
-        return;
     }
-    /* never registered, so never joined */
-    s->state = wa_p3_subtask_cancel(s->subtask);
-    wa_p3_subtask_drop(s->subtask);
-    s->subtask = 0;
+    wa_subtask_release(s, s->wait.key != 0);
 }
 
 static const wa_future_vt wa_subtask_vt = {wa_subtask_poll, wa_subtask_drop, "subtask"};

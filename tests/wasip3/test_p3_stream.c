@@ -96,6 +96,25 @@ static int read_once_poll(wa_future *f, wa_cx *cx)
 }
 static const wa_future_vt read_once_vt = {read_once_poll, wa_coro_drop, "read_once"};
 
+/* A new stream pair (r, w) on rt and a task (j) whose read of r is
+ * BLOCKED after one tick: nobody writes. Returns 0, or < 0 with nothing
+ * left made. */
+static int start_read(wa_rt *rt, wa_stream **r, wa_stream **w, wa_join *j)
+{
+    int rc = wa_wasip3_stream_new(rt, &wa_wasip3_cli_bytes, r, w);
+    if (rc < 0)
+        return rc;
+    read_once t = {.in = *r};
+    wa_coro_init(&t.wa, &read_once_vt);
+    if ((rc = check_spawn_of(rt, &t, j)) < 0) {
+        wa_stream_close(r);
+        wa_stream_close(w);
+        return rc;
+    }
+    wa_rt_tick(rt, NULL);
+    return 0;
+}
+
 static uint64_t host_calls(const wa_wasip3_stats *st)
 {
     return st->waits + st->polls + st->joins + st->copies + st->copy_cancels + st->end_drops;
@@ -189,12 +208,8 @@ static void test_writer_drops(void)
     wa_rt *rt = p3_rt();
     REQUIRE(rt);
     wa_stream *r, *w;
-    REQUIRE_OR(wa_wasip3_stream_new(rt, &wa_wasip3_cli_bytes, &r, &w) == 0, wa_rt_free(rt));
-    read_once t = {.in = r};
-    wa_coro_init(&t.wa, &read_once_vt);
     wa_join j;
-    REQUIRE(check_spawn_of(rt, &t, &j) == 0);
-    wa_rt_tick(rt, NULL);
+    REQUIRE_OR(start_read(rt, &r, &w, &j) == 0, wa_rt_free(rt));
     CHECK(!wa_join_done(&j));
     CHECK_EQ(wa_stream_close(&w), 0);
     CHECK_EQ(wa_rt_run(rt), 0);
@@ -213,12 +228,8 @@ static void test_close_with_read_in_flight(void)
     wa_rt *rt = p3_rt();
     REQUIRE(rt);
     wa_stream *r, *w;
-    REQUIRE_OR(wa_wasip3_stream_new(rt, &wa_wasip3_cli_bytes, &r, &w) == 0, wa_rt_free(rt));
-    read_once t = {.in = r};
-    wa_coro_init(&t.wa, &read_once_vt);
     wa_join j;
-    REQUIRE(check_spawn_of(rt, &t, &j) == 0);
-    wa_rt_tick(rt, NULL);
+    REQUIRE_OR(start_read(rt, &r, &w, &j) == 0, wa_rt_free(rt));
     wa_rt_stats rs;
     wa_rt_stats_get(rt, &rs);
     CHECK_EQ(rs.sources, 1); /* the readable end, registered */
@@ -242,12 +253,8 @@ static void test_dropped_read_keeps_bytes(void)
     wa_rt *rt = p3_rt();
     REQUIRE(rt);
     wa_stream *r, *w;
-    REQUIRE_OR(wa_wasip3_stream_new(rt, &wa_wasip3_cli_bytes, &r, &w) == 0, wa_rt_free(rt));
-    read_once t = {.in = r};
-    wa_coro_init(&t.wa, &read_once_vt);
     wa_join j;
-    REQUIRE(check_spawn_of(rt, &t, &j) == 0);
-    wa_rt_tick(rt, NULL); /* the read is BLOCKED */
+    REQUIRE_OR(start_read(rt, &r, &w, &j) == 0, wa_rt_free(rt));
     static const unsigned char data[5] = "hello";
     producer p = {.out = w, .data = data, .len = sizeof data};
     wa_coro_init(&p.wa, &producer_vt);
