@@ -224,13 +224,27 @@ static int wa_join_poll(wa_future *f, wa_cx *cx)
     return WA_PENDING;
 }
 
+/* Releases a local task's handle j (j->task set). */
+static inline void wa_join_release(wa_join *j)
+{
+    wa_task *t = j->task;
+    j->task = NULL;
+    if (!(wa_word_load(t) & WA_T_DONE)) { /* detach; a finish has done this */
+        if (t->joiner == j)
+            t->joiner = NULL;
+        wa_waker_drop(&j->waker);
+    }
+    wa_task_unref_n(t, 1);
+}
+
 /* As a future, a dropped handle drops quietly: the poll that found it
- * dropped has reported that already. */
+ * dropped has reported that already. Only wa_join_vt leads here, so the
+ * handle is a local task's (an await's drop skips wa_join_drop's check). */
 static void wa_join_drop_vt(wa_future *f)
 {
     wa_join *j = (wa_join *)f;
     if (j->task)
-        wa_join_drop(j);
+        wa_join_release(j);
 }
 
 static const wa_future_vt wa_join_vt = {wa_join_poll, wa_join_drop_vt, "join"};
@@ -308,8 +322,7 @@ int wa_join_abort(wa_join *j)
 
 int wa_join_drop(wa_join *j)
 {
-    wa_task *t = j ? j->task : NULL;
-    if (!t)
+    if (!j || !j->task)
         return wa_misuse_in_(WA_EMISUSE, "wa_join_drop", "the handle was dropped already");
 #if WA_MT
     if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
@@ -317,13 +330,7 @@ int wa_join_drop(wa_join *j)
         return 0;
     }
 #endif
-    j->task = NULL;
-    if (!(wa_word_load(t) & WA_T_DONE)) { /* detach; a finish has done this */
-        if (t->joiner == j)
-            t->joiner = NULL;
-        wa_waker_drop(&j->waker);
-    }
-    wa_task_unref_n(t, 1);
+    wa_join_release(j);
     return 0;
 }
 
