@@ -5,7 +5,8 @@
 # (interleaved, so drift hits all peers alike), and prints medians, ratios
 # against tokio, peak RSS, and instructions per operation under callgrind;
 # then the JS host, and WASI 0.3 beside 0.2 (the backends' guest cost per
-# event natively, sleeps and HTTP under jco: wall time, host calls).
+# event natively, sleeps and HTTP under jco: wall time, host calls), and
+# http_hello against the host floor under jco serve.
 #
 # Usage: bench/run.sh BUILD_DIR     (RUNS=5 by default)
 set -euo pipefail
@@ -108,7 +109,7 @@ bench/wasip3/run.sh "$build/wasip3" "$build/wasip2/wasip2-wakeup"
 # components built from one source for each: 10,000 concurrent sleeps
 # against the ideal time and the host calls they cost, then HTTP.
 for p in wasip2 wasip3; do cmake --preset $p >/dev/null; done
-cmake --build --preset wasip2 --target wasync_sleeps wasync_http_server >/dev/null
+cmake --build --preset wasip2 --target wasync_sleeps wasync_http_server wasync_http_hello wasync_http_floor >/dev/null
 cmake --build --preset wasip3 --target wasync_sleeps wasync_p3_http_server >/dev/null
 for ((r = 0; r < runs; r++)); do
   node node_modules/@bytecodealliance/jco/dist/jco.js run build/wasip2/tests/wasip2/sleeps.component.wasm \
@@ -135,3 +136,10 @@ printf '%-8s %9s %9s %9s %14s\n' 0.3/0.2 \
 # preview3-shim's HttpServer, interleaved rounds.
 node bench/wasip2/http_load.mjs build/wasip2/tests/wasip2/http_server.component.wasm \
   build/wasip3/tests/wasip3/p3_http_server.component.wasm "$runs"
+
+# http_hello (examples/wasi/http_hello.c) against the host floor
+# (bench/wasip2/floor.c: the same answer, no runtime) under jco serve, 15
+# interleaved rounds of 1,000 requests 50 at a time: req/s, p50/p99, host
+# calls per request, and the ratio.
+node bench/wasip2/http_floor.mjs build/wasip2/tests/wasip2/http_floor.component.wasm \
+  build/wasip2/tests/wasip2/http_hello.component.wasm 15

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../../tests/wasip2/jco_serve.mjs';
+import { load, median } from './load.mjs';
 
 const [p2, p3, runsArg] = process.argv.slice(2);
 process.env.JCO ??= fileURLToPath(new URL('../../node_modules/@bytecodealliance/jco/dist/jco.js', import.meta.url));
@@ -46,28 +47,11 @@ const calls = async (base) => {
 };
 
 async function round(base, w) {
-  let next = 0;
-  const lat = [];
   const c0 = await calls(base);
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: C }, async () => {
-    while (next++ < N) {
-      const t = performance.now();
-      try {
-        const res = await request(base, w);
-        const got = await res.arrayBuffer();
-        if (res.status !== 200 || (w.body && !Buffer.from(got).equals(w.body))) errors++;
-      } catch {
-        errors++;
-      }
-      lat.push(performance.now() - t);
-    }
-  }));
-  const rps = N / ((performance.now() - t0) / 1000);
+  const r = await load(base, w, N, C);
   const c1 = await calls(base);
-  lat.sort((a, b) => a - b);
-  return { rps, p50: lat[N >> 1], p99: lat[Math.floor(N * 0.99)], loop: (c1.loop - c0.loop) / N,
-    streams: (c1.streams - c0.streams) / N };
+  errors += r.errors;
+  return { ...r, loop: (c1.loop - c0.loop) / N, streams: (c1.streams - c0.streams) / N };
 }
 
 const results = {}; // by workload, then host: the rounds
@@ -81,7 +65,6 @@ try {
   for (const h of hosts) h.server.stop();
 }
 
-const median = (rounds) => [...rounds].sort((a, b) => a.rps - b.rps)[rounds.length >> 1];
 const num = (v, d) => (Number.isFinite(v) ? v.toFixed(d) : '-');
 const row = (...c) => console.log(c.map((v, i) => String(v).padStart(i ? 11 : 14)).join(' '));
 console.log(`\nwasi:http under jco: ${N} requests, ${C} at a time, median of ${RUNS} interleaved rounds` +

@@ -23,6 +23,8 @@ typedef struct wa_p2_stream {
     wa_pollable_key key[2];    /* [0] read, [1] write */
     int registered[2];
     int flushing;
+    int flush_writes; /* an HTTP body's (wa_wasi_stream_flush_writes) */
+    int flushed;      /* nothing written since the last flush */
 } wa_p2_stream;
 
 /* wasip2.c: the counters of rt's backend (NULL on another one). */
@@ -71,8 +73,10 @@ static int wa_p2_try_write(wa_stream *st, const void *buf, size_t len, size_t *n
         return WA_EAGAIN;
     }
     size_t k = len < room ? len : (size_t)room;
-    if ((rc = wa_p2_write(s->out, buf, k)) < 0)
+    int flush = s->flush_writes && k == len && len <= 4096;
+    if ((rc = flush ? wa_p2_write_flush(s->out, buf, k) : wa_p2_write(s->out, buf, k)) < 0)
         return rc;
+    s->flushed = flush;
     *n = k;
     return 0;
 }
@@ -84,6 +88,8 @@ static int wa_p2_try_flush(wa_stream *st)
     if (s->out == WA_NO_HANDLE)
         return WA_EINVAL;
     int rc;
+    if (s->flushed)
+        return 0;
     if (!s->flushing) {
         if ((rc = wa_p2_flush(s->out)) < 0)
             return rc;
@@ -95,6 +101,7 @@ static int wa_p2_try_flush(wa_stream *st)
     if (room == 0)
         return WA_EAGAIN;
     s->flushing = 0;
+    s->flushed = 1;
     return 0;
 }
 
@@ -152,6 +159,8 @@ int wa_wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t own
     *out_stream = &s->base;
     return 0;
 }
+
+void wa_wasi_stream_flush_writes(wa_stream *s) { ((wa_p2_stream *)s)->flush_writes = 1; }
 
 int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s)
 {

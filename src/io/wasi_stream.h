@@ -12,4 +12,11 @@
 int wa_wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
                               wa_stream **s);
 
+/* Makes s (of wa_wasi_stream_open*) an HTTP body's: a write whose bytes
+ * all fit the room check-write reported (at most 4096) goes out flushed in
+ * one blocking-write-and-flush, and the flush after it costs no host call.
+ * (A body's flush only hands the bytes on, so it does not block; a
+ * socket's may wait for the peer, so sockets do not do this.) */
+void wa_wasi_stream_flush_writes(wa_stream *s);
+
 #endif

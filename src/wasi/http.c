@@ -188,7 +188,8 @@ static int wa_p2_outgoing(I32 r, int bad, void (*body_of)(I32, I32), void (*drop
 int wa_p2_response_new(uint32_t headers, int status, uint32_t *resp, uint32_t *body)
 {
     I32 r = wa_p2_imp_response_new((I32)headers); /* takes the fields */
-    int bad = status < 100 || status > 999 || wa_p2_imp_set_status(r, status);
+    /* (a new response says 200 already: no host call for it) */
+    int bad = status < 100 || status > 999 || (status != 200 && wa_p2_imp_set_status(r, status));
     return wa_p2_outgoing(r, bad, wa_p2_imp_response_body, wa_p2_imp_outgoing_response_drop, resp, body);
 }
 

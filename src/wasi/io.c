@@ -37,6 +37,8 @@ long wa_wasi_live_handles(void) { return wa_p2_live; }
 WA_P2_IMPORT(STREAMS, "[method]output-stream.check-write") void wa_p2_imp_check_write(int32_t, int32_t);
 WA_P2_IMPORT(STREAMS, "[method]output-stream.write") void wa_p2_imp_write(int32_t, int32_t, int32_t, int32_t);
 WA_P2_IMPORT(STREAMS, "[method]output-stream.flush") void wa_p2_imp_flush(int32_t, int32_t);
+WA_P2_IMPORT(STREAMS, "[method]output-stream.blocking-write-and-flush")
+void wa_p2_imp_write_flush(int32_t, int32_t, int32_t, int32_t);
 WA_P2_IMPORT(STREAMS, "[method]output-stream.subscribe") int32_t wa_p2_imp_out_subscribe(int32_t);
 WA_P2_IMPORT(STREAMS, "[resource-drop]output-stream") void wa_p2_imp_out_drop(int32_t);
 WA_P2_IMPORT(STREAMS, "[method]input-stream.read") void wa_p2_imp_read(int32_t, int64_t, int32_t);
@@ -63,11 +65,20 @@ int wa_p2_check_write(uint32_t out, uint64_t *n)
     return 0;
 }
 
-int wa_p2_write(uint32_t out, const void *buf, size_t len)
+/* write or blocking-write-and-flush (imp): the same signature */
+static int wa_p2_write_with(void (*imp)(int32_t, int32_t, int32_t, int32_t), uint32_t out, const void *buf,
+                            size_t len)
 {
     _Alignas(4) unsigned char ret[12];
-    wa_p2_imp_write((int32_t)out, (int32_t)(uintptr_t)buf, (int32_t)len, (int32_t)(uintptr_t)ret);
+    imp((int32_t)out, (int32_t)(uintptr_t)buf, (int32_t)len, (int32_t)(uintptr_t)ret);
     return ret[0] ? wa_p2_stream_error(ret + 4) : 0;
+}
+
+int wa_p2_write(uint32_t out, const void *buf, size_t len) { return wa_p2_write_with(wa_p2_imp_write, out, buf, len); }
+
+int wa_p2_write_flush(uint32_t out, const void *buf, size_t len)
+{
+    return wa_p2_write_with(wa_p2_imp_write_flush, out, buf, len);
 }
 
 int wa_p2_flush(uint32_t out)

@@ -29,6 +29,9 @@ uint32_t *wa_p2_poll(const wa_p2_pollable *list, size_t n, size_t *nready);
 int wa_p2_check_write(uint32_t out, uint64_t *n);
 int wa_p2_write(uint32_t out, const void *buf, size_t len);
 int wa_p2_flush(uint32_t out);
+/* blocking-write-and-flush: at most 4096 bytes, which block only when
+ * check-write did not say there was room for them. */
+int wa_p2_write_flush(uint32_t out, const void *buf, size_t len);
 uint32_t wa_p2_output_subscribe(uint32_t out);
 void wa_p2_output_drop(uint32_t out);
 

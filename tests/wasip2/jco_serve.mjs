@@ -3,16 +3,17 @@
 // random port, for the Node tests: { base, log(), stop() }. With runP3
 // (default: WASYNC_RUN_P3) set, the component is a 0.3 service (world
 // service-p3), served by preview3-shim's HttpServer through `run-p3.mjs
-// --serve` (transpiled into out, default WASYNC_OUT).
+// --serve` (transpiled into out, default WASYNC_OUT). jcoArgs go to jco
+// serve (0.2 only).
 import { spawn } from 'node:child_process';
 
-export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = process.env.WASYNC_OUT) {
+export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = process.env.WASYNC_OUT, jcoArgs = []) {
   const port = 20000 + Math.floor(Math.random() * 20000);
   // In its own process group: jco serve runs the component in a child
   // process, which a kill of jco alone would leave running.
   const args = runP3
     ? [runP3, '--serve', String(port), component, out]
-    : [process.env.JCO, 'serve', '--port', String(port), component];
+    : [process.env.JCO, 'serve', '--port', String(port), ...jcoArgs, component];
   const server = spawn(process.execPath, args,
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let log = '';
@@ -36,4 +37,25 @@ export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = 
       server.stderr.destroy();
     },
   };
+}
+
+// The host calls a 0.2 component makes per request to path: the import
+// calls `jco serve --jco-trace` logs (every import function called; a
+// resource drop is not a call there), over n requests one at a time after
+// one unmeasured. The same count for any component, runtime or not.
+export async function hostCalls(component, path, n = 20) {
+  const server = await serve(component, '', '', ['--jco-trace']);
+  const count = () => (server.log().match(/^\[iface="wasi:.*\] call /gm) ?? []).length
+    - (server.log().match(/^\[iface="wasi:http\/incoming-handler[^\]]*\] call /gm) ?? []).length;
+  try {
+    const settled = () => new Promise((r) => setTimeout(r, 200)); // (the trace's last lines)
+    await (await fetch(server.base + path)).arrayBuffer();
+    await settled();
+    const c0 = count();
+    for (let i = 0; i < n; i++) await (await fetch(server.base + path)).arrayBuffer();
+    await settled();
+    return (count() - c0) / n;
+  } finally {
+    server.stop();
+  }
 }

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// node bench/wasip2/http_floor.mjs FLOOR HELLO [RUNS]: http_hello
+// (examples/wasi/http_hello.c) against the host floor (bench/wasip2/floor.c,
+// the same answer with no runtime), both under `jco serve`. Each round sends
+// each component 1,000 GETs of "/", 50 at a time, interleaved (floor, then
+// hello) so drift hits both alike; RUNS rounds (default 15). Prints, per
+// component, the median req/s, the median round's p50 and p99 latency, and
+// the host calls per request (hostCalls: the import calls jco's trace logs,
+// counted on a server of their own), then hello/floor; any error is a
+// failure.
+import { fileURLToPath } from 'node:url';
+import { hostCalls, serve } from '../../tests/wasip2/jco_serve.mjs';
+import { load, median } from './load.mjs';
+
+const [floor, hello, runsArg] = process.argv.slice(2);
+process.env.JCO ??= fileURLToPath(new URL('../../node_modules/@bytecodealliance/jco/dist/jco.js', import.meta.url));
+const N = 1000, C = 50, RUNS = Number(runsArg ?? 15);
+const w = { path: '/' };
+
+const comps = [{ name: 'floor', wasm: floor }, { name: 'http_hello', wasm: hello }];
+for (const c of comps) {
+  c.calls = await hostCalls(c.wasm, w.path);
+  c.rounds = [];
+}
+let errors = 0;
+for (const c of comps) c.server = await serve(c.wasm, '');
+try {
+  for (const c of comps) await load(c.server.base, w, C, C); // warm-up
+  for (let r = 0; r < RUNS; r++)
+    for (const c of comps) {
+      const x = await load(c.server.base, w, N, C);
+      errors += x.errors;
+      c.rounds.push(x);
+    }
+} finally {
+  for (const c of comps) c.server.stop();
+}
+
+const row = (...v) => console.log(v.map((s, i) => String(s).padStart(i ? 11 : 16)).join(' '));
+console.log(`\nhttp_hello against the host floor under jco serve: ${N} requests, ${C} at a time, median of ${RUNS}` +
+  ' interleaved rounds (calls: host calls per request, jco --jco-trace)');
+row('component', 'req/s', 'p50 ms', 'p99 ms', 'calls');
+const m = comps.map((c) => ({ ...median(c.rounds), calls: c.calls }));
+comps.forEach((c, i) => row(c.name, m[i].rps.toFixed(0), m[i].p50.toFixed(1), m[i].p99.toFixed(1), m[i].calls.toFixed(1)));
+const q = (k) => (m[1][k] / m[0][k]).toFixed(2);
+row('hello/floor', q('rps'), q('p50'), q('p99'), q('calls'));
+console.log(`errors ${errors}`);
+process.exitCode = errors ? 1 : 0;
