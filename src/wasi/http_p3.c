@@ -156,7 +156,8 @@ int wa_p3_response_new(uint32_t headers, uint32_t contents, uint32_t trailers, i
     wa_p3_imp_response_new((I32)headers, contents != 0, (I32)contents, (I32)trailers, ADDR(ret));
     *resp = ret[0];
     *result = ret[1];
-    if (status < 100 || status > 999 || wa_p3_imp_response_set_status((I32)ret[0], status)) {
+    /* (a new response says 200 already: no host call for it) */
+    if (status < 100 || status > 999 || (status != 200 && wa_p3_imp_response_set_status((I32)ret[0], status))) {
         wa_p3_response_drop(ret[0]);
         wa_wasip3_http_result.drop_readable(ret[1]);
         return WA_EINVAL;

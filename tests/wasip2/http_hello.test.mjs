@@ -44,7 +44,8 @@ test('http-hello answers curl and a bounded concurrent load', async () => {
   }
 });
 
-test('a hello costs 11 host calls', async () => {
+// (on 0.2: jco's trace; the 0.3 run of this file has no such count)
+test('a hello costs 11 host calls', { skip: process.env.WASYNC_RUN_P3 && '0.2 only' }, async () => {
   // path-with-query, method, authority; fields.from-list, the response,
   // its body, outparam.set, the body's stream; check-write, one
   // blocking-write-and-flush (no set-status-code for 200, no write + flush +
