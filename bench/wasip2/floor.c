@@ -38,11 +38,10 @@ void floor_handle(uint32_t req, uint32_t outparam)
 {
     static const wa_http_header type[] = {{"content-type", "text/plain"}};
     uint32_t fields, resp, body;
-    char *path;
+    char *path; /* read, as a server that routes must; every path gets the answer */
     wa_p2_adopt(2);
-    if (wa_p2_request_path(req, &path) < 0) /* (the one route: any path) */
-        path = NULL;
-    free(path);
+    if (wa_p2_request_path(req, &path) == 0)
+        free(path);
     if (wa_p2_fields_from_list(type, 1, &fields) < 0 || wa_p2_response_new(fields, 200, &resp, &body) < 0) {
         wa_p2_outparam_drop(outparam); /* the host answers */
     } else {
