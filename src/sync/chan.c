@@ -272,7 +272,7 @@ static inline __attribute__((always_inline)) int wa_send_poll_in(wa_future *f, w
         wake = wa_chan_push(ch, s->elem);
         return wa_chan_finish(ch, sh, &s->w, &wake, 0);
     }
-    if (wa_sync_refused_(ch->lock, cx)) {
+    if (wa_sync_refused_(&ch->lock, cx)) {
         wa_chan_finish(ch, sh, &s->w, &wake, 0);
         return wa_sync_refuse_("wa_send");
     }
@@ -356,7 +356,7 @@ static inline __attribute__((always_inline)) int wa_recv_poll_in(wa_future *f, w
     }
     if (st == WA_W_QUEUED) {
         wa_waker_store(&r->w.waker, cx);
-    } else if (wa_sync_refused_(ch->lock, cx)) {
+    } else if (wa_sync_refused_(&ch->lock, cx)) {
         wa_chan_finish(ch, sh, &r->w, &wake, 0);
         return wa_sync_refuse_("wa_recv");
     } else {

@@ -38,14 +38,14 @@ static inline void wa_sync_unlock_(unsigned *l, bool shared)
 /* A primitive of one thread's tasks must not be waited on by a task of a
  * many-threads runtime (other workers would wake it with no lock): true
  * then, for the caller to finish with wa_sync_refuse_ once unlocked. */
-static inline bool wa_sync_refused_(unsigned lock, const wa_cx *cx) { return !lock && cx->rt->mt; }
+static inline bool wa_sync_refused_(const unsigned *l, const wa_cx *cx) { return !wa_sync_shared_(l) && cx->rt->mt; }
 #else
 static inline bool wa_sync_shared_(const unsigned *l) { return *l; }
 static inline void wa_sync_lock_(unsigned *l, bool shared) { (void)l, (void)shared; }
 static inline void wa_sync_unlock_(unsigned *l, bool shared) { (void)l, (void)shared; }
-static inline bool wa_sync_refused_(unsigned lock, const wa_cx *cx)
+static inline bool wa_sync_refused_(const unsigned *l, const wa_cx *cx)
 {
-    (void)lock, (void)cx;
+    (void)l, (void)cx;
     return false;
 }
 #endif

@@ -66,7 +66,7 @@ static int wa_notified_poll(wa_future *f, wa_cx *cx)
             n->permit = 0;
             nf->w.state = WA_W_DONE;
             rc = WA_READY;
-        } else if (wa_sync_refused_(n->lock, cx)) {
+        } else if (wa_sync_refused_(&n->lock, cx)) {
             nf->w.state = WA_W_DONE;
             rc = WA_EMISUSE;
         } else {

@@ -86,7 +86,7 @@ static int wa_acquire_poll(wa_future *f, wa_cx *cx)
         } else if (a->w.n > s->max) {
             a->w.state = WA_W_DONE;
             rc = WA_EINVAL; /* could never be satisfied */
-        } else if (wa_sync_refused_(s->lock, cx)) {
+        } else if (wa_sync_refused_(&s->lock, cx)) {
             a->w.state = WA_W_DONE;
             rc = WA_EMISUSE;
         } else {
