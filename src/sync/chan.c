@@ -111,7 +111,7 @@ static void wa_chan_leave(wa_chan *ch, bool sh, wa_waitq *q)
 {
     wa_waker wake = {NULL, NULL};
     while (q && q->head) {
-        wake = wa_waitq_grant_head(q); /* it will see the close */
+        wa_waitq_grant_head(q, sh, &wake); /* it will see the close */
         wa_chan_unlock(ch, sh, &wake, 0);
         wa_sync_lock_(&ch->lock, sh);
     }
@@ -144,36 +144,37 @@ int wa_rx_drop(wa_rx *rx)
     return 0;
 }
 
-/* Appends elem; grants the first waiting receiver: returns its waker (or
- * none). */
-static wa_waker wa_chan_push(wa_chan *ch, const void *elem)
+/* The three below grant a waiter as wa_waitq_grant_head does: shared
+ * (sh), its waker goes into *wake. */
+
+/* Appends elem; grants the first waiting receiver. */
+static inline void wa_chan_push(wa_chan *ch, bool sh, const void *elem, wa_waker *wake)
 {
     size_t tail = ch->head + ch->len;
     if (tail >= ch->cap)
         tail -= ch->cap;
     wa_memcpy_(ch->buf + tail * ch->elem_size, elem, ch->elem_size);
     ch->len++;
-    return ch->recvq.head ? wa_waitq_grant_head(&ch->recvq) : (wa_waker){NULL, NULL};
+    if (ch->recvq.head)
+        wa_waitq_grant_head(&ch->recvq, sh, wake);
 }
 
-/* Hands a free, unreserved slot to the first waiting sender: returns its
- * waker (or none). */
-static wa_waker wa_chan_grant_sender(wa_chan *ch)
+/* Hands a free, unreserved slot to the first waiting sender. */
+static inline void wa_chan_grant_sender(wa_chan *ch, bool sh, wa_waker *wake)
 {
-    if (!ch->sendq.head || ch->len + ch->reserved >= ch->cap)
-        return (wa_waker){NULL, NULL};
-    ch->reserved++;
-    return wa_waitq_grant_head(&ch->sendq);
+    if (ch->sendq.head && ch->len + ch->reserved < ch->cap) {
+        ch->reserved++;
+        wa_waitq_grant_head(&ch->sendq, sh, wake);
+    }
 }
 
-/* Takes the oldest element into out; returns the waker of the sender
- * granted its slot (or none). */
-static wa_waker wa_chan_pop(wa_chan *ch, void *out)
+/* Takes the oldest element into out; grants its slot to a waiting sender. */
+static inline void wa_chan_pop(wa_chan *ch, bool sh, void *out, wa_waker *wake)
 {
     wa_memcpy_(out, ch->buf + ch->head * ch->elem_size, ch->elem_size);
     ch->head = ch->head + 1 == ch->cap ? 0 : ch->head + 1;
     ch->len--;
-    return wa_chan_grant_sender(ch);
+    wa_chan_grant_sender(ch, sh, wake);
 }
 
 int wa_tx_try_send(wa_tx *tx, const void *elem)
@@ -190,7 +191,7 @@ int wa_tx_try_send(wa_tx *tx, const void *elem)
         return wa_chan_unlock(ch, sh, &wake, WA_ECLOSED);
     if (ch->len + ch->reserved >= ch->cap)
         return wa_chan_unlock(ch, sh, &wake, WA_EAGAIN);
-    wake = wa_chan_push(ch, elem);
+    wa_chan_push(ch, sh, elem, &wake);
     return wa_chan_unlock(ch, sh, &wake, 0);
 }
 
@@ -205,7 +206,7 @@ int wa_rx_try_recv(wa_rx *rx, void *out)
     wa_waker wake = {NULL, NULL};
     wa_sync_lock_(&ch->lock, sh);
     if (ch->len) {
-        wake = wa_chan_pop(ch, out);
+        wa_chan_pop(ch, sh, out, &wake);
         return wa_chan_unlock(ch, sh, &wake, 0);
     }
     return wa_chan_unlock(ch, sh, &wake, ch->senders ? WA_EAGAIN : WA_ECLOSED);
@@ -263,13 +264,13 @@ static inline __attribute__((always_inline)) int wa_send_poll_in(wa_future *f, w
     }
     if (st == WA_W_GRANTED) { /* our reserved slot */
         ch->reserved--;
-        wake = wa_chan_push(ch, s->elem);
+        wa_chan_push(ch, sh, s->elem, &wake);
         return wa_chan_finish(ch, sh, &s->w, &wake, 0);
     }
     if (ch->len + ch->reserved < ch->cap) {
         if (!wa_coop_proceed(cx))
             return wa_chan_unlock(ch, sh, &wake, WA_PENDING);
-        wake = wa_chan_push(ch, s->elem);
+        wa_chan_push(ch, sh, s->elem, &wake);
         return wa_chan_finish(ch, sh, &s->w, &wake, 0);
     }
     if (wa_sync_refused_(&ch->lock, cx)) {
@@ -280,20 +281,26 @@ static inline __attribute__((always_inline)) int wa_send_poll_in(wa_future *f, w
     return wa_chan_unlock(ch, sh, &wake, WA_PENDING);
 }
 
-static void wa_send_drop(wa_future *f)
+/* The drop of a send that did not finish (out of line: the drop of one
+ * that did, every completed await's, stays a leaf). */
+static __attribute__((noinline)) void wa_send_cancel(wa_send *s)
 {
-    wa_send *s = (wa_send *)f;
     wa_chan *ch = s->ch;
     wa_waker wake = {NULL, NULL};
-    if (!ch || wa_waiter_state_(&s->w) == WA_W_DONE)
-        return;
     bool sh = wa_sync_shared_(&ch->lock);
     wa_sync_lock_(&ch->lock, sh);
     if (wa_waiter_cancel(&ch->sendq, &s->w) == WA_W_GRANTED && ch->rx_alive) {
         ch->reserved--; /* pass the reservation on */
-        wake = wa_chan_grant_sender(ch);
+        wa_chan_grant_sender(ch, sh, &wake);
     }
     wa_chan_unref_unlock(ch, sh, &wake, 0);
+}
+
+static void wa_send_drop(wa_future *f)
+{
+    wa_send *s = (wa_send *)f;
+    if (s->ch && wa_waiter_state_(&s->w) != WA_W_DONE)
+        wa_send_cancel(s);
 }
 
 static int wa_send_poll(wa_future *f, wa_cx *cx) { return wa_send_poll_in(f, cx, false); }
@@ -301,10 +308,12 @@ static int wa_send_poll_shared(wa_future *f, wa_cx *cx) { return wa_send_poll_in
 static const wa_future_vt wa_send_vt = {wa_send_poll, wa_send_drop, "send"};
 static const wa_future_vt wa_send_shared_vt = {wa_send_poll_shared, wa_send_drop, "send"};
 
-/* A new send or receive future f holds a reference of ch, under its lock
- * when shared (out of line: the unshared path stays a leaf). Returns f. */
-static __attribute__((noinline)) wa_future *wa_chan_ref_shared(wa_chan *ch, wa_future *f)
+/* A new send or receive future f of shared ch takes vt and a reference of
+ * ch, under its lock (out of line: the unshared path stays a leaf).
+ * Returns f. */
+static __attribute__((noinline)) wa_future *wa_chan_ref_shared(wa_chan *ch, wa_future *f, const wa_future_vt *vt)
 {
+    f->vt = vt;
     wa_sync_lock_(&ch->lock, true);
     ch->refs++;
     wa_sync_unlock_(&ch->lock, true);
@@ -320,12 +329,10 @@ wa_future *wa_send_init(wa_send *s, wa_tx *tx, const void *elem)
     wa_waiter_init(&s->w, 1);
     if (!ch)
         return &s->fut;
-    if (!wa_sync_shared_(&ch->lock)) {
-        ch->refs++;
-        return &s->fut;
-    }
-    s->fut.vt = &wa_send_shared_vt;
-    return wa_chan_ref_shared(ch, &s->fut);
+    if (wa_sync_shared_(&ch->lock))
+        return wa_chan_ref_shared(ch, &s->fut, &wa_send_shared_vt);
+    ch->refs++;
+    return &s->fut;
 }
 
 static inline __attribute__((always_inline)) int wa_recv_poll_in(wa_future *f, wa_cx *cx, bool sh)
@@ -346,7 +353,7 @@ static inline __attribute__((always_inline)) int wa_recv_poll_in(wa_future *f, w
             return wa_chan_unlock(ch, sh, &wake, WA_PENDING);
         if (st == WA_W_QUEUED)
             wa_waitq_remove(&ch->recvq, &r->w);
-        wake = wa_chan_pop(ch, r->out);
+        wa_chan_pop(ch, sh, r->out, &wake);
         return wa_chan_finish(ch, sh, &r->w, &wake, 0);
     }
     if (!ch->senders) {
@@ -365,18 +372,24 @@ static inline __attribute__((always_inline)) int wa_recv_poll_in(wa_future *f, w
     return wa_chan_unlock(ch, sh, &wake, WA_PENDING);
 }
 
-static void wa_recv_drop(wa_future *f)
+/* The drop of a receive that did not finish (out of line, as
+ * wa_send_cancel). */
+static __attribute__((noinline)) void wa_recv_cancel(wa_recv *r)
 {
-    wa_recv *r = (wa_recv *)f;
     wa_chan *ch = r->ch;
     wa_waker wake = {NULL, NULL};
-    if (!ch || wa_waiter_state_(&r->w) == WA_W_DONE)
-        return;
     bool sh = wa_sync_shared_(&ch->lock);
     wa_sync_lock_(&ch->lock, sh);
     if (wa_waiter_cancel(&ch->recvq, &r->w) == WA_W_GRANTED && ch->len && ch->recvq.head)
-        wake = wa_waitq_grant_head(&ch->recvq);
+        wa_waitq_grant_head(&ch->recvq, sh, &wake); /* the turn we did not use */
     wa_chan_unref_unlock(ch, sh, &wake, 0);
+}
+
+static void wa_recv_drop(wa_future *f)
+{
+    wa_recv *r = (wa_recv *)f;
+    if (r->ch && wa_waiter_state_(&r->w) != WA_W_DONE)
+        wa_recv_cancel(r);
 }
 
 static int wa_recv_poll(wa_future *f, wa_cx *cx) { return wa_recv_poll_in(f, cx, false); }
@@ -393,10 +406,8 @@ wa_future *wa_recv_init(wa_recv *r, wa_rx *rx, void *out)
     wa_waiter_init(&r->w, 1);
     if (!ch)
         return &r->fut;
-    if (!wa_sync_shared_(&ch->lock)) {
-        ch->refs++;
-        return &r->fut;
-    }
-    r->fut.vt = &wa_recv_shared_vt;
-    return wa_chan_ref_shared(ch, &r->fut);
+    if (wa_sync_shared_(&ch->lock))
+        return wa_chan_ref_shared(ch, &r->fut, &wa_recv_shared_vt);
+    ch->refs++;
+    return &r->fut;
 }

@@ -6,7 +6,8 @@
  * thread's tasks has 0 there, and pays one test per lock and unlock. Wakes
  * are issued after unlocking: a granted waiter may be dropped (and freed)
  * by its own thread as soon as the lock is released, so its waker is moved
- * out first, and a wake never runs a scheduler under the lock. */
+ * out first, and a wake never runs a scheduler under the lock (an unshared
+ * primitive wakes in place: wa_waitq_grant_head). */
 #ifndef WASYNC_SYNC_LOCK_H
 #define WASYNC_SYNC_LOCK_H
 

@@ -15,12 +15,12 @@ void wa_notify_init_shared(wa_notify *n)
     n->lock = WA_LOCK_FREE;
 }
 
-/* Under n's lock: grants the first waiter (its waker into *wake), or
- * leaves the permit. */
+/* Under n's lock: grants the first waiter (shared, its waker into *wake),
+ * or leaves the permit. */
 static void wa_notify_one_locked(wa_notify *n, wa_waker *wake)
 {
     if (n->q.head)
-        *wake = wa_waitq_grant_head(&n->q);
+        wa_waitq_grant_head(&n->q, wa_sync_shared_(&n->lock), wake);
     else
         n->permit = 1;
 }
@@ -44,9 +44,9 @@ void wa_notify_all(wa_notify *n)
     for (wa_waiter *w = n->q.head; w; w = w->next)
         k++;
     while (k-- && n->q.head) {
-        wa_waker wake;
+        wa_waker wake = {NULL, NULL};
         n->q.head->n = 0;
-        wake = wa_waitq_grant_head(&n->q);
+        wa_waitq_grant_head(&n->q, wa_sync_shared_(&n->lock), &wake);
         wa_sync_give_(&n->lock);
         wa_waker_wake(&wake);
         wa_sync_take_(&n->lock);

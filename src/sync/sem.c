@@ -46,9 +46,9 @@ int wa_sem_try_acquire(wa_sem *s, size_t n)
 static void wa_sem_grant_unlock(wa_sem *s)
 {
     while (s->q.head && s->q.head->n <= s->permits) {
-        wa_waker wake;
+        wa_waker wake = {NULL, NULL};
         s->permits -= s->q.head->n;
-        wake = wa_waitq_grant_head(&s->q);
+        wa_waitq_grant_head(&s->q, wa_sync_shared_(&s->lock), &wake);
         wa_sync_give_(&s->lock);
         wa_waker_wake(&wake);
         wa_sync_take_(&s->lock);

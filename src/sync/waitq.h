@@ -55,16 +55,21 @@ static inline void wa_waitq_remove(wa_waitq *q, wa_waiter *w)
     w->prev = w->next = NULL;
 }
 
-/* Dequeues the head: it now owns a turn. Returns its waker, moved out, for
- * the caller to wake once the lock is released. */
-static inline wa_waker wa_waitq_grant_head(wa_waitq *q)
+/* Dequeues the head: it now owns a turn. Unshared (sh false), wakes it at
+ * once; shared, moves its waker into *wake (none before) for the caller to
+ * wake once the lock is released. The hot paths pass a constant sh, so
+ * that an unshared primitive's move no waker around. */
+static inline void wa_waitq_grant_head(wa_waitq *q, bool sh, wa_waker *wake)
 {
     wa_waiter *w = q->head;
-    wa_waker wake = w->waker;
     wa_waitq_remove(q, w);
     __atomic_store_n(&w->state, WA_W_GRANTED, __ATOMIC_RELAXED);
+    if (!sh) {
+        wa_waker_wake(&w->waker);
+        return;
+    }
+    *wake = w->waker;
     w->waker = (wa_waker){NULL, NULL};
-    return wake;
 }
 
 /* Takes w out of its queue if it is waiting; drops its waker. Returns the
