@@ -309,7 +309,7 @@ static const wa_future_vt wa_send_vt = {wa_send_poll, wa_send_drop, "send"};
 static const wa_future_vt wa_send_shared_vt = {wa_send_poll_shared, wa_send_drop, "send"};
 
 /* A new send or receive future f of shared ch takes vt and a reference of
- * ch, under its lock (out of line: the unshared path stays a leaf).
+ * ch, under its lock (out of line, so that the unshared init stays short).
  * Returns f. */
 static __attribute__((noinline)) wa_future *wa_chan_ref_shared(wa_chan *ch, wa_future *f, const wa_future_vt *vt)
 {
