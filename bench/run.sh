@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # make bench: builds the peers (libuv from Debian, tokio current_thread from
-# Debian's crates, offline), runs every workload on every peer RUNS times
+# Debian's crates, offline; for the many-threads tables tokio multi_thread
+# and Go), runs every workload on every peer RUNS times
 # (interleaved, so drift hits all peers alike), and prints medians, ratios
 # against tokio, peak RSS, and instructions per operation under callgrind;
 # then the JS host, and WASI 0.3 beside 0.2 (the backends' guest cost per
@@ -75,20 +76,39 @@ echo "medians of $runs runs; RSS ratio wasync/tokio for timers: $(
   t=$(while read -r l; do field maxrss_kb "$l"; done <"$tmp/tokio.timers" | median)
   awk -v a="$w" -v b="$t" 'BEGIN {printf "%.2f", a / b}')"
 
-# The many-threads runtime: mt_spawn (spawn_join on wa_rt_new_mt) on 1 and
-# 2 workers, against tokio multi_thread and Go (GOMAXPROCS) with 2, and the
-# local executor's spawn_join beside it (the cost of thread safety).
+# The many-threads runtime on 1 and 2 workers, against tokio multi_thread
+# and Go (GOMAXPROCS) with 2, the local executor's workload first (the cost
+# of thread safety): mt_spawn (spawn_join), mt_pingpong (yield_pingpong
+# through shared channels: the runtime may keep both tasks on one worker)
+# and mt_yield (yield_many). cpu/wall: how many threads were busy.
 bench/peers/go/build.sh "$peers" >/dev/null
 bin[go]="$peers/peer-go"
-echo
-printf '%-22s %12s\n' "mt_spawn 1000000" "tasks/s(med)"
-for c in "wasync spawn_join 1000000" "wasync mt_spawn 1000000 1" "wasync mt_spawn 1000000 2" \
-         "tokio mt_spawn 1000000 2" "go mt_spawn 1000000 2"; do
-  read -r p w rest <<<"$c"
-  for ((r = 0; r < runs; r++)); do ${bin[$p]} $w $rest; done >"$tmp/mt.$r"
-  ops=$(while read -r l; do field ops_per_s "$l"; done <"$tmp/mt.$r" | median)
-  printf '%-22s %12.0f\n' "$p $w ${rest#* }" "$ops"
-done
+# mt_table TITLE UNIT CONFIG...: medians of each "PEER WORKLOAD ARGS..."
+mt_table() {
+  local title=$1 unit=$2 c p w rest ops ns cpu wall
+  shift 2
+  echo
+  printf '%-34s %12s %10s %9s\n' "$title" "$unit(med)" "ns/op" "cpu/wall"
+  for c in "$@"; do
+    read -r p w rest <<<"$c"
+    for ((r = 0; r < runs; r++)); do ${bin[$p]} $w $rest; done >"$tmp/mt"
+    ops=$(while read -r l; do field ops_per_s "$l"; done <"$tmp/mt" | median)
+    ns=$(while read -r l; do field ns_per_op "$l"; done <"$tmp/mt" | median)
+    cpu=- # the local executor runs on the calling thread
+    if grep -q cpu_ms= "$tmp/mt"; then
+      cpu=$(while read -r l; do field cpu_ms "$l"; done <"$tmp/mt" | median)
+      wall=$(while read -r l; do field wall_ms "$l"; done <"$tmp/mt" | median)
+      cpu=$(awk -v a="$cpu" -v b="$wall" 'BEGIN {printf "%.2f", a / b}')
+    fi
+    printf '%-34s %12.0f %10.1f %9s\n' "$p $w $rest" "$ops" "$ns" "$cpu"
+  done
+}
+mt_table "mt_spawn 1000000" tasks/s "wasync spawn_join 1000000" "wasync mt_spawn 1000000 1" "wasync mt_spawn 1000000 2" \
+  "tokio mt_spawn 1000000 2" "go mt_spawn 1000000 2"
+mt_table "mt_pingpong 200000" trips/s "wasync yield_pingpong 200000" "wasync mt_pingpong 200000 1" "wasync mt_pingpong 200000 2" \
+  "tokio mt_pingpong 200000 2" "go mt_pingpong 200000 2"
+mt_table "mt_yield 1000 1000" yields/s "wasync yield_many 1000 1000" "wasync mt_yield 1000 1000 1" "wasync mt_yield 1000 1000 2" \
+  "tokio mt_yield 1000 1000 2" "go mt_yield 1000 1000 2"
 
 # The JS host: awaits and timers against plain JavaScript in the same Node
 # process, and the size of the minimal program after wasm-opt -Oz.

@@ -6,7 +6,12 @@
  *   yield_pingpong M    two tasks bounce a counter through two bounded(1)
  *                       channels M times
  *   timers T MAX_MS     T tasks each sleep splitmix64(42) % (MAX_MS+1) ms
+ *   yield_many T K      T tasks each yield K times (n = T * K yields)
  *   mt_spawn N WORKERS  spawn_join on a many-threads runtime (wa_rt_new_mt)
+ *   mt_pingpong M WORKERS  yield_pingpong there, through shared channels
+ *                       (wa_mpsc_new_shared; the two tasks go where the
+ *                       runtime puts them)
+ *   mt_yield T K WORKERS   yield_many there
  *
  * Wall time runs from just before the first spawn to just after the last
  * join. Under callgrind only that region is counted (client requests), so
@@ -126,6 +131,7 @@ typedef struct pingpong {
     WA_CORO;
     wa_join a, b;
     long m;
+    int shared; /* the channels are wa_mpsc_new_shared's */
 } pingpong;
 
 static int pingpong_poll(wa_future *f, wa_cx *cx)
@@ -135,7 +141,8 @@ static int pingpong_poll(wa_future *f, wa_cx *cx)
     pinger a = {.m = t->m, .ping = 1}, b = {.m = t->m, .ping = 0};
     wa_coro_init(&a.wa, &pinger_vt);
     wa_coro_init(&b.wa, &pinger_vt);
-    if (wa_mpsc_new(1, sizeof(long), &a.tx, &b.rx) || wa_mpsc_new(1, sizeof(long), &b.tx, &a.rx))
+    int (*mpsc)(size_t, size_t, wa_tx *, wa_rx *) = t->shared ? wa_mpsc_new_shared : wa_mpsc_new;
+    if (mpsc(1, sizeof(long), &a.tx, &b.rx) || mpsc(1, sizeof(long), &b.tx, &a.rx))
         WA_RETURN(WA_ENOMEM);
     region_begin();
     wa_spawn_of(cx->rt, &a, &t->a);
@@ -149,6 +156,49 @@ static int pingpong_poll(wa_future *f, wa_cx *cx)
     WA_END();
 }
 static const wa_future_vt pingpong_vt = {pingpong_poll, wa_coro_drop, "pingpong"};
+
+/* yield_many: t tasks, each yields k times; then every handle is awaited. */
+typedef struct yielder {
+    WA_CORO;
+    long k, i;
+} yielder;
+
+static int yielder_poll(wa_future *f, wa_cx *cx)
+{
+    yielder *t = (yielder *)f;
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->k; t->i++)
+        WA_YIELD();
+    WA_END();
+}
+static const wa_future_vt yielder_vt = {yielder_poll, wa_coro_drop, "yielder"};
+
+typedef struct yielders {
+    WA_CORO;
+    wa_join *jh;
+    long t, k, i;
+} yielders;
+
+static int yielders_poll(wa_future *f, wa_cx *cx)
+{
+    yielders *t = (yielders *)f;
+    WA_BEGIN(t, cx);
+    region_begin();
+    for (t->i = 0; t->i < t->t; t->i++) {
+        yielder y = {.k = t->k};
+        wa_coro_init(&y.wa, &yielder_vt);
+        if (wa_spawn_of(cx->rt, &y, &t->jh[t->i]) < 0)
+            WA_RETURN(WA_ENOMEM);
+    }
+    for (t->i = 0; t->i < t->t; t->i++) {
+        WA_AWAIT(&t->jh[t->i].fut);
+        if (WA_STATUS)
+            WA_RETURN(WA_STATUS);
+    }
+    region_end();
+    WA_END();
+}
+static const wa_future_vt yielders_vt = {yielders_poll, wa_coro_drop, "yielders"};
 
 /* timers: every task is a bare sleep, in a scope. */
 static uint64_t splitmix64(uint64_t *s)
@@ -200,29 +250,40 @@ static long arg(int argc, char **argv, int i, long def)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T MAX_MS] | mt_spawn [N WORKERS]\n", argv[0]);
+        fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T MAX_MS] | yield_many [T K]"
+                        " | mt_spawn [N WORKERS] | mt_pingpong [M WORKERS] | mt_yield [T K WORKERS]\n", argv[0]);
         return 2;
     }
     const char *w = argv[1];
     wa_rt *rt;
-    int mt = !strcmp(w, "mt_spawn");
-    int rc = mt ? wa_rt_new_mt(&rt, (unsigned)arg(argc, argv, 3, 2)) : wa_rt_new(&rt);
+    /* a many-threads workload is its local one on wa_rt_new_mt, WORKERS
+     * its last argument */
+    int mt = !strncmp(w, "mt_", 3);
+    long workers = arg(argc, argv, strcmp(w, "mt_yield") ? 3 : 4, 2);
+    int rc = mt ? wa_rt_new_mt(&rt, (unsigned)workers) : wa_rt_new(&rt);
     if (rc) {
         fprintf(stderr, "wa_rt_new: %s\n", wa_strerror(rc));
         return 1;
     }
     long n;
     char extra[64] = "";
-    if (!strcmp(w, "spawn_join") || mt) {
+    if (mt)
+        snprintf(extra, sizeof extra, " workers=%ld", workers);
+    if (!strcmp(w, "spawn_join") || !strcmp(w, "mt_spawn")) {
         n = arg(argc, argv, 2, 1000000);
         rc = run_spawn_join(rt, n);
-        if (mt)
-            snprintf(extra, sizeof extra, " workers=%ld", arg(argc, argv, 3, 2));
-    } else if (!strcmp(w, "yield_pingpong")) {
+    } else if (!strcmp(w, "yield_pingpong") || !strcmp(w, "mt_pingpong")) {
         n = arg(argc, argv, 2, 1000000);
-        pingpong p = {.m = n};
+        pingpong p = {.m = n, .shared = mt};
         wa_coro_init(&p.wa, &pingpong_vt);
         rc = wa_block_on(rt, &p.wa.fut);
+    } else if (!strcmp(w, "yield_many") || !strcmp(w, "mt_yield")) {
+        yielders y = {.t = arg(argc, argv, 2, 1000), .k = arg(argc, argv, 3, 1000)};
+        n = y.t * y.k;
+        wa_coro_init(&y.wa, &yielders_vt);
+        y.jh = malloc((size_t)y.t * sizeof *y.jh);
+        rc = y.jh ? wa_block_on(rt, &y.wa.fut) : WA_ENOMEM;
+        free(y.jh);
     } else if (!strcmp(w, "timers")) {
         n = arg(argc, argv, 2, 100000);
         sleepers s = {.t = n, .max_ms = arg(argc, argv, 3, 100)};
@@ -242,8 +303,14 @@ int main(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double wall = (double)region_ns();
-    printf("peer=wasync workload=%s n=%ld wall_ms=%.3f ns_per_op=%.3f ops_per_s=%.3f maxrss_kb=%ld%s\n",
+    printf("peer=wasync workload=%s n=%ld wall_ms=%.3f ns_per_op=%.3f ops_per_s=%.3f maxrss_kb=%ld%s",
            w, n, wall / 1e6, n ? wall / (double)n : 0.0, wall > 0 ? (double)n * 1e9 / wall : 0.0,
            ru.ru_maxrss, extra);
+    /* CPU time of every thread, the whole run: about wall_ms when the
+     * tasks share one worker, up to WORKERS times it when they spread */
+    if (mt)
+        printf(" cpu_ms=%.3f", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                                   (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3);
+    printf("\n");
     return 0;
 }

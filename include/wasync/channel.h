@@ -10,6 +10,10 @@
  * Cancellation-safe: a send or receive future dropped before it completed
  * had no effect (no element lost or duplicated), and a waiter that was
  * woken but dropped passes its turn on.
+ *
+ * A channel made by wa_mpsc_new (or wa_oneshot_new) is for the tasks of one
+ * local runtime; one made by a _shared variant may be used from any thread
+ * and awaited by tasks of a many-threads runtime (wasync/sync.h).
  */
 #ifndef WASYNC_CHANNEL_H
 #define WASYNC_CHANNEL_H
@@ -24,8 +28,7 @@ extern "C" {
 typedef struct wa_chan wa_chan;
 
 /* The two ends. Senders may be cloned (each clone is dropped once). There
- * is one receiver, but the wa_rx struct may be copied to several tasks of
- * the runtime: each element then goes to exactly one receive, in the order
+ * is one receiver, but the wa_rx struct may be copied to several tasks: each element then goes to exactly one receive, in the order
  * the receives waited, and the channel closes for the senders when any copy
  * is dropped (drop it once; the other copies must not be used after). */
 typedef struct wa_tx { wa_chan *ch; } wa_tx;
@@ -34,11 +37,18 @@ typedef struct wa_rx { wa_chan *ch; } wa_rx;
 /* Creates a bounded channel of cap (>= 1) elements of elem_size bytes.
  * Returns 0, WA_EINVAL or WA_ENOMEM. */
 int wa_mpsc_new(size_t cap, size_t elem_size, wa_tx *tx, wa_rx *rx);
+/* The same, shared by threads. */
+int wa_mpsc_new_shared(size_t cap, size_t elem_size, wa_tx *tx, wa_rx *rx);
 
 /* A oneshot is a channel of capacity one used once. */
 static inline int wa_oneshot_new(size_t elem_size, wa_tx *tx, wa_rx *rx)
 {
     return wa_mpsc_new(1, elem_size, tx, rx);
+}
+/* The same, shared by threads. */
+static inline int wa_oneshot_new_shared(size_t elem_size, wa_tx *tx, wa_rx *rx)
+{
+    return wa_mpsc_new_shared(1, elem_size, tx, rx);
 }
 
 /* Returns a new sender for tx's channel. */

@@ -34,8 +34,9 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend);
  * elsewhere). wa_spawn onto it, the wakers of its tasks and its join
  * handles' cancel and abort are callable from any thread; wa_block_on,
  * wa_rt_run and wa_rt_free from the thread that created it; wa_rt_tick is
- * refused (its workers tick it). Scopes, fd I/O and the sync primitives
- * are not available on it yet. Returns 0, WA_EINVAL or WA_ENOMEM. */
+ * refused (its workers tick it). Its tasks use the sync primitives and
+ * channels made by their _shared variants (wasync/sync.h); scopes and fd
+ * I/O are not available on it yet. Returns 0, WA_EINVAL or WA_ENOMEM. */
 int wa_rt_new_mt(wa_rt **out, unsigned workers);
 
 /* Hard-drops every task still alive, then frees rt and its backend. Not

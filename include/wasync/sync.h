@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* wasync/sync.h - notify, semaphore and mutex for tasks of one runtime.
+/* wasync/sync.h - notify, semaphore and mutex.
  *
  * All waits are fair (FIFO) and cancellation-safe: a waiter dropped after it
  * was handed a permit or a notification passes it on, so nothing leaks and
  * no wakeup is lost.
+ *
+ * Each is made for the tasks of one local runtime (wa_notify_init, ...), or
+ * shared by threads with a _shared variant (wa_notify_init_shared, ...): a
+ * short lock then guards it, and its operations may be called from any
+ * thread, its futures awaited by tasks of a many-threads runtime
+ * (wa_rt_new_mt). Waiting on one that is not shared from such a task is
+ * misuse (WA_EMISUSE).
  */
 #ifndef WASYNC_SYNC_H
 #define WASYNC_SYNC_H
@@ -31,10 +38,13 @@ typedef struct wa_waitq {
 typedef struct wa_notify {
     wa_waitq q;
     int permit;
+    unsigned lock;
 } wa_notify;
 
 /* Initialises n: no waiter, no permit. */
 void wa_notify_init(wa_notify *n);
+/* The same, shared by threads. */
+void wa_notify_init_shared(wa_notify *n);
 /* Wakes the first waiter of n, or leaves one permit for the next wait. */
 void wa_notify_one(wa_notify *n);
 /* Wakes every waiter of n (no permit is left). */
@@ -54,6 +64,7 @@ typedef struct wa_sem {
     wa_waitq q;
     size_t permits;
     size_t max; /* releases beyond it are misuse */
+    unsigned lock;
 } wa_sem;
 
 /* A semaphore of permits free now, released without limit (a gate that
@@ -61,6 +72,8 @@ typedef struct wa_sem {
 void wa_sem_init(wa_sem *s, size_t permits);
 /* The same with at most max permits: a release past it is misuse. */
 void wa_sem_init_max(wa_sem *s, size_t permits, size_t max);
+/* wa_sem_init_max shared by threads (SIZE_MAX: no maximum). */
+void wa_sem_init_shared(wa_sem *s, size_t permits, size_t max);
 /* Takes n permits now if no one waits and enough are free: 0 or WA_EAGAIN. */
 int wa_sem_try_acquire(wa_sem *s, size_t n);
 /* Returns n permits. WA_EMISUSE if that would exceed the maximum. */
@@ -91,6 +104,8 @@ typedef struct wa_mutex {
 
 /* Initialises m, unlocked. */
 static inline void wa_mutex_init(wa_mutex *m) { wa_sem_init_max(&m->sem, 1, 1); }
+/* The same, shared by threads. */
+static inline void wa_mutex_init_shared(wa_mutex *m) { wa_sem_init_shared(&m->sem, 1, 1); }
 /* Locks m (borrowed): a future whose storage a is the guard, released by
  * wa_acquire_release(a). */
 static inline wa_future *wa_lock_init(wa_acquire *a, wa_mutex *m)

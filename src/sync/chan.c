@@ -6,6 +6,9 @@
  * nothing and loses nothing. A slot freed while senders wait is reserved
  * for the first of them, so senders get in in the order they waited; one
  * that is dropped before using its reservation passes it on.
+ *
+ * A shared channel (wa_mpsc_new_shared) holds its lock around every look at
+ * its state, and frees itself and wakes its waiters after releasing it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +23,31 @@ struct wa_chan {
     size_t senders;   /* live wa_tx */
     size_t refs;      /* ends plus unfinished futures */
     int rx_alive;
+    unsigned lock;    /* lock.h: WA_LOCK_NONE unless shared */
     wa_waitq sendq, recvq;
     _Alignas(16) unsigned char buf[];
 };
 
-static void wa_chan_unref(wa_chan *ch)
+/* Releases ch's lock, then wakes *wake (if any) and returns rc. */
+static inline int wa_chan_unlock(wa_chan *ch, bool sh, wa_waker *wake, int rc)
 {
-    if (--ch->refs == 0)
-        free(ch);
+    wa_sync_unlock_(&ch->lock, sh);
+    wa_waker_wake(wake);
+    return rc;
 }
 
-int wa_mpsc_new(size_t cap, size_t elem_size, wa_tx *tx, wa_rx *rx)
+/* Drops a reference of locked ch, then unlocks it (wakes *wake), freeing
+ * it if that was the last; returns rc. */
+static inline int wa_chan_unref_unlock(wa_chan *ch, bool sh, wa_waker *wake, int rc)
+{
+    bool last = --ch->refs == 0;
+    wa_chan_unlock(ch, sh, wake, rc);
+    if (last)
+        free(ch);
+    return rc;
+}
+
+static int wa_mpsc_make(size_t cap, size_t elem_size, wa_tx *tx, wa_rx *rx, unsigned lock)
 {
     if (!tx || !rx)
         return wa_misuse(WA_EINVAL, "wa_mpsc_new: NULL end");
@@ -45,12 +62,34 @@ int wa_mpsc_new(size_t cap, size_t elem_size, wa_tx *tx, wa_rx *rx)
     ch->senders = 1;
     ch->rx_alive = 1;
     ch->refs = 2;
+    ch->lock = lock;
     tx->ch = rx->ch = ch;
     return 0;
 }
 
-size_t wa_tx_len(const wa_tx *tx) { return tx && tx->ch ? tx->ch->len : 0; }
-size_t wa_rx_len(const wa_rx *rx) { return rx && rx->ch ? rx->ch->len : 0; }
+int wa_mpsc_new(size_t cap, size_t elem_size, wa_tx *tx, wa_rx *rx)
+{
+    return wa_mpsc_make(cap, elem_size, tx, rx, WA_LOCK_NONE);
+}
+
+int wa_mpsc_new_shared(size_t cap, size_t elem_size, wa_tx *tx, wa_rx *rx)
+{
+    return wa_mpsc_make(cap, elem_size, tx, rx, WA_LOCK_FREE);
+}
+
+static size_t wa_chan_len(wa_chan *ch)
+{
+    if (!ch)
+        return 0;
+    bool sh = wa_sync_shared_(&ch->lock);
+    wa_sync_lock_(&ch->lock, sh);
+    size_t n = ch->len;
+    wa_sync_unlock_(&ch->lock, sh);
+    return n;
+}
+
+size_t wa_tx_len(const wa_tx *tx) { return wa_chan_len(tx ? tx->ch : NULL); }
+size_t wa_rx_len(const wa_rx *rx) { return wa_chan_len(rx ? rx->ch : NULL); }
 
 wa_tx wa_tx_clone(const wa_tx *tx)
 {
@@ -58,9 +97,25 @@ wa_tx wa_tx_clone(const wa_tx *tx)
         wa_misuse(WA_ESTALE, "wa_tx_clone: the sender was dropped");
         return (wa_tx){NULL};
     }
+    wa_sync_take_(&tx->ch->lock);
     tx->ch->senders++;
     tx->ch->refs++;
+    wa_sync_give_(&tx->ch->lock);
     return *tx;
+}
+
+/* Wakes every waiter of q (none when q is NULL), one at a time, each after
+ * unlocking, then drops the caller's reference. Called with ch locked;
+ * returns with it unlocked (and perhaps freed). */
+static void wa_chan_leave(wa_chan *ch, bool sh, wa_waitq *q)
+{
+    wa_waker wake = {NULL, NULL};
+    while (q && q->head) {
+        wa_waitq_grant_head(q, sh, &wake); /* it will see the close */
+        wa_chan_unlock(ch, sh, &wake, 0);
+        wa_sync_lock_(&ch->lock, sh);
+    }
+    wa_chan_unref_unlock(ch, sh, &wake, 0);
 }
 
 int wa_tx_drop(wa_tx *tx)
@@ -69,9 +124,9 @@ int wa_tx_drop(wa_tx *tx)
     if (!ch)
         return wa_misuse(WA_EMISUSE, "wa_tx_drop: the sender was dropped already");
     tx->ch = NULL;
-    if (--ch->senders == 0)
-        wa_waitq_grant_all(&ch->recvq); /* they will see the close */
-    wa_chan_unref(ch);
+    bool sh = wa_sync_shared_(&ch->lock);
+    wa_sync_lock_(&ch->lock, sh);
+    wa_chan_leave(ch, sh, --ch->senders == 0 ? &ch->recvq : NULL);
     return 0;
 }
 
@@ -81,14 +136,19 @@ int wa_rx_drop(wa_rx *rx)
     if (!ch)
         return wa_misuse(WA_EMISUSE, "wa_rx_drop: the receiver was dropped already");
     rx->ch = NULL;
+    bool sh = wa_sync_shared_(&ch->lock);
+    wa_sync_lock_(&ch->lock, sh);
     ch->rx_alive = 0;
     ch->len = 0;
-    wa_waitq_grant_all(&ch->sendq);
-    wa_chan_unref(ch);
+    wa_chan_leave(ch, sh, &ch->sendq);
     return 0;
 }
 
-static void wa_chan_push(wa_chan *ch, const void *elem)
+/* The three below grant a waiter as wa_waitq_grant_head does: shared
+ * (sh), its waker goes into *wake. */
+
+/* Appends elem; grants the first waiting receiver. */
+static inline void wa_chan_push(wa_chan *ch, bool sh, const void *elem, wa_waker *wake)
 {
     size_t tail = ch->head + ch->len;
     if (tail >= ch->cap)
@@ -96,24 +156,25 @@ static void wa_chan_push(wa_chan *ch, const void *elem)
     wa_memcpy_(ch->buf + tail * ch->elem_size, elem, ch->elem_size);
     ch->len++;
     if (ch->recvq.head)
-        wa_waitq_grant_head(&ch->recvq);
+        wa_waitq_grant_head(&ch->recvq, sh, wake);
 }
 
 /* Hands a free, unreserved slot to the first waiting sender. */
-static void wa_chan_grant_sender(wa_chan *ch)
+static inline void wa_chan_grant_sender(wa_chan *ch, bool sh, wa_waker *wake)
 {
     if (ch->sendq.head && ch->len + ch->reserved < ch->cap) {
         ch->reserved++;
-        wa_waitq_grant_head(&ch->sendq);
+        wa_waitq_grant_head(&ch->sendq, sh, wake);
     }
 }
 
-static void wa_chan_pop(wa_chan *ch, void *out)
+/* Takes the oldest element into out; grants its slot to a waiting sender. */
+static inline void wa_chan_pop(wa_chan *ch, bool sh, void *out, wa_waker *wake)
 {
     wa_memcpy_(out, ch->buf + ch->head * ch->elem_size, ch->elem_size);
     ch->head = ch->head + 1 == ch->cap ? 0 : ch->head + 1;
     ch->len--;
-    wa_chan_grant_sender(ch);
+    wa_chan_grant_sender(ch, sh, wake);
 }
 
 int wa_tx_try_send(wa_tx *tx, const void *elem)
@@ -123,12 +184,15 @@ int wa_tx_try_send(wa_tx *tx, const void *elem)
         return wa_misuse(WA_ESTALE, "wa_tx_try_send: the sender was dropped");
     if (!elem)
         return wa_misuse(WA_EINVAL, "wa_tx_try_send: NULL element");
+    bool sh = wa_sync_shared_(&ch->lock);
+    wa_waker wake = {NULL, NULL};
+    wa_sync_lock_(&ch->lock, sh);
     if (!ch->rx_alive)
-        return WA_ECLOSED;
+        return wa_chan_unlock(ch, sh, &wake, WA_ECLOSED);
     if (ch->len + ch->reserved >= ch->cap)
-        return WA_EAGAIN;
-    wa_chan_push(ch, elem);
-    return 0;
+        return wa_chan_unlock(ch, sh, &wake, WA_EAGAIN);
+    wa_chan_push(ch, sh, elem, &wake);
+    return wa_chan_unlock(ch, sh, &wake, 0);
 }
 
 int wa_rx_try_recv(wa_rx *rx, void *out)
@@ -138,137 +202,212 @@ int wa_rx_try_recv(wa_rx *rx, void *out)
         return wa_misuse(WA_ESTALE, "wa_rx_try_recv: the receiver was dropped");
     if (!out)
         return wa_misuse(WA_EINVAL, "wa_rx_try_recv: NULL out");
+    bool sh = wa_sync_shared_(&ch->lock);
+    wa_waker wake = {NULL, NULL};
+    wa_sync_lock_(&ch->lock, sh);
     if (ch->len) {
-        wa_chan_pop(ch, out);
-        return 0;
+        wa_chan_pop(ch, sh, out, &wake);
+        return wa_chan_unlock(ch, sh, &wake, 0);
     }
-    return ch->senders ? WA_EAGAIN : WA_ECLOSED;
+    return wa_chan_unlock(ch, sh, &wake, ch->senders ? WA_EAGAIN : WA_ECLOSED);
 }
 
-/* Ends a send or receive future: it no longer holds the channel. */
-static int wa_chan_finish(wa_chan *ch, wa_waiter *w, int rc)
+/* Ends a send or receive future, which no longer holds the locked channel:
+ * unlocks it (wakes *wake) and returns rc. */
+static inline int wa_chan_finish(wa_chan *ch, bool sh, wa_waiter *w, wa_waker *wake, int rc)
 {
     w->state = WA_W_DONE;
     wa_waker_drop(&w->waker);
-    wa_chan_unref(ch);
-    return rc;
+    return wa_chan_unref_unlock(ch, sh, wake, rc);
 }
 
-static int wa_send_poll(wa_future *f, wa_cx *cx)
+/* The start of a send or receive poll: NULL (status in *rc) if the future
+ * is finished or has no channel, else its channel, locked. */
+static inline wa_chan *wa_chan_enter(wa_chan *ch, bool sh, wa_waiter *w, const char *what, int *rc)
+{
+    if (wa_waiter_state_(w) == WA_W_DONE) { /* its channel may be freed */
+        *rc = wa_misuse(WA_EMISUSE, what);
+        return NULL;
+    }
+    if (!ch) {
+        w->state = WA_W_DONE;
+        *rc = WA_ESTALE;
+        return NULL;
+    }
+    wa_sync_lock_(&ch->lock, sh);
+    return ch;
+}
+
+/* sh: a constant in each of the two polls below, so that an unshared
+ * channel's has no trace of the lock. */
+static inline __attribute__((always_inline)) int wa_send_poll_in(wa_future *f, wa_cx *cx, bool sh)
 {
     wa_send *s = (wa_send *)f;
-    wa_chan *ch = s->ch;
-    int st = s->w.state;
-    if (st == WA_W_DONE)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed send");
-    if (!ch || !s->elem) {
-        s->w.state = WA_W_DONE;
-        if (ch)
-            wa_chan_unref(ch);
-        return ch ? wa_misuse(WA_EINVAL, "wa_send: NULL element") : wa_misuse(WA_ESTALE, "wa_send: the sender was dropped");
+    wa_waker wake = {NULL, NULL};
+    int rc;
+    wa_chan *ch = wa_chan_enter(s->ch, sh, &s->w, "poll of a finished or freed send", &rc);
+    if (!ch)
+        return rc == WA_ESTALE ? wa_misuse(WA_ESTALE, "wa_send: the sender was dropped") : rc;
+    if (!s->elem) {
+        wa_chan_finish(ch, sh, &s->w, &wake, 0);
+        return wa_misuse(WA_EINVAL, "wa_send: NULL element");
     }
+    int st = s->w.state;
     if (!ch->rx_alive) {
         if (st == WA_W_QUEUED)
             wa_waitq_remove(&ch->sendq, &s->w);
-        return wa_chan_finish(ch, &s->w, WA_ECLOSED);
+        return wa_chan_finish(ch, sh, &s->w, &wake, WA_ECLOSED);
     }
     if (st == WA_W_QUEUED) {
         wa_waker_store(&s->w.waker, cx);
-        return WA_PENDING;
+        return wa_chan_unlock(ch, sh, &wake, WA_PENDING);
     }
     if (st == WA_W_GRANTED) { /* our reserved slot */
         ch->reserved--;
-        wa_chan_push(ch, s->elem);
-        return wa_chan_finish(ch, &s->w, 0);
+        wa_chan_push(ch, sh, s->elem, &wake);
+        return wa_chan_finish(ch, sh, &s->w, &wake, 0);
     }
     if (ch->len + ch->reserved < ch->cap) {
         if (!wa_coop_proceed(cx))
-            return WA_PENDING;
-        wa_chan_push(ch, s->elem);
-        return wa_chan_finish(ch, &s->w, 0);
+            return wa_chan_unlock(ch, sh, &wake, WA_PENDING);
+        wa_chan_push(ch, sh, s->elem, &wake);
+        return wa_chan_finish(ch, sh, &s->w, &wake, 0);
+    }
+    if (wa_sync_refused_(&ch->lock, cx)) {
+        wa_chan_finish(ch, sh, &s->w, &wake, 0);
+        return wa_sync_refuse_("wa_send");
     }
     wa_waitq_push(&ch->sendq, &s->w, cx);
-    return WA_PENDING;
+    return wa_chan_unlock(ch, sh, &wake, WA_PENDING);
+}
+
+/* The drop of a send that did not finish (out of line: the drop of one
+ * that did, every completed await's, stays a leaf). */
+static __attribute__((noinline)) void wa_send_cancel(wa_send *s)
+{
+    wa_chan *ch = s->ch;
+    wa_waker wake = {NULL, NULL};
+    bool sh = wa_sync_shared_(&ch->lock);
+    wa_sync_lock_(&ch->lock, sh);
+    if (wa_waiter_cancel(&ch->sendq, &s->w) == WA_W_GRANTED && ch->rx_alive) {
+        ch->reserved--; /* pass the reservation on */
+        wa_chan_grant_sender(ch, sh, &wake);
+    }
+    wa_chan_unref_unlock(ch, sh, &wake, 0);
 }
 
 static void wa_send_drop(wa_future *f)
 {
     wa_send *s = (wa_send *)f;
-    wa_chan *ch = s->ch;
-    if (!ch || s->w.state == WA_W_DONE)
-        return;
-    if (wa_waiter_cancel(&ch->sendq, &s->w) == WA_W_GRANTED && ch->rx_alive) {
-        ch->reserved--; /* pass the reservation on */
-        wa_chan_grant_sender(ch);
-    }
-    wa_chan_unref(ch);
+    if (s->ch && wa_waiter_state_(&s->w) != WA_W_DONE)
+        wa_send_cancel(s);
 }
 
+static int wa_send_poll(wa_future *f, wa_cx *cx) { return wa_send_poll_in(f, cx, false); }
+static int wa_send_poll_shared(wa_future *f, wa_cx *cx) { return wa_send_poll_in(f, cx, true); }
 static const wa_future_vt wa_send_vt = {wa_send_poll, wa_send_drop, "send"};
+static const wa_future_vt wa_send_shared_vt = {wa_send_poll_shared, wa_send_drop, "send"};
+
+/* A new send or receive future f of shared ch takes vt and a reference of
+ * ch, under its lock (out of line, so that the unshared init stays short).
+ * Returns f. */
+static __attribute__((noinline)) wa_future *wa_chan_ref_shared(wa_chan *ch, wa_future *f, const wa_future_vt *vt)
+{
+    f->vt = vt;
+    wa_sync_lock_(&ch->lock, true);
+    ch->refs++;
+    wa_sync_unlock_(&ch->lock, true);
+    return f;
+}
 
 wa_future *wa_send_init(wa_send *s, wa_tx *tx, const void *elem)
 {
+    wa_chan *ch = tx ? tx->ch : NULL;
     s->fut.vt = &wa_send_vt;
-    s->ch = tx ? tx->ch : NULL;
+    s->ch = ch;
     s->elem = elem;
     wa_waiter_init(&s->w, 1);
-    if (s->ch)
-        s->ch->refs++;
+    if (!ch)
+        return &s->fut;
+    if (wa_sync_shared_(&ch->lock))
+        return wa_chan_ref_shared(ch, &s->fut, &wa_send_shared_vt);
+    ch->refs++;
     return &s->fut;
 }
 
-static int wa_recv_poll(wa_future *f, wa_cx *cx)
+static inline __attribute__((always_inline)) int wa_recv_poll_in(wa_future *f, wa_cx *cx, bool sh)
 {
     wa_recv *r = (wa_recv *)f;
-    wa_chan *ch = r->ch;
-    if (r->w.state == WA_W_DONE)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed receive");
-    if (!ch || !r->out) {
-        r->w.state = WA_W_DONE;
-        if (ch)
-            wa_chan_unref(ch);
-        return ch ? wa_misuse(WA_EINVAL, "wa_recv: NULL out") : wa_misuse(WA_ESTALE, "wa_recv: the receiver was dropped");
+    wa_waker wake = {NULL, NULL};
+    int rc;
+    wa_chan *ch = wa_chan_enter(r->ch, sh, &r->w, "poll of a finished or freed receive", &rc);
+    if (!ch)
+        return rc == WA_ESTALE ? wa_misuse(WA_ESTALE, "wa_recv: the receiver was dropped") : rc;
+    if (!r->out) {
+        wa_chan_finish(ch, sh, &r->w, &wake, 0);
+        return wa_misuse(WA_EINVAL, "wa_recv: NULL out");
     }
+    int st = r->w.state;
     if (ch->len) {
-        if (r->w.state == WA_W_IDLE && !wa_coop_proceed(cx))
-            return WA_PENDING;
-        if (r->w.state == WA_W_QUEUED)
+        if (st == WA_W_IDLE && !wa_coop_proceed(cx))
+            return wa_chan_unlock(ch, sh, &wake, WA_PENDING);
+        if (st == WA_W_QUEUED)
             wa_waitq_remove(&ch->recvq, &r->w);
-        wa_chan_pop(ch, r->out);
-        return wa_chan_finish(ch, &r->w, 0);
+        wa_chan_pop(ch, sh, r->out, &wake);
+        return wa_chan_finish(ch, sh, &r->w, &wake, 0);
     }
     if (!ch->senders) {
-        if (r->w.state == WA_W_QUEUED)
+        if (st == WA_W_QUEUED)
             wa_waitq_remove(&ch->recvq, &r->w);
-        return wa_chan_finish(ch, &r->w, WA_ECLOSED);
+        return wa_chan_finish(ch, sh, &r->w, &wake, WA_ECLOSED);
     }
-    if (r->w.state == WA_W_QUEUED)
+    if (st == WA_W_QUEUED) {
         wa_waker_store(&r->w.waker, cx);
-    else
+    } else if (wa_sync_refused_(&ch->lock, cx)) {
+        wa_chan_finish(ch, sh, &r->w, &wake, 0);
+        return wa_sync_refuse_("wa_recv");
+    } else {
         wa_waitq_push(&ch->recvq, &r->w, cx);
-    return WA_PENDING;
+    }
+    return wa_chan_unlock(ch, sh, &wake, WA_PENDING);
+}
+
+/* The drop of a receive that did not finish (out of line, as
+ * wa_send_cancel). */
+static __attribute__((noinline)) void wa_recv_cancel(wa_recv *r)
+{
+    wa_chan *ch = r->ch;
+    wa_waker wake = {NULL, NULL};
+    bool sh = wa_sync_shared_(&ch->lock);
+    wa_sync_lock_(&ch->lock, sh);
+    if (wa_waiter_cancel(&ch->recvq, &r->w) == WA_W_GRANTED && ch->len && ch->recvq.head)
+        wa_waitq_grant_head(&ch->recvq, sh, &wake); /* the turn we did not use */
+    wa_chan_unref_unlock(ch, sh, &wake, 0);
 }
 
 static void wa_recv_drop(wa_future *f)
 {
     wa_recv *r = (wa_recv *)f;
-    wa_chan *ch = r->ch;
-    if (!ch || r->w.state == WA_W_DONE)
-        return;
-    if (wa_waiter_cancel(&ch->recvq, &r->w) == WA_W_GRANTED && ch->len && ch->recvq.head)
-        wa_waitq_grant_head(&ch->recvq);
-    wa_chan_unref(ch);
+    if (r->ch && wa_waiter_state_(&r->w) != WA_W_DONE)
+        wa_recv_cancel(r);
 }
 
+static int wa_recv_poll(wa_future *f, wa_cx *cx) { return wa_recv_poll_in(f, cx, false); }
+static int wa_recv_poll_shared(wa_future *f, wa_cx *cx) { return wa_recv_poll_in(f, cx, true); }
 static const wa_future_vt wa_recv_vt = {wa_recv_poll, wa_recv_drop, "recv"};
+static const wa_future_vt wa_recv_shared_vt = {wa_recv_poll_shared, wa_recv_drop, "recv"};
 
 wa_future *wa_recv_init(wa_recv *r, wa_rx *rx, void *out)
 {
+    wa_chan *ch = rx ? rx->ch : NULL;
     r->fut.vt = &wa_recv_vt;
-    r->ch = rx ? rx->ch : NULL;
+    r->ch = ch;
     r->out = out;
     wa_waiter_init(&r->w, 1);
-    if (r->ch)
-        r->ch->refs++;
+    if (!ch)
+        return &r->fut;
+    if (wa_sync_shared_(&ch->lock))
+        return wa_chan_ref_shared(ch, &r->fut, &wa_recv_shared_vt);
+    ch->refs++;
     return &r->fut;
 }

@@ -9,36 +9,63 @@ void wa_sem_init_max(wa_sem *s, size_t permits, size_t max)
     s->q.head = s->q.tail = NULL;
     s->permits = permits;
     s->max = max;
+    s->lock = WA_LOCK_NONE;
 }
 
 void wa_sem_init(wa_sem *s, size_t permits) { wa_sem_init_max(s, permits, SIZE_MAX); }
 
-size_t wa_sem_available(const wa_sem *s) { return s->permits; }
+void wa_sem_init_shared(wa_sem *s, size_t permits, size_t max)
+{
+    wa_sem_init_max(s, permits, max);
+    s->lock = WA_LOCK_FREE;
+}
+
+size_t wa_sem_available(const wa_sem *s)
+{
+    wa_sem *m = (wa_sem *)s; /* the lock word changes, not the semaphore */
+    wa_sync_take_(&m->lock);
+    size_t n = m->permits;
+    wa_sync_give_(&m->lock);
+    return n;
+}
 
 int wa_sem_try_acquire(wa_sem *s, size_t n)
 {
-    if (s->q.head || s->permits < n)
-        return WA_EAGAIN;
-    s->permits -= n;
-    return 0;
+    int rc = WA_EAGAIN;
+    wa_sync_take_(&s->lock);
+    if (!s->q.head && s->permits >= n) {
+        s->permits -= n;
+        rc = 0;
+    }
+    wa_sync_give_(&s->lock);
+    return rc;
 }
 
-/* Hands free permits to waiters in order, as far as they go. */
-static void wa_sem_grant(wa_sem *s)
+/* Hands free permits to waiters in order, as far as they go, waking each
+ * after unlocking. Called with s locked; returns with it unlocked. */
+static void wa_sem_grant_unlock(wa_sem *s)
 {
     while (s->q.head && s->q.head->n <= s->permits) {
+        wa_waker wake = {NULL, NULL};
         s->permits -= s->q.head->n;
-        wa_waitq_grant_head(&s->q);
+        wa_waitq_grant_head(&s->q, wa_sync_shared_(&s->lock), &wake);
+        wa_sync_give_(&s->lock);
+        wa_waker_wake(&wake);
+        wa_sync_take_(&s->lock);
     }
+    wa_sync_give_(&s->lock);
 }
 
 int wa_sem_release(wa_sem *s, size_t n)
 {
-    if (n > s->max - s->permits)
+    wa_sync_take_(&s->lock);
+    if (n > s->max - s->permits) {
+        wa_sync_give_(&s->lock);
         return wa_misuse(WA_EMISUSE, s->max == 1 ? "wa_mutex_unlock: the mutex is not locked"
                                                  : "wa_sem_release: more permits than the maximum");
+    }
     s->permits += n;
-    wa_sem_grant(s);
+    wa_sem_grant_unlock(s);
     return 0;
 }
 
@@ -46,43 +73,56 @@ static int wa_acquire_poll(wa_future *f, wa_cx *cx)
 {
     wa_acquire *a = (wa_acquire *)f;
     wa_sem *s = a->sem;
+    int rc = WA_PENDING;
+    wa_sync_take_(&s->lock);
     switch (a->w.state) {
     case WA_W_IDLE:
         if (!s->q.head && s->permits >= a->w.n) {
             if (!wa_coop_proceed(cx))
-                return WA_PENDING;
+                break;
             s->permits -= a->w.n;
             a->w.state = WA_W_HELD;
-            return WA_READY;
-        }
-        if (a->w.n > s->max) {
+            rc = WA_READY;
+        } else if (a->w.n > s->max) {
             a->w.state = WA_W_DONE;
-            return WA_EINVAL; /* could never be satisfied */
+            rc = WA_EINVAL; /* could never be satisfied */
+        } else if (wa_sync_refused_(&s->lock, cx)) {
+            a->w.state = WA_W_DONE;
+            rc = WA_EMISUSE;
+        } else {
+            wa_waitq_push(&s->q, &a->w, cx);
         }
-        wa_waitq_push(&s->q, &a->w, cx);
-        return WA_PENDING;
+        break;
     case WA_W_QUEUED:
         wa_waker_store(&a->w.waker, cx);
-        return WA_PENDING;
+        break;
     case WA_W_GRANTED:
         a->w.state = WA_W_HELD;
-        return WA_READY;
+        rc = WA_READY;
+        break;
     default:
+        wa_sync_give_(&s->lock);
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed acquire");
     }
+    wa_sync_give_(&s->lock);
+    return rc == WA_EMISUSE ? wa_sync_refuse_("wa_acquire") : rc;
 }
 
 static void wa_acquire_drop(wa_future *f)
 {
     wa_acquire *a = (wa_acquire *)f;
-    if (a->w.state == WA_W_HELD)
+    wa_sem *s = a->sem;
+    if (wa_waiter_state_(&a->w) == WA_W_HELD)
         return; /* the permits stay with the guard */
-    bool head = a->sem->q.head == &a->w;
-    int st = wa_waiter_cancel(&a->sem->q, &a->w);
+    wa_sync_take_(&s->lock);
+    bool head = s->q.head == &a->w;
+    int st = wa_waiter_cancel(&s->q, &a->w);
     if (st == WA_W_GRANTED)
-        wa_sem_release(a->sem, a->w.n); /* permits handed to us, never taken */
-    else if (st == WA_W_QUEUED && head)
-        wa_sem_grant(a->sem);           /* smaller requests behind us may fit */
+        s->permits += a->w.n; /* handed to us, never taken: within the maximum */
+    if (st == WA_W_GRANTED || (st == WA_W_QUEUED && head))
+        wa_sem_grant_unlock(s); /* to the next, or smaller requests behind us may fit */
+    else
+        wa_sync_give_(&s->lock);
 }
 
 static const wa_future_vt wa_acquire_vt = {wa_acquire_poll, wa_acquire_drop, "acquire"};
@@ -99,7 +139,7 @@ int wa_acquire_release(wa_acquire *a)
 {
     if (!a)
         return wa_misuse(WA_EINVAL, "wa_acquire_release: a is NULL");
-    if (a->w.state != WA_W_HELD)
+    if (wa_waiter_state_(&a->w) != WA_W_HELD)
         return 0;
     a->w.state = WA_W_DONE;
     return wa_sem_release(a->sem, a->w.n);

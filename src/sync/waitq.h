@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: the intrusive FIFO of waiters shared by every sync primitive. */
+/* Internal: the intrusive FIFO of waiters shared by every sync primitive.
+ * A shared primitive calls these under its lock (lock.h). */
 #ifndef WASYNC_SYNC_WAITQ_H
 #define WASYNC_SYNC_WAITQ_H
 
+#include "lock.h"
 #include "wasync/sync.h"
 
 enum {
@@ -20,6 +22,11 @@ static inline void wa_waiter_init(wa_waiter *w, size_t n)
     w->n = n;
     w->state = WA_W_IDLE;
 }
+
+/* w's state, read before taking the lock (to see that the future is
+ * finished and its primitive perhaps freed): another thread only writes it
+ * when it grants w, atomically. */
+static inline int wa_waiter_state_(const wa_waiter *w) { return __atomic_load_n(&w->state, __ATOMIC_RELAXED); }
 
 /* Queues w at the tail with a clone of cx's waker. */
 static inline void wa_waitq_push(wa_waitq *q, wa_waiter *w, const wa_cx *cx)
@@ -48,20 +55,21 @@ static inline void wa_waitq_remove(wa_waitq *q, wa_waiter *w)
     w->prev = w->next = NULL;
 }
 
-/* Dequeues the head and wakes it: it now owns a turn. */
-static inline void wa_waitq_grant_head(wa_waitq *q)
+/* Dequeues the head: it now owns a turn. Unshared (sh false), wakes it at
+ * once; shared, moves its waker into *wake (none before) for the caller to
+ * wake once the lock is released. The hot paths pass a constant sh, so
+ * that an unshared primitive's move no waker around. */
+static inline void wa_waitq_grant_head(wa_waitq *q, bool sh, wa_waker *wake)
 {
     wa_waiter *w = q->head;
     wa_waitq_remove(q, w);
-    w->state = WA_W_GRANTED;
-    wa_waker_wake(&w->waker);
-}
-
-/* Wakes every waiter (each owns a turn). */
-static inline void wa_waitq_grant_all(wa_waitq *q)
-{
-    while (q->head)
-        wa_waitq_grant_head(q);
+    __atomic_store_n(&w->state, WA_W_GRANTED, __ATOMIC_RELAXED);
+    if (!sh) {
+        wa_waker_wake(&w->waker);
+        return;
+    }
+    *wake = w->waker;
+    w->waker = (wa_waker){NULL, NULL};
 }
 
 /* Takes w out of its queue if it is waiting; drops its waker. Returns the

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 //! tokio peer for the wasync benchmarks: the single-threaded `current_thread`
 //! runtime (comparable with a single-threaded C event loop), and the
-//! `multi_thread` one for mt_spawn.
+//! `multi_thread` one for the mt_ workloads: mt_spawn (spawn_join),
+//! mt_pingpong (yield_pingpong) and mt_yield (T tasks yielding K times).
 //!
-//! Usage: peer-tokio spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | mt_spawn [N] [WORKERS]
+//! Usage: peer-tokio spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS]
+//!                   | mt_spawn [N] [WORKERS] | mt_pingpong [M] [WORKERS] | mt_yield [T] [K] [WORKERS]
 //! Prints one line:
-//! peer=tokio workload=W n=N wall_ms=F ns_per_op=F ops_per_s=F maxrss_kb=K [over_ideal_ms=F]
+//! peer=tokio workload=W n=N wall_ms=F ns_per_op=F ops_per_s=F maxrss_kb=K [over_ideal_ms=F] [workers=W cpu_ms=F]
 
 use std::process::exit;
 use std::time::{Duration, Instant};
@@ -21,10 +23,12 @@ fn arg(args: &[String], i: usize, default: u64) -> u64 {
     }
 }
 
-fn maxrss_kb() -> i64 {
+/// Peak RSS in KiB and CPU time of every thread in ms.
+fn rusage() -> (i64, f64) {
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    ru.ru_maxrss as i64
+    let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+    (ru.ru_maxrss as i64, ms(ru.ru_utime) + ms(ru.ru_stime))
 }
 
 /// Same generator as the other peers, so every peer sleeps the same durations.
@@ -80,6 +84,24 @@ async fn yield_pingpong(m: u64) -> Duration {
     wall
 }
 
+/// t tasks, each yielding k times, joined in spawn order.
+async fn mt_yield(t: u64, k: u64) -> Duration {
+    let t0 = Instant::now();
+    let handles: Vec<_> = (0..t)
+        .map(|_| {
+            tokio::spawn(async move {
+                for _ in 0..k {
+                    tokio::task::yield_now().await;
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.await.unwrap();
+    }
+    t0.elapsed()
+}
+
 /// t concurrent tasks, each sleeping one of the pre-generated durations.
 async fn timers(durations: Vec<u64>) -> Duration {
     let t0 = Instant::now();
@@ -96,10 +118,12 @@ async fn timers(durations: Vec<u64>) -> Duration {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let workload = args.get(1).map(String::as_str).unwrap_or("");
-    // mt_spawn: spawn_join on the multi_thread runtime with WORKERS workers.
-    let rt = if workload == "mt_spawn" {
+    // mt_*: on the multi_thread runtime with WORKERS (the last argument) workers.
+    let mt = workload.starts_with("mt_");
+    let workers = arg(&args, if workload == "mt_yield" { 4 } else { 3 }, 2);
+    let rt = if mt {
         tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(arg(&args, 3, 2) as usize)
+            .worker_threads(workers as usize)
             .enable_all()
             .build()
             .unwrap()
@@ -115,7 +139,7 @@ fn main() {
             let n = arg(&args, 2, 1_000_000);
             (n, rt.block_on(spawn_join(n)), None)
         }
-        "yield_pingpong" => {
+        "yield_pingpong" | "mt_pingpong" => {
             let m = arg(&args, 2, 1_000_000);
             (m, rt.block_on(yield_pingpong(m)), None)
         }
@@ -128,8 +152,16 @@ fn main() {
             let ideal = durations.iter().copied().max().unwrap_or(0);
             (t, rt.block_on(timers(durations)), Some(ideal))
         }
+        "mt_yield" => {
+            let (t, k) = (arg(&args, 2, 1000), arg(&args, 3, 1000));
+            (t * k, rt.block_on(mt_yield(t, k)), None)
+        }
         _ => {
-            eprintln!("usage: {} spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | mt_spawn [N] [WORKERS]", args[0]);
+            eprintln!(
+                "usage: {} spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] \
+                 | mt_spawn [N] [WORKERS] | mt_pingpong [M] [WORKERS] | mt_yield [T] [K] [WORKERS]",
+                args[0]
+            );
             exit(2)
         }
     };
@@ -137,13 +169,16 @@ fn main() {
     let wall_ns = wall.as_nanos() as f64;
     let per_op = if n > 0 { wall_ns / n as f64 } else { 0.0 };
     let ops_s = if wall_ns > 0.0 { n as f64 * 1e9 / wall_ns } else { 0.0 };
+    let (maxrss_kb, cpu_ms) = rusage();
     let mut line = format!(
-        "peer=tokio workload={workload} n={n} wall_ms={:.3} ns_per_op={per_op:.3} ops_per_s={ops_s:.3} maxrss_kb={}",
-        wall_ns / 1e6,
-        maxrss_kb()
+        "peer=tokio workload={workload} n={n} wall_ms={:.3} ns_per_op={per_op:.3} ops_per_s={ops_s:.3} maxrss_kb={maxrss_kb}",
+        wall_ns / 1e6
     );
     if let Some(ideal) = ideal_ms {
         line += &format!(" over_ideal_ms={:.3}", wall_ns / 1e6 - ideal as f64);
+    }
+    if mt {
+        line += &format!(" workers={workers} cpu_ms={cpu_ms:.3}");
     }
     println!("{line}");
 }

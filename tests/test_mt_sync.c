@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/* The shared sync primitives (wa_*_shared) between tasks of a many-threads
+ * runtime: many producers into one bounded channel, a mutex over a counter,
+ * a semaphore's bound, notify_one racing cancelled waiters, oneshots across
+ * workers, a receiver dropped racing sends. Run under TSan by the tsan
+ * preset, and under tests/faults (smaller there): a setup that fails stops
+ * its test, releasing what it made. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+#if defined(WASYNC_FAULT_INJECTION)
+#define SCALE 50
+#elif defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SCALE 5
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SCALE 5
+#endif
+#endif
+#ifndef SCALE
+#define SCALE 1
+#endif
+
+#define TASKS 16
+
+/* Spawns the n futures at fs (each size bytes, taken: those it could not
+ * spawn are dropped) on cx's runtime and awaits them; its status is the
+ * first failure. */
+typedef struct group {
+    WA_CORO;
+    char *fs;
+    size_t size;
+    int n, i, spawned, rc;
+    wa_join js[TASKS];
+} group;
+
+static void group_cleanup(group *g)
+{
+    check_joins_drop(g->js, g->spawned);
+    for (int i = g->spawned; i < g->n; i++)
+        wa_drop((wa_future *)(g->fs + (size_t)i * g->size));
+}
+
+WA_ASYNC(group, g, cx, group_cleanup)
+{
+    WA_BEGIN(g, cx);
+    for (; g->spawned < g->n; g->spawned++)
+        if (wa_spawn(cx->rt, (wa_future *)(g->fs + (size_t)g->spawned * g->size), g->size, &g->js[g->spawned]) < 0)
+            WA_RETURN(WA_ENOMEM);
+    for (g->i = 0; g->i < g->n; g->i++) {
+        WA_AWAIT(&g->js[g->i].fut);
+        if (WA_STATUS && !g->rc)
+            g->rc = WA_STATUS;
+    }
+    WA_RETURN(g->rc);
+    WA_END();
+}
+
+/* Runs n futures of size bytes at fs (taken) as tasks of a new runtime of
+ * two workers: their first failure, WA_ENOMEM when the setup failed. */
+static int run_group(void *fs, size_t size, int n)
+{
+    wa_rt *rt;
+    group g = {.fs = fs, .size = size, .n = n};
+    group_init(&g);
+    if (wa_rt_new_mt(&rt, 2) != 0) {
+        wa_drop(&g.wa.fut);
+        return WA_ENOMEM;
+    }
+    int rc = wa_block_on(rt, &g.wa.fut);
+    wa_rt_free(rt);
+    return rc;
+}
+
+/* Many producers, two consumers sharing the receiver. */
+typedef struct mover {
+    WA_CORO;
+    wa_tx tx;
+    wa_rx rx;
+    wa_send s;
+    wa_recv r;
+    long base, k, i, v;
+    int *seen;
+} mover;
+
+static void mover_cleanup(mover *t)
+{
+    if (t->tx.ch)
+        wa_tx_drop(&t->tx);
+}
+
+WA_ASYNC(mover, t, cx, mover_cleanup)
+{
+    WA_BEGIN(t, cx);
+    if (t->tx.ch) {
+        for (t->i = 0; t->i < t->k; t->i++) {
+            t->v = t->base + t->i;
+            WA_AWAIT(wa_send_init(&t->s, &t->tx, &t->v));
+            if (WA_STATUS)
+                WA_RETURN(WA_STATUS);
+        }
+        wa_tx_drop(&t->tx);
+        WA_RETURN(0);
+    }
+    for (;;) {
+        WA_AWAIT(wa_recv_init(&t->r, &t->rx, &t->v));
+        if (WA_STATUS == WA_ECLOSED)
+            WA_RETURN(0);
+        __atomic_add_fetch(&t->seen[t->v], 1, __ATOMIC_RELAXED);
+    }
+    WA_END();
+}
+
+static void test_mt_sync_mpsc(void)
+{
+    long k = 20000 / SCALE;
+    int producers = TASKS - 2;
+    wa_tx tx;
+    wa_rx rx;
+    REQUIRE(wa_mpsc_new_shared(4, sizeof(long), &tx, &rx) == 0);
+    int *seen = calloc((size_t)(producers * k), sizeof *seen);
+    mover *m = calloc(TASKS, sizeof *m);
+    REQUIRE_OR(seen && m, (free(seen), free(m), wa_tx_drop(&tx), wa_rx_drop(&rx)));
+    for (int i = 0; i < TASKS; i++) {
+        if (i < producers)
+            m[i] = (mover){.tx = wa_tx_clone(&tx), .base = i * k, .k = k};
+        else
+            m[i] = (mover){.rx = rx, .seen = seen};
+        mover_init(&m[i]);
+    }
+    wa_tx_drop(&tx);
+    int rc = run_group(m, sizeof *m, TASKS);
+    wa_rx_drop(&rx);
+    free(m);
+    REQUIRE_OR(rc != WA_ENOMEM, free(seen));
+    CHECK_EQ(rc, 0);
+    long once = 0;
+    for (long i = 0; i < producers * k; i++)
+        once += seen[i] == 1;
+    CHECK_EQ(once, producers * k);
+    free(seen);
+}
+
+/* A mutex over a counter read, yielded over, then written; and a
+ * semaphore whose holders count themselves. */
+typedef struct locker {
+    WA_CORO;
+    wa_sem *sem;
+    wa_acquire a;
+    wa_yield y;
+    long k, i, v;
+    long *counter, *inside, *most;
+} locker;
+
+static void locker_cleanup(locker *t) { wa_acquire_release(&t->a); }
+
+WA_ASYNC(locker, t, cx, locker_cleanup)
+{
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->k; t->i++) {
+        WA_AWAIT(wa_acquire_init(&t->a, t->sem, 1));
+        if (WA_STATUS)
+            WA_RETURN(WA_STATUS);
+        long in = __atomic_add_fetch(t->inside, 1, __ATOMIC_RELAXED);
+        long most = __atomic_load_n(t->most, __ATOMIC_RELAXED);
+        while (in > most && !__atomic_compare_exchange_n(t->most, &most, in, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+        t->v = __atomic_load_n(t->counter, __ATOMIC_RELAXED);
+        WA_AWAIT(wa_yield_init(&t->y));
+        __atomic_store_n(t->counter, t->v + 1, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(t->inside, 1, __ATOMIC_RELAXED);
+        wa_acquire_release(&t->a);
+    }
+    WA_END();
+}
+
+/* Runs TASKS lockers on sem (of permits): returns the most inside at once. */
+static long run_lockers(wa_sem *sem, long *counter, long k)
+{
+    long inside = 0, most = 0;
+    locker m[TASKS];
+    for (int i = 0; i < TASKS; i++) {
+        m[i] = (locker){.sem = sem, .k = k, .counter = counter, .inside = &inside, .most = &most};
+        locker_init(&m[i]);
+    }
+    int rc = run_group(m, sizeof *m, TASKS);
+    if (rc == WA_ENOMEM)
+        return -1;
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(inside, 0);
+    return most;
+}
+
+static void test_mt_sync_mutex(void)
+{
+    wa_mutex mu;
+    wa_mutex_init_shared(&mu);
+    long counter = 0, k = 5000 / SCALE;
+    long most = run_lockers(&mu.sem, &counter, k);
+    REQUIRE(most >= 0);
+    CHECK_EQ(most, 1);
+    CHECK_EQ(counter, TASKS * k);
+    CHECK_EQ(wa_mutex_try_lock(&mu), 0);
+}
+
+static void test_mt_sync_sem(void)
+{
+    wa_sem sem;
+    wa_sem_init_shared(&sem, 3, 3);
+    long counter = 0;
+    long most = run_lockers(&sem, &counter, 5000 / SCALE);
+    REQUIRE(most >= 0);
+    CHECK(most >= 1 && most <= 3);
+    CHECK_EQ(wa_sem_available(&sem), 3);
+}
+
+/* notify_one racing the cancel of waiters: enough waiters stay queued that
+ * every notification must complete one of them. */
+typedef struct waiter {
+    WA_CORO;
+    wa_notify *n;
+    wa_notified nf;
+    long *started, *got;
+} waiter;
+
+WA_ASYNC(waiter, t, cx)
+{
+    WA_BEGIN(t, cx);
+    __atomic_add_fetch(t->started, 1, __ATOMIC_RELEASE);
+    WA_AWAIT(wa_notified_init(&t->nf, t->n));
+    __atomic_add_fetch(t->got, 1, __ATOMIC_RELAXED);
+    WA_END();
+}
+
+#define WAITERS 64
+
+static void test_mt_sync_notify_cancel(void)
+{
+    for (int round = 0; round < 200 / SCALE; round++) {
+        wa_rt *rt;
+        REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+        wa_notify n;
+        wa_notify_init_shared(&n);
+        long started = 0, got = 0, spawned = 0;
+        waiter w[WAITERS];
+        wa_join js[WAITERS] = {{0}};
+        for (int i = 0; i < WAITERS; i++) {
+            w[i] = (waiter){.n = &n, .started = &started, .got = &got};
+            waiter_init(&w[i]);
+            spawned += wa_spawn(rt, &w[i].wa.fut, sizeof w[i], &js[i]) == 0;
+        }
+        REQUIRE_OR(spawned == WAITERS, (check_joins_drop(js, WAITERS), wa_rt_free(rt)));
+        while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < WAITERS)
+            sched_yield();
+        /* a quarter cancelled, a quarter notified: the rest keep the queue busy */
+        for (int i = 0; i < WAITERS / 4; i++) {
+            wa_join_cancel(&js[2 * i]);
+            wa_notify_one(&n);
+        }
+        for (int spins = 0; __atomic_load_n(&got, __ATOMIC_RELAXED) < WAITERS / 4 && spins < 1000000; spins++)
+            sched_yield();
+        CHECK_EQ(__atomic_load_n(&got, __ATOMIC_RELAXED), WAITERS / 4);
+        check_joins_drop(js, WAITERS);
+        wa_rt_free(rt);
+        CHECK_EQ(got, WAITERS / 4); /* none more */
+    }
+}
+
+/* Oneshots: each sent by one task, received by another, likely on another
+ * worker. */
+typedef struct shot {
+    WA_CORO;
+    wa_tx tx;
+    wa_rx rx;
+    wa_send s;
+    wa_recv r;
+    long v, *sum;
+} shot;
+
+static void shot_cleanup(shot *t)
+{
+    if (t->tx.ch)
+        wa_tx_drop(&t->tx);
+    if (t->rx.ch)
+        wa_rx_drop(&t->rx);
+}
+
+WA_ASYNC(shot, t, cx, shot_cleanup)
+{
+    WA_BEGIN(t, cx);
+    if (t->tx.ch) {
+        WA_AWAIT(wa_send_init(&t->s, &t->tx, &t->v));
+        WA_RETURN(WA_STATUS);
+    }
+    WA_AWAIT(wa_recv_init(&t->r, &t->rx, &t->v));
+    if (WA_STATUS)
+        WA_RETURN(WA_STATUS);
+    __atomic_add_fetch(t->sum, t->v, __ATOMIC_RELAXED);
+    WA_END();
+}
+
+static void test_mt_sync_oneshot(void)
+{
+    for (int round = 0; round < 500 / SCALE; round++) {
+        long sum = 0;
+        shot s[TASKS];
+        int made = 0;
+        for (int i = 0; i < TASKS; i += 2) {
+            wa_tx tx;
+            wa_rx rx;
+            if (wa_oneshot_new_shared(sizeof(long), &tx, &rx) != 0)
+                break;
+            s[i] = (shot){.rx = rx, .sum = &sum};
+            s[i + 1] = (shot){.tx = tx, .v = i};
+            shot_init(&s[i]);
+            shot_init(&s[i + 1]);
+            made += 2;
+        }
+        if (made < TASKS) {
+            for (int i = 0; i < made; i++)
+                wa_drop(&s[i].wa.fut);
+            REQUIRE(0);
+        }
+        int rc = run_group(s, sizeof *s, TASKS);
+        REQUIRE(rc != WA_ENOMEM);
+        CHECK_EQ(rc, 0);
+        CHECK_EQ(sum, (TASKS / 2) * (TASKS / 2 - 1));
+    }
+}
+
+/* The receiver dropped while senders send: every sender ends, with
+ * WA_ECLOSED once it is gone; nothing is received twice. */
+typedef struct closer {
+    WA_CORO;
+    wa_rx rx;
+    wa_recv r;
+    long v, i, got;
+} closer;
+
+static void closer_cleanup(closer *t)
+{
+    if (t->rx.ch)
+        wa_rx_drop(&t->rx);
+}
+
+WA_ASYNC(closer, t, cx, closer_cleanup)
+{
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < 100; t->i++) {
+        WA_AWAIT(wa_recv_init(&t->r, &t->rx, &t->v));
+        if (WA_STATUS)
+            WA_RETURN(WA_STATUS);
+    }
+    wa_rx_drop(&t->rx);
+    WA_END();
+}
+
+static void test_mt_sync_drop_races_sends(void)
+{
+    for (int round = 0; round < 200 / SCALE; round++) {
+        wa_tx tx;
+        wa_rx rx;
+        REQUIRE(wa_mpsc_new_shared(1, sizeof(long), &tx, &rx) == 0);
+        union {
+            mover m;
+            closer c;
+        } f[TASKS];
+        for (int i = 0; i < TASKS - 1; i++) {
+            f[i].m = (mover){.tx = wa_tx_clone(&tx), .k = 1000};
+            mover_init(&f[i].m);
+        }
+        f[TASKS - 1].c = (closer){.rx = rx};
+        closer_init(&f[TASKS - 1].c);
+        wa_tx_drop(&tx);
+        int rc = run_group(f, sizeof *f, TASKS);
+        REQUIRE(rc != WA_ENOMEM);
+        CHECK_EQ(rc, WA_ECLOSED);
+    }
+}
+
+int main(void)
+{
+    RUN(test_mt_sync_mpsc);
+    RUN(test_mt_sync_mutex);
+    RUN(test_mt_sync_sem);
+    RUN(test_mt_sync_notify_cancel);
+    RUN(test_mt_sync_oneshot);
+    RUN(test_mt_sync_drop_races_sends);
+    return check_finish();
+}
