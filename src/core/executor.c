@@ -43,7 +43,6 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend)
         return WA_EINVAL;
     wa_rt *rt = calloc(1, sizeof *rt);
     if (!rt) {
-        free(rt);
         backend->vt->free(backend);
         return WA_ENOMEM;
     }
@@ -138,9 +137,9 @@ uint64_t wa_now_fresh_(wa_rt *rt)
 uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa_now_fresh_(rt); }
 
 /* Polls t, which the tick took off the queue (with the queue's reference),
- * once with cx (the round's, borrowed: this sets its task); finishes it if
- * it is done, aborted, or cancelled and unclaimed. Inlined into the tick
- * loop. */
+ * once with cx (the round's, borrowed: this sets its task's fields);
+ * finishes it if it is done, aborted, or cancelled and unclaimed. Inlined
+ * into the tick loop. */
 static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task *t, wa_cx *cx)
 {
     uint32_t w = wa_word_load(t) & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED);
@@ -194,8 +193,8 @@ static int wa_rt_round(wa_rt *rt, uint64_t *deadline)
     wa_task *t = rt->head;
     rt->head = rt->tail = NULL;
     rt->queued = 0;
-    /* one context for the round: a poll leaves it as it found it (a shield
-     * is raised and lowered within one), so each task sets only its own */
+    /* one context for the round: a poll leaves it as it found it
+     * (future.h), so each task sets only its own fields */
     wa_cx cx = {{NULL, &wa_task_waker_vt_}, rt, NULL, 0, &rt->budget};
     while (t) {
         wa_task *next = t->next;

@@ -32,7 +32,7 @@ struct wa_task {
     uint32_t word;               /* state bits | scopes owned | refs */
     int status;
     uint32_t id;
-    uint32_t cls;                /* the allocation's slab class (wa_slab_class_) */
+    uint32_t cls;                /* the allocation's slab class (wa_slab_class_); unused by mt.c, which mallocs */
 } __attribute__((aligned(16)));
 
 /* State and reference count share one word, so that the multi-threaded
