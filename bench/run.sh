@@ -5,9 +5,10 @@
 # and Go), runs every workload on every peer RUNS times
 # (interleaved, so drift hits all peers alike), and prints medians, ratios
 # against tokio, peak RSS, and instructions per operation under callgrind;
-# then the JS host, and WASI 0.3 beside 0.2 (the backends' guest cost per
-# event natively, sleeps and HTTP under jco: wall time, host calls), and
-# http_hello against the host floor under jco serve.
+# then the RSS per live sleeping task (a million); then the JS host, and
+# WASI 0.3 beside 0.2 (the backends' guest cost per event natively, sleeps
+# and HTTP under jco: wall time, host calls), and http_hello against the
+# host floor under jco serve.
 #
 # Usage: bench/run.sh BUILD_DIR     (RUNS=5 by default)
 set -euo pipefail
@@ -75,6 +76,12 @@ echo "medians of $runs runs; RSS ratio wasync/tokio for timers: $(
   w=$(while read -r l; do field maxrss_kb "$l"; done <"$tmp/wasync.timers" | median)
   t=$(while read -r l; do field maxrss_kb "$l"; done <"$tmp/tokio.timers" | median)
   awk -v a="$w" -v b="$t" 'BEGIN {printf "%.2f", a / b}')"
+
+# Memory per live task: a million tasks asleep until one deadline, the peak
+# RSS they add once all have armed their timers, divided among them.
+for ((r = 0; r < runs; r++)); do ${bin[wasync]} sleepers 1000000; done >"$tmp/sleepers"
+echo "sleepers 1000000: RSS per live sleeping task $(
+  while read -r l; do field rss_per_task "$l"; done <"$tmp/sleepers" | median) B (median of $runs runs)"
 
 # The many-threads runtime on 1 and 2 workers, against tokio multi_thread
 # and Go (GOMAXPROCS) with 2, the local executor's workload first (the cost

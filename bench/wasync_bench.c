@@ -7,6 +7,8 @@
  *                       channels M times
  *   timers T MAX_MS     T tasks each sleep splitmix64(42) % (MAX_MS+1) ms
  *   yield_many T K      T tasks each yield K times (n = T * K yields)
+ *   sleepers N          N tasks sleep until one deadline (500 ms on): the
+ *                       peak RSS they add, per task, once all are armed
  *   mt_spawn N WORKERS  spawn_join on a many-threads runtime (wa_rt_new_mt)
  *   mt_pingpong M WORKERS  yield_pingpong there, through shared channels
  *                       (wa_mpsc_new_shared; the two tasks go where the
@@ -242,6 +244,53 @@ static int sleepers_poll(wa_future *f, wa_cx *cx)
 }
 static const wa_future_vt sleepers_vt = {sleepers_poll, wa_coro_drop, "sleepers"};
 
+/* sleepers: every task is a bare sleep until one deadline, in a scope; once
+ * all have armed their timers (a yield lets each be polled once), the RSS
+ * they added is read. */
+typedef struct parked {
+    WA_CORO;
+    wa_scope scope;
+    wa_yield y;
+    long n, rss_kb0, rss_kb1;
+    int late; /* some deadline passed before its task's first poll */
+} parked;
+
+static long maxrss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+static int parked_poll(wa_future *f, wa_cx *cx)
+{
+    parked *t = (parked *)f;
+    WA_BEGIN(t, cx);
+    t->rss_kb0 = maxrss_kb();
+    region_begin();
+    uint64_t deadline = wa_now(cx->rt) + WA_MS(500);
+    wa_scope_init(&t->scope, cx->rt, WA_SCOPE_FAIL_FAST);
+    for (long i = 0; i < t->n; i++) {
+        wa_sleep s;
+        wa_sleep_until_init(&s, deadline);
+        if (wa_scope_spawn_of(&t->scope, &s, NULL) < 0)
+            WA_RETURN(WA_ENOMEM);
+    }
+    WA_AWAIT(wa_yield_init(&t->y));
+    wa_rt_stats st;
+    wa_rt_stats_get(cx->rt, &st);
+    if ((t->late = st.timers != (size_t)t->n)) {
+        fprintf(stderr, "sleepers: %zu of %ld armed\n", st.timers, t->n);
+        wa_scope_cancel(&t->scope);
+    }
+    t->rss_kb1 = maxrss_kb();
+    WA_AWAIT(wa_scope_wait(&t->scope));
+    region_end();
+    WA_RETURN(t->late ? WA_ETIMEDOUT : WA_STATUS);
+    WA_END();
+}
+static const wa_future_vt parked_vt = {parked_poll, wa_coro_drop, "parked"};
+
 static long arg(int argc, char **argv, int i, long def)
 {
     return argc > i ? strtol(argv[i], NULL, 10) : def;
@@ -251,7 +300,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T MAX_MS] | yield_many [T K]"
-                        " | mt_spawn [N WORKERS] | mt_pingpong [M WORKERS] | mt_yield [T K WORKERS]\n", argv[0]);
+                        " | sleepers [N] | mt_spawn [N WORKERS] | mt_pingpong [M WORKERS] | mt_yield [T K WORKERS]\n", argv[0]);
         return 2;
     }
     const char *w = argv[1];
@@ -291,6 +340,12 @@ int main(int argc, char **argv)
         rc = wa_block_on(rt, &s.wa.fut);
         snprintf(extra, sizeof extra, " over_ideal_ms=%.3f",
                  (double)region_ns() / 1e6 - (double)s.ideal_ms);
+    } else if (!strcmp(w, "sleepers")) {
+        n = arg(argc, argv, 2, 1000000);
+        parked p = {.n = n};
+        wa_coro_init(&p.wa, &parked_vt);
+        rc = wa_block_on(rt, &p.wa.fut);
+        snprintf(extra, sizeof extra, " rss_per_task=%.1f", (double)(p.rss_kb1 - p.rss_kb0) * 1024 / (double)n);
     } else {
         fprintf(stderr, "unknown workload %s\n", w);
         return 2;

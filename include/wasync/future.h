@@ -61,7 +61,9 @@ struct wa_waker {
     const wa_waker_vt *vt;
 };
 
-/* The context of one poll. Combinators copy it and replace the waker. */
+/* The context of one poll, borrowed: a poll that changes it puts it back
+ * before returning (the executor hands the same one to the next task).
+ * Combinators copy it and replace the waker in the copy. */
 struct wa_cx {
     wa_waker waker; /* borrowed: clone it to keep it */
     wa_rt *rt;      /* the runtime driving this poll */

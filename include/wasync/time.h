@@ -46,10 +46,8 @@ typedef struct wa_timer {
 /* A sleep: ready (status 0) at a deadline. Dropping it disarms its timer in
  * O(log n). A duration or deadline of WA_NEVER never fires. */
 typedef struct wa_sleep {
-    wa_future fut;
-    wa_timer timer;
-    uint64_t arg;  /* the duration, or the deadline */
-    int state;
+    wa_future fut; /* its vtable is its state (sleep.c) */
+    wa_timer timer; /* deadline: the duration or the deadline, until armed */
 } wa_sleep;
 
 /* Initialises s to sleep for at least ns from its first poll (measured

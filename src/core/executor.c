@@ -42,8 +42,7 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend)
     if (!backend) /* its constructor failed: never quietly another host */
         return WA_EINVAL;
     wa_rt *rt = calloc(1, sizeof *rt);
-    if (!rt || !(rt->slab = wa_slab_new())) {
-        free(rt);
+    if (!rt) {
         backend->vt->free(backend);
         return WA_ENOMEM;
     }
@@ -114,7 +113,7 @@ void wa_rt_free(wa_rt *rt)
     free(rt->heap);
     free(rt->arming);
     rt->backend->vt->free(rt->backend);
-    wa_slab_destroy(rt->slab);
+    wa_slab_release(&rt->slab);
     free(rt);
 }
 
@@ -138,9 +137,10 @@ uint64_t wa_now_fresh_(wa_rt *rt)
 uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa_now_fresh_(rt); }
 
 /* Polls t, which the tick took off the queue (with the queue's reference),
- * once; finishes it if it is done, aborted, or cancelled and unclaimed.
- * Inlined into the tick loop. */
-static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task *t)
+ * once with cx (the round's, borrowed: this sets its task's fields);
+ * finishes it if it is done, aborted, or cancelled and unclaimed. Inlined
+ * into the tick loop. */
+static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task *t, wa_cx *cx)
 {
     uint32_t w = wa_word_load(t) & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED);
     if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
@@ -156,10 +156,10 @@ static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task
     wa_word_store(t, w | WA_T_RUNNING | WA_T_STARTED);
     rt->budget = 128;
     rt->polls++;
-    wa_cx cx = {{t, &wa_task_waker_vt_}, rt, t, 0, &rt->budget};
+    cx->waker.data = cx->task = t;
     wa_future *f = wa_task_future(t);
     rt->current = t; /* reset once the round ends */
-    int rc = f->vt->poll(f, &cx);
+    int rc = f->vt->poll(f, cx);
     if (rt->arming_len) /* sleeps armed by this poll count from now */
         wa_timers_commit_(rt, wa_now_fresh_(rt));
     w = wa_word_load(t) & ~(uint32_t)WA_T_RUNNING;
@@ -193,9 +193,12 @@ static int wa_rt_round(wa_rt *rt, uint64_t *deadline)
     wa_task *t = rt->head;
     rt->head = rt->tail = NULL;
     rt->queued = 0;
+    /* one context for the round: a poll leaves it as it found it
+     * (future.h), so each task sets only its own fields */
+    wa_cx cx = {{NULL, &wa_task_waker_vt_}, rt, NULL, 0, &rt->budget};
     while (t) {
         wa_task *next = t->next;
-        wa_task_run(rt, t);
+        wa_task_run(rt, t, &cx);
         t = next;
     }
     rt->current = NULL;

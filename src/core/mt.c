@@ -517,7 +517,6 @@ int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
     t->joiner = NULL;
     t->status = 0;
     t->id = (uint32_t)__atomic_add_fetch(&mt->rt->spawned, 1, __ATOMIC_RELAXED);
-    t->size = (uint32_t)total;
     /* alive, the queue's, the handle's */
     wa_word_store(t, WA_T_QUEUED + (join ? 3 : 2) * WA_REF_ONE);
     if (join) {
@@ -699,7 +698,6 @@ int wa_mt_new_(wa_rt *rt, unsigned n)
         w->seed = i + 1;
         w->view.mt = mt;
         w->view.backend = rt->backend;
-        w->view.slab = rt->slab; /* never allocated from: a spawn goes to wa_mt_spawn_ */
         w->view.report = rt->report;
         w->view.report_arg = rt->report_arg;
     }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "slab.h"
 #include "wasync/backend.h"
 #include "wasync/runtime.h"
 #include "wasync/scope.h"
@@ -41,7 +42,7 @@ struct wa_rt {
     int budget;                  /* coop budget of the running poll */
     wa_task *current;            /* the task being polled, or NULL */
     size_t live;
-    struct wa_slab *slab;        /* task allocations */
+    wa_slab slab;                /* task allocations (in place: one load less per spawn) */
     uint64_t spawned, polls, ticks, waits;
     wa_report_fn report;
     void *report_arg;

@@ -101,5 +101,5 @@ int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join
         return wa_misuse_in_(WA_ESTALE, "wa_scope_spawn", "the scope was dropped (or is NULL)");
     if (s->flags & (WA_SCOPE_CANCELLING | WA_SCOPE_RETURNED))
         return WA_ECANCELED;
-    return wa_task_spawn_(s->rt, s, fut, size, join);
+    return wa_task_spawn_(s->rt, fut, size, join, s);
 }

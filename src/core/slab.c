@@ -29,8 +29,6 @@ struct wa_slab_chunk {
     size_t size; /* 0: from malloc */
 };
 
-wa_slab *wa_slab_new(void) { return calloc(1, sizeof(wa_slab)); }
-
 #ifndef WA_SLAB_BYPASS
 static struct wa_slab_chunk *wa_slab_chunk_new(wa_slab *s, size_t *size)
 {
@@ -85,10 +83,8 @@ void *wa_slab_alloc_slow_(wa_slab *s, size_t size)
     return aligned_alloc(WA_SLAB_GRAIN, bytes);
 }
 
-void wa_slab_destroy(wa_slab *s)
+void wa_slab_release(wa_slab *s)
 {
-    if (!s)
-        return;
     while (s->chunks) {
         struct wa_slab_chunk *ch = s->chunks;
         s->chunks = ch->next;
@@ -100,5 +96,4 @@ void wa_slab_destroy(wa_slab *s)
 #endif
         free(ch);
     }
-    free(s);
 }

@@ -30,35 +30,41 @@ typedef struct wa_slab {
     size_t total; /* bytes in chunks */
 } wa_slab;
 
-wa_slab *wa_slab_new(void);
-void wa_slab_destroy(wa_slab *s);
+/* A zeroed wa_slab is empty; this gives its chunks back to the system
+ * (which leaves it unusable until zeroed again). */
+void wa_slab_release(wa_slab *s);
 void *wa_slab_alloc_slow_(wa_slab *s, size_t size);
 
 static inline size_t wa_slab_class_(size_t size) { return (size + WA_SLAB_GRAIN - 1) / WA_SLAB_GRAIN; }
 
-/* Allocates from a free list or the current chunk; NULL when that would
- * take the slow path (a new chunk, malloc). */
-static inline void *wa_slab_try_alloc(wa_slab *s, size_t size)
+/* Allocates size bytes (at most WA_SLAB_MAX) from a free list or the
+ * current chunk; NULL when that would take the slow path (a new chunk), and
+ * always under a sanitizer. */
+static inline void *wa_slab_try_alloc_small(wa_slab *s, size_t size)
 {
 #ifndef WA_SLAB_BYPASS
-    if (size <= WA_SLAB_MAX) {
-        size_t c = wa_slab_class_(size);
-        wa_slab_block *b = s->free[c];
-        if (b) {
-            s->free[c] = b->next;
-            return b;
-        }
-        size_t bytes = c * WA_SLAB_GRAIN;
-        if ((size_t)(s->end - s->bump) >= bytes) {
-            void *p = s->bump;
-            s->bump += bytes;
-            return p;
-        }
+    size_t c = wa_slab_class_(size);
+    wa_slab_block *b = s->free[c];
+    if (b) {
+        s->free[c] = b->next;
+        return b;
     }
-#endif
+    char *p = s->bump;
+    if ((size_t)(s->end - p) < c * WA_SLAB_GRAIN)
+        return NULL;
+    s->bump = p + c * WA_SLAB_GRAIN;
+    return p;
+#else
     (void)s;
     (void)size;
     return NULL;
+#endif
+}
+
+/* The same for any size: NULL also past WA_SLAB_MAX (malloc's). */
+static inline void *wa_slab_try_alloc(wa_slab *s, size_t size)
+{
+    return size <= WA_SLAB_MAX ? wa_slab_try_alloc_small(s, size) : NULL;
 }
 
 static inline void *wa_slab_alloc(wa_slab *s, size_t size)
@@ -67,18 +73,20 @@ static inline void *wa_slab_alloc(wa_slab *s, size_t size)
     return p ? p : wa_slab_alloc_slow_(s, size);
 }
 
-static inline void wa_slab_free(wa_slab *s, void *p, size_t size)
+/* Frees p, allocated with a size of class cls (wa_slab_class_): kept by
+ * the caller, so that a free computes nothing. */
+static inline void wa_slab_free(wa_slab *s, void *p, size_t cls)
 {
 #ifndef WA_SLAB_BYPASS
-    if (size <= WA_SLAB_MAX) {
+    if (cls <= WA_SLAB_MAX / WA_SLAB_GRAIN) {
         wa_slab_block *b = p;
-        b->next = s->free[wa_slab_class_(size)];
-        s->free[wa_slab_class_(size)] = b;
+        b->next = s->free[cls];
+        s->free[cls] = b;
         return;
     }
 #endif
     (void)s;
-    (void)size;
+    (void)cls;
     free(p);
 }
 

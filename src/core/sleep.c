@@ -2,76 +2,100 @@
 /* Futures that wait on time: sleep, timeout, interval. */
 #include "timer.h"
 
-enum { WA_SLEEP_REL, WA_SLEEP_ABS, WA_SLEEP_ARMED, WA_SLEEP_DONE };
+/* A sleep's state is its vtable and its timer: relative or absolute until
+ * it arms (timer.deadline holds the duration or the deadline), then armed
+ * (timer.rt set), then done, so that a sleep is no larger than a future
+ * and a timer (48 bytes on 64-bit hosts: a sleeping task fits 112). */
+static const wa_future_vt wa_sleep_done_vt;
+
+static void wa_sleep_end(wa_sleep *s)
+{
+    s->timer.rt = NULL;
+    s->fut.vt = &wa_sleep_done_vt;
+}
 
 /* Ends a sleep whose time has come (now, or at once for a zero one). */
 static int wa_sleep_due(wa_sleep *s, wa_cx *cx)
 {
     if (!wa_coop_proceed(cx))
         return WA_PENDING;
-    s->state = WA_SLEEP_DONE;
+    wa_sleep_end(s);
     return WA_READY;
 }
 
-static int wa_sleep_poll(wa_future *f, wa_cx *cx)
+/* An armed sleep (timer.rt set): ready once its timer fired. */
+static int wa_sleep_wait(wa_sleep *s, wa_cx *cx)
+{
+    if (!wa_timer_poll_(&s->timer, cx))
+        return WA_PENDING;
+    wa_sleep_end(s);
+    return WA_READY;
+}
+
+/* After arming with result rc: pending, or the error that ended it. */
+static int wa_sleep_armed(wa_sleep *s, int rc)
+{
+    if (rc < 0)
+        wa_sleep_end(s);
+    return rc < 0 ? rc : WA_PENDING;
+}
+
+static int wa_sleep_rel_poll(wa_future *f, wa_cx *cx)
 {
     wa_sleep *s = (wa_sleep *)f;
-    int rc;
-    switch (s->state) {
-    case WA_SLEEP_REL:
-        if (s->arg == 0)
-            return wa_sleep_due(s, cx);
-        /* Counted from the clock read after this poll, not from the tick's
-         * cached time, which a long tick leaves behind. */
-        rc = wa_timer_arm_in_(cx->rt, &s->timer, s->arg, cx);
-        break;
-    case WA_SLEEP_ABS:
-        if (s->arg <= wa_now(cx->rt))
-            return wa_sleep_due(s, cx);
-        rc = wa_timer_arm_(cx->rt, &s->timer, s->arg, cx);
-        break;
-    case WA_SLEEP_ARMED:
-        if (wa_timer_poll_(&s->timer, cx)) {
-            s->state = WA_SLEEP_DONE;
-            return WA_READY;
-        }
-        return WA_PENDING;
-    default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed sleep");
-    }
-    if (rc < 0) {
-        s->state = WA_SLEEP_DONE;
-        return rc;
-    }
-    s->state = WA_SLEEP_ARMED;
-    return WA_PENDING;
+    if (s->timer.rt)
+        return wa_sleep_wait(s, cx);
+    if (s->timer.deadline == 0)
+        return wa_sleep_due(s, cx);
+    /* Counted from the clock read after this poll, not from the tick's
+     * cached time, which a long tick leaves behind. */
+    return wa_sleep_armed(s, wa_timer_arm_in_(cx->rt, &s->timer, s->timer.deadline, cx));
+}
+
+static int wa_sleep_abs_poll(wa_future *f, wa_cx *cx)
+{
+    wa_sleep *s = (wa_sleep *)f;
+    if (s->timer.rt)
+        return wa_sleep_wait(s, cx);
+    if (s->timer.deadline <= wa_now(cx->rt))
+        return wa_sleep_due(s, cx);
+    return wa_sleep_armed(s, wa_timer_arm_(cx->rt, &s->timer, s->timer.deadline, cx));
+}
+
+static int wa_sleep_done_poll(wa_future *f, wa_cx *cx)
+{
+    (void)f;
+    (void)cx;
+    return wa_misuse(WA_EMISUSE, "poll of a finished or freed sleep");
 }
 
 static void wa_sleep_drop(wa_future *f)
 {
     wa_sleep *s = (wa_sleep *)f;
-    if (s->state == WA_SLEEP_ARMED)
+    if (s->timer.rt)
         wa_timer_disarm_(&s->timer);
-    s->state = WA_SLEEP_DONE;
+    wa_sleep_end(s);
 }
 
-static const wa_future_vt wa_sleep_vt = {wa_sleep_poll, wa_sleep_drop, "sleep"};
+static const wa_future_vt wa_sleep_rel_vt = {wa_sleep_rel_poll, wa_sleep_drop, "sleep"};
+static const wa_future_vt wa_sleep_abs_vt = {wa_sleep_abs_poll, wa_sleep_drop, "sleep"};
+static const wa_future_vt wa_sleep_done_vt = {wa_sleep_done_poll, NULL, "sleep"};
 
-static wa_future *wa_sleep_setup(wa_sleep *s, uint64_t arg, int state)
+static wa_future *wa_sleep_setup(wa_sleep *s, uint64_t arg, const wa_future_vt *vt)
 {
-    s->fut.vt = &wa_sleep_vt;
+    s->fut.vt = vt;
+    s->timer.deadline = arg;
+    s->timer.rt = NULL;
     s->timer.slot = 0;
     s->timer.waker = (wa_waker){NULL, NULL};
-    s->arg = arg;
-    s->state = state;
     return &s->fut;
 }
 
-wa_future *wa_sleep_init(wa_sleep *s, uint64_t ns) { return wa_sleep_setup(s, ns, WA_SLEEP_REL); }
+wa_future *wa_sleep_init(wa_sleep *s, uint64_t ns) { return wa_sleep_setup(s, ns, &wa_sleep_rel_vt); }
 
 wa_future *wa_sleep_until_init(wa_sleep *s, uint64_t deadline)
 {
-    return wa_sleep_setup(s, deadline, WA_SLEEP_ABS);
+    return wa_sleep_setup(s, deadline, &wa_sleep_abs_vt);
 }
 
 /* timeout */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy.h"
 #include "task.h"
 
 static inline uint32_t wa_task_state(const wa_task *t) { return wa_word_load(t) & WA_STATE_MASK; }
@@ -71,7 +72,7 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
     t->joiner = NULL;
     wa_word_store(t, WA_REF_ONE); /* alive */
     t->id = (uint32_t)++rt->spawned;
-    t->size = (uint32_t)total;
+    t->cls = (uint32_t)wa_slab_class_(total);
     if (scope) {
         wa_list_push_(&scope->children, t);
         scope->live++;
@@ -98,18 +99,23 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
 
 /* A spawn from a thread that is not rt's: a many-threads runtime takes it
  * (its spawns are checked there), a local one reports it. */
-static __attribute__((noinline)) int wa_spawn_foreign(wa_rt *rt, wa_scope *scope, const wa_future *fut,
-                                                      size_t size, wa_join *join)
+static int wa_spawn_checked(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
+
+static __attribute__((noinline)) int wa_spawn_foreign(wa_rt *rt, const wa_future *fut, size_t size,
+                                                      wa_join *join, wa_scope *scope)
 {
     if (WA_MT && rt->mt)
-        return wa_task_spawn_(rt, scope, fut, size, join);
+        return wa_spawn_checked(rt, fut, size, join, scope);
     return wa_misuse_in_(WA_EMISUSE, "wa_spawn", "called from a thread that is not the runtime's");
 }
 
 /* The largest future a task holds (its size is kept in 32 bits). */
 #define WA_TASK_MAX_FUTURE (UINT32_MAX / 2)
 
-int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size, wa_join *join)
+/* The general path of a spawn: every check, any size, a many-threads
+ * runtime's. */
+static __attribute__((noinline)) int wa_spawn_checked(wa_rt *rt, const wa_future *fut, size_t size,
+                                                      wa_join *join, wa_scope *scope)
 {
     if (!rt || !fut)
         return wa_misuse_in_(WA_EINVAL, "wa_spawn", !rt ? "no runtime (NULL)" : "no future (NULL)");
@@ -126,9 +132,9 @@ int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size
     }
 #endif
     if (WA_CHECK_THREAD_ && rt->owner != wa_thread_self_())
-        return wa_spawn_foreign(rt, scope, fut, size, join);
+        return wa_spawn_foreign(rt, fut, size, join, scope);
     size_t total = sizeof(wa_task) + size;
-    wa_task *t = wa_slab_alloc(rt->slab, total);
+    wa_task *t = wa_slab_alloc(&rt->slab, total);
     if (!t)
         return WA_ENOMEM;
     memcpy(wa_task_future(t), fut, size);
@@ -211,17 +217,25 @@ void wa_cancel_claim(wa_cx *cx)
 
 /* Join handles. */
 
+/* The poll of a handle whose task has not finished, or was dropped: kept
+ * out of line, so that the poll of a finished one needs no stack frame. */
+static __attribute__((noinline)) int wa_join_wait(wa_join *j, wa_cx *cx)
+{
+    wa_task *t = j->task;
+    if (!t)
+        return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
+    wa_waker_store(&j->waker, cx);
+    t->joiner = j;
+    return WA_PENDING;
+}
+
 static int wa_join_poll(wa_future *f, wa_cx *cx)
 {
     wa_join *j = (wa_join *)f;
     wa_task *t = j->task;
-    if (!t)
-        return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
-    if (wa_word_load(t) & WA_T_DONE)
+    if (t && (wa_word_load(t) & WA_T_DONE))
         return t->status;
-    wa_waker_store(&j->waker, cx);
-    t->joiner = j;
-    return WA_PENDING;
+    return wa_join_wait(j, cx);
 }
 
 /* Releases a local task's handle j (j->task set). */
@@ -251,35 +265,35 @@ static const wa_future_vt wa_join_vt = {wa_join_poll, wa_join_drop_vt, "join"};
 
 /* The common case, a future of up to 8 words from a warm slab, copies and
  * links without a call; anything else takes the general path. */
-int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
+static inline __attribute__((always_inline)) int wa_spawn_in(wa_rt *rt, const wa_future *fut, size_t size,
+                                                             wa_join *join, wa_scope *scope)
 {
-    typedef uintptr_t word;
     size_t total = sizeof(wa_task) + size;
     wa_task *t;
     /* (size - 1 wraps for 0, so odd sizes, 0 and NULLs all go the checked way) */
-    if (size % sizeof(word) || size - 1 >= 8 * sizeof(word) || !rt || !fut)
-        return wa_task_spawn_(rt, NULL, fut, size, join);
+    if (size % sizeof(uintptr_t) || size - 1 >= 8 * sizeof(uintptr_t) || !rt || !fut)
+        return wa_spawn_checked(rt, fut, size, join, scope);
     if (WA_CHECK_THREAD_ && rt->owner != wa_thread_self_())
-        return wa_spawn_foreign(rt, NULL, fut, size, join);
+        return wa_spawn_foreign(rt, fut, size, join, scope);
     /* (a many-threads runtime's slab is always empty: its spawns go the
      * checked way, to mt.c) */
-    if (!(t = wa_slab_try_alloc(rt->slab, total)))
-        return wa_task_spawn_(rt, NULL, fut, size, join);
-    word *d = (word *)wa_task_future(t);
-    const word *src = (const word *)fut;
-    switch (size / sizeof(word)) {
-    case 8: d[7] = src[7]; /* fallthrough */
-    case 7: d[6] = src[6]; /* fallthrough */
-    case 6: d[5] = src[5]; /* fallthrough */
-    case 5: d[4] = src[4]; /* fallthrough */
-    case 4: d[3] = src[3]; /* fallthrough */
-    case 3: d[2] = src[2]; /* fallthrough */
-    case 2: d[1] = src[1]; /* fallthrough */
-    case 1: d[0] = src[0]; /* fallthrough */
-    default: break;
-    }
-    wa_task_init(rt, NULL, t, total, join);
+    _Static_assert(sizeof(wa_task) + 8 * sizeof(uintptr_t) <= WA_SLAB_MAX, "a small task is a slab's");
+    if (!(t = wa_slab_try_alloc_small(&rt->slab, total)))
+        return wa_spawn_checked(rt, fut, size, join, scope);
+    wa_memcpy_8_64_(wa_task_future(t), fut, size);
+    wa_task_init(rt, scope, t, total, join);
     return 0;
+}
+
+/* (The argument order is the checked path's, which gets them as they are.) */
+int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
+{
+    return wa_spawn_in(rt, fut, size, join, NULL);
+}
+
+int wa_task_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
+{
+    return wa_spawn_in(rt, fut, size, join, scope);
 }
 
 /* (atomic: a many-threads task finishes on a worker) */

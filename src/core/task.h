@@ -32,7 +32,7 @@ struct wa_task {
     uint32_t word;               /* state bits | scopes owned | refs */
     int status;
     uint32_t id;
-    uint32_t size;               /* of the allocation, for the slab */
+    uint32_t cls;                /* the allocation's slab class (wa_slab_class_); unused by mt.c, which mallocs */
 } __attribute__((aligned(16)));
 
 /* State and reference count share one word, so that the multi-threaded
@@ -103,6 +103,7 @@ static inline void wa_list_push_(wa_task **head, wa_task *t)
     *head = t;
 }
 
+/* (t's own links are left as they were: nothing reads them until a push) */
 static inline void wa_list_remove_(wa_task **head, wa_task *t)
 {
     if (t->lprev)
@@ -111,7 +112,6 @@ static inline void wa_list_remove_(wa_task **head, wa_task *t)
         *head = t->lnext;
     if (t->lnext)
         t->lnext->lprev = t->lprev;
-    t->lprev = t->lnext = NULL;
 }
 
 /* Scope flags beside the public WA_SCOPE_FAIL_FAST. A scope's children are
@@ -122,8 +122,9 @@ enum { WA_SCOPE_CANCELLING = 1u << 8, WA_SCOPE_RETURNED = 1u << 9 };
 /* task.c */
 /* The waker of a task: each clone holds a reference. */
 extern const wa_waker_vt wa_task_waker_vt_;
-int wa_task_spawn_(wa_rt *rt, wa_scope *scope, const wa_future *fut, size_t size,
-                   wa_join *join);
+/* wa_spawn of a task owned by scope (wa_scope_spawn's, after its own
+ * checks), or by rt with scope NULL. */
+int wa_task_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
 void wa_task_abort_(wa_task *t);
 void wa_task_cancel_(wa_task *t);
 void wa_task_unref_(wa_task *t);
@@ -162,7 +163,7 @@ void wa_mt_signal_task_(wa_task *t, uint32_t bit);
 static inline void wa_task_unref_n(wa_task *t, uint32_t n)
 {
     if (wa_word_sub(t, n * WA_REF_ONE) < WA_REF_ONE)
-        wa_slab_free(t->rt->slab, t, t->size);
+        wa_slab_free(&t->rt->slab, t, t->cls);
 }
 
 /* The task finished (status rc) or was hard-dropped (WA_ECANCELED). The

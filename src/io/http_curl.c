@@ -195,6 +195,7 @@ typedef struct wa_curl_driver {
     wa_future fut;
     wa_curl *c;
     int sleeping;
+    uint64_t until; /* the sleep's deadline */
     wa_sleep sleep;
 } wa_curl_driver;
 
@@ -242,9 +243,9 @@ again:
             wa_curl_act(c, CURL_SOCKET_TIMEOUT, 0);
             goto again;
         }
-        if (!d->sleeping || d->sleep.arg != c->deadline) {
+        if (!d->sleeping || d->until != c->deadline) {
             wa_drop_held(&d->sleep.fut, &d->sleeping);
-            wa_sleep_until_init(&d->sleep, c->deadline);
+            wa_sleep_until_init(&d->sleep, d->until = c->deadline);
             d->sleeping = 1;
         }
         if (wa_poll_held(&d->sleep.fut, &d->sleeping, cx) != WA_PENDING)
@@ -307,7 +308,7 @@ static int wa_curl_of(wa_rt *rt, wa_curl **out)
         wa_rt_ext_add_(rt, &c->ext);
     }
     if (!c->driving) {
-        wa_curl_driver d = {{&wa_curl_driver_vt}, c, 0, {0}};
+        wa_curl_driver d = {{&wa_curl_driver_vt}, c, 0, 0, {0}};
         int rc = wa_spawn_of(rt, &d, NULL);
         if (rc < 0)
             return rc;
