@@ -35,27 +35,6 @@ typedef struct wa_pool_thread {
 /* A wa_blocking's state. */
 enum { WA_B_NEW, WA_B_QUEUED, WA_B_READY, WA_B_FAILED };
 
-#define WA_POOL_MAX 16
-#define WA_POOL_KEEP_ALIVE WA_SEC(10)
-
-void wa_pool_init_(wa_pool *p)
-{
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(&p->work, &a);
-    pthread_condattr_destroy(&a);
-    pthread_cond_init(&p->gone, NULL);
-    p->max = WA_POOL_MAX;
-    p->keep_alive = WA_POOL_KEEP_ALIVE;
-}
-
-void wa_pool_destroy_(wa_pool *p)
-{
-    pthread_cond_destroy(&p->work);
-    pthread_cond_destroy(&p->gone);
-}
-
 /* Under the lock: joins the threads that exited (the lock dropped
  * meanwhile: each has only its return left). */
 static void wa_pool_reap(wa_remote *h)
@@ -114,8 +93,8 @@ static void *wa_pool_main(void *arg)
         pthread_mutex_unlock(&h->lock);
         void *result = j->fn(j->arg);
         pthread_mutex_lock(&h->lock);
-        __atomic_sub_fetch(&p->jobs, 1, __ATOMIC_ACQ_REL);
         if (j->state == WA_JOB_DETACHED) {
+            __atomic_sub_fetch(&p->jobs, 1, __ATOMIC_ACQ_REL);
             wa_xt_kick_(h); /* maybe the last job a wait was kept for */
             pthread_mutex_unlock(&h->lock);
             if (j->release)
@@ -126,12 +105,10 @@ static void *wa_pool_main(void *arg)
         }
         j->state = WA_JOB_DONE;
         j->result = result;
-        wa_waker w = wa_xt_fire_(h, &j->wake);
-        if (w.vt) { /* many threads: woken here, the lock released */
-            pthread_mutex_unlock(&h->lock);
-            wa_waker_wake(&w);
-            pthread_mutex_lock(&h->lock);
-        }
+        wa_xt_fire_(h, &j->wake);
+        /* (after the wake is posted: a runtime that sees no job in flight
+         * sees the post, wa_xt_busy_) */
+        __atomic_sub_fetch(&p->jobs, 1, __ATOMIC_ACQ_REL);
     }
     p->threads--;
     self->next = p->exited;
@@ -173,8 +150,11 @@ static int wa_pool_queue(wa_remote *h, wa_job *j)
     return 0;
 }
 
-void wa_pool_stop_(wa_remote *h)
+void wa_pool_stop_(wa_rt *rt)
 {
+    wa_remote *h = rt->xt;
+    if (!h)
+        return;
     pthread_mutex_lock(&h->lock);
     h->pool.stopping = 1;
     pthread_cond_broadcast(&h->pool.work);

@@ -108,7 +108,8 @@ void wa_rt_free(wa_rt *rt)
         wa_task_unref_(t);
     }
 #if WA_MT
-    wa_xt_close_(rt); /* after the tasks: their blocking jobs are cancelled or detached */
+    wa_pool_stop_(rt); /* after the tasks: their blocking jobs are cancelled or detached */
+    wa_xt_close_(rt);
 #endif
     while (rt->exts) {
         wa_rt_ext *e = rt->exts;
@@ -228,7 +229,7 @@ int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
 static bool wa_rt_stuck(wa_rt *rt, uint64_t deadline)
 {
 #if WA_MT
-    if (rt->xt && wa_xt_busy_(rt))
+    if (wa_xt_busy_(rt))
         return false;
 #endif
     return deadline == WA_NEVER && rt->backend->sources == 0;

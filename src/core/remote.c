@@ -6,24 +6,30 @@
  * runtime takes spawns and wakes at once: its spawn and wakers are
  * thread-safe already. One lock guards it all; the blocking pool
  * (blocking.c) shares it. */
+#define _GNU_SOURCE
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "remote.h"
 #include "task.h"
 
-static const wa_waker wa_no_waker = {NULL, NULL};
-
 /* The state's life. */
+
+static void wa_xt_free(wa_remote *h)
+{
+    pthread_cond_destroy(&h->pool.work);
+    pthread_cond_destroy(&h->pool.gone);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}
 
 static void wa_xt_unref(wa_remote *h)
 {
-    if (__atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-        wa_pool_destroy_(&h->pool);
-        pthread_mutex_destroy(&h->lock);
-        free(h);
-    }
+    if (__atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        wa_xt_free(h);
 }
 
 wa_remote *wa_xt_get_(wa_rt *rt, const char *call, int *err)
@@ -50,7 +56,14 @@ wa_remote *wa_xt_get_(wa_rt *rt, const char *call, int *err)
         return NULL;
     }
     pthread_mutex_init(&h->lock, NULL);
-    wa_pool_init_(&h->pool);
+    pthread_condattr_t a; /* idle pool threads time out on the monotonic clock */
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&h->pool.work, &a);
+    pthread_condattr_destroy(&a);
+    pthread_cond_init(&h->pool.gone, NULL);
+    h->pool.max = WA_POOL_MAX;
+    h->pool.keep_alive = WA_POOL_KEEP_ALIVE;
     h->refs = 1; /* the runtime's */
     h->rt = rt;
     h->backend = rt->mt ? NULL : rt->backend;
@@ -66,7 +79,8 @@ wa_remote *wa_xt_get_(wa_rt *rt, const char *call, int *err)
 bool wa_xt_busy_(wa_rt *rt)
 {
     wa_remote *h = rt->xt;
-    return h && (__atomic_load_n(&h->refs, __ATOMIC_ACQUIRE) > 1 || __atomic_load_n(&h->pool.jobs, __ATOMIC_ACQUIRE));
+    return h && (__atomic_load_n(&h->refs, __ATOMIC_ACQUIRE) > 1 || __atomic_load_n(&h->pool.jobs, __ATOMIC_ACQUIRE) ||
+                 __atomic_load_n(&h->posted, __ATOMIC_ACQUIRE));
 }
 
 void wa_xt_refuse_(wa_rt *rt)
@@ -95,12 +109,11 @@ void wa_xt_kick_(wa_remote *h)
         h->backend->vt->notify(h->backend);
 }
 
-wa_waker wa_xt_fire_(wa_remote *h, wa_xwake *x)
+void wa_xt_fire_(wa_remote *h, wa_xwake *x)
 {
     if (!h->backend) { /* many threads: its wakers are thread-safe */
-        wa_waker w = x->waker;
-        x->waker = wa_no_waker;
-        return w;
+        wa_waker_wake(&x->waker);
+        return;
     }
     if (x->waker.vt && !x->listed) { /* (no waker: the next poll sees the state) */
         x->prev = NULL;
@@ -111,7 +124,6 @@ wa_waker wa_xt_fire_(wa_remote *h, wa_xwake *x)
         x->listed = 1;
         wa_xt_post(h);
     }
-    return wa_no_waker;
 }
 
 void wa_xt_forget_(wa_remote *h, wa_xwake *x)
@@ -225,7 +237,7 @@ void wa_xt_drain_(wa_rt *rt)
         return;
     pthread_mutex_lock(&h->lock);
     __atomic_store_n(&h->posted, 0, __ATOMIC_RELAXED);
-    /* (a local task's wake only queues it: nothing runs under the lock) */
+    /* (a task's wake only queues it: nothing runs under the lock) */
     for (wa_xwake *x = h->fired, *next; x; x = next) {
         next = x->next;
         x->listed = 0;
@@ -247,7 +259,6 @@ void wa_xt_close_(wa_rt *rt)
     wa_remote *h = rt->xt;
     if (!h)
         return;
-    wa_pool_stop_(h);
     pthread_mutex_lock(&h->lock);
     h->rt = NULL;
     wa_xspawn *s = h->spawns;
@@ -283,12 +294,13 @@ void wa_remote_drop(wa_remote *r)
 {
     if (!r)
         return;
-    if (__atomic_load_n(&r->refs, __ATOMIC_ACQUIRE) == 2) { /* maybe the last hold: the runtime looks again */
-        pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&r->lock); /* (the runtime's reference keeps it meanwhile, or this one) */
+    uint32_t left = __atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL);
+    if (left == 1) /* maybe the last hold: the runtime looks again */
         wa_xt_kick_(r);
-        pthread_mutex_unlock(&r->lock);
-    }
-    wa_xt_unref(r);
+    pthread_mutex_unlock(&r->lock);
+    if (left == 0)
+        wa_xt_free(r);
 }
 
 /* The largest future a remote spawn takes (a task's size is 32 bits). */
@@ -431,13 +443,11 @@ int wa_event_set(wa_event *e)
     wa_remote *h = e->hub;
     pthread_mutex_lock(&h->lock);
     int rc = h->rt ? 0 : WA_ECLOSED;
-    wa_waker w = wa_no_waker;
     if (rc == 0) {
         e->set = 1;
-        w = wa_xt_fire_(h, &e->wake);
+        wa_xt_fire_(h, &e->wake);
     }
     pthread_mutex_unlock(&h->lock);
-    wa_waker_wake(&w);
     return rc;
 }
 

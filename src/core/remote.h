@@ -20,7 +20,10 @@ typedef struct wa_xwake {
     wa_waker waker;
 } wa_xwake;
 
-/* The blocking pool (blocking.c), guarded by the hub's lock. */
+/* The blocking pool (blocking.c), guarded by the hub's lock; made and
+ * freed with it, by default with this bound and keep-alive. */
+#define WA_POOL_MAX 16
+#define WA_POOL_KEEP_ALIVE WA_SEC(10)
 typedef struct wa_pool {
     struct wa_job *head, *tail;    /* queued jobs */
     struct wa_pool_thread *exited; /* threads that exited, to join */
@@ -50,9 +53,10 @@ struct wa_remote {
  * the first call; NULL with *err set (call names a misuse). Borrowed. */
 wa_remote *wa_xt_get_(wa_rt *rt, const char *call, int *err);
 
-/* Under h's lock: x fires. Returns the waker to wake once the lock is
- * released (many threads), or none (posted to the local inbox). */
-wa_waker wa_xt_fire_(wa_remote *h, wa_xwake *x);
+/* Under h's lock: x fires: its waker is woken at once (many threads), or
+ * posted to the local inbox. Under the lock, so that a drop of x's future
+ * (which takes it) leaves no wake in flight after the runtime is gone. */
+void wa_xt_fire_(wa_remote *h, wa_xwake *x);
 
 /* Under h's lock: x leaves the inbox and drops its waker. */
 void wa_xt_forget_(wa_remote *h, wa_xwake *x);
@@ -61,10 +65,5 @@ void wa_xt_forget_(wa_remote *h, wa_xwake *x);
  * whether another thread may still wake it (wa_xt_busy_). */
 void wa_xt_kick_(wa_remote *h);
 
-/* blocking.c: initialises and frees the pool's parts (with the hub); stops
- * the pool, joining its threads (the lock not held). */
-void wa_pool_init_(wa_pool *p);
-void wa_pool_destroy_(wa_pool *p);
-void wa_pool_stop_(wa_remote *h);
 
 #endif

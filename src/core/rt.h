@@ -133,8 +133,11 @@ void wa_xt_drain_(wa_rt *rt);
 bool wa_xt_busy_(wa_rt *rt);
 /* Shutdown began: remote spawns and new blocking jobs are refused. */
 void wa_xt_refuse_(wa_rt *rt);
-/* Every task is gone: joins the blocking pool, then closes the state
- * (what other threads still hold says WA_ECLOSED) and drops rt's hold. */
+/* blocking.c: every task is gone: joins the pool's threads (so detached
+ * functions have returned and been released). */
+void wa_pool_stop_(wa_rt *rt);
+/* Then closes the state (what other threads still hold says WA_ECLOSED)
+ * and drops rt's hold on it. */
 void wa_xt_close_(wa_rt *rt);
 #endif
 
