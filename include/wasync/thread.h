@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* The calls below, on a host that has no threads. */
-#if defined(WASYNC_HOST_NATIVE)
+#if defined(WASYNC_HOST_NATIVE) && defined(__linux__)
 #define WA_THREAD_
 #else
 #define WA_THREAD_ WA_UNAVAILABLE_("wasync: no threads on the " WASYNC_HOST " host (thread.h is native Linux's)")
