@@ -37,7 +37,7 @@ WA_ASYNC(job, t, cx)
 }
 
 typedef struct client {
-    wa_remote *r;
+    wa_remote *r;   /* the thread's references */
     wa_event *done;
     int rc;
 } client;
@@ -59,6 +59,8 @@ static void *client_main(void *arg)
             printf("sum to %llu = %llu\n", (unsigned long long)n, (unsigned long long)sum);
     }
     wa_event_set(c->done);
+    wa_event_drop(c->done);
+    wa_remote_drop(c->r);
     return NULL;
 }
 
@@ -68,22 +70,33 @@ int main(void)
     if (wa_rt_new(&rt) < 0)
         return 1;
     client c = {NULL, NULL, 0};
+    wa_event *done = NULL;
     pthread_t th;
+    int started = 0;
     int rc = wa_remote_new(rt, &c.r);
     if (rc == 0)
-        rc = wa_event_new(rt, &c.done);
-    if (rc == 0 && pthread_create(&th, NULL, client_main, &c) != 0)
-        rc = WA_ENOMEM;
+        rc = wa_event_new(rt, &done);
+    if (rc == 0) {
+        c.done = wa_event_clone(done);
+        started = pthread_create(&th, NULL, client_main, &c) == 0;
+        rc = started ? 0 : WA_ENOMEM;
+    }
     if (rc == 0) {
         wa_event_wait w;
-        rc = wa_block_on(rt, wa_event_wait_init(&w, c.done));
+        rc = wa_block_on(rt, wa_event_wait_init(&w, done));
+    }
+    wa_event_drop(done);
+    /* Before the thread is joined: if block_on failed, a job it waits for
+     * may never have run, and ends its join with WA_ECANCELED here. */
+    int down = wa_rt_shutdown(rt, WA_SEC(1));
+    if (started) {
         pthread_join(th, NULL);
         if (rc == 0)
             rc = c.rc;
+    } else {
+        wa_event_drop(c.done);
+        wa_remote_drop(c.r);
     }
-    wa_event_drop(c.done);
-    wa_remote_drop(c.r);
-    int down = wa_rt_shutdown(rt, WA_SEC(1)); /* nothing is left: 0 */
     if (rc < 0 || down < 0) {
         fprintf(stderr, "offload: %s\n", wa_strerror(rc < 0 ? rc : down));
         return 1;

@@ -123,6 +123,9 @@ static void remote_spawns_on(unsigned workers)
     wa_event_wait w;
     int rc = wa_block_on(rt, wa_event_wait_init(&w, y.done));
     CHECK_EQ(rc, 0);
+    /* Freed first: a thread waiting for a task that never ran (block_on
+     * failed) learns so from it. */
+    wa_rt_free(rt);
     long joined = 0;
     for (int i = 0; i < THREADS; i++) {
         pthread_join(th[i], NULL);
@@ -136,7 +139,6 @@ static void remote_spawns_on(unsigned workers)
     CHECK_EQ(y.failed, 0);
 #endif
     wa_event_drop(y.done);
-    wa_rt_free(rt);
 }
 
 static void test_remote_spawns(void)
