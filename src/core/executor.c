@@ -248,8 +248,9 @@ static void wa_rt_cancel_all(wa_rt *rt)
 /* Drives rt until root finishes (or, with root NULL, until no task is
  * left). With stop (a shutdown's deadline), each round first cancels every
  * task, and the drive ends at *stop. Returns 0, WA_EDEADLK or (stop)
- * WA_ETIMEDOUT. */
-static int wa_rt_drive(wa_rt *rt, const wa_join *root, const uint64_t *stop)
+ * WA_ETIMEDOUT. Inlined, so that block_on's and run's loops, whose stop is
+ * NULL, have none of the shutdown's tests. */
+static inline __attribute__((always_inline)) int wa_rt_drive(wa_rt *rt, const wa_join *root, const uint64_t *stop)
 {
     for (unsigned n = 1;; n++) {
         if (stop)
