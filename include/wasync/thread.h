@@ -89,9 +89,10 @@ WA_THREAD_ void wa_event_drop(wa_event *e);
  * WA_ECLOSED once its runtime is gone. */
 WA_THREAD_ int wa_event_set(wa_event *e);
 
-/* The future of the next set of an event: ready (0) at once if e was set
- * since the last wait completed, which the wait then clears; WA_ECLOSED
- * once its runtime is closing. It holds a reference to e while pending. */
+/* The future of the next set of an event, awaited by a task of e's
+ * runtime: ready (0) at once if e was set since the last wait completed,
+ * which the wait then clears; WA_EBUSY while another wait holds e. It
+ * holds a reference to e while pending. */
 typedef struct wa_event_wait {
     wa_future fut;
     wa_event *ev;
