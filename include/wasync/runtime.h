@@ -3,9 +3,10 @@
  *
  * A runtime owns a FIFO run queue of tasks, a timer queue and a backend
  * (the reactor of one host). It is single-threaded: call it from the thread
- * that created it. Hosts that can block drive it with wa_block_on (a loop of
- * wa_rt_tick and a backend wait); hosts that own the event loop (JS, WASI
- * 0.3) call wa_rt_tick from their loop.
+ * that created it (other threads reach it through wasync/thread.h). Hosts
+ * that can block drive it with wa_block_on (a loop of wa_rt_tick and a
+ * backend wait); hosts that own the event loop (JS, WASI 0.3) call
+ * wa_rt_tick from their loop.
  */
 #ifndef WASYNC_RUNTIME_H
 #define WASYNC_RUNTIME_H

@@ -39,7 +39,7 @@ typedef struct wa_remote_join wa_remote_join;
  * thread (epoll; not the sim: WA_ENOSYS). While any remote or event of rt
  * is held, wa_block_on and wa_rt_run wait for it instead of reporting a
  * deadlock. Returns 0, WA_EINVAL, WA_EMISUSE (another thread's local
- * runtime), WA_ENOSYS, WA_ENOMEM or WA_ECLOSED. */
+ * runtime), WA_ENOSYS or WA_ENOMEM. */
 WA_THREAD_ int wa_remote_new(wa_rt *rt, wa_remote **out);
 
 /* Returns r with one more reference (any thread), for another holder. */
@@ -76,7 +76,7 @@ WA_THREAD_ void wa_remote_join_drop(wa_remote_join *j);
 typedef struct wa_event wa_event;
 
 /* Returns in *out a new event of rt (rt as wa_remote_new). Returns 0,
- * WA_EINVAL, WA_EMISUSE, WA_ENOSYS, WA_ENOMEM or WA_ECLOSED. */
+ * WA_EINVAL, WA_EMISUSE, WA_ENOSYS or WA_ENOMEM. */
 WA_THREAD_ int wa_event_new(wa_rt *rt, wa_event **out);
 
 /* Returns e with one more reference (any thread). */
@@ -134,8 +134,8 @@ WA_THREAD_ wa_future *wa_blocking_init(wa_blocking *b, wa_blocking_fn fn, void *
 /* Sizes rt's blocking pool: at most max_threads threads (1 to 1024; 16 by
  * default) run blocking functions at once, the others queue; a thread
  * idle for keep_alive ns (10 s by default) exits. Threads start when jobs
- * need them. Returns 0, WA_EINVAL, WA_EMISUSE, WA_ENOSYS, WA_ENOMEM or
- * WA_ECLOSED. */
+ * need them. rt as wa_remote_new. Returns 0, WA_EINVAL, WA_EMISUSE,
+ * WA_ENOSYS or WA_ENOMEM. */
 WA_THREAD_ int wa_rt_set_blocking(wa_rt *rt, unsigned max_threads, uint64_t keep_alive);
 
 #ifdef __cplusplus

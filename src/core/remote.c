@@ -26,9 +26,16 @@ static void wa_xt_free(wa_remote *h)
     free(h);
 }
 
+/* Drops a reference to h, under its lock: whoever takes the last one frees
+ * h once no other thread is left inside the lock. */
 static void wa_xt_unref(wa_remote *h)
 {
-    if (__atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) == 0)
+    pthread_mutex_lock(&h->lock);
+    uint32_t left = __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL);
+    if (left == 1) /* maybe the last hold: the runtime looks again */
+        wa_xt_kick_(h);
+    pthread_mutex_unlock(&h->lock);
+    if (left == 0)
         wa_xt_free(h);
 }
 
@@ -159,7 +166,7 @@ struct wa_remote_join {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     uint32_t refs;   /* atomic: the task's and the holder's */
-    int status;      /* WA_PENDING until settled */
+    int status;      /* WA_PENDING until settled (under the lock) */
     uintptr_t owner; /* a local runtime's thread, where waiting never ends */
 };
 
@@ -177,7 +184,7 @@ static void wa_rjoin_settle(wa_remote_join *j, int rc)
 {
     pthread_mutex_lock(&j->lock);
     if (j->status == WA_PENDING) {
-        j->status = rc;
+        __atomic_store_n(&j->status, rc, __ATOMIC_RELEASE); /* (wa_remote_join_status reads it unlocked) */
         pthread_cond_broadcast(&j->cond);
     }
     pthread_mutex_unlock(&j->lock);
@@ -292,15 +299,8 @@ wa_remote *wa_remote_clone(wa_remote *r)
 
 void wa_remote_drop(wa_remote *r)
 {
-    if (!r)
-        return;
-    pthread_mutex_lock(&r->lock); /* (the runtime's reference keeps it meanwhile, or this one) */
-    uint32_t left = __atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL);
-    if (left == 1) /* maybe the last hold: the runtime looks again */
-        wa_xt_kick_(r);
-    pthread_mutex_unlock(&r->lock);
-    if (left == 0)
-        wa_xt_free(r);
+    if (r)
+        wa_xt_unref(r);
 }
 
 /* The largest future a remote spawn takes (a task's size is 32 bits). */
@@ -380,10 +380,7 @@ int wa_remote_join_status(const wa_remote_join *j)
 {
     if (!j)
         return wa_misuse_in_(WA_EINVAL, "wa_remote_join_status", "no handle (NULL)");
-    pthread_mutex_lock((pthread_mutex_t *)&j->lock);
-    int rc = j->status;
-    pthread_mutex_unlock((pthread_mutex_t *)&j->lock);
-    return rc;
+    return __atomic_load_n(&j->status, __ATOMIC_ACQUIRE);
 }
 
 void wa_remote_join_drop(wa_remote_join *j)
