@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <time.h>
 
 #include "remote.h"
