@@ -19,6 +19,7 @@
 #include "wasync/channel.h"
 #include "wasync/stream.h"
 #include "wasync/backend.h"
+#include "wasync/thread.h"
 #if defined(WASYNC_HOST_NATIVE) || defined(WASYNC_HOST_WASIP2)
 #include "wasync/net.h"
 #endif

@@ -380,6 +380,38 @@ static void test_scope_dropped_by_child(void)
     wa_misuse_set_hook(NULL);
 }
 
+/* How many times m is in the trail. */
+static int trail_count(char m)
+{
+    int n = 0;
+    for (const char *c = trail; *c; c++)
+        n += *c == m;
+    return n;
+}
+
+/* wa_rt_shutdown cancels every task, a scope's children too, and runs
+ * their cleanups (2 ms each); a timeout shorter than that cuts them short:
+ * the tasks are hard-dropped and the call says WA_ETIMEDOUT. */
+static void test_shutdown_runs_cleanups(void)
+{
+    for (int cut = 0; cut < 2; cut++) {
+        wa_rt *rt = check_sim_rt(0);
+        REQUIRE(rt);
+        trail[0] = 0;
+        parent p = {.flags = WA_SCOPE_FAIL_FAST, .ms = {100, 100, 100}};
+        wa_coro_init(&p.wa, &parent_vt);
+        child c = {.ms = 100, .name = 'd'};
+        wa_coro_init(&c.wa, &child_vt);
+        REQUIRE_OR(wa_spawn_of(rt, &p, NULL) == 0 && wa_spawn_of(rt, &c, NULL) == 0, wa_rt_free(rt));
+        wa_rt_tick(rt, NULL); /* the parent spawns its children... */
+        wa_rt_tick(rt, NULL); /* ...which start */
+        CHECK_EQ(wa_rt_shutdown(rt, cut ? WA_MS(1) : WA_SEC(1)), cut ? WA_ETIMEDOUT : 0);
+        CHECK_EQ(trail_count('c'), 4);
+        CHECK_EQ(trail_count('C'), cut ? 0 : 4);
+        CHECK_EQ(trail_count('x'), 4);
+    }
+}
+
 int main(void)
 {
     RUN(test_scope_waits_for_all);
@@ -394,5 +426,6 @@ int main(void)
     RUN(test_scope_cancel_status);
     RUN(test_abort_drops_live_scope_silently);
     RUN(test_scope_dropped_by_child);
+    RUN(test_shutdown_runs_cleanups);
     return check_finish();
 }

@@ -2,8 +2,8 @@
 /* A call that the host of wasync/config.h cannot have is refused when it
  * is compiled, with a message naming the host: tests/CMakeLists.txt
  * compiles this against each host's config.h (-DWA_TEST_HTTP: the HTTP
- * client's call, else TCP's) and checks the message, or that it compiles
- * where the host has the call. */
+ * client's call, -DWA_TEST_THREAD: a remote's, else TCP's) and checks the
+ * message, or that it compiles where the host has the call. */
 #include "wasync.h"
 #include "wasync/http.h"
 #include "wasync/net.h"
@@ -11,9 +11,14 @@
 wa_future *call(wa_rt *rt, wa_tcp_op *op, wa_http_fetch *f);
 wa_future *call(wa_rt *rt, wa_tcp_op *op, wa_http_fetch *f)
 {
-#ifdef WA_TEST_HTTP
+#if defined(WA_TEST_HTTP)
     (void)rt, (void)op;
     return wa_http_fetch_init(f, NULL, 0);
+#elif defined(WA_TEST_THREAD)
+    (void)op, (void)f;
+    wa_remote *r;
+    (void)wa_remote_new(rt, &r);
+    return NULL;
 #else
     (void)f;
     return wa_tcp_listen_init(op, rt, "127.0.0.1", 0);

@@ -3,9 +3,10 @@
  *
  * A runtime owns a FIFO run queue of tasks, a timer queue and a backend
  * (the reactor of one host). It is single-threaded: call it from the thread
- * that created it. Hosts that can block drive it with wa_block_on (a loop of
- * wa_rt_tick and a backend wait); hosts that own the event loop (JS, WASI
- * 0.3) call wa_rt_tick from their loop.
+ * that created it (other threads reach it through wasync/thread.h). Hosts
+ * that can block drive it with wa_block_on (a loop of wa_rt_tick and a
+ * backend wait); hosts that own the event loop (JS, WASI 0.3) call
+ * wa_rt_tick from their loop.
  */
 #ifndef WASYNC_RUNTIME_H
 #define WASYNC_RUNTIME_H
@@ -39,9 +40,20 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend);
  * I/O are not available on it yet. Returns 0, WA_EINVAL or WA_ENOMEM. */
 int wa_rt_new_mt(wa_rt **out, unsigned workers);
 
-/* Hard-drops every task still alive, then frees rt and its backend. Not
- * from inside a poll (reported as misuse; rt is left alone). */
+/* Hard-drops every task still alive, joins the blocking pool (waiting for
+ * the blocking functions running), closes what other threads hold
+ * (wasync/thread.h), then frees rt and its backend. Not from inside a poll
+ * (reported as misuse; rt is left alone). */
 void wa_rt_free(wa_rt *rt);
+
+/* Ends rt gracefully, then frees it: refuses spawns from other threads,
+ * requests the cancellation of every task (again each round, for tasks
+ * spawned by a cleanup) and runs them, so that they run their cleanups,
+ * until none is left or timeout ns passed; then does what wa_rt_free does
+ * (hard-drops what is left). Where wa_rt_run may be called, from rt's
+ * thread. Returns 0 (every task ended), WA_ETIMEDOUT, WA_EDEADLK (tasks
+ * nothing could wake: reported) or WA_EMISUSE (rt left alone). */
+int wa_rt_shutdown(wa_rt *rt, uint64_t timeout);
 
 /* A join handle: the future of a spawned task's completion; its status is
  * the task's. Awaiting it with WA_AWAIT consumes it (the handle is dropped

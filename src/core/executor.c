@@ -91,6 +91,7 @@ void wa_rt_free(wa_rt *rt)
     if (wa_rt_enter(rt, "wa_rt_free") < 0)
         return; /* freeing it under a running poll would pull the floor away */
 #if WA_MT
+    wa_xt_refuse_(rt); /* other threads spawn no more */
     if (rt->mt)
         wa_mt_free_(rt);
 #endif
@@ -105,6 +106,10 @@ void wa_rt_free(wa_rt *rt)
         rt->head = t->next;
         wa_task_unref_(t);
     }
+#if WA_MT
+    wa_pool_stop_(rt); /* after the tasks: their blocking jobs are cancelled or detached */
+    wa_xt_close_(rt);
+#endif
     while (rt->exts) {
         wa_rt_ext *e = rt->exts;
         rt->exts = e->next;
@@ -213,25 +218,58 @@ int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
     int rc = wa_rt_enter(rt, "wa_rt_tick");
     if (rc == 0 && rt->mt) /* its workers tick it */
         rc = wa_misuse_in_(WA_EMISUSE, "wa_rt_tick", "the runtime has worker threads of its own");
-    return rc < 0 ? rc : wa_rt_round(rt, deadline);
+    if (rc < 0)
+        return rc;
+#if WA_MT
+    if (rt->xt) /* a loop of ticks may never wait */
+        wa_xt_drain_(rt);
+#endif
+    return wa_rt_round(rt, deadline);
+}
+
+/* Nothing can ever wake rt's tasks: no timer (deadline), no source, and no
+ * other thread that may (a remote or an event held, a blocking job). */
+static bool wa_rt_stuck(wa_rt *rt, uint64_t deadline)
+{
+#if WA_MT
+    if (wa_xt_busy_(rt))
+        return false;
+#endif
+    return deadline == WA_NEVER && rt->backend->sources == 0;
+}
+
+/* Requests the cancellation of every task (shutdown; those already asked
+ * are skipped). */
+static void wa_rt_cancel_all(wa_rt *rt)
+{
+    for (wa_task *t = rt->roots; t; t = t->lnext)
+        wa_task_cancel_(t);
+    for (wa_scope *s = rt->scopes; s; s = s->next)
+        wa_scope_cancel_children_(s);
 }
 
 /* Drives rt until root finishes (or, with root NULL, until no task is
- * left). Returns 0, or WA_EDEADLK. */
-static int wa_rt_drive(wa_rt *rt, const wa_join *root)
+ * left). With stop (a shutdown's deadline), each round first cancels every
+ * task, and the drive ends at *stop. Returns 0, WA_EDEADLK or (stop)
+ * WA_ETIMEDOUT. Inlined, so that block_on's and run's loops, whose stop is
+ * NULL, have none of the shutdown's tests. */
+static inline __attribute__((always_inline)) int wa_rt_drive(wa_rt *rt, const wa_join *root, const uint64_t *stop)
 {
-    wa_backend *b = rt->backend;
     for (unsigned n = 1;; n++) {
+        if (stop)
+            wa_rt_cancel_all(rt);
         uint64_t deadline;
         int runnable = wa_rt_round(rt, &deadline);
         if (root ? wa_join_done(root) : rt->live == 0)
             return 0;
-        uint64_t until = deadline;
+        if (stop && wa_now_fresh_(rt) >= *stop)
+            return WA_ETIMEDOUT;
+        uint64_t until = stop && *stop < deadline ? *stop : deadline;
         if (runnable) {
             if (n % WA_IO_EVERY_TICKS)
                 continue;
             until = 0;
-        } else if (deadline == WA_NEVER && b->sources == 0) {
+        } else if (wa_rt_stuck(rt, deadline)) {
             wa_report_deadlock_(rt);
             return WA_EDEADLK;
         }
@@ -268,7 +306,7 @@ int wa_block_on(wa_rt *rt, wa_future *fut)
         return rc;
     }
     rt->root = j.task;
-    rc = wa_rt_drive(rt, &j);
+    rc = wa_rt_drive(rt, &j, NULL);
     if (rc == 0) {
         rc = wa_join_status(&j);
     } else {
@@ -286,7 +324,24 @@ int wa_rt_run(wa_rt *rt)
     if (rc == 0 && rt->mt)
         return wa_mt_run_(rt);
 #endif
-    return rc < 0 ? rc : wa_rt_drive(rt, NULL);
+    return rc < 0 ? rc : wa_rt_drive(rt, NULL, NULL);
+}
+
+int wa_rt_shutdown(wa_rt *rt, uint64_t timeout)
+{
+    int rc = wa_rt_enter(rt, "wa_rt_shutdown");
+    if (rc < 0)
+        return rc;
+    uint64_t stop = wa_add_sat_(wa_now_fresh_(rt), timeout);
+#if WA_MT
+    wa_xt_refuse_(rt);
+    if (rt->mt)
+        rc = wa_mt_drain_(rt, stop);
+    else
+#endif
+        rc = wa_rt_drive(rt, NULL, &stop);
+    wa_rt_free(rt);
+    return rc;
 }
 
 static int wa_yield_poll(wa_future *f, wa_cx *cx)

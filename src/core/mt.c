@@ -622,6 +622,32 @@ int wa_mt_block_on_(wa_rt *rt, wa_future *root, size_t size)
 
 int wa_mt_run_(wa_rt *rt) { return wa_mt_wait(rt->mt, NULL); }
 
+wa_rt *wa_mt_home_(wa_rt *rt) { return rt->mt->rt; }
+
+int wa_mt_drain_(wa_rt *rt, uint64_t stop)
+{
+    wa_mt *mt = rt->mt;
+    for (;;) {
+        uint32_t seq = __atomic_load_n(&mt->signal, __ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&mt->live, __ATOMIC_ACQUIRE) == 0)
+            return 0;
+        for (unsigned s = 0; s < WA_SHARDS; s++) {
+            pthread_mutex_lock(&mt->shard[s].lock);
+            for (wa_task *t = mt->shard[s].head; t; t = t->lnext)
+                wa_mt_signal_task_(t, WA_T_CANCEL);
+            pthread_mutex_unlock(&mt->shard[s].lock);
+        }
+        uint64_t now = wa_now_fresh_(rt);
+        if (now >= stop)
+            return WA_ETIMEDOUT;
+        /* the last finish signals; a task spawned meanwhile is cancelled on
+         * the next look, 10 ms at most from now */
+        uint64_t ns = stop - now < WA_MS(10) ? stop - now : WA_MS(10);
+        struct timespec ts = {0, (long)ns};
+        wa_futex(&mt->signal, FUTEX_WAIT, seq, &ts);
+    }
+}
+
 static void wa_mt_destroy(wa_mt *mt)
 {
     for (unsigned i = 0; i < WA_SHARDS; i++)

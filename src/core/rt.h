@@ -53,6 +53,9 @@ struct wa_rt {
      * by other workers too (a task moves), under timer_lock. */
     struct wa_mt *mt;
     uint32_t timer_lock;
+    /* Cross-thread state (remote.c: remotes, events, the blocking pool),
+     * made at its first use; NULL until then, and on hosts without threads. */
+    struct wa_remote *xt;
 };
 
 /* The native many-threads executor (mt.c) is built where there are threads. */
@@ -122,6 +125,23 @@ typedef struct wa_root {
     wa_future *inner;
 } wa_root;
 
+#if WA_MT
+/* remote.c (where there are threads): runs on rt's thread what other
+ * threads posted to its inbox (spawns, wakes). */
+void wa_xt_drain_(wa_rt *rt);
+/* Whether another thread may still wake rt: a remote or an event held, or
+ * a blocking job in flight (so an idle runtime is no deadlock). */
+bool wa_xt_busy_(wa_rt *rt);
+/* Shutdown began: remote spawns and new blocking jobs are refused. */
+void wa_xt_refuse_(wa_rt *rt);
+/* blocking.c: every task is gone: joins the pool's threads (so detached
+ * functions have returned and been released). */
+void wa_pool_stop_(wa_rt *rt);
+/* Then closes the state (what other threads still hold says WA_ECLOSED)
+ * and drops rt's hold on it. */
+void wa_xt_close_(wa_rt *rt);
+#endif
+
 /* One backend wait until `until` (0: a non-blocking check), and what the
  * next tick must know of it. Returns 0 or the backend's error. */
 static inline int wa_rt_wait_(wa_rt *rt, uint64_t until)
@@ -130,6 +150,10 @@ static inline int wa_rt_wait_(wa_rt *rt, uint64_t until)
     int rc = rt->backend->vt->wait(rt->backend, until);
     rt->now_fresh = 0;
     rt->timers_early = rc == WA_WAIT_EARLY; /* for the next tick only */
+#if WA_MT
+    if (rt->xt) /* the wait may have ended for it */
+        wa_xt_drain_(rt);
+#endif
     return rc < 0 ? rc : 0;
 }
 

@@ -47,7 +47,7 @@ all=()
 for t in "$build"/tests/test_*; do
   [ -x "$t" ] && all+=("$(basename "$t")")
 done
-all+=(demo stdio_copy tcp_echo)
+all+=(demo offload stdio_copy tcp_echo)
 
 # Runs binary $1 with allocation $2 failing (0: none), its output in $3;
 # prints its exit status.
@@ -55,7 +55,7 @@ run_case() {
   local name=$1 n=$2 log=$3 limit=${4:-60}
   local env=(env WASYNC_FAIL_AT="$n" WASYNC_FAIL_COUNT=1)
   case "$name" in
-    demo) timeout -k 2 "$limit" "${env[@]}" "$WASYNC_BUILD/examples/demo" >"$log" 2>&1 ;;
+    demo | offload) timeout -k 2 "$limit" "${env[@]}" "$WASYNC_BUILD/examples/$name" >"$log" 2>&1 ;;
     stdio_copy)
       # pipes both ways: the fds are registered with epoll
       timeout -k 2 "$limit" bash -c 'head -c 1000000 "$1" | "${@:2}" "$1" | cat >/dev/null; exit "${PIPESTATUS[1]}"' \

@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: MIT */
+/* Other threads and a runtime (native): the cross-thread state that a
+ * remote is a handle on, the local runtime's inbox (spawns and wakes that
+ * other threads post, run by the runtime's thread after its waits),
+ * remote spawns with their foreign join, and events. A many-threads
+ * runtime takes spawns and wakes at once: its spawn and wakers are
+ * thread-safe already. One lock guards it all; the blocking pool
+ * (blocking.c) shares it. */
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "remote.h"
+#include "task.h"
+
+/* The state's life. */
+
+static void wa_xt_free(wa_remote *h)
+{
+    pthread_cond_destroy(&h->pool.work);
+    pthread_cond_destroy(&h->pool.gone);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}
+
+/* Drops a reference to h, under its lock: whoever takes the last one frees
+ * h once no other thread is left inside the lock. */
+static void wa_xt_unref(wa_remote *h)
+{
+    pthread_mutex_lock(&h->lock);
+    uint32_t left = __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL);
+    if (left == 1) /* maybe the last hold: the runtime looks again */
+        wa_xt_kick_(h);
+    pthread_mutex_unlock(&h->lock);
+    if (left == 0)
+        wa_xt_free(h);
+}
+
+wa_remote *wa_xt_get_(wa_rt *rt, const char *call, int *err)
+{
+    if (!rt) {
+        *err = wa_misuse_in_(WA_EINVAL, call, "no runtime (NULL)");
+        return NULL;
+    }
+    if (rt->mt) {
+        rt = wa_mt_home_(rt); /* a worker's view: its runtime */
+    } else if (rt->owner != wa_thread_self_()) {
+        *err = wa_misuse_in_(WA_EMISUSE, call, "called from a thread that is not the runtime's");
+        return NULL;
+    }
+    wa_remote *h = __atomic_load_n(&rt->xt, __ATOMIC_ACQUIRE);
+    if (h)
+        return h;
+    if (!rt->mt && !rt->backend->vt->notify) {
+        *err = WA_ENOSYS; /* nothing could wake its waits */
+        return NULL;
+    }
+    if (!(h = calloc(1, sizeof *h))) {
+        *err = WA_ENOMEM;
+        return NULL;
+    }
+    pthread_mutex_init(&h->lock, NULL);
+    pthread_condattr_t a; /* idle pool threads time out on the monotonic clock */
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&h->pool.work, &a);
+    pthread_condattr_destroy(&a);
+    pthread_cond_init(&h->pool.gone, NULL);
+    h->pool.max = WA_POOL_MAX;
+    h->pool.keep_alive = WA_POOL_KEEP_ALIVE;
+    h->refs = 1; /* the runtime's */
+    h->rt = rt;
+    h->backend = rt->mt ? NULL : rt->backend;
+    h->owner = rt->owner;
+    wa_remote *none = NULL; /* workers may race to make it */
+    if (!__atomic_compare_exchange_n(&rt->xt, &none, h, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        wa_xt_unref(h);
+        return none;
+    }
+    return h;
+}
+
+bool wa_xt_busy_(wa_rt *rt)
+{
+    wa_remote *h = rt->xt;
+    return h && (__atomic_load_n(&h->refs, __ATOMIC_ACQUIRE) > 1 || __atomic_load_n(&h->pool.jobs, __ATOMIC_ACQUIRE) ||
+                 __atomic_load_n(&h->posted, __ATOMIC_ACQUIRE));
+}
+
+void wa_xt_refuse_(wa_rt *rt)
+{
+    wa_remote *h = __atomic_load_n(&rt->xt, __ATOMIC_ACQUIRE); /* (workers may be making it) */
+    if (!h)
+        return;
+    pthread_mutex_lock(&h->lock);
+    h->refusing = 1;
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* The inbox. */
+
+/* Under the lock: something was posted; the runtime's wait is woken once
+ * until its thread drains the inbox. */
+static void wa_xt_post(wa_remote *h)
+{
+    if (!__atomic_exchange_n(&h->posted, 1, __ATOMIC_ACQ_REL))
+        h->backend->vt->notify(h->backend);
+}
+
+void wa_xt_kick_(wa_remote *h)
+{
+    if (h->backend && h->rt)
+        h->backend->vt->notify(h->backend);
+}
+
+void wa_xt_fire_(wa_remote *h, wa_xwake *x)
+{
+    if (!h->backend) { /* many threads: its wakers are thread-safe */
+        wa_waker_wake(&x->waker);
+        return;
+    }
+    if (x->waker.vt && !x->listed) { /* (no waker: the next poll sees the state) */
+        x->prev = NULL;
+        x->next = h->fired;
+        if (h->fired)
+            h->fired->prev = x;
+        h->fired = x;
+        x->listed = 1;
+        wa_xt_post(h);
+    }
+}
+
+void wa_xt_forget_(wa_remote *h, wa_xwake *x)
+{
+    if (x->listed) {
+        if (x->prev)
+            x->prev->next = x->next;
+        else
+            h->fired = x->next;
+        if (x->next)
+            x->next->prev = x->prev;
+        x->listed = 0;
+    }
+    wa_waker_drop(&x->waker);
+}
+
+/* A remote spawn's task: the caller's future after a header naming its
+ * foreign join, settled when the task finishes or is dropped. */
+typedef struct wa_xtask {
+    wa_future fut;
+    wa_remote_join *join;
+    max_align_t inner[];
+} wa_xtask;
+
+/* A spawn waiting in the inbox: the task's future, to copy into a task. */
+typedef struct wa_xspawn {
+    struct wa_xspawn *next;
+    size_t size;
+    max_align_t task[]; /* a wa_xtask */
+} wa_xspawn;
+
+struct wa_remote_join {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    uint32_t refs;   /* atomic: the task's and the holder's */
+    int status;      /* WA_PENDING until settled (under the lock) */
+    uintptr_t owner; /* a local runtime's thread, where waiting never ends */
+};
+
+static void wa_rjoin_unref(wa_remote_join *j)
+{
+    if (__atomic_sub_fetch(&j->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        pthread_cond_destroy(&j->cond);
+        pthread_mutex_destroy(&j->lock);
+        free(j);
+    }
+}
+
+/* The task's status is rc, unless it was settled already. */
+static void wa_rjoin_settle(wa_remote_join *j, int rc)
+{
+    pthread_mutex_lock(&j->lock);
+    if (j->status == WA_PENDING) {
+        __atomic_store_n(&j->status, rc, __ATOMIC_RELEASE); /* (wa_remote_join_status reads it unlocked) */
+        pthread_cond_broadcast(&j->cond);
+    }
+    pthread_mutex_unlock(&j->lock);
+}
+
+static int wa_xtask_poll(wa_future *f, wa_cx *cx)
+{
+    wa_xtask *t = (wa_xtask *)f;
+    int rc = wa_poll((wa_future *)t->inner, cx);
+    if (rc != WA_PENDING && t->join)
+        wa_rjoin_settle(t->join, rc);
+    return rc;
+}
+
+static void wa_xtask_drop(wa_future *f)
+{
+    wa_xtask *t = (wa_xtask *)f;
+    wa_drop((wa_future *)t->inner);
+    if (t->join) {
+        wa_rjoin_settle(t->join, WA_ECANCELED); /* (dropped unfinished) */
+        wa_rjoin_unref(t->join);
+        t->join = NULL;
+    }
+}
+
+static const wa_future_vt wa_xtask_vt = {wa_xtask_poll, wa_xtask_drop, "remote"};
+
+/* Spawns s's task on rt (its thread), or settles its join with the error;
+ * frees s. */
+static void wa_xspawn_run(wa_rt *rt, wa_xspawn *s)
+{
+    wa_xtask *t = (wa_xtask *)s->task;
+    int rc = wa_spawn(rt, &t->fut, s->size, NULL);
+    if (rc < 0) {
+        if (t->join)
+            wa_rjoin_settle(t->join, rc);
+        wa_xtask_drop(&t->fut);
+    }
+    free(s);
+}
+
+/* Drops the spawns s never run (the runtime closed). */
+static void wa_xspawn_drop_all(wa_xspawn *s)
+{
+    while (s) {
+        wa_xspawn *next = s->next;
+        wa_xtask_drop((wa_future *)s->task);
+        free(s);
+        s = next;
+    }
+}
+
+void wa_xt_drain_(wa_rt *rt)
+{
+    wa_remote *h = rt->xt;
+    if (!__atomic_load_n(&h->posted, __ATOMIC_ACQUIRE))
+        return;
+    pthread_mutex_lock(&h->lock);
+    __atomic_store_n(&h->posted, 0, __ATOMIC_RELAXED);
+    /* (a task's wake only queues it: nothing runs under the lock) */
+    for (wa_xwake *x = h->fired, *next; x; x = next) {
+        next = x->next;
+        x->listed = 0;
+        wa_waker_wake(&x->waker);
+    }
+    h->fired = NULL;
+    wa_xspawn *s = h->spawns;
+    h->spawns = h->spawns_tail = NULL;
+    pthread_mutex_unlock(&h->lock);
+    while (s) {
+        wa_xspawn *next = s->next;
+        wa_xspawn_run(rt, s);
+        s = next;
+    }
+}
+
+void wa_xt_close_(wa_rt *rt)
+{
+    wa_remote *h = rt->xt;
+    if (!h)
+        return;
+    pthread_mutex_lock(&h->lock);
+    h->rt = NULL;
+    wa_xspawn *s = h->spawns;
+    h->spawns = h->spawns_tail = NULL;
+    pthread_mutex_unlock(&h->lock);
+    wa_xspawn_drop_all(s);
+    rt->xt = NULL;
+    wa_xt_unref(h);
+}
+
+/* Remotes. */
+
+int wa_remote_new(wa_rt *rt, wa_remote **out)
+{
+    if (!out)
+        return wa_misuse_in_(WA_EINVAL, "wa_remote_new", "no out (NULL)");
+    int err = 0;
+    wa_remote *h = wa_xt_get_(rt, "wa_remote_new", &err);
+    if (h)
+        __atomic_add_fetch(&h->refs, 1, __ATOMIC_ACQ_REL);
+    *out = h;
+    return h ? 0 : err;
+}
+
+wa_remote *wa_remote_clone(wa_remote *r)
+{
+    if (r)
+        __atomic_add_fetch(&r->refs, 1, __ATOMIC_ACQ_REL);
+    return r;
+}
+
+void wa_remote_drop(wa_remote *r)
+{
+    if (r)
+        wa_xt_unref(r);
+}
+
+/* The largest future a remote spawn takes (a task's size is 32 bits). */
+#define WA_XTASK_MAX (UINT32_MAX / 4)
+
+int wa_remote_spawn(wa_remote *r, const wa_future *fut, size_t size, wa_remote_join **join)
+{
+    if (join)
+        *join = NULL;
+    if (!r || !fut || size < sizeof(wa_future) || !fut->vt || !fut->vt->poll)
+        return wa_misuse_in_(WA_EINVAL, "wa_remote_spawn", !r ? "no remote (NULL)" : "no future, or too small");
+    if (size > WA_XTASK_MAX)
+        return WA_E2BIG;
+    size_t tsize = offsetof(wa_xtask, inner) + size;
+    wa_xspawn *s = malloc(offsetof(wa_xspawn, task) + tsize);
+    wa_remote_join *j = join && s ? malloc(sizeof *j) : NULL;
+    if (!s || (join && !j)) {
+        free(s);
+        return WA_ENOMEM;
+    }
+    if (j) {
+        pthread_mutex_init(&j->lock, NULL);
+        pthread_cond_init(&j->cond, NULL);
+        j->refs = 2;
+        j->status = WA_PENDING;
+        j->owner = r->backend ? r->owner : 0;
+    }
+    wa_xtask *t = (wa_xtask *)s->task;
+    t->fut.vt = &wa_xtask_vt;
+    t->join = j;
+    memcpy(t->inner, fut, size);
+    s->size = tsize;
+    s->next = NULL;
+    pthread_mutex_lock(&r->lock); /* held: the runtime cannot close meanwhile */
+    int rc = r->rt && !r->refusing ? 0 : WA_ECLOSED;
+    if (rc == 0 && r->backend) {
+        if (r->spawns_tail)
+            r->spawns_tail->next = s;
+        else
+            r->spawns = s;
+        r->spawns_tail = s;
+        s = NULL;
+        wa_xt_post(r);
+    } else if (rc == 0) {
+        rc = wa_spawn(r->rt, &t->fut, tsize, NULL); /* many threads: at once */
+    }
+    pthread_mutex_unlock(&r->lock);
+    if (rc < 0 && j) {
+        j->refs = 1;
+        wa_rjoin_unref(j);
+    } else if (join) {
+        *join = j;
+    }
+    free(s);
+    return rc;
+}
+
+int wa_remote_join_wait(wa_remote_join *j)
+{
+    if (!j)
+        return wa_misuse_in_(WA_EINVAL, "wa_remote_join_wait", "no handle (NULL)");
+    pthread_mutex_lock(&j->lock);
+    if (j->status == WA_PENDING && (wa_ticking_ || j->owner == wa_thread_self_())) {
+        pthread_mutex_unlock(&j->lock);
+        return wa_misuse_in_(WA_EMISUSE, "wa_remote_join_wait",
+                             wa_ticking_ ? "called inside a task's poll, which must not block"
+                                         : "called on the thread of the task's runtime, which would never run it");
+    }
+    while (j->status == WA_PENDING)
+        pthread_cond_wait(&j->cond, &j->lock);
+    int rc = j->status;
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
+
+int wa_remote_join_status(const wa_remote_join *j)
+{
+    if (!j)
+        return wa_misuse_in_(WA_EINVAL, "wa_remote_join_status", "no handle (NULL)");
+    return __atomic_load_n(&j->status, __ATOMIC_ACQUIRE);
+}
+
+void wa_remote_join_drop(wa_remote_join *j)
+{
+    if (j)
+        wa_rjoin_unref(j);
+}
+
+/* Events. */
+
+struct wa_event {
+    wa_xwake wake;          /* its waiting task's waker */
+    wa_remote *hub;         /* a reference */
+    uint32_t refs;          /* atomic */
+    int set;                /* under the hub's lock, as waiter */
+    wa_event_wait *waiter;  /* the wait holding the slot */
+};
+
+int wa_event_new(wa_rt *rt, wa_event **out)
+{
+    if (!out)
+        return wa_misuse_in_(WA_EINVAL, "wa_event_new", "no out (NULL)");
+    *out = NULL;
+    int err = 0;
+    wa_remote *h = wa_xt_get_(rt, "wa_event_new", &err);
+    if (!h)
+        return err;
+    wa_event *e = calloc(1, sizeof *e);
+    if (!e)
+        return WA_ENOMEM;
+    e->hub = wa_remote_clone(h);
+    e->refs = 1;
+    *out = e;
+    return 0;
+}
+
+wa_event *wa_event_clone(wa_event *e)
+{
+    if (e)
+        __atomic_add_fetch(&e->refs, 1, __ATOMIC_ACQ_REL);
+    return e;
+}
+
+void wa_event_drop(wa_event *e)
+{
+    /* (a listed event has a waiter, whose wait holds a reference) */
+    if (e && __atomic_sub_fetch(&e->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        wa_remote_drop(e->hub);
+        free(e);
+    }
+}
+
+int wa_event_set(wa_event *e)
+{
+    if (!e)
+        return wa_misuse_in_(WA_EINVAL, "wa_event_set", "no event (NULL)");
+    wa_remote *h = e->hub;
+    pthread_mutex_lock(&h->lock);
+    int rc = h->rt ? 0 : WA_ECLOSED;
+    if (rc == 0) {
+        e->set = 1;
+        wa_xt_fire_(h, &e->wake);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return rc;
+}
+
+/* Under the hub's lock: w gives up e's wait slot and its waker. */
+static void wa_event_leave(wa_event_wait *w)
+{
+    w->ev->waiter = NULL;
+    wa_xt_forget_(w->ev->hub, &w->ev->wake);
+}
+
+static int wa_event_wait_poll(wa_future *f, wa_cx *cx)
+{
+    wa_event_wait *w = (wa_event_wait *)f;
+    wa_event *e = w->ev;
+    if (!e)
+        return wa_misuse_in_(WA_EMISUSE, "wa_event_wait", "poll of a finished wait");
+    if ((cx->rt->mt ? wa_mt_home_(cx->rt) : cx->rt) != e->hub->rt) /* its inbox wakes on its thread */
+        return wa_misuse_in_(WA_EMISUSE, "wa_event_wait", "awaited by a task of another runtime");
+    pthread_mutex_lock(&e->hub->lock);
+    int rc = WA_PENDING;
+    if (e->set) {
+        e->set = 0;
+        rc = 0;
+    } else if (e->waiter && e->waiter != w) {
+        rc = WA_EBUSY; /* one waiting task at a time */
+    } else {
+        e->waiter = w;
+        wa_waker_store(&e->wake.waker, cx);
+        if (!w->held) { /* e stays while the slot is held */
+            w->held = 1;
+            wa_event_clone(e);
+        }
+    }
+    int held = w->held;
+    if (rc != WA_PENDING && held)
+        wa_event_leave(w);
+    pthread_mutex_unlock(&e->hub->lock);
+    if (rc != WA_PENDING) {
+        w->ev = NULL;
+        w->held = 0;
+        if (held)
+            wa_event_drop(e);
+    }
+    return rc;
+}
+
+static void wa_event_wait_drop(wa_future *f)
+{
+    wa_event_wait *w = (wa_event_wait *)f;
+    if (!w->held)
+        return;
+    wa_event *e = w->ev;
+    pthread_mutex_lock(&e->hub->lock);
+    wa_event_leave(w);
+    pthread_mutex_unlock(&e->hub->lock);
+    w->held = 0;
+    w->ev = NULL;
+    wa_event_drop(e);
+}
+
+static const wa_future_vt wa_event_wait_vt = {wa_event_wait_poll, wa_event_wait_drop, "event_wait"};
+
+wa_future *wa_event_wait_init(wa_event_wait *w, wa_event *e)
+{
+    w->fut.vt = &wa_event_wait_vt;
+    w->ev = e;
+    w->held = 0;
+    return &w->fut;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: a runtime's cross-thread state (native only), which the public
+ * wa_remote is a counted handle on: one lock, the local runtime's inbox
+ * (spawns and wakes posted by other threads, run on the runtime's thread),
+ * and the blocking pool. remote.c and blocking.c share it. */
+#ifndef WASYNC_CORE_REMOTE_H
+#define WASYNC_CORE_REMOTE_H
+
+#include <pthread.h>
+
+#include "rt.h"
+#include "wasync/thread.h"
+
+/* A waker that another thread fires: on a local runtime the wake is posted
+ * to the inbox (the runtime's thread wakes it), on a many-threads runtime
+ * it is woken at once. Guarded by the hub's lock. */
+typedef struct wa_xwake {
+    struct wa_xwake *next, *prev; /* the inbox's list while listed */
+    int listed;
+    wa_waker waker;
+} wa_xwake;
+
+/* The blocking pool (blocking.c), guarded by the hub's lock; made and
+ * freed with it, by default with this bound and keep-alive. */
+#define WA_POOL_MAX 16
+#define WA_POOL_KEEP_ALIVE WA_SEC(10)
+typedef struct wa_pool {
+    struct wa_job *head, *tail;    /* queued jobs */
+    struct wa_pool_thread *exited; /* threads that exited, to join */
+    size_t queued;
+    unsigned threads, idle, max;
+    uint64_t keep_alive;
+    size_t jobs;                   /* atomic: queued or running for a future */
+    pthread_cond_t work;           /* a job was queued, or the pool stops */
+    pthread_cond_t gone;           /* a thread exited */
+    int stopping;
+} wa_pool;
+
+struct wa_remote {
+    pthread_mutex_t lock;
+    uint32_t refs;          /* atomic: the runtime's, each remote's and event's */
+    wa_rt *rt;              /* NULL once closed */
+    wa_backend *backend;    /* a local runtime's, notified when the inbox fills; NULL: many threads */
+    uintptr_t owner;        /* a local runtime's thread */
+    int refusing;           /* shutting down: no more spawns or jobs */
+    uint32_t posted;        /* atomic: the inbox has something (read without the lock) */
+    wa_xwake *fired;        /* the inbox: wakes... */
+    struct wa_xspawn *spawns, *spawns_tail; /* ...and spawns */
+    wa_pool pool;
+};
+
+/* The cross-thread state of rt (a worker's view: of its runtime), made at
+ * the first call; NULL with *err set (call names a misuse). Borrowed. */
+wa_remote *wa_xt_get_(wa_rt *rt, const char *call, int *err);
+
+/* Under h's lock: x fires: its waker is woken at once (many threads), or
+ * posted to the local inbox. Under the lock, so that a drop of x's future
+ * (which takes it) leaves no wake in flight after the runtime is gone. */
+void wa_xt_fire_(wa_remote *h, wa_xwake *x);
+
+/* Under h's lock: x leaves the inbox and drops its waker. */
+void wa_xt_forget_(wa_remote *h, wa_xwake *x);
+
+/* Under h's lock: wakes a local runtime's wait so that it looks again
+ * whether another thread may still wake it (wa_xt_busy_). */
+void wa_xt_kick_(wa_remote *h);
+
+
+#endif
