@@ -191,7 +191,7 @@ export async function instantiate(source, options = {}) {
         ...stats,
         hostOps: ops.table.size,
         calls: calls.table.size,
-        promises: promises.table.size,
+        promises: promises.count,
         timerArmed: ticks.timerHandle !== null,
         nextDeadline: ticks.timerAt,
       };
@@ -205,7 +205,7 @@ export async function instantiate(source, options = {}) {
       ticks.stop();
       ops.abortAll();
       ops.deliveries = [];
-      promises.forgetAll();
+      promises.forgetAll(); // and the outcomes queued
       calls.rejectAll(new WasyncError(codes.ECANCELED, 'runtime closed'));
     },
   };

@@ -77,6 +77,13 @@ void wasync_wake(uint32_t id); /* wasync_deliver with no result */
 uint32_t wasync_adopt(void);
 /* The promise of handle settled (status 0 or WA_EIO), bytes at p taken. */
 void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number);
+/* Room for n (at most 1024) outcomes in the module's settlement table, 24
+ * bytes each: f64 number, u32 handle, i32 status, u32 p, u32 n, as
+ * wasync_settled takes them; NULL when out of memory. */
+void *wasync_outcomes(size_t n);
+/* Settles the first n outcomes of the table in order, as wasync_settled
+ * does each: a batch of settlements in one call. */
+void wasync_settled_n(size_t n);
 /* Forgets handle (wa_js_release, from the glue). */
 void wasync_release(uint32_t handle);
 
