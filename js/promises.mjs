@@ -68,6 +68,12 @@ export class Promises {
     this.out = new Outcomes(64); // queued for the next tick
     this.ptrs = new Uint32Array(OUTCOMES_MAX); // a batch's bytes in wasm
     this.picks = new Int32Array(OUTCOMES_MAX); // a batch's indices in out
+    // The promise handlers, bound to each handle (`this`, as an int32):
+    // a bound function is smaller than a closure, and memory is what a
+    // burst of adopts costs.
+    const self = this;
+    this.onValue = function (v) { self.fulfilled(this >>> 0, v); };
+    this.onReason = function (e) { self.rejected(this >>> 0, e); };
   }
 
   /** Makes handles for the pool (outside imports only). */
@@ -107,7 +113,7 @@ export class Promises {
     if (this.live[slot] === 0) this.count++;
     this.live[slot] = handle;
     // Handlers are attached now, so a rejection is never "unhandled".
-    Promise.resolve(promise).then((v) => this.fulfilled(handle, v), (e) => this.rejected(handle, e));
+    Promise.resolve(promise).then(this.onValue.bind(handle | 0), this.onReason.bind(handle | 0));
     return handle;
   }
 
