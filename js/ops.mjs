@@ -63,6 +63,7 @@ export class HostOps {
     }
   }
 
+  // Hands one op's result to wasm, unless the op was cancelled meanwhile.
   deliver({ op, status, bytes, number }) {
     const { wasm, stats } = this.h;
     if (op.cancelled) return;

@@ -4,8 +4,9 @@
  * WebAssembly cannot block, so the host's event loop drives the runtime:
  * the glue (js/wasync.mjs) calls the exported wasync_tick from a microtask
  * whenever work is queued, arms one host timer for the runtime's earliest
- * deadline, and completes host operations (a fetch, a Promise handed in by
- * the embedder) by calling wasync_deliver. The module imports only from
+ * deadline, and completes host operations (a fetch) by calling
+ * wasync_deliver, and the Promises handed in by the embedder in batches
+ * (wasync_outcomes, wasync_settled_n). The module imports only from
  * "wasync", and, if it prints, the four WASI functions of the C library's
  * stdio, which the glue gives (js/stdio.mjs).
  *

@@ -245,7 +245,7 @@ void wa_js_promise_settled_(uint32_t handle, int status, void *p, size_t n, doub
 /* The settlement table: the glue writes a batch of outcomes here and hands
  * them over with one call (wa_js_outcomes_settled_). It grows by doubling up
  * to WA_JS_OUTCOMES_MAX records and stays there: bounded, and reused. */
-_Static_assert(sizeof(wa_js_outcome) == 24, "js/ops.mjs writes 24-byte outcomes");
+_Static_assert(sizeof(wa_js_outcome) == 24, "js/promises.mjs writes 24-byte outcomes");
 static wa_js_outcome *wa_js_outcomes;
 static size_t wa_js_outcomes_cap;
 

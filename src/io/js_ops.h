@@ -38,7 +38,7 @@ uint32_t wa_js_promise_new_(void);
 void wa_js_promise_settled_(uint32_t handle, int status, void *p, size_t n, double number);
 
 /* An adopted promise's outcome as the glue writes it in the settlement
- * table (24 bytes on wasm32: js/ops.mjs writes the same layout). */
+ * table (24 bytes on wasm32: js/promises.mjs writes the same layout). */
 typedef struct wa_js_outcome {
     double number;
     uint32_t handle;
