@@ -51,7 +51,7 @@ export class Calls {
     const temps = [];
     try {
       const argv = this.convertArgs(args, temps);
-      return callId === undefined ? wasm.enter(fn, ...argv) : wasm.enter(fn, callId, ...argv);
+      return wasm.apply(fn, callId === undefined ? argv : [callId, ...argv]);
     } finally {
       for (const p of temps) wasm.enter(wasm.ex.wasync_free, p);
       this.h.ticks.schedule();

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // ops.mjs - host operations (op_start, op_cancel), and the queue of
-// results waiting for the next tick, which hands them to wasm first:
-// an op's through wasync_deliver, an adopted promise's (promises.mjs)
-// through wasync_settled.
+// results waiting for the next tick, which hands them to wasm first, in
+// the order they came: an op's through wasync_deliver, the outcomes of
+// adopted promises in batches (promises.mjs).
 
 import { codes, PENDING } from './errors.mjs';
 import { messageBytes, valueToResult } from './bytes.mjs';
@@ -23,58 +23,64 @@ export class HostOps {
     // id -> op; and handle -> the exchange of an HTTP response (fetch.mjs),
     // until C frees it (op_cancel aborts it like an op)
     this.table = new Map();
-    // { op, status, bytes, number } for wasync_deliver, or
-    // { entry, status, bytes, number } for wasync_settled.
+    // { op, status, bytes, number, at } for wasync_deliver; `at` is how many
+    // promise outcomes were queued before it (promises.mjs keeps those).
     this.deliveries = [];
     this.post = (op, status, bytes, number = 0) => {
       if (op.cancelled || op.finished) return;
       if (status !== PENDING) op.finished = true;
-      this.enqueue({ op, entry: null, status, bytes, number });
+      this.enqueue({ op, status, bytes, number, at: 0 });
     };
   }
 
   /** The results waiting for the next tick. */
   queued() {
-    return this.deliveries.length;
+    return this.deliveries.length + this.h.promises.queued();
   }
 
-  /** Queues a result (d: see deliveries); it reaches wasm at the next tick. */
+  /** Queues an op's result (d: see deliveries); it reaches wasm at the next tick. */
   enqueue(d) {
+    d.at = this.h.promises.queued();
     this.deliveries.push(d);
     this.h.ticks.schedule();
   }
 
-  /** Hands the queued results to wasm (a tick's first work). */
+  /** Hands the queued results to wasm (a tick's first work). A trap
+   * leaves the rest undelivered: the runtime is broken. */
   flush() {
-    const { wasm, stats } = this.h;
-    while (this.deliveries.length) {
+    const { promises } = this.h;
+    while (this.queued()) {
       const batch = this.deliveries;
+      const outcomes = promises.take();
       this.deliveries = [];
-      for (let i = 0; i < batch.length; i++) {
-        const { op, entry, status, bytes, number } = batch[i];
-        if (op ? op.cancelled : entry.released) continue;
-        let p = 0, n = 0, st = status;
-        if (bytes && bytes.byteLength) {
-          p = wasm.copyIn(bytes);
-          if (p) {
-            n = bytes.byteLength;
-          } else {
-            st = codes.ENOMEM;
-            if (op) abortOp(op); // the rest of a body would not fit either
-          }
-        }
-        if (op && st !== PENDING) this.table.delete(op.id);
-        try {
-          if (op) wasm.enter(wasm.ex.wasync_deliver, op.id, st, p, n, number);
-          else wasm.enter(wasm.ex.wasync_settled, entry.handle, st, p, n, number);
-        } catch (e) {
-          this.deliveries = batch.slice(i + 1).concat(this.deliveries);
-          throw e;
-        }
-        stats.deliveries++;
-        if (op?.kind === HTTP_READ && st === 0) stats.chunks++;
+      let done = 0;
+      for (const d of batch) {
+        promises.hand(outcomes, done, d.at);
+        done = d.at;
+        this.deliver(d);
+      }
+      promises.hand(outcomes, done, outcomes.n);
+    }
+  }
+
+  // Hands one op's result to wasm, unless the op was cancelled meanwhile.
+  deliver({ op, status, bytes, number }) {
+    const { wasm, stats } = this.h;
+    if (op.cancelled) return;
+    let p = 0, n = 0, st = status;
+    if (bytes && bytes.byteLength) {
+      p = wasm.copyIn(bytes);
+      if (p) {
+        n = bytes.byteLength;
+      } else {
+        st = codes.ENOMEM;
+        abortOp(op); // the rest of a body would not fit either
       }
     }
+    if (st !== PENDING) this.table.delete(op.id);
+    wasm.enter(wasm.ex.wasync_deliver, op.id, st, p, n, number);
+    stats.deliveries++;
+    if (op.kind === HTTP_READ && st === 0) stats.chunks++;
   }
 
   /** The `op_start` import: bytes are the request (a copy). */

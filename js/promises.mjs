@@ -2,14 +2,59 @@
 // promises.mjs - promises adopted for C to await.
 //
 // A promise's handle comes from wasm (wasync_adopt); its outcome goes to
-// wasm (wasync_settled) at the next tick after it settles, and stays there
-// until released, so C can await it any number of times. Handles for
-// adopt() calls made from inside an import (an import returning a promise
-// to C is the natural use) come from a small pool made in advance, since
-// that is no time to call into wasm.
+// wasm at the next tick after it settles, and stays there until released,
+// so C can await it any number of times. Outcomes wait here in columns
+// (no object per promise) and reach wasm in batches: the glue writes up to
+// OUTCOMES_MAX of them into the module's settlement table (wasync_outcomes)
+// and hands them over with one call (wasync_settled_n). Handles for adopt()
+// calls made from inside an import (an import returning a promise to C is
+// the natural use) come from a small pool made in advance, since that is
+// no time to call into wasm.
 
 import { codes, WasyncError } from './errors.mjs';
 import { messageBytes, valueToResult } from './bytes.mjs';
+
+// A handle is generation << 20 | slot + 1 (src/backend/js.c): its low bits
+// index `live`, and a slot reused for a newer handle no longer matches.
+const SLOT_MASK = (1 << 20) - 1;
+// The settlement table's size and layout (src/io/js_ops.h: wa_js_outcome,
+// WA_JS_OUTCOMES_MAX): f64 number, u32 handle, i32 status, u32 ptr, u32 len.
+const OUTCOMES_MAX = 1024;
+const OUTCOME_WORDS = 6;
+
+/** Outcomes waiting for the next tick, in order, in typed columns (no
+ * object per outcome; bytes, rarer, in a map by index). */
+class Outcomes {
+  constructor(cap) {
+    this.n = 0;
+    this.handle = new Uint32Array(cap);
+    this.status = new Int32Array(cap);
+    this.number = new Float64Array(cap);
+    this.bytes = null; // index -> bytes, once there are any
+  }
+
+  push(handle, status, bytes, number) {
+    if (this.n === this.handle.length) this.grow();
+    const i = this.n++;
+    this.handle[i] = handle;
+    this.status[i] = status;
+    this.number[i] = number;
+    if (bytes && bytes.byteLength) (this.bytes ??= new Map()).set(i, bytes);
+  }
+
+  grow() {
+    for (const name of ['handle', 'status', 'number']) {
+      const a = new this[name].constructor(this.n * 2);
+      a.set(this[name]);
+      this[name] = a;
+    }
+  }
+
+  /** Outcome i's bytes, or undefined. */
+  bytesOf(i) {
+    return this.bytes?.get(i);
+  }
+}
 
 /** The adopted promises of one runtime (h: the glue's parts, see wasync.mjs). */
 export class Promises {
@@ -17,7 +62,18 @@ export class Promises {
     this.h = h;
     this.poolSize = poolSize;
     this.pool = [];
-    this.table = new Map(); // handle -> entry, until its outcome is posted
+    // slot -> the handle whose outcome is still to reach wasm, 0 none
+    this.live = new Uint32Array(64);
+    this.count = 0;          // the nonzero entries of live
+    this.out = new Outcomes(64); // queued for the next tick
+    this.ptrs = new Uint32Array(OUTCOMES_MAX); // a batch's bytes in wasm
+    this.picks = new Int32Array(OUTCOMES_MAX); // a batch's indices in out
+    // The promise handlers, bound to each handle (`this`, as an int32):
+    // a bound function is smaller than a closure, and memory is what a
+    // burst of adopts costs.
+    const self = this;
+    this.onValue = function (v) { self.fulfilled(this >>> 0, v); };
+    this.onReason = function (e) { self.rejected(this >>> 0, e); };
   }
 
   /** Makes handles for the pool (outside imports only). */
@@ -48,19 +104,105 @@ export class Promises {
       handle = wasm.enter(wasm.ex.wasync_adopt) >>> 0;
       if (!handle) throw new WasyncError(codes.ENOMEM, 'wasync_adopt failed');
     }
-    const entry = { handle, released: false };
-    this.table.set(handle, entry);
+    const slot = handle & SLOT_MASK;
+    if (slot >= this.live.length) {
+      const live = new Uint32Array(Math.max(slot + 1, this.live.length * 2));
+      live.set(this.live);
+      this.live = live;
+    }
+    if (this.live[slot] === 0) this.count++;
+    this.live[slot] = handle;
     // Handlers are attached now, so a rejection is never "unhandled".
-    Promise.resolve(promise).then(
-      (v) => this.settle(entry, valueToResult(v)),
-      (e) => this.settle(entry, { status: codes.EIO, bytes: messageBytes(e), number: 0 }));
+    Promise.resolve(promise).then(this.onValue.bind(handle | 0), this.onReason.bind(handle | 0));
     return handle;
   }
 
-  settle(entry, r) {
-    if (entry.released || this.h.wasm.stopped) return;
-    this.table.delete(entry.handle);
-    this.h.ops.enqueue({ op: null, entry, status: r.status, bytes: r.bytes, number: r.number });
+  fulfilled(handle, v) {
+    if (typeof v === 'number') {
+      this.queue(handle, 0, null, v);
+    } else {
+      const r = valueToResult(v);
+      this.queue(handle, r.status, r.bytes, r.number);
+    }
+  }
+
+  rejected(handle, e) {
+    this.queue(handle, codes.EIO, messageBytes(e), 0);
+  }
+
+  // Queues an outcome for the next tick, unless its handle was released.
+  queue(handle, status, bytes, number) {
+    if (this.live[handle & SLOT_MASK] !== handle || this.h.wasm.stopped) return;
+    this.out.push(handle, status, bytes, number);
+    this.h.ticks.schedule();
+  }
+
+  /** The outcomes queued for the next tick. */
+  queued() {
+    return this.out.n;
+  }
+
+  /** The queued outcomes, in order; the queue starts anew. */
+  take() {
+    const o = this.out;
+    this.out = new Outcomes(64);
+    return o;
+  }
+
+  /** Hands outcomes [from, to) of o (from take()) to wasm, in order, in
+   * batches of up to OUTCOMES_MAX; those released meanwhile are skipped. */
+  hand(o, from, to) {
+    const { wasm, stats } = this.h;
+    const { live, ptrs, picks } = this;
+    while (from < to) {
+      // Bytes first: wasync_alloc may grow memory under the table's views.
+      let n = 0;
+      for (; from < to && n < OUTCOMES_MAX; from++) {
+        const handle = o.handle[from], bytes = o.bytesOf(from);
+        if (live[handle & SLOT_MASK] !== handle) continue;
+        live[handle & SLOT_MASK] = 0;
+        this.count--;
+        let p = 0;
+        if (bytes) {
+          p = wasm.copyIn(bytes);
+          if (!p) o.status[from] = codes.ENOMEM;
+        }
+        picks[n] = from;
+        ptrs[n++] = p;
+      }
+      if (!n) continue;
+      const at = wasm.ex.wasync_outcomes ? wasm.enter(wasm.ex.wasync_outcomes, n) >>> 0 : 0;
+      if (at) {
+        this.write(o, at, n);
+        wasm.enter(wasm.ex.wasync_settled_n, n);
+      } else { // no table (no room, an older module): one call each
+        for (let i = 0; i < n; i++) {
+          const k = picks[i];
+          wasm.enter(wasm.ex.wasync_settled, o.handle[k], o.status[k], ptrs[i], this.len(o, k, ptrs[i]), o.number[k]);
+        }
+      }
+      stats.deliveries += n;
+    }
+  }
+
+  // The bytes at p hold outcome k's bytes: their length, or 0 (none).
+  len(o, k, p) {
+    return p ? o.bytesOf(k).byteLength : 0;
+  }
+
+  // Writes the n picked outcomes of o into the table at `at`.
+  write(o, at, n) {
+    const { buffer } = this.h.wasm.ex.memory;
+    const f64 = new Float64Array(buffer, at, n * OUTCOME_WORDS / 2);
+    const u32 = new Uint32Array(buffer, at, n * OUTCOME_WORDS);
+    for (let i = 0; i < n; i++) {
+      const k = this.picks[i], p = this.ptrs[i], w = i * OUTCOME_WORDS;
+      f64[w >> 1] = o.number[k];
+      u32[w + 2] = o.handle[k];
+      u32[w + 3] = o.status[k];
+      u32[w + 4] = p;
+      u32[w + 5] = this.len(o, k, p);
+    }
   }
 
   /** rt.release(handle): forgets it here and in wasm. */
@@ -80,16 +222,17 @@ export class Promises {
   /** Drops handle's outcome, if still to come (the `op_cancel` import on a
    * handle released in C). */
   forget(handle) {
-    const entry = this.table.get(handle);
-    if (entry) {
-      entry.released = true;
-      this.table.delete(handle);
+    const slot = handle & SLOT_MASK;
+    if (handle !== 0 && this.live[slot] === handle) {
+      this.live[slot] = 0;
+      this.count--;
     }
   }
 
   /** Forgets every handle (a close). */
   forgetAll() {
-    for (const e of this.table.values()) e.released = true;
-    this.table.clear();
+    this.live = new Uint32Array(64);
+    this.count = 0;
+    this.out = new Outcomes(64);
   }
 }

@@ -21,18 +21,35 @@ export class Wasm {
     return this.closed || this.broken !== null;
   }
 
-  enter(fn, ...args) {
+  /** Calls fn with up to five arguments (the exports' most): a fixed
+   * list, so that the call allocates nothing, for it is every crossing. */
+  enter(fn, a, b, c, d, e) {
+    this.begin();
+    try {
+      return fn(a, b, c, d, e);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** Calls fn with the arguments in args (any number: a user's export). */
+  apply(fn, args) {
+    this.begin();
+    try {
+      return fn(...args);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  // The guard: no call from inside an import, none into a broken module.
+  begin() {
     if (this.depth > 0) {
       this.stats.reentries++;
       throw new Error('wasync: call into wasm from inside an import (re-entrance)');
     }
     if (this.broken) throw this.broken;
     this.depth++;
-    try {
-      return fn(...args);
-    } finally {
-      this.depth--;
-    }
   }
 
   /** A view of len bytes of memory at ptr (valid until memory grows). */

@@ -16,8 +16,9 @@
 //   - the runtime's timers all live in wasm; the host keeps ONE setTimeout
 //     on the earliest deadline (the `timer` import);
 //   - host operations (http.h's fetches) complete through wasync_deliver, and
-//     promises adopted for C through wasync_settled, both at the start of
-//     the next tick;
+//     promises adopted for C in batches through the module's settlement
+//     table (wasync_outcomes, wasync_settled_n), both at the start of the
+//     next tick;
 //   - imports never call into wasm: they only record work (copy bytes out,
 //     start a fetch, attach promise handlers, arm the timer). Deliveries,
 //     ticks and export calls all happen from the glue's own (micro)tasks.
@@ -191,7 +192,7 @@ export async function instantiate(source, options = {}) {
         ...stats,
         hostOps: ops.table.size,
         calls: calls.table.size,
-        promises: promises.table.size,
+        promises: promises.count,
         timerArmed: ticks.timerHandle !== null,
         nextDeadline: ticks.timerAt,
       };
@@ -205,7 +206,7 @@ export async function instantiate(source, options = {}) {
       ticks.stop();
       ops.abortAll();
       ops.deliveries = [];
-      promises.forgetAll();
+      promises.forgetAll(); // and the outcomes queued
       calls.rejectAll(new WasyncError(codes.ECANCELED, 'runtime closed'));
     },
   };

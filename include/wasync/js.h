@@ -4,8 +4,9 @@
  * WebAssembly cannot block, so the host's event loop drives the runtime:
  * the glue (js/wasync.mjs) calls the exported wasync_tick from a microtask
  * whenever work is queued, arms one host timer for the runtime's earliest
- * deadline, and completes host operations (a fetch, a Promise handed in by
- * the embedder) by calling wasync_deliver. The module imports only from
+ * deadline, and completes host operations (a fetch) by calling
+ * wasync_deliver, and the Promises handed in by the embedder in batches
+ * (wasync_outcomes, wasync_settled_n). The module imports only from
  * "wasync", and, if it prints, the four WASI functions of the C library's
  * stdio, which the glue gives (js/stdio.mjs).
  *
@@ -77,6 +78,13 @@ void wasync_wake(uint32_t id); /* wasync_deliver with no result */
 uint32_t wasync_adopt(void);
 /* The promise of handle settled (status 0 or WA_EIO), bytes at p taken. */
 void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number);
+/* Room for n (at most 1024) outcomes in the module's settlement table, 24
+ * bytes each: f64 number, u32 handle, i32 status, u32 p, u32 n, as
+ * wasync_settled takes them; NULL when out of memory. */
+void *wasync_outcomes(size_t n);
+/* Settles the first n outcomes of the table in order, as wasync_settled
+ * does each: a batch of settlements in one call. */
+void wasync_settled_n(size_t n);
 /* Forgets handle (wa_js_release, from the glue). */
 void wasync_release(uint32_t handle);
 

@@ -242,12 +242,49 @@ void wa_js_promise_settled_(uint32_t handle, int status, void *p, size_t n, doub
     pr->waiters = NULL; /* each polls the outcome and finishes */
 }
 
+/* The settlement table: the glue writes a batch of outcomes here and hands
+ * them over with one call (wa_js_outcomes_settled_). It grows by doubling up
+ * to WA_JS_OUTCOMES_MAX records and stays there: bounded, and reused. */
+_Static_assert(sizeof(wa_js_outcome) == 24, "js/promises.mjs writes 24-byte outcomes");
+static wa_js_outcome *wa_js_outcomes;
+static size_t wa_js_outcomes_cap;
+
+wa_js_outcome *wa_js_outcomes_(size_t n)
+{
+    if (n > WA_JS_OUTCOMES_MAX)
+        return NULL;
+    if (n > wa_js_outcomes_cap) {
+        size_t cap = wa_js_outcomes_cap ? wa_js_outcomes_cap : 64;
+        while (cap < n)
+            cap *= 2;
+        if (cap > WA_JS_OUTCOMES_MAX)
+            cap = WA_JS_OUTCOMES_MAX;
+        wa_js_outcome *t = realloc(wa_js_outcomes, cap * sizeof *t);
+        if (!t)
+            return NULL;
+        wa_js_outcomes = t;
+        wa_js_outcomes_cap = cap;
+    }
+    return wa_js_outcomes;
+}
+
+void wa_js_outcomes_settled_(size_t n)
+{
+    if (n > wa_js_outcomes_cap) /* a count the table never had room for */
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const wa_js_outcome *o = &wa_js_outcomes[i];
+        wa_js_promise_settled_(o->handle, o->status, o->data, o->len, o->number);
+    }
+}
+
 void wa_js_release(uint32_t handle)
 {
     wa_js_promise *pr = wa_js_key_get_(handle, WA_JS_KEY_PROMISE);
     if (!pr)
         return;
-    wa_js_op_cancel_(handle); /* the glue forgets the promise too */
+    if (!pr->settled) /* a settled one the glue forgot when it settled */
+        wa_js_op_cancel_(handle);
     for (wa_js_op *op = pr->waiters; op; op = op->next)
         wa_waker_wake_by_ref(&op->waker); /* they find the handle gone */
     wa_js_key_free_(handle);

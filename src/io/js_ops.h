@@ -37,4 +37,25 @@ uint32_t wa_js_promise_new_(void);
  * number; its waiters wake. */
 void wa_js_promise_settled_(uint32_t handle, int status, void *p, size_t n, double number);
 
+/* An adopted promise's outcome as the glue writes it in the settlement
+ * table (24 bytes on wasm32: js/promises.mjs writes the same layout). */
+typedef struct wa_js_outcome {
+    double number;
+    uint32_t handle;
+    int32_t status;
+    void *data; /* from wasync_alloc, taken by wa_js_outcomes_settled_ */
+    size_t len;
+} wa_js_outcome;
+
+/* The most outcomes the table holds: the glue hands over larger batches in
+ * parts. */
+#define WA_JS_OUTCOMES_MAX 1024
+
+/* Room for n outcomes in the settlement table (borrowed until the next
+ * call), or NULL when n passes WA_JS_OUTCOMES_MAX or memory runs out. */
+wa_js_outcome *wa_js_outcomes_(size_t n);
+/* Settles the first n outcomes of the table in order, as
+ * wa_js_promise_settled_ does each (their bytes taken). */
+void wa_js_outcomes_settled_(size_t n);
+
 #endif

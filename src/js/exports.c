@@ -33,4 +33,7 @@ WA_JS_EXPORT(wasync_settled) void wasync_settled(uint32_t handle, int status, vo
     wa_js_promise_settled_(handle, status, p, n, number);
 }
 
+WA_JS_EXPORT(wasync_outcomes) void *wasync_outcomes(size_t n) { return wa_js_outcomes_(n); }
+WA_JS_EXPORT(wasync_settled_n) void wasync_settled_n(size_t n) { wa_js_outcomes_settled_(n); }
+
 WA_JS_EXPORT(wasync_release) void wasync_release(uint32_t handle) { wa_js_release(handle); }

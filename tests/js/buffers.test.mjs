@@ -354,12 +354,26 @@ test('raw exports: stale keys, bad statuses and lengths that do not add up fail 
     const key = r.int(3) ? r.pick(stale) : (r.int(4) << 20) | r.int(64);
     const n = r.int(4) ? r.int(100) : 0;
     const p = n || r.int(2) ? alloc(n) : 0;
-    switch (r.int(3)) {
+    switch (r.int(4)) {
       case 0: ex.wasync_deliver(key, r.pick(STATUSES), p, n, r.u32()); break;
       case 1: ex.wasync_settled(key, r.pick(STATUSES), p, n, r.u32()); break;
+      case 2: { // the same through the settlement table, with another after it
+        const t = ex.wasync_outcomes(2) >>> 0;
+        assert.ok(t);
+        const f64 = new Float64Array(ex.memory.buffer, t, 6), u32 = new Uint32Array(ex.memory.buffer, t, 12);
+        f64[0] = r.u32();
+        u32.set([key, r.pick(STATUSES), p, n], 2);
+        f64[3] = 0;
+        u32.set([r.pick(stale), -10, 0, 0], 8);
+        ex.wasync_settled_n(2);
+        break;
+      }
       default: ex.wasync_free(p); ex.wasync_release(key);
     }
   }
+  // The table holds at most 1024; a larger count is refused, not read.
+  assert.equal(ex.wasync_outcomes(1025), 0);
+  ex.wasync_settled_n(1 << 30);
   rt.tick();
   // the runtime still works
   same(await rt.callAsync('echo', 'still here'), utf8('still here'), 'echo');

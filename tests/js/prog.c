@@ -229,6 +229,31 @@ EXPORT(await_promise) int await_promise(uint32_t call, uint32_t handle)
     return spawn_job(&awaiter_vt, &j);
 }
 
+/* await_within(handle, ms): an await raced against a sleep. When the sleep
+ * wins, the await is dropped and the handle released, and the call
+ * rejects with WA_ETIMEDOUT; else it settles like await_promise. */
+static int await_within_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    WA_AWAIT(wa_race_init(&j->race, wa_js_await_init(&j->op, (uint32_t)j->n), wa_sleep_init(&j->s, WA_MS(j->ms))));
+    if (wa_race_winner(&j->race.c) != 0) {
+        wa_js_release((uint32_t)j->n);
+        wa_js_settle(j->call, WA_ETIMEDOUT, NULL, 0, 0);
+    } else {
+        wa_js_settle(j->call, WA_STATUS, j->op.data, j->op.len, j->op.number);
+        free(j->op.data);
+    }
+    WA_END();
+}
+static const wa_future_vt await_within_vt = {await_within_poll, job_drop, "await_within"};
+
+EXPORT(await_within) int await_within(uint32_t call, uint32_t handle, double ms)
+{
+    job j = {.call = call, .n = handle, .ms = (uint64_t)ms};
+    return spawn_job(&await_within_vt, &j);
+}
+
 /* yield_n(n): a task that wakes itself n times; resolves with n. */
 static int yielder_poll(wa_future *f, wa_cx *cx)
 {

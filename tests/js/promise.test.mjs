@@ -89,3 +89,74 @@ test('many promises awaited at once, settled in reverse order', async () => {
   assert.equal(rt.stats().hostOps, 0);
   rt.close();
 });
+
+// The outcomes of adopted promises reach wasm in batches (js/promises.mjs:
+// up to 1024 per call into wasm); these would catch a batch that loses,
+// reorders or leaks one.
+test('a burst of distinct promises settled in one tick: values, strings, rejections', async () => {
+  const rt = await prog();
+  const n = 2500; // more than two batches
+  const before = rt.stats().deliveries;
+  const handles = [];
+  for (let i = 0; i < n; i++) {
+    const p = i % 3 === 0 ? Promise.resolve(i) : i % 3 === 1 ? Promise.resolve(`s${i}`) : Promise.reject(new Error(`e${i}`));
+    handles.push(rt.adopt(p));
+  }
+  const dropped = new Set(); // released before their outcome reached wasm
+  for (let i = 5; i < n; i += 50) {
+    rt.release(handles[i]);
+    dropped.add(i);
+  }
+  const got = await Promise.all(handles.map((h) => rt.callAsync('await_promise', h).then((v) => v, (e) => e)));
+  for (let i = 0; i < n; i++) {
+    const g = got[i];
+    if (dropped.has(i)) assert.equal(g.code, -8, `${i}: released, stale`);
+    else if (i % 3 === 0) assert.equal(g, i);
+    else if (i % 3 === 1) assert.deepEqual(g, utf8(`s${i}`));
+    else assert.ok(g.code === -10 && g.message.includes(`e${i}`), `${i}: ${g}`);
+  }
+  assert.equal(rt.stats().deliveries - before, n - dropped.size, 'one delivery per outcome, none for a released handle');
+  assert.equal(rt.stats().promises, 0, 'nothing left in JS');
+  for (let i = 0; i < n; i++) if (!dropped.has(i)) rt.release(handles[i]);
+  assert.equal(rt.exports.live_tasks(), 0);
+  rt.close();
+});
+
+test('awaits wake in the order their promises settled', async () => {
+  const rt = await prog();
+  const n = 300;
+  const resolvers = [];
+  const order = [];
+  const calls = [];
+  for (let i = 0; i < n; i++) {
+    const h = rt.adopt(new Promise((r) => { resolvers[i] = r; }));
+    calls.push(rt.callAsync('await_promise', h).then((v) => order.push(v)));
+  }
+  await delay(5); // every await is waiting
+  const settled = Array.from({ length: n }, (_, i) => (i * 7919) % n); // a permutation
+  for (const i of settled) resolvers[i](i); // all in one tick
+  await Promise.all(calls);
+  assert.deepEqual(order, settled);
+  rt.close();
+});
+
+test('an await dropped before its promise settles releases the handle; the late outcome goes nowhere', async () => {
+  const rt = await prog();
+  const resolvers = [];
+  const calls = [];
+  for (let i = 0; i < 20; i++) {
+    const h = rt.adopt(new Promise((r, j) => { resolvers[i] = i % 2 ? r : j; }));
+    calls.push(rt.callAsync('await_within', h, 2));
+  }
+  for (const c of calls) await assert.rejects(c, { code: -4 }, 'the sleep won');
+  assert.equal(rt.stats().promises, 0, 'released in C: forgotten in JS');
+  const before = rt.stats().deliveries;
+  for (const r of resolvers) r(new Error('late'));
+  await delay(5);
+  assert.equal(rt.stats().deliveries, before, 'no outcome for a released handle');
+  assert.equal(rt.stats().promises, 0);
+  assert.equal(rt.exports.live_tasks(), 0);
+  // and one that settles in time still wins
+  assert.equal(await rt.callAsync('await_within', rt.adopt(Promise.resolve(9)), 1000), 9);
+  rt.close();
+});
