@@ -103,6 +103,7 @@ static void wa_p3s_result_release(wa_p3s *s, wa_p3s_dir *d)
 {
     if (d->res_key)
         wa_waitable_deregister(s->rt, d->res_key);
+    d->res_key = 0;
     wa_p3s_stats(s)->end_drops++;
     wa_p3_live_ends--;
     s->result_t->drop_readable(d->res);
