@@ -12,7 +12,15 @@
  * first, and that drop cancels the copy, so the buffer is the caller's
  * again before the operation is gone; bytes a cancelled read got are kept
  * for the next read. Each end is registered at its first BLOCKED copy, for
- * the stream's life, and joined to the set only while waited on. */
+ * the stream's life, and joined to the set only while waited on.
+ *
+ * A direction may come with the future of the host's result (TCP: receive's
+ * and send's result<_, error-code>). Given a decoder, the result is read
+ * from the first BLOCKED copy on, alongside it: an error ends the direction
+ * with that error even if the host never ends the stream (preview3-shim
+ * does not end receive's stream on a reset), and a stream the host ended
+ * waits for its result, so a reset is not taken for the end of the
+ * stream. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +42,15 @@ typedef struct wa_p3s_dir {
     uint32_t result;     /* a DONE copy's */
     unsigned char *buf;  /* a BLOCKED copy's (the operation's) */
     wa_waitable_key key; /* 0 until the first BLOCKED copy */
+    /* The future of the host's result, until read (0: none), its read
+     * (IDLE, or BLOCKED into value), its registration and wait, and what
+     * it said: 0, or the host's error, which ends the direction. */
+    uint32_t res;
+    int res_copy;
+    wa_waitable_key res_key;
+    wa_waitable_wait res_wait;
+    int err;
+    _Alignas(8) unsigned char value[24];
 } wa_p3s_dir;
 
 typedef struct wa_p3s {
@@ -42,8 +59,7 @@ typedef struct wa_p3s {
     const wa_wasip3_stream_type *t;
     wa_p3s_dir dir[2]; /* [0] the readable end, [1] the writable one */
     const wa_wasip3_future_type *result_t;
-    uint32_t result[2];  /* futures of the host's results (stdio: one; TCP:
-                          * receive's and send's), or 0 */
+    int (*result_error)(const unsigned char *value); /* NULL: read at close only */
     uint32_t owner;      /* what the ends come from (a TCP socket), or 0 */
     void (*drop_owner)(uint32_t);
     unsigned char *kept; /* what a cancelled read got, for the next read */
@@ -57,6 +73,7 @@ typedef struct wa_p3s_wait {
     wa_waitable_wait wait;
     unsigned char i;
     unsigned char armed;   /* wait is live */
+    unsigned char rarmed;  /* the direction's res_wait is live */
     unsigned char yielded; /* no copy to wait for: one yield, then ready */
 } wa_p3s_wait;
 
@@ -80,6 +97,57 @@ static int wa_p3s_take(wa_p3s_dir *d, size_t *n)
     return d->copy == WA_P3S_ENDED ? WA_ECLOSED : WA_EAGAIN;
 }
 
+/* Lets d's result future go (its read not in flight): out of the set,
+ * dropped. */
+static void wa_p3s_result_release(wa_p3s *s, wa_p3s_dir *d)
+{
+    if (d->res_key)
+        wa_waitable_deregister(s->rt, d->res_key);
+    d->res_key = 0;
+    wa_p3s_stats(s)->end_drops++;
+    wa_p3_live_ends--;
+    s->result_t->drop_readable(d->res);
+    d->res = 0;
+}
+
+/* d's result read finished with r: what it said (decoded, which frees
+ * what the host lowered) is d->err, and the future goes. */
+static void wa_p3s_result_came(wa_p3s *s, wa_p3s_dir *d, uint32_t r)
+{
+    if (wa_p3_copy_status(r) == WA_P3_COPY_COMPLETED && s->result_error)
+        d->err = s->result_error(d->value);
+    wa_p3s_result_release(s, d);
+}
+
+/* Starts the read of d's result unless it is under way: whether it is
+ * (BLOCKED). */
+static bool wa_p3s_result_pending(wa_p3s *s, wa_p3s_dir *d)
+{
+    if (!s->result_error || !d->res)
+        return false;
+    if (d->res_copy == WA_P3S_IDLE) {
+        wa_wasip3_stats *st = wa_p3s_stats(s);
+        st->copies++;
+        uint32_t r = s->result_t->read(d->res, d->value);
+        if (r != WA_P3_BLOCKED) {
+            wa_p3s_result_came(s, d, r);
+            return false;
+        }
+        st->copies_blocked++;
+        d->res_copy = WA_P3S_BLOCKED;
+    }
+    return true;
+}
+
+/* The end of a direction the host ended: its result's error, else
+ * WA_ECLOSED; WA_EAGAIN while the result is to come. */
+static int wa_p3s_ended(wa_p3s *s, wa_p3s_dir *d)
+{
+    if (wa_p3s_result_pending(s, d))
+        return WA_EAGAIN;
+    return d->err < 0 ? d->err : WA_ECLOSED;
+}
+
 /* Starts a copy of direction i over buf (borrowed: the host's while
  * BLOCKED) unless one is under way, and takes its result when it came. */
 static int wa_p3s_copy(wa_p3s *s, int i, const void *buf, size_t len, size_t *n)
@@ -87,8 +155,10 @@ static int wa_p3s_copy(wa_p3s *s, int i, const void *buf, size_t len, size_t *n)
     wa_p3s_dir *d = &s->dir[i];
     if (!d->end)
         return WA_EINVAL;
+    if (d->err < 0) /* (a copy it cut short was cancelled) */
+        return d->err;
     if (d->copy == WA_P3S_ENDED)
-        return WA_ECLOSED;
+        return wa_p3s_ended(s, d);
     if (d->copy == WA_P3S_IDLE) {
         wa_wasip3_stats *st = wa_p3s_stats(s);
         uint32_t k = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
@@ -105,7 +175,8 @@ static int wa_p3s_copy(wa_p3s *s, int i, const void *buf, size_t len, size_t *n)
     }
     if (d->copy == WA_P3S_BLOCKED)
         return WA_EAGAIN;
-    return wa_p3s_take(d, n);
+    int rc = wa_p3s_take(d, n);
+    return rc == WA_ECLOSED ? wa_p3s_ended(s, d) : rc;
 }
 
 static int wa_p3s_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
@@ -160,14 +231,29 @@ static int wa_p3s_ready_poll(wa_future *f, wa_cx *cx)
 {
     wa_p3s_wait *r = (wa_p3s_wait *)f;
     wa_p3s_dir *d = &r->s->dir[r->i];
-    if (!r->armed) { /* a copy that moved nothing: try again, but yield first */
+    int rc;
+    if (!r->armed && !r->rarmed) { /* a copy that moved nothing: try again, but yield first */
         if (r->yielded)
             return WA_READY;
         r->yielded = 1;
         wa_waker_wake_by_ref(&cx->waker);
         return WA_PENDING;
     }
-    int rc = wa_poll(&r->wait.fut, cx);
+    if (r->rarmed) { /* an ok result lets the copy go on */
+        if ((rc = wa_poll(&d->res_wait.fut, cx)) < 0)
+            return rc;
+        if (rc == WA_READY) {
+            uint32_t p;
+            r->rarmed = 0;
+            wa_waitable_payload(r->s->rt, d->res_key, &p);
+            wa_p3s_result_came(r->s, d, p);
+            if (d->err < 0 || !r->armed)
+                return WA_READY;
+        }
+    }
+    if (!r->armed)
+        return WA_PENDING;
+    rc = wa_poll(&r->wait.fut, cx);
     if (rc != WA_READY)
         return rc; /* (an error: the drop cancels the copy) */
     wa_waitable_payload(r->s->rt, d->key, &d->result);
@@ -175,9 +261,22 @@ static int wa_p3s_ready_poll(wa_future *f, wa_cx *cx)
     return WA_READY;
 }
 
+/* A result read whose event did not come stays in flight, out of the set,
+ * for the next wait or the close. */
 static void wa_p3s_ready_drop(wa_future *f)
 {
     wa_p3s_wait *r = (wa_p3s_wait *)f;
+    wa_p3s_dir *d = &r->s->dir[r->i];
+    if (r->rarmed) {
+        r->rarmed = 0;
+        bool came = d->res_wait.ready != 0;
+        wa_drop(&d->res_wait.fut);
+        if (came) {
+            uint32_t p;
+            wa_waitable_payload(r->s->rt, d->res_key, &p);
+            wa_p3s_result_came(r->s, d, p);
+        }
+    }
     if (!r->armed)
         return;
     r->armed = 0;
@@ -194,36 +293,47 @@ static wa_future *wa_p3s_ready(wa_stream *st, int dir, void *storage)
     wa_p3s *s = (wa_p3s *)st;
     int i = dir == WA_STREAM_WRITE;
     wa_p3s_dir *d = &s->dir[i];
-    if (d->copy == WA_P3S_BLOCKED && !d->key) {
-        int rc = wa_waitable_register(s->rt, d->end, &d->key);
-        if (rc < 0) { /* no wait: the buffer comes back now (no key) */
+    bool watch = (d->copy == WA_P3S_BLOCKED || d->copy == WA_P3S_ENDED) && wa_p3s_result_pending(s, d);
+    int rc = 0;
+    if (d->copy == WA_P3S_BLOCKED && !d->key)
+        rc = wa_waitable_register(s->rt, d->end, &d->key);
+    if (rc == 0 && watch && !d->res_key)
+        rc = wa_waitable_register(s->rt, d->res, &d->res_key);
+    if (rc < 0) { /* no wait: the buffer comes back now (the result read waits for the close) */
+        if (d->copy == WA_P3S_BLOCKED)
             wa_p3s_cancel(s, i, false);
-            return wa_stream_error_init(storage, rc);
-        }
+        return wa_stream_error_init(storage, rc);
     }
     wa_p3s_wait *r = storage;
-    *r = (wa_p3s_wait){.fut = {&wa_p3s_ready_vt}, .s = s, .i = i, .armed = d->copy == WA_P3S_BLOCKED};
+    *r = (wa_p3s_wait){.fut = {&wa_p3s_ready_vt}, .s = s, .i = i, .armed = d->copy == WA_P3S_BLOCKED, .rarmed = watch};
     if (r->armed)
         wa_waitable_wait_init(&r->wait, d->key);
+    if (watch)
+        wa_waitable_wait_init(&d->res_wait, d->res_key);
     return &r->fut;
 }
 
-/* A host's result future (its stream's end dropped): read if it is
- * there, else cancelled, since a close cannot wait (and the bytes the
- * host took are out already). An error's string, if any, is lost. */
-static void wa_p3s_drop_result(wa_p3s *s, uint32_t result)
+/* A host's result future at the close (its stream's end dropped): read
+ * if it is there, else its read cancelled, since a close cannot wait (and
+ * the bytes the host took are out already); a value that came is decoded
+ * for what the host lowered in it. */
+static void wa_p3s_drop_result(wa_p3s *s, wa_p3s_dir *d)
 {
     wa_wasip3_stats *st = wa_p3s_stats(s);
-    _Alignas(8) unsigned char value[24];
-    st->copies++;
-    if (s->result_t->read(result, value) == WA_P3_BLOCKED) {
-        st->copies_blocked++;
-        st->copy_cancels++;
-        s->result_t->cancel_read(result);
+    uint32_t r = WA_P3_BLOCKED;
+    if (d->res_copy == WA_P3S_IDLE) {
+        st->copies++;
+        if ((r = s->result_t->read(d->res, d->value)) == WA_P3_BLOCKED)
+            st->copies_blocked++;
+    } else if (d->res_key) { /* (out of the set: no wait is left) */
+        wa_waitable_deregister(s->rt, d->res_key);
+        d->res_key = 0;
     }
-    st->end_drops++;
-    wa_p3_live_ends--;
-    s->result_t->drop_readable(result);
+    if (r == WA_P3_BLOCKED) {
+        st->copy_cancels++;
+        r = s->result_t->cancel_read(d->res);
+    }
+    wa_p3s_result_came(s, d, r);
 }
 
 /* No copy is in flight: the stream layer let every operation go, and a
@@ -242,8 +352,8 @@ static void wa_p3s_close(wa_stream *st)
         (i ? s->t->drop_writable : s->t->drop_readable)(d->end);
     }
     for (int i = 0; i < 2; i++)
-        if (s->result[i])
-            wa_p3s_drop_result(s, s->result[i]);
+        if (s->dir[i].res)
+            wa_p3s_drop_result(s, &s->dir[i]);
     if (s->owner) /* last: its ends are gone */
         s->drop_owner(s->owner);
     free(s->kept);
@@ -254,8 +364,9 @@ static const wa_stream_vt wa_p3s_vt = {wa_p3s_try_read, wa_p3s_try_write, wa_p3s
                                        wa_p3s_close};
 
 int wa_wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
-                       const wa_wasip3_future_type *result_t, const uint32_t result[2], uint32_t owner,
-                       void (*drop_owner)(uint32_t), wa_stream **out)
+                                const wa_wasip3_future_type *result_t, const uint32_t result[2],
+                                int (*result_error)(const unsigned char *value), uint32_t owner,
+                                void (*drop_owner)(uint32_t), wa_stream **out)
 {
     wa_p3s *s = calloc(1, sizeof *s);
     if (!s) {
@@ -277,7 +388,9 @@ int wa_wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint3
     s->dir[0].end = readable;
     s->dir[1].end = writable;
     s->result_t = result_t;
-    memcpy(s->result, result, sizeof s->result);
+    s->result_error = result_error;
+    s->dir[0].res = result[0];
+    s->dir[1].res = result[1];
     s->owner = owner;
     s->drop_owner = drop_owner;
     *out = &s->base;
@@ -288,20 +401,21 @@ int wa_wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t re
                           wa_stream **s)
 {
     wa_p3_live_ends += !!readable + !!writable; /* taken */
-    return wa_wasip3_stream_open_owned(rt, t, readable, writable, NULL, (uint32_t[2]){0}, 0, NULL, s);
+    return wa_wasip3_stream_open_owned(rt, t, readable, writable, NULL, (uint32_t[2]){0}, NULL, 0, NULL, s);
 }
 
 int wa_wasip3_stream_new(wa_rt *rt, const wa_wasip3_stream_type *t, wa_stream **reader, wa_stream **writer)
 {
     uint64_t ends = t->new_();
     wa_p3_live_ends += 2;
-    int rc = wa_wasip3_stream_open_owned(rt, t, (uint32_t)ends, 0, NULL, (uint32_t[2]){0}, 0, NULL, reader);
+    int rc = wa_wasip3_stream_open_owned(rt, t, (uint32_t)ends, 0, NULL, (uint32_t[2]){0}, NULL, 0, NULL, reader);
     if (rc < 0) {
         wa_p3_live_ends--;
         t->drop_writable((uint32_t)(ends >> 32));
         return rc;
     }
-    if ((rc = wa_wasip3_stream_open_owned(rt, t, 0, (uint32_t)(ends >> 32), NULL, (uint32_t[2]){0}, 0, NULL, writer)) < 0)
+    if ((rc = wa_wasip3_stream_open_owned(rt, t, 0, (uint32_t)(ends >> 32), NULL, (uint32_t[2]){0}, NULL, 0, NULL,
+                                          writer)) < 0)
         wa_stream_close(reader);
     return rc;
 }
@@ -312,7 +426,8 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
     switch (fd) {
     case 0:
         wa_p3_stdin_read_via_stream(&r, &result);
-        return wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, r, 0, &wa_wasip3_cli_result, (uint32_t[2]){result}, 0, NULL, s);
+        return wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, r, 0, &wa_wasip3_cli_result,
+                                           (uint32_t[2]){result, 0}, NULL, 0, NULL, s);
     case 1:
     case 2: {
         uint64_t ends = wa_wasip3_cli_bytes.new_();
@@ -320,7 +435,8 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
         r = (uint32_t)ends;
         w = (uint32_t)(ends >> 32);
         result = wa_p3_std_write_via_stream(fd, r);
-        return wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, 0, w, &wa_wasip3_cli_result, (uint32_t[2]){result}, 0, NULL, s);
+        return wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, 0, w, &wa_wasip3_cli_result,
+                                           (uint32_t[2]){0, result}, NULL, 0, NULL, s);
     }
     default:
         return WA_EINVAL;

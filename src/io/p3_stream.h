@@ -10,12 +10,17 @@
 /* A new stream over ends of a stream<u8> of type t that may come from
  * different calls (a TCP connection: receive's stream, and the writable
  * end of one whose readable end went to send), with the futures of the
- * host's results (of type result_t; 0: none), read or cancelled at close,
- * and the resource they come from (owner, 0: none), dropped by drop_owner
- * after them. All taken (counted by whoever made them), also on failure.
- * Returns 0 or WA_ENOMEM. */
+ * host's results for the readable and the writable end (of type result_t;
+ * 0: none), and the resource they come from (owner, 0: none), dropped by
+ * drop_owner after them. result_error decodes a result's value: its
+ * error, or 0 (and frees what the host lowered in it). Given, a result is
+ * read alongside its end's copies, and its error ends that direction;
+ * NULL, results are read or cancelled at the close only. All taken
+ * (counted by whoever made them), also on failure. Returns 0 or
+ * WA_ENOMEM. */
 int wa_wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
-                                const wa_wasip3_future_type *result_t, const uint32_t result[2], uint32_t owner,
+                                const wa_wasip3_future_type *result_t, const uint32_t result[2],
+                                int (*result_error)(const unsigned char *value), uint32_t owner,
                                 void (*drop_owner)(uint32_t), wa_stream **s);
 
 #endif

@@ -4,7 +4,8 @@
  * ipv6's flow-info at 8, address at 12 and scope-id at 28); results come
  * back in return areas, a tag byte then the payload at 4. An error-code's
  * `other` case carries an optional string the host lowered into our
- * memory: freed here. */
+ * memory: freed here (after a look: preview3-shim puts Node's error code
+ * there, EMFILE among them). */
 #include <string.h>
 
 #include "cabi.h"
@@ -36,17 +37,29 @@ static uint32_t wa_p3_u32(const unsigned char *p)
 }
 
 /* Frees the string of an error's other(some(s)) at e (the option's tag at
- * 4, the string at 8). */
-static void wa_p3_free_other(const unsigned char *e, uint8_t other)
+ * 4, the string at 8), keeping s in code if it fits (else ""). */
+static void wa_p3_take_other(const unsigned char *e, uint8_t other, char code[8])
 {
-    if (e[0] == other && e[4])
-        wa_p2_host_free((const void *)(uintptr_t)wa_p3_u32(e + 8), wa_p3_u32(e + 12));
+    code[0] = 0;
+    if (e[0] != other || !e[4])
+        return;
+    const char *s = (const char *)(uintptr_t)wa_p3_u32(e + 8);
+    uint32_t len = wa_p3_u32(e + 12);
+    if (len < 8) {
+        memcpy(code, s, len);
+        code[len] = 0;
+    }
+    wa_p2_host_free(s, len);
 }
 
-/* types' error-code at e, in declaration order. */
+/* types' error-code at e, in declaration order. Out of file descriptors
+ * has no case: preview3-shim says other(Node's code). */
 static int wa_p3_net_error(const unsigned char *e)
 {
-    wa_p3_free_other(e, 14);
+    char code[8];
+    wa_p3_take_other(e, 14, code);
+    if (!strcmp(code, "EMFILE") || !strcmp(code, "ENFILE"))
+        return WA_EMFILE;
     switch (e[0]) {
     case 1: return WA_ENOSYS;        /* not-supported */
     case 2: return WA_EINVAL;        /* invalid-argument */
@@ -64,6 +77,8 @@ static int wa_p3_net_error(const unsigned char *e)
 
 /* result<T, error-code> at ret: T (or the error) at 4. */
 static int wa_p3_result(const unsigned char *ret) { return ret[0] ? wa_p3_net_error(ret + 4) : 0; }
+
+int wa_p3_tcp_result_error(const unsigned char *value) { return wa_p3_result(value); }
 
 int wa_p3_tcp_create(int v6, uint32_t *sock)
 {
@@ -177,7 +192,8 @@ uint32_t wa_p3_resolve(const char *name, unsigned char *ret)
 /* ip-name-lookup's error-code at e, in declaration order. */
 static int wa_p3_lookup_error(const unsigned char *e)
 {
-    wa_p3_free_other(e, 5);
+    char code[8];
+    wa_p3_take_other(e, 5, code);
     return e[0] == 1 ? WA_EINVAL : WA_EIO; /* invalid-argument; unresolvable, failures */
 }
 

@@ -29,6 +29,9 @@ int wa_p3_tcp_local_port(uint32_t sock, uint16_t *port);
 uint32_t wa_p3_tcp_send(uint32_t sock, uint32_t readable);
 /* Borrows sock: the owned receive stream and the future of its result. */
 void wa_p3_tcp_receive(uint32_t sock, uint32_t *stream, uint32_t *result);
+/* The error of send's or receive's result<_, error-code> at value, or 0
+ * (frees what the host lowered in it). */
+int wa_p3_tcp_result_error(const unsigned char *value);
 /* Consumes sock. */
 void wa_p3_tcp_drop(uint32_t sock);
 
