@@ -50,6 +50,12 @@ class Outcomes {
     }
   }
 
+  /** Empties the queue, keeping its columns. */
+  clear() {
+    this.n = 0;
+    this.bytes = null;
+  }
+
   /** Outcome i's bytes, or undefined. */
   bytesOf(i) {
     return this.bytes?.get(i);
@@ -66,12 +72,22 @@ export class Promises {
     this.live = new Uint32Array(64);
     this.count = 0;          // the nonzero entries of live
     this.out = new Outcomes(64); // queued for the next tick
+    this.spare = new Outcomes(64); // the one handed over last (its columns reused)
     this.ptrs = new Uint32Array(OUTCOMES_MAX); // a batch's bytes in wasm
     this.picks = new Int32Array(OUTCOMES_MAX); // a batch's indices in out
-    // The promise handlers, bound to each handle (`this`, as an int32):
-    // a bound function is smaller than a closure, and memory is what a
-    // burst of adopts costs.
+    // The promise handlers. Each slot keeps a pair bound to it (`this`)
+    // for the promises adopted in it, one at a time: a burst of adopts in
+    // slots used before allocates no function (functions are most of what
+    // a pending adopt costs V8, in memory and so in garbage collection).
+    // watched: slot -> the handle its pair waits on, 0 when free.
+    this.watched = new Uint32Array(64);
+    this.valueAt = [];
+    this.reasonAt = [];
     const self = this;
+    this.onSlotValue = function (v) { self.fulfilled(self.unwatch(this), v); };
+    this.onSlotReason = function (e) { self.rejected(self.unwatch(this), e); };
+    // A slot reused while its pair still waits on a released promise: a
+    // pair bound to the handle (as an int32).
     this.onValue = function (v) { self.fulfilled(this >>> 0, v); };
     this.onReason = function (e) { self.rejected(this >>> 0, e); };
   }
@@ -105,15 +121,37 @@ export class Promises {
       if (!handle) throw new WasyncError(codes.ENOMEM, 'wasync_adopt failed');
     }
     const slot = handle & SLOT_MASK;
-    if (slot >= this.live.length) {
-      const live = new Uint32Array(Math.max(slot + 1, this.live.length * 2));
-      live.set(this.live);
-      this.live = live;
-    }
+    if (slot >= this.live.length) this.grow(slot);
     if (this.live[slot] === 0) this.count++;
     this.live[slot] = handle;
     // Handlers are attached now, so a rejection is never "unhandled".
-    Promise.resolve(promise).then(this.onValue.bind(handle | 0), this.onReason.bind(handle | 0));
+    if (this.watched[slot] === 0) {
+      this.watched[slot] = handle;
+      if (this.valueAt[slot] === undefined) {
+        this.valueAt[slot] = this.onSlotValue.bind(slot);
+        this.reasonAt[slot] = this.onSlotReason.bind(slot);
+      }
+      Promise.resolve(promise).then(this.valueAt[slot], this.reasonAt[slot]);
+    } else {
+      Promise.resolve(promise).then(this.onValue.bind(handle | 0), this.onReason.bind(handle | 0));
+    }
+    return handle;
+  }
+
+  // Makes room in the slot-indexed tables for slot.
+  grow(slot) {
+    const n = Math.max(slot + 1, this.live.length * 2);
+    for (const name of ['live', 'watched']) {
+      const a = new Uint32Array(n);
+      a.set(this[name]);
+      this[name] = a;
+    }
+  }
+
+  // The handle slot's pair waited on; the pair is free again.
+  unwatch(slot) {
+    const handle = this.watched[slot];
+    this.watched[slot] = 0;
     return handle;
   }
 
@@ -142,10 +180,13 @@ export class Promises {
     return this.out.n;
   }
 
-  /** The queued outcomes, in order; the queue starts anew. */
+  /** The queued outcomes, in order (valid until the next take()); the
+   * queue starts anew, in the columns of the previous take. */
   take() {
     const o = this.out;
-    this.out = new Outcomes(64);
+    this.out = this.spare;
+    this.out.clear();
+    this.spare = o;
     return o;
   }
 
@@ -231,8 +272,8 @@ export class Promises {
 
   /** Forgets every handle (a close). */
   forgetAll() {
-    this.live = new Uint32Array(64);
+    this.live.fill(0);
     this.count = 0;
-    this.out = new Outcomes(64);
+    this.out.clear();
   }
 }

@@ -160,3 +160,22 @@ test('an await dropped before its promise settles releases the handle; the late 
   assert.equal(await rt.callAsync('await_within', rt.adopt(Promise.resolve(9)), 1000), 9);
   rt.close();
 });
+
+test('a slot reused while its released promise is pending: each outcome reaches its own handle', async () => {
+  const rt = await prog();
+  let settleOld, settleNew;
+  const old = rt.adopt(new Promise((r) => { settleOld = r; }));
+  rt.release(old);
+  const h = rt.adopt(new Promise((r) => { settleNew = r; }));
+  assert.equal(h & 0xfffff, old & 0xfffff, 'the same slot, a newer handle');
+  const got = rt.callAsync('await_within', h, 1000);
+  settleOld(1);
+  await delay(5);
+  settleNew(2);
+  assert.equal(await got, 2, 'the new handle\'s outcome');
+  const next = rt.adopt(Promise.reject(new Error('third')));
+  await assert.rejects(rt.callAsync('await_within', next, 1000), { code: -10 });
+  assert.equal(rt.stats().promises, 0);
+  assert.equal(rt.exports.live_tasks(), 0);
+  rt.close();
+});
