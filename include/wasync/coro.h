@@ -105,7 +105,8 @@ static inline int wa_coro_poll_(wa_coro *co, wa_cx *cx)
     wa_future *c = co->child; /* (its poll cannot change co) */
     int rc = c->vt->poll(c, cx);
     co->rc = rc;
-    if (rc == WA_PENDING || rc == WA_ECANCELED)
+    /* rc is WA_PENDING or WA_ECANCELED, in one test: they are 4 apart */
+    if (!(((unsigned)rc - (unsigned)WA_ECANCELED) & ~(unsigned)(WA_PENDING - WA_ECANCELED)))
         return wa_coro_settle_(co, cx);
     co->child = NULL;
     if (c->vt->drop) /* (read after the poll, which may change it) */

@@ -66,18 +66,19 @@ static const wa_future_vt wa_join_vt;
 
 /* Fills in the header of a new task whose future is in place, and queues
  * it. Makes no calls, so that spawn's fast path needs no stack frame. A
- * root task is not linked (task.h): its lprev, lnext and joiner are set
- * when it is. */
+ * root task is not linked (task.h): its owner fields (lprev, lnext, scope,
+ * joiner) are set when it is. The handle's waker is set by its first wait
+ * (wa_join_wait). */
 static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_scope *scope,
                                                               wa_task *t, size_t total,
                                                               wa_join *join)
 {
     uint32_t w = WA_REF_ONE + WA_T_QUEUED + WA_REF_ONE; /* alive, queued */
     t->rt = rt;
-    t->scope = scope;
     t->id = (uint32_t)++rt->spawned;
     t->cls = (uint32_t)wa_slab_class_(total);
     if (scope) {
+        t->scope = scope;
         t->joiner = NULL;
         w |= WA_T_LINKED;
         wa_list_push_(&scope->children, t);
@@ -88,7 +89,6 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
         w += WA_REF_ONE;
         join->fut.vt = &wa_join_vt;
         join->task = t;
-        join->waker = (wa_waker){NULL, NULL};
     }
     wa_word_store(t, w);
     wa_task_append(rt, t);
@@ -96,6 +96,7 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
 
 void wa_task_link_(wa_rt *rt, wa_task *t)
 {
+    t->scope = NULL;
     t->joiner = NULL;
     wa_word_or(t, WA_T_LINKED);
     wa_list_push_(&rt->roots, t);
@@ -162,7 +163,7 @@ void wa_task_abort_(wa_task *t)
         wa_word_or(t, WA_T_ABORT);
         return;
     }
-    wa_task_finish(t, WA_ECANCELED);
+    wa_task_finish(t->rt, t, WA_ECANCELED);
     wa_task_unref_n(t, 1); /* alive */
 }
 
@@ -254,8 +255,12 @@ static __attribute__((noinline)) int wa_join_wait(wa_join *j, wa_cx *cx)
         return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
     if (!(wa_word_load(t) & WA_T_LINKED)) /* awaited before its first poll */
         wa_task_link_(t->rt, t);
-    wa_waker_store(&j->waker, cx);
-    t->joiner = j;
+    if (t->joiner == j) { /* j's waker is set while it is the joiner */
+        wa_waker_store(&j->waker, cx);
+    } else {
+        j->waker = wa_waker_clone(&cx->waker);
+        t->joiner = j;
+    }
     return WA_PENDING;
 }
 
@@ -273,9 +278,10 @@ static int wa_join_poll(wa_future *f, wa_cx *cx)
  * stack frame. */
 static __attribute__((noinline)) void wa_join_detach(wa_join *j, wa_task *t)
 {
-    if ((wa_word_load(t) & WA_T_LINKED) && t->joiner == j) /* (an unlinked task has none) */
+    if ((wa_word_load(t) & WA_T_LINKED) && t->joiner == j) { /* (an unlinked task has none) */
         t->joiner = NULL;
-    wa_waker_drop(&j->waker);
+        wa_waker_drop(&j->waker);
+    }
     wa_task_unref_n(t, 1);
 }
 
@@ -310,8 +316,9 @@ static inline __attribute__((always_inline)) int wa_spawn_in(wa_rt *rt, const wa
 {
     size_t total = sizeof(wa_task) + size;
     wa_task *t;
-    /* (size - 1 wraps for 0, so odd sizes, 0 and NULLs all go the checked way) */
-    if (size % sizeof(uintptr_t) || size - 1 >= 8 * sizeof(uintptr_t) || !rt || !fut)
+    /* (one test for "1 to 8 words": size - 1 word wraps for 0, and the
+     * other sizes, like NULLs, go the checked way) */
+    if ((size - sizeof(uintptr_t)) & ~(7 * sizeof(uintptr_t)) || !rt || !fut)
         return wa_spawn_checked(rt, fut, size, join, scope);
     if (WA_CHECK_THREAD_ && rt->owner != wa_thread_self_())
         return wa_spawn_foreign(rt, fut, size, join, scope);

@@ -189,15 +189,15 @@ static inline void wa_task_unref_n(wa_task *t, uint32_t n)
         wa_slab_free(&t->rt->slab, t, t->cls);
 }
 
-/* The task finished (status rc) or was hard-dropped (WA_ECANCELED). The
- * caller then drops the "alive" reference. Inline, so that the executor's
- * run loop finishes a task without a call; what an unlinked task without
- * scopes does not need is wa_task_leave_'s. */
-static inline __attribute__((always_inline)) void wa_task_finish(wa_task *t, int rc)
+/* The task t of rt finished (status rc) or was hard-dropped
+ * (WA_ECANCELED). The caller then drops the "alive" reference. Inline, so
+ * that the executor's run loop finishes a task without a call; what an
+ * unlinked task without scopes does not need is wa_task_leave_'s. */
+static inline __attribute__((always_inline)) void wa_task_finish(wa_rt *rt, wa_task *t, int rc)
 {
     t->status = rc;
     wa_word_or(t, WA_T_DONE);
-    t->rt->live--;
+    rt->live--;
     wa_drop(wa_task_future(t));
     if (wa_word_load(t) & (WA_T_LINKED | WA_SCOPE_MASK))
         wa_task_leave_(t, rc);
