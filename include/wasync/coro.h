@@ -102,11 +102,15 @@ static inline int wa_coro_poll_(wa_coro *co, wa_cx *cx)
 {
     if (co->flags)
         return wa_coro_step_(co, cx);
-    int rc = co->child->vt->poll(co->child, cx);
+    wa_future *c = co->child; /* (its poll cannot change co) */
+    int rc = c->vt->poll(c, cx);
     co->rc = rc;
-    if (rc == WA_PENDING || rc == WA_ECANCELED)
+    /* rc is WA_PENDING or WA_ECANCELED, in one test: they are 4 apart */
+    if (!(((unsigned)rc - (unsigned)WA_ECANCELED) & ~(unsigned)(WA_PENDING - WA_ECANCELED)))
         return wa_coro_settle_(co, cx);
-    wa_coro_release_(co);
+    co->child = NULL;
+    if (c->vt->drop) /* (read after the poll, which may change it) */
+        c->vt->drop(c);
     return 0;
 }
 int wa_coro_yield_(wa_coro *co, wa_cx *cx); /* 0 pending, 2 unwind */
@@ -114,10 +118,8 @@ int wa_coro_end_(wa_coro *co, int rc);
 
 #if defined(__GNUC__) || defined(__clang__)
 #define WA_CO_LABEL_ATTR_ __attribute__((unused))
-#define WA_CO_FALLTHROUGH_ __attribute__((fallthrough))
 #else
 #define WA_CO_LABEL_ATTR_
-#define WA_CO_FALLTHROUGH_ (void)0
 #endif
 
 /* Opens the coroutine body of self (the struct) polled with cx. */
@@ -130,19 +132,21 @@ wa_resume_:                                                                  \
     switch (wa_co_->line) {                                                  \
     case 0:
 
-/* Awaits the future returned by init, evaluated once. */
+/* Awaits the future returned by init, evaluated once. The resume point is
+ * saved only when the await waits: one that is ready at once writes none. */
 #define WA_AWAIT(init)                                                      \
     do {                                                                     \
         wa_co_->child = (init);                                              \
-        wa_co_->line = __LINE__;                                             \
-        WA_CO_FALLTHROUGH_;                                                  \
-    case __LINE__: {                                                         \
+        if (0) {                                                             \
+    case __LINE__:;                                                          \
+        }                                                                    \
         int wa_step_ = wa_coro_poll_(wa_co_, wa_cx_);                        \
-        if (wa_step_ == 1)                                                   \
+        if (wa_step_ == 1) {                                                 \
+            wa_co_->line = __LINE__;                                         \
             return WA_PENDING;                                               \
+        }                                                                    \
         if (wa_step_ == 2)                                                   \
             goto wa_resume_;                                                 \
-    }                                                                        \
     } while (0)
 
 /* Lets every other ready task run before continuing (a cancellation point). */

@@ -7,6 +7,12 @@
 enum { WA_CO_UNWINDING = 1 };
 enum { WA_CO_LINE_DONE = -2 };
 
+/* wa_coro_poll_ (coro.h) tells WA_PENDING and WA_ECANCELED from every
+ * other status in one test, which holds while they are a power of two
+ * apart. */
+_Static_assert(((WA_PENDING - WA_ECANCELED) & (WA_PENDING - WA_ECANCELED - 1)) == 0,
+               "WA_PENDING - WA_ECANCELED is a power of two");
+
 void wa_coro_drop(wa_future *f) { wa_coro_release_((wa_coro *)f); }
 
 static int wa_coro_unwind(wa_coro *co, wa_cx *cx)

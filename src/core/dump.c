@@ -38,22 +38,36 @@ void wa_text_task_(wa_text *d, const wa_task *t)
     wa_text_str_(d, root ? ")\"" : "\"");
 }
 
-static void wa_dump_tasks(wa_text *d, const wa_task *t, const char *indent)
+static void wa_dump_task(wa_text *d, const wa_task *t, const char *indent)
 {
-    for (; t; t = t->lnext) {
-        uint32_t st = wa_word_load(t) & WA_STATE_MASK;
-        wa_text_str_(d, indent);
-        wa_text_task_(d, t);
-        wa_text_str_(d, (st & WA_T_QUEUED) ? " queued" : " waiting");
-        wa_text_str_(d, (st & WA_T_CANCEL) ? " cancelling\n" : "\n");
-    }
+    uint32_t st = wa_word_load(t) & WA_STATE_MASK;
+    wa_text_str_(d, indent);
+    wa_text_task_(d, t);
+    wa_text_str_(d, (st & WA_T_QUEUED) ? " queued" : " waiting");
+    wa_text_str_(d, (st & WA_T_CANCEL) ? " cancelling\n" : "\n");
+}
+
+/* The roots in a queue (next links) that no owner list holds (task.h). */
+static void wa_dump_unlinked(wa_text *d, const wa_task *t)
+{
+    for (; t; t = t->next)
+        if (wa_task_unlinked_(t))
+            wa_dump_task(d, t, "  ");
 }
 
 static void wa_dump_rt(wa_text *d, const wa_rt *rt)
 {
     if (d->len)
         d->buf[0] = 0;
-    wa_dump_tasks(d, rt->roots, "  ");
+    for (const wa_task *t = rt->roots; t; t = t->lnext)
+        wa_dump_task(d, t, "  ");
+    const wa_task *run = rt->mt ? NULL : rt->current;
+    if (run) { /* inside a round: the running task, then the rest of it */
+        if (wa_task_unlinked_(run) && !(wa_word_load(run) & WA_T_QUEUED))
+            wa_dump_task(d, run, "  ");
+        wa_dump_unlinked(d, rt->rest);
+    }
+    wa_dump_unlinked(d, rt->head);
     for (const wa_scope *s = rt->scopes; s; s = s->next) {
         if (!s->children)
             continue;
@@ -62,7 +76,8 @@ static void wa_dump_rt(wa_text *d, const wa_rt *rt)
         wa_text_str_(d, " (");
         wa_text_uint_(d, s->live);
         wa_text_str_(d, " live):\n");
-        wa_dump_tasks(d, s->children, "    ");
+        for (const wa_task *t = s->children; t; t = t->lnext)
+            wa_dump_task(d, t, "    ");
     }
 }
 

@@ -47,6 +47,7 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend)
         return WA_ENOMEM;
     }
     rt->backend = backend;
+    rt->tailp = &rt->head;
     rt->owner = wa_thread_self_();
     *out = rt;
     return 0;
@@ -96,9 +97,13 @@ void wa_rt_free(wa_rt *rt)
         wa_mt_free_(rt);
 #endif
     /* Dropping a root drops the scopes inside it, which abort their children;
-     * then what is left are scopes that no task owned. */
+     * then what is left are roots never polled (queued) and scopes that no
+     * task owned. */
     while (rt->roots)
         wa_task_abort_(rt->roots);
+    for (wa_task *t = rt->head; t; t = t->next) /* (an abort only appends) */
+        if (wa_task_unlinked_(t))
+            wa_task_abort_(t);
     while (rt->scopes)
         wa_drop(&rt->scopes->fut);
     while (rt->head) { /* queue references of aborted tasks */
@@ -143,38 +148,41 @@ uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa_now_fresh_(rt);
 
 /* Polls t, which the tick took off the queue (with the queue's reference),
  * once with cx (the round's, borrowed: this sets its task's fields);
- * finishes it if it is done, aborted, or cancelled and unclaimed. Inlined
- * into the tick loop. */
+ * finishes it if it is done, aborted, or cancelled and unclaimed, and
+ * links a root that outlives its first poll (task.h). Inlined into the
+ * tick loop. */
 static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task *t, wa_cx *cx)
 {
+    rt->current = t; /* running (reset once the round ends) */
     uint32_t w = wa_word_load(t) & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED);
     if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
         wa_word_store(t, w);
         if (w & WA_T_DONE)
             goto out;
         if (!(w & WA_T_STARTED)) { /* never started: nothing to clean up */
-            wa_task_finish(t, WA_ECANCELED);
+            wa_task_finish(rt, t, WA_ECANCELED);
             wa_task_unref_n(t, 2); /* alive, queue */
             return;
         }
     }
-    wa_word_store(t, w | WA_T_RUNNING | WA_T_STARTED);
+    wa_word_store(t, w | WA_T_STARTED);
     rt->budget = 128;
     rt->polls++;
     cx->waker.data = cx->task = t;
     wa_future *f = wa_task_future(t);
-    rt->current = t; /* reset once the round ends */
     int rc = f->vt->poll(f, cx);
     if (rt->arming_len) /* sleeps armed by this poll count from now */
         wa_timers_commit_(rt, wa_now_fresh_(rt));
-    w = wa_word_load(t) & ~(uint32_t)WA_T_RUNNING;
-    wa_word_store(t, w);
+    w = wa_word_load(t);
     if (rc == WA_PENDING) {
-        if (!(w & WA_T_ABORT) && (w & (WA_T_CANCEL | WA_T_CLAIMED)) != WA_T_CANCEL)
+        if (!(w & WA_T_ABORT) && (w & (WA_T_CANCEL | WA_T_CLAIMED)) != WA_T_CANCEL) {
+            if (!(w & WA_T_LINKED))
+                wa_task_link_(rt, t);
             goto out;
+        }
         rc = WA_ECANCELED; /* aborted, or nobody took the request: hard drop */
     }
-    wa_task_finish(t, rc);
+    wa_task_finish(rt, t, rc);
     wa_task_unref_n(t, 2); /* alive, queue */
     return;
 out:
@@ -196,13 +204,14 @@ static int wa_rt_round(wa_rt *rt, uint64_t *deadline)
     /* Take the queue as it stands: tasks woken from now on go to a fresh
      * queue and wait for the next round. */
     wa_task *t = rt->head;
-    rt->head = rt->tail = NULL;
+    rt->head = NULL;
+    rt->tailp = &rt->head;
     rt->queued = 0;
     /* one context for the round: a poll leaves it as it found it
      * (future.h), so each task sets only its own fields */
     wa_cx cx = {{NULL, &wa_task_waker_vt_}, rt, NULL, 0, &rt->budget};
     while (t) {
-        wa_task *next = t->next;
+        wa_task *next = rt->rest = t->next; /* (for a dump in a poll) */
         wa_task_run(rt, t, &cx);
         t = next;
     }
@@ -244,6 +253,9 @@ static void wa_rt_cancel_all(wa_rt *rt)
 {
     for (wa_task *t = rt->roots; t; t = t->lnext)
         wa_task_cancel_(t);
+    for (wa_task *t = rt->head; t; t = t->next) /* roots never polled */
+        if (wa_task_unlinked_(t))
+            wa_task_cancel_(t);
     for (wa_scope *s = rt->scopes; s; s = s->next)
         wa_scope_cancel_children_(s);
 }

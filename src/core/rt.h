@@ -22,9 +22,10 @@ typedef struct wa_rt_ext {
 } wa_rt_ext;
 
 struct wa_rt {
-    wa_task *head, *tail;        /* run queue (FIFO, intrusive) */
+    wa_task *head, **tailp;      /* run queue (FIFO, intrusive; tailp: the last next, or &head) */
     size_t queued;
-    wa_task *roots;              /* live tasks owned by no scope */
+    wa_task *rest;               /* the round under way: the tasks it has yet to poll */
+    wa_task *roots;              /* linked live tasks owned by no scope (task.h) */
     wa_scope *scopes;            /* live scopes */
     wa_task *root;               /* block_on's task while it runs, or NULL */
     wa_backend *backend;

@@ -46,7 +46,7 @@ static void wa_scope_drop(wa_future *f)
     s->flags |= WA_SCOPE_CANCELLING;
     while (s->children) {
         wa_task *t = s->children;
-        if (wa_word_load(t) & WA_T_RUNNING) {
+        if (t == s->rt->current && !(wa_word_load(t) & WA_T_DONE)) { /* running */
             /* A child dropping its own scope: it cannot be dropped in the
              * middle of its poll, so it becomes a root task. */
             wa_misuse(WA_EMISUSE, "a scope dropped by its own child");

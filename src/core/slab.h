@@ -52,6 +52,8 @@ static inline void *wa_slab_try_alloc_small(wa_slab *s, size_t size)
     char *p = s->bump;
     if ((size_t)(s->end - p) < c * WA_SLAB_GRAIN)
         return NULL;
+    if (!p) /* (never: an empty slab's bump and end are both NULL) */
+        __builtin_unreachable();
     s->bump = p + c * WA_SLAB_GRAIN;
     return p;
 #else

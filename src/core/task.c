@@ -20,17 +20,20 @@ static inline void wa_task_ref(wa_task *t)
 
 void wa_task_unref_(wa_task *t) { wa_task_unref_n(t, 1); }
 
-/* Appends t to the run queue, which holds a reference. */
+/* Appends t, whose word says it is queued, to the run queue. */
+static inline void wa_task_append(wa_rt *rt, wa_task *t)
+{
+    t->next = NULL;
+    *rt->tailp = t;
+    rt->tailp = &t->next;
+    rt->queued++;
+}
+
+/* Queues t: the queue holds a reference. */
 static inline void wa_task_enqueue(wa_rt *rt, wa_task *t)
 {
     wa_word_add(t, WA_T_QUEUED + WA_REF_ONE);
-    t->next = NULL;
-    if (rt->tail)
-        rt->tail->next = t;
-    else
-        rt->head = t;
-    rt->tail = t;
-    rt->queued++;
+    wa_task_append(rt, t);
 }
 
 /* Queues t once, however often it is woken; a finished task is not queued. */
@@ -62,31 +65,41 @@ const wa_waker_vt wa_task_waker_vt_ = {
 static const wa_future_vt wa_join_vt;
 
 /* Fills in the header of a new task whose future is in place, and queues
- * it. Makes no calls, so that spawn's fast path needs no stack frame. */
+ * it. Makes no calls, so that spawn's fast path needs no stack frame. A
+ * root task is not linked (task.h): its owner fields (lprev, lnext, scope,
+ * joiner) are set when it is. The handle's waker is set by its first wait
+ * (wa_join_wait). */
 static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_scope *scope,
                                                               wa_task *t, size_t total,
                                                               wa_join *join)
 {
+    uint32_t w = WA_REF_ONE + WA_T_QUEUED + WA_REF_ONE; /* alive, queued */
     t->rt = rt;
-    t->scope = scope;
-    t->joiner = NULL;
-    wa_word_store(t, WA_REF_ONE); /* alive */
     t->id = (uint32_t)++rt->spawned;
     t->cls = (uint32_t)wa_slab_class_(total);
     if (scope) {
+        t->scope = scope;
+        t->joiner = NULL;
+        w |= WA_T_LINKED;
         wa_list_push_(&scope->children, t);
         scope->live++;
-    } else {
-        wa_list_push_(&rt->roots, t);
     }
     rt->live++;
     if (join) {
-        wa_word_add(t, WA_REF_ONE);
+        w += WA_REF_ONE;
         join->fut.vt = &wa_join_vt;
         join->task = t;
-        join->waker = (wa_waker){NULL, NULL};
     }
-    wa_task_enqueue(rt, t);
+    wa_word_store(t, w);
+    wa_task_append(rt, t);
+}
+
+void wa_task_link_(wa_rt *rt, wa_task *t)
+{
+    t->scope = NULL;
+    t->joiner = NULL;
+    wa_word_or(t, WA_T_LINKED);
+    wa_list_push_(&rt->roots, t);
 }
 
 /* Debug builds check every spawn's thread; a release spawn is a few stores
@@ -144,14 +157,13 @@ static __attribute__((noinline)) int wa_spawn_checked(wa_rt *rt, const wa_future
 
 void wa_task_abort_(wa_task *t)
 {
-    uint32_t st = wa_task_state(t);
-    if (st & WA_T_DONE)
+    if (wa_task_state(t) & WA_T_DONE)
         return;
-    if (st & WA_T_RUNNING) {
+    if (t == t->rt->current) { /* running */
         wa_word_or(t, WA_T_ABORT);
         return;
     }
-    wa_task_finish(t, WA_ECANCELED);
+    wa_task_finish(t->rt, t, WA_ECANCELED);
     wa_task_unref_n(t, 1); /* alive */
 }
 
@@ -174,23 +186,23 @@ void wa_scope_cancel_children_(wa_scope *s)
         wa_task_cancel_(t);
 }
 
-void wa_task_leave_scope_(wa_task *t)
+static void wa_task_leave_scope(wa_task *t)
 {
     wa_scope *s = t->scope;
     wa_list_remove_(&s->children, t);
     s->live--;
     int rc = t->status;
-    bool first_error = rc < 0 && rc != WA_ECANCELED && s->status == 0;
-    if (first_error) {
+    if (rc < 0 && rc != WA_ECANCELED && s->status == 0) { /* the first error */
         s->status = rc;
         if (s->flags & WA_SCOPE_FAIL_FAST)
             wa_scope_cancel_children_(s);
+    } else if (s->live) {
+        return;
     }
-    if (s->live == 0 || first_error)
-        wa_waker_wake_by_ref(&s->waker);
+    wa_waker_wake_by_ref(&s->waker);
 }
 
-void wa_task_drop_scopes_(wa_rt *rt, wa_task *t, bool report)
+static __attribute__((noinline)) void wa_task_drop_scopes(wa_rt *rt, wa_task *t, bool report)
 {
     wa_scope *s = rt->scopes;
     while (s) {
@@ -202,6 +214,23 @@ void wa_task_drop_scopes_(wa_rt *rt, wa_task *t, bool report)
             next = rt->scopes; /* the drop may have ended other scopes */
         }
         s = next;
+    }
+}
+
+void wa_task_leave_(wa_task *t, int rc)
+{
+    if (wa_word_load(t) & WA_SCOPE_MASK)
+        wa_task_drop_scopes(t->rt, t, rc != WA_ECANCELED);
+    if (!(wa_word_load(t) & WA_T_LINKED))
+        return;
+    if (t->scope)
+        wa_task_leave_scope(t);
+    else
+        wa_list_remove_(&t->rt->roots, t);
+    if (t->joiner) {
+        wa_join *j = t->joiner;
+        t->joiner = NULL;
+        wa_waker_wake(&j->waker);
     }
 }
 
@@ -224,8 +253,14 @@ static __attribute__((noinline)) int wa_join_wait(wa_join *j, wa_cx *cx)
     wa_task *t = j->task;
     if (!t)
         return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
-    wa_waker_store(&j->waker, cx);
-    t->joiner = j;
+    if (!(wa_word_load(t) & WA_T_LINKED)) /* awaited before its first poll */
+        wa_task_link_(t->rt, t);
+    if (t->joiner == j) { /* j's waker is set while it is the joiner */
+        wa_waker_store(&j->waker, cx);
+    } else {
+        j->waker = wa_waker_clone(&cx->waker);
+        t->joiner = j;
+    }
     return WA_PENDING;
 }
 
@@ -238,15 +273,26 @@ static int wa_join_poll(wa_future *f, wa_cx *cx)
     return wa_join_wait(j, cx);
 }
 
+/* Detaches j from t, its task still running (t runs on), and releases
+ * it. Out of line, so that releasing a finished task's handle needs no
+ * stack frame. */
+static __attribute__((noinline)) void wa_join_detach(wa_join *j, wa_task *t)
+{
+    if ((wa_word_load(t) & WA_T_LINKED) && t->joiner == j) { /* (an unlinked task has none) */
+        t->joiner = NULL;
+        wa_waker_drop(&j->waker);
+    }
+    wa_task_unref_n(t, 1);
+}
+
 /* Releases a local task's handle j (j->task set). */
 static inline void wa_join_release(wa_join *j)
 {
     wa_task *t = j->task;
     j->task = NULL;
-    if (!(wa_word_load(t) & WA_T_DONE)) { /* detach; a finish has done this */
-        if (t->joiner == j)
-            t->joiner = NULL;
-        wa_waker_drop(&j->waker);
+    if (!(wa_word_load(t) & WA_T_DONE)) { /* a finish has detached it */
+        wa_join_detach(j, t);
+        return;
     }
     wa_task_unref_n(t, 1);
 }
@@ -270,8 +316,9 @@ static inline __attribute__((always_inline)) int wa_spawn_in(wa_rt *rt, const wa
 {
     size_t total = sizeof(wa_task) + size;
     wa_task *t;
-    /* (size - 1 wraps for 0, so odd sizes, 0 and NULLs all go the checked way) */
-    if (size % sizeof(uintptr_t) || size - 1 >= 8 * sizeof(uintptr_t) || !rt || !fut)
+    /* (one test for "1 to 8 words": size - 1 word wraps for 0, and the
+     * other sizes, like NULLs, go the checked way) */
+    if ((size - sizeof(uintptr_t)) & ~(7 * sizeof(uintptr_t)) || !rt || !fut)
         return wa_spawn_checked(rt, fut, size, join, scope);
     if (WA_CHECK_THREAD_ && rt->owner != wa_thread_self_())
         return wa_spawn_foreign(rt, fut, size, join, scope);

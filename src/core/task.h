@@ -19,16 +19,26 @@ enum {
     WA_T_CLAIMED = 1u << 4,  /* someone handles the cancellation (this poll) */
     WA_T_ABORT = 1u << 5,    /* hard drop when the running poll returns */
     WA_T_STARTED = 1u << 6,  /* polled at least once */
+    WA_T_LINKED = 1u << 7,   /* on an owner list (local executor) */
 };
+
+/* The local executor links a task on an owner list only when something
+ * may need to find it before it finishes: a scope's child at its spawn
+ * (the scope cancels and counts its children), a root task once it
+ * outlives its first poll or is awaited before it. A root that finishes
+ * at its first poll, the common case, is never linked; until that poll it
+ * is in the run queue (or the rest of the round under way), where
+ * shutdown, wa_rt_free and dumps find it (wa_task_unlinked_). The local executor does not set WA_T_RUNNING
+ * either: its running task is rt->current. */
 
 /* One allocation per task: this header, then the future inline. 64 bytes on
  * 64-bit hosts, 48 on wasm32. */
 struct wa_task {
     wa_task *next;               /* run queue */
-    wa_task *lprev, *lnext;      /* owner list: runtime roots or a scope */
+    wa_task *lprev, *lnext;      /* owner list (WA_T_LINKED): runtime roots or a scope */
     wa_rt *rt;
     wa_scope *scope;             /* owner scope, or NULL */
-    wa_join *joiner;             /* the handle awaiting completion */
+    wa_join *joiner;             /* the handle awaiting completion; set once linked */
     uint32_t word;               /* state bits | scopes owned | refs */
     int status;
     uint32_t id;
@@ -69,6 +79,12 @@ static inline uint32_t wa_word_sub(wa_task *t, uint32_t v) { return t->word -= v
 static inline uint32_t wa_word_or(wa_task *t, uint32_t v) { return t->word |= v; }
 static inline uint32_t wa_word_and(wa_task *t, uint32_t v) { return t->word &= v; }
 #endif
+
+/* t, a queued task, is a live root that no owner list holds (above). */
+static inline bool wa_task_unlinked_(const wa_task *t)
+{
+    return !(wa_word_load(t) & (WA_T_LINKED | WA_T_DONE));
+}
 
 /* Code that runs in either executor's polls (coroutines, combinators, the
  * cancellation hooks) cannot know whether another thread is waking the
@@ -130,13 +146,15 @@ void wa_task_cancel_(wa_task *t);
 void wa_task_unref_(wa_task *t);
 /* Marks s cancelling and requests the cancellation of each child. */
 void wa_scope_cancel_children_(wa_scope *s);
-/* t, a child of a scope, finished: unlinks it and counts it out (the
- * scope's first error, fail-fast, its awaiter's wake). */
-void wa_task_leave_scope_(wa_task *t);
-/* t finished while scopes it created were live: drops them, and reports
- * misuse when t returned normally (a cancelled or dropped task's scopes go
- * with it as a matter of course). */
-void wa_task_drop_scopes_(wa_rt *rt, wa_task *t, bool report);
+/* t finished (status rc) linked or owning scopes (wa_task_finish): drops
+ * the scopes it created that are live, and reports misuse when t returned
+ * normally (a cancelled or dropped task's scopes go with it as a matter of
+ * course); leaves its owner list, counting a scope's child out of its
+ * scope (its first error, fail-fast, its awaiter's wake); wakes its
+ * joiner. */
+void wa_task_leave_(wa_task *t, int rc);
+/* Links t, a root task, on rt's roots (WA_T_LINKED): no joiner yet. */
+void wa_task_link_(wa_rt *rt, wa_task *t);
 
 #if WA_MT
 /* mt.c: the many-threads executor, which runtime.h's calls hand over to
@@ -171,27 +189,18 @@ static inline void wa_task_unref_n(wa_task *t, uint32_t n)
         wa_slab_free(&t->rt->slab, t, t->cls);
 }
 
-/* The task finished (status rc) or was hard-dropped (WA_ECANCELED). The
- * caller then drops the "alive" reference. Inline, so that the executor's
- * run loop finishes a task without a call. */
-static inline __attribute__((always_inline)) void wa_task_finish(wa_task *t, int rc)
+/* The task t of rt finished (status rc) or was hard-dropped
+ * (WA_ECANCELED). The caller then drops the "alive" reference. Inline, so
+ * that the executor's run loop finishes a task without a call; what an
+ * unlinked task without scopes does not need is wa_task_leave_'s. */
+static inline __attribute__((always_inline)) void wa_task_finish(wa_rt *rt, wa_task *t, int rc)
 {
-    wa_rt *rt = t->rt;
     t->status = rc;
     wa_word_or(t, WA_T_DONE);
     rt->live--;
     wa_drop(wa_task_future(t));
-    if (wa_word_load(t) & WA_SCOPE_MASK)
-        wa_task_drop_scopes_(rt, t, rc != WA_ECANCELED);
-    if (t->scope)
-        wa_task_leave_scope_(t);
-    else
-        wa_list_remove_(&rt->roots, t);
-    if (t->joiner) {
-        wa_join *j = t->joiner;
-        t->joiner = NULL;
-        wa_waker_wake(&j->waker);
-    }
+    if (wa_word_load(t) & (WA_T_LINKED | WA_SCOPE_MASK))
+        wa_task_leave_(t, rc);
 }
 
 #endif
