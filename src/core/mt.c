@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -25,7 +26,7 @@
 #define WA_RING 256u           /* tasks in a worker's ring (a power of two) */
 #define WA_LIFO_MAX 3          /* polls in a row from the LIFO slot */
 #define WA_INJECT_EVERY 61     /* a worker looks at the injector first every this many polls */
-#define WA_SHARDS 16           /* owner lists, each with its lock */
+#define WA_SHARDS 16           /* lists of live tasks, each with its lock */
 #define WA_UNPARKED_ONE 0x10000u /* state: unparked workers (high half), searching (low) */
 
 /* A worker's ring: the owner pushes at bottom; everyone, the owner
@@ -49,6 +50,13 @@ typedef struct wa_worker {
     pthread_t thread;
 } wa_worker;
 
+/* Live tasks, for shutdown: the list's lock, a spin lock (held for a few
+ * instructions), on a line of its own. */
+typedef struct wa_shard {
+    _Alignas(64) uint32_t lock; /* atomic */
+    wa_task *head;
+} wa_shard;
+
 typedef struct wa_mt {
     wa_rt *rt;
     unsigned n;
@@ -60,14 +68,21 @@ typedef struct wa_mt {
     uint32_t state;       /* atomic: unparked workers << 16 | searching workers */
     uint32_t shutdown;    /* atomic */
     uint32_t signal;      /* futex word of the thread in block_on or run */
-    size_t live;          /* atomic */
-    struct {
-        pthread_mutex_t lock;
-        wa_task *head;
-    } shard[WA_SHARDS];   /* live tasks, for shutdown; the lock also orders a join with the finish */
+    /* Written at each spawn and finish, so each on a line of its own: the
+     * state above is read at each push. */
+    _Alignas(64) size_t live; /* atomic */
+    wa_shard shard[WA_SHARDS];
 } wa_mt;
 
 static _Thread_local wa_worker *wa_self;
+
+/* A spin lock's waiter, after its spins-th look: yields the core now and
+ * then, since the holder may have been preempted (more threads than cores). */
+static void wa_spin_backoff(unsigned spins)
+{
+    if (spins % 64 == 0)
+        sched_yield();
+}
 
 static long wa_futex(uint32_t *w, int op, uint32_t v, const struct timespec *ts)
 {
@@ -348,7 +363,39 @@ static const wa_waker_vt wa_mt_signal_vt = {wa_mt_signal_clone, wa_mt_signal, wa
 
 /* Tasks. */
 
-static inline unsigned wa_shard(const wa_task *t) { return t->id % WA_SHARDS; }
+static inline wa_shard *wa_shard_of(wa_mt *mt, const wa_task *t) { return &mt->shard[t->id % WA_SHARDS]; }
+
+static void wa_shard_lock(wa_shard *s)
+{
+    for (unsigned spins = 1;; spins++) {
+        if (!__atomic_load_n(&s->lock, __ATOMIC_RELAXED) && !__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE))
+            return;
+        wa_spin_backoff(spins);
+    }
+}
+
+static void wa_shard_unlock(wa_shard *s) { __atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE); }
+
+/* Locks t's joiner (t->joiner and that join's waker) with a bit of its word,
+ * unless t is done: returns whether it did. Done is said under this lock,
+ * after which nothing but the join reads them: a join that sees done needs
+ * no lock. Held for a few instructions; yields the core when its holder
+ * seems to have been preempted. */
+static bool wa_mt_lock_unless_done(wa_task *t)
+{
+    uint32_t w = wa_word_load(t);
+    for (unsigned spins = 1;; spins++) {
+        if (w & WA_T_DONE)
+            return false;
+        if (!(w & WA_T_LOCKED) &&
+            __atomic_compare_exchange_n(&t->word, &w, w | WA_T_LOCKED, true, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+            return true;
+        wa_spin_backoff(spins);
+        w = wa_word_load(t);
+    }
+}
+
+static void wa_mt_unlock(wa_task *t) { __atomic_fetch_and(&t->word, ~(uint32_t)WA_T_LOCKED, __ATOMIC_RELEASE); }
 
 /* The task finished with rc (or was dropped: WA_ECANCELED): drops its
  * future, then says done (so that a join never reads a future being
@@ -357,16 +404,17 @@ static void wa_mt_finish(wa_mt *mt, wa_task *t, int rc)
 {
     t->status = rc;
     wa_drop(wa_task_future(t));
-    unsigned s = wa_shard(t);
-    pthread_mutex_lock(&mt->shard[s].lock);
-    wa_list_remove_(&mt->shard[s].head, t);
-    wa_word_or(t, WA_T_DONE);
+    wa_shard *s = wa_shard_of(mt, t);
+    wa_shard_lock(s);
+    wa_list_remove_(&s->head, t);
+    wa_shard_unlock(s);
+    wa_mt_lock_unless_done(t); /* (it is not) */
     wa_join *j = t->joiner;
     t->joiner = NULL;
     wa_waker jw = j ? j->waker : (wa_waker){NULL, NULL};
     if (j)
         j->waker = (wa_waker){NULL, NULL};
-    pthread_mutex_unlock(&mt->shard[s].lock);
+    __atomic_fetch_xor(&t->word, WA_T_LOCKED | WA_T_DONE, __ATOMIC_RELEASE); /* unlocked and done at once */
     if (jw.vt)
         wa_waker_wake(&jw);
     if (__atomic_sub_fetch(&mt->live, 1, __ATOMIC_ACQ_REL) == 0)
@@ -525,10 +573,10 @@ int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
         join->waker = (wa_waker){NULL, NULL};
     }
     __atomic_add_fetch(&mt->live, 1, __ATOMIC_RELAXED);
-    unsigned s = wa_shard(t);
-    pthread_mutex_lock(&mt->shard[s].lock);
-    wa_list_push_(&mt->shard[s].head, t);
-    pthread_mutex_unlock(&mt->shard[s].lock);
+    wa_shard *s = wa_shard_of(mt, t);
+    wa_shard_lock(s);
+    wa_list_push_(&s->head, t);
+    wa_shard_unlock(s);
     wa_mt_push(mt, wa_mt_here(mt), t);
     return 0;
 }
@@ -541,16 +589,12 @@ static int wa_mt_join_poll(wa_future *f, wa_cx *cx)
     wa_task *t = j->task;
     if (!t)
         return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
-    wa_mt *mt = t->rt->mt;
-    unsigned s = wa_shard(t);
-    pthread_mutex_lock(&mt->shard[s].lock);
-    int done = wa_word_load(t) & WA_T_DONE;
-    if (!done) {
-        wa_waker_store(&j->waker, cx);
-        t->joiner = j;
-    }
-    pthread_mutex_unlock(&mt->shard[s].lock);
-    return done ? t->status : WA_PENDING;
+    if (!wa_mt_lock_unless_done(t))
+        return t->status;
+    wa_waker_store(&j->waker, cx);
+    t->joiner = j;
+    wa_mt_unlock(t);
+    return WA_PENDING;
 }
 
 static void wa_mt_join_drop_vt(wa_future *f)
@@ -563,15 +607,14 @@ static void wa_mt_join_drop_vt(wa_future *f)
 void wa_mt_join_drop_(wa_join *j)
 {
     wa_task *t = j->task;
-    wa_mt *mt = t->rt->mt;
     j->task = NULL;
-    unsigned s = wa_shard(t);
-    pthread_mutex_lock(&mt->shard[s].lock);
-    if (t->joiner == j)
+    bool locked = wa_mt_lock_unless_done(t);
+    if (locked && t->joiner == j)
         t->joiner = NULL;
     wa_waker jw = j->waker;
     j->waker = (wa_waker){NULL, NULL};
-    pthread_mutex_unlock(&mt->shard[s].lock);
+    if (locked)
+        wa_mt_unlock(t);
     wa_waker_drop(&jw);
     wa_mt_unref(t, 1);
 }
@@ -607,13 +650,11 @@ int wa_mt_block_on_(wa_rt *rt, wa_future *root, size_t size)
         return rc;
     }
     /* The handle, never awaited, wakes this thread. */
-    unsigned s = wa_shard(j.task);
-    pthread_mutex_lock(&rt->mt->shard[s].lock);
-    if (!(wa_word_load(j.task) & WA_T_DONE)) {
+    if (wa_mt_lock_unless_done(j.task)) {
         j.waker = (wa_waker){rt->mt, &wa_mt_signal_vt};
         j.task->joiner = &j;
+        wa_mt_unlock(j.task);
     }
-    pthread_mutex_unlock(&rt->mt->shard[s].lock);
     wa_mt_wait(rt->mt, &j);
     rc = j.task->status;
     wa_mt_join_drop_(&j);
@@ -632,10 +673,10 @@ int wa_mt_drain_(wa_rt *rt, uint64_t stop)
         if (__atomic_load_n(&mt->live, __ATOMIC_ACQUIRE) == 0)
             return 0;
         for (unsigned s = 0; s < WA_SHARDS; s++) {
-            pthread_mutex_lock(&mt->shard[s].lock);
+            wa_shard_lock(&mt->shard[s]);
             for (wa_task *t = mt->shard[s].head; t; t = t->lnext)
                 wa_mt_signal_task_(t, WA_T_CANCEL);
-            pthread_mutex_unlock(&mt->shard[s].lock);
+            wa_shard_unlock(&mt->shard[s]);
         }
         uint64_t now = wa_now_fresh_(rt);
         if (now >= stop)
@@ -650,8 +691,6 @@ int wa_mt_drain_(wa_rt *rt, uint64_t stop)
 
 static void wa_mt_destroy(wa_mt *mt)
 {
-    for (unsigned i = 0; i < WA_SHARDS; i++)
-        pthread_mutex_destroy(&mt->shard[i].lock);
     pthread_mutex_destroy(&mt->lock);
     free(mt->idle);
     free(mt->workers);
@@ -700,14 +739,13 @@ void wa_mt_free_(wa_rt *rt)
 
 int wa_mt_new_(wa_rt *rt, unsigned n)
 {
-    wa_mt *mt = calloc(1, sizeof *mt);
+    wa_mt *mt = aligned_alloc(_Alignof(wa_mt), sizeof *mt);
     if (!mt)
         return WA_ENOMEM;
+    memset(mt, 0, sizeof *mt);
     mt->rt = rt;
     mt->n = n;
     pthread_mutex_init(&mt->lock, NULL);
-    for (unsigned i = 0; i < WA_SHARDS; i++)
-        pthread_mutex_init(&mt->shard[i].lock, NULL);
     mt->workers = aligned_alloc(64, (n * sizeof *mt->workers + 63) / 64 * 64);
     mt->idle = calloc(n, sizeof *mt->idle);
     if (!mt->workers || !mt->idle) {

@@ -19,6 +19,7 @@ enum {
     WA_T_CLAIMED = 1u << 4,  /* someone handles the cancellation (this poll) */
     WA_T_ABORT = 1u << 5,    /* hard drop when the running poll returns */
     WA_T_STARTED = 1u << 6,  /* polled at least once */
+    WA_T_LOCKED = 1u << 7,   /* many threads: its joiner being read or written */
 };
 
 /* One allocation per task: this header, then the future inline. 64 bytes on
