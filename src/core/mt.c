@@ -173,13 +173,16 @@ static wa_task *wa_inject_pop(wa_mt *mt, wa_worker *w)
 
 /* Parking. */
 
+/* Whether state s calls for a wake: nobody searching, somebody parked. */
+static inline bool wa_mt_wants_worker(wa_mt *mt, uint32_t s) { return !(s & 0xffff) && s >> 16 < mt->n; }
+
 /* Work was queued: wakes a parked worker to look for it, unless a worker
  * is searching already (it will find it, or look again before it parks). */
 static void wa_mt_notify(wa_mt *mt)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     uint32_t s = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST);
-    if ((s & 0xffff) || s >> 16 >= mt->n)
+    if (!wa_mt_wants_worker(mt, s))
         return;
     pthread_mutex_lock(&mt->lock);
     s = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST);
@@ -269,13 +272,22 @@ static void wa_worker_park(wa_worker *w)
 
 /* Queuing. */
 
-/* Queues t (its queue reference taken) on worker w's ring, the overflow
- * half going to the injector; or on the injector when w is NULL. */
+/* Queues t (its queue reference taken) on the ring of w, this thread's
+ * worker, the overflow half going to the injector; or on the injector when
+ * w is NULL (another thread), and notifies. A worker runs its own ring and
+ * the injector before it parks, so what it queues needs no notify to run:
+ * its notify is for parallelism only, and first looks at the state without
+ * the fence (seldom changed, so its line stays in every cache; a worker
+ * parking meanwhile is missed, and its next push or search makes up). A
+ * yield is a push per poll: the fence was half of its cost. */
 static void wa_mt_push(wa_mt *mt, wa_worker *w, wa_task *t)
 {
     if (!w) {
         wa_inject(mt, t, t, 1);
-    } else if (!wa_ring_push(&w->ring, t)) {
+        wa_mt_notify(mt);
+        return;
+    }
+    if (!wa_ring_push(&w->ring, t)) {
         wa_task *batch[WA_RING / 2];
         unsigned n = wa_ring_take(&w->ring, batch, WA_RING / 2, false);
         for (unsigned i = 0; i + 1 < n; i++)
@@ -284,7 +296,8 @@ static void wa_mt_push(wa_mt *mt, wa_worker *w, wa_task *t)
             batch[n - 1]->next = t;
         wa_inject(mt, n ? batch[0] : t, t, n + 1);
     }
-    wa_mt_notify(mt);
+    if (wa_mt_wants_worker(mt, __atomic_load_n(&mt->state, __ATOMIC_RELAXED)))
+        wa_mt_notify(mt);
 }
 
 /* The worker of mt running on this thread, or NULL. */

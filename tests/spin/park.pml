@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* A model of parking in the many-threads executor (src/core/mt.c): the
  * state counter (unparked and searching workers), the idle list and each
- * worker's futex word under mt->lock, wa_mt_notify after every push (its
- * unlocked look at the state, then its locked one), the search limit (at
+ * worker's futex word under mt->lock, wa_mt_notify after every push from
+ * outside (its unlocked look at the state, then its locked one; a worker's
+ * own push may skip it: its look without a fence may see a stale state,
+ * and a worker runs its own queues before it parks), the search limit (at
  * most half the workers search), wa_worker_search ending a search (the
  * last searcher that found work notifies) and wa_worker_park (the last
  * searcher to park looks at every queue again). The queues are one set of
@@ -51,6 +53,17 @@ inline notify()
             parked[v] = 0;
             release()
         fi
+    fi
+}
+
+/* A worker queues task t: wa_mt_notify, or nothing (its look at the state
+ * without a fence). */
+inline push_local(t)
+{
+    queued[t] = 1;
+    if
+    :: notify()
+    :: skip
     fi
 }
 
@@ -103,7 +116,7 @@ loop:
     assert(!ran[t]);               /* wa_mt_run */
     ran[t] = 1;
     if
-    :: t == 1 -> push(3)
+    :: t == 1 -> push_local(3)
     :: else
     fi;
     goto loop;
