@@ -76,14 +76,6 @@ typedef struct wa_mt {
 
 static _Thread_local wa_worker *wa_self;
 
-/* A spin lock's waiter, after its spins-th look: yields the core now and
- * then, since the holder may have been preempted (more threads than cores). */
-static void wa_spin_backoff(unsigned spins)
-{
-    if (spins % 64 == 0)
-        sched_yield();
-}
-
 static long wa_futex(uint32_t *w, int op, uint32_t v, const struct timespec *ts)
 {
     return syscall(SYS_futex, w, op | FUTEX_PRIVATE_FLAG, v, ts, NULL, 0);
@@ -378,13 +370,12 @@ static const wa_waker_vt wa_mt_signal_vt = {wa_mt_signal_clone, wa_mt_signal, wa
 
 static inline wa_shard *wa_shard_of(wa_mt *mt, const wa_task *t) { return &mt->shard[t->id % WA_SHARDS]; }
 
+/* (as wa_timers_lock_: held for a few instructions, by a thread that may
+ * be descheduled) */
 static void wa_shard_lock(wa_shard *s)
 {
-    for (unsigned spins = 1;; spins++) {
-        if (!__atomic_load_n(&s->lock, __ATOMIC_RELAXED) && !__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE))
-            return;
-        wa_spin_backoff(spins);
-    }
+    while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
 }
 
 static void wa_shard_unlock(wa_shard *s) { __atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE); }
@@ -392,19 +383,20 @@ static void wa_shard_unlock(wa_shard *s) { __atomic_store_n(&s->lock, 0, __ATOMI
 /* Locks t's joiner (t->joiner and that join's waker) with a bit of its word,
  * unless t is done: returns whether it did. Done is said under this lock,
  * after which nothing but the join reads them: a join that sees done needs
- * no lock. Held for a few instructions; yields the core when its holder
- * seems to have been preempted. */
+ * no lock. Held as the shard's lock is. */
 static bool wa_mt_lock_unless_done(wa_task *t)
 {
     uint32_t w = wa_word_load(t);
-    for (unsigned spins = 1;; spins++) {
+    for (;;) {
         if (w & WA_T_DONE)
             return false;
-        if (!(w & WA_T_LOCKED) &&
-            __atomic_compare_exchange_n(&t->word, &w, w | WA_T_LOCKED, true, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+        if (w & WA_T_LOCKED) {
+            sched_yield();
+            w = wa_word_load(t);
+        } else if (__atomic_compare_exchange_n(&t->word, &w, w | WA_T_LOCKED, true, __ATOMIC_ACQUIRE,
+                                               __ATOMIC_ACQUIRE)) {
             return true;
-        wa_spin_backoff(spins);
-        w = wa_word_load(t);
+        }
     }
 }
 
