@@ -26,6 +26,7 @@
 #define WA_RING 256u           /* tasks in a worker's ring (a power of two) */
 #define WA_LIFO_MAX 3          /* polls in a row from the LIFO slot */
 #define WA_INJECT_EVERY 61     /* a worker looks at the injector first every this many polls */
+#define WA_SEARCH_PASSES 16    /* looks over the queues before a searcher parks */
 #define WA_SHARDS 16           /* lists of live tasks, each with its lock */
 #define WA_UNPARKED_ONE 0x10000u /* state: unparked workers (high half), searching (low) */
 
@@ -133,33 +134,34 @@ static void wa_inject(wa_mt *mt, wa_task *first, wa_task *last, size_t n)
 
 /* Takes a task from the injector for worker w, and its share of those
  * behind it (up to half a ring) into w's ring, so that they take turns
- * with its own tasks instead of waiting for the injector's next look. */
+ * with its own tasks instead of waiting for the injector's next look. The
+ * list is walked outside the lock (each task a cache miss, the pusher's
+ * lines): it takes the whole list, then gives back what it leaves, at the
+ * tail. A worker is awake while it holds them, and runs the injector
+ * before it parks. */
 static wa_task *wa_inject_pop(wa_mt *mt, wa_worker *w)
 {
     if (!__atomic_load_n(&mt->inj_len, __ATOMIC_RELAXED))
         return NULL;
     pthread_mutex_lock(&mt->lock);
-    size_t n = mt->inj_len / mt->n + 1;
-    if (n > mt->inj_len)
-        n = mt->inj_len;
+    wa_task *first = mt->inj_head, *last = mt->inj_tail;
+    size_t len = mt->inj_len;
+    mt->inj_head = mt->inj_tail = NULL;
+    __atomic_store_n(&mt->inj_len, 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&mt->lock);
+    if (!first)
+        return NULL;
+    size_t n = len / mt->n + 1;
+    if (n > len)
+        n = len;
     if (n > WA_RING / 2)
         n = WA_RING / 2;
-    wa_task *first = mt->inj_head, *t = first;
-    for (size_t i = 1; i < n; i++) {
-        wa_task *next = t->next;
-        if (!wa_ring_push(&w->ring, next)) {
-            n = i;
-            break;
-        }
-        t = next;
-    }
-    if (first) {
-        mt->inj_head = t->next;
-        if (!mt->inj_head)
-            mt->inj_tail = NULL;
-        __atomic_store_n(&mt->inj_len, mt->inj_len - n, __ATOMIC_RELAXED);
-    }
-    pthread_mutex_unlock(&mt->lock);
+    wa_task *t = first;
+    size_t i = 1;
+    for (; i < n && wa_ring_push(&w->ring, t->next); i++)
+        t = t->next;
+    if (t != last)
+        wa_inject(mt, t->next, last, len - i);
     return first;
 }
 
@@ -370,12 +372,20 @@ static const wa_waker_vt wa_mt_signal_vt = {wa_mt_signal_clone, wa_mt_signal, wa
 
 static inline wa_shard *wa_shard_of(wa_mt *mt, const wa_task *t) { return &mt->shard[t->id % WA_SHARDS]; }
 
-/* (as wa_timers_lock_: held for a few instructions, by a thread that may
- * be descheduled) */
+/* A spin lock's wait, at its spins-th look: the holder keeps it for a few
+ * instructions, so look again at once; yield the core now and then, for a
+ * holder that was descheduled. */
+static void wa_spin_wait(unsigned spins)
+{
+    if (spins % 128 == 0)
+        sched_yield();
+}
+
 static void wa_shard_lock(wa_shard *s)
 {
-    while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE))
-        sched_yield();
+    for (unsigned spins = 1; __atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE); spins++)
+        while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED))
+            wa_spin_wait(spins++);
 }
 
 static void wa_shard_unlock(wa_shard *s) { __atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE); }
@@ -387,11 +397,11 @@ static void wa_shard_unlock(wa_shard *s) { __atomic_store_n(&s->lock, 0, __ATOMI
 static bool wa_mt_lock_unless_done(wa_task *t)
 {
     uint32_t w = wa_word_load(t);
-    for (;;) {
+    for (unsigned spins = 1;; spins++) {
         if (w & WA_T_DONE)
             return false;
         if (w & WA_T_LOCKED) {
-            sched_yield();
+            wa_spin_wait(spins);
             w = wa_word_load(t);
         } else if (__atomic_compare_exchange_n(&t->word, &w, w | WA_T_LOCKED, true, __ATOMIC_ACQUIRE,
                                                __ATOMIC_ACQUIRE)) {
@@ -524,7 +534,12 @@ static wa_task *wa_worker_next(wa_worker *w)
         return t;
     if (wa_ring_take(&w->ring, &t, 1, false) || (t = wa_inject_pop(w->mt, w)))
         return t;
-    return wa_worker_search(w);
+    t = wa_worker_search(w);
+    for (unsigned i = 1; !t && w->searching && i < WA_SEARCH_PASSES; i++) {
+        sched_yield();
+        t = wa_worker_search(w);
+    }
+    return t;
 }
 
 static void *wa_worker_main(void *arg)
