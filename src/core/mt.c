@@ -6,8 +6,9 @@
  * and its view of the runtime (cx->rt in its polls: its clock cache, coop
  * budget, running task and timers). Tasks spawned or woken from other
  * threads go through a global injector. Idle workers park on futexes; at
- * most half of them search for work at once, and the last searcher looks
- * again before it parks. The task word is atomic here (WA_TASK_ATOMIC). */
+ * most half of them search for work at once, each a few times before it
+ * parks, and the last searcher looks again after saying it parks. The task
+ * word is atomic here (WA_TASK_ATOMIC). */
 #define _GNU_SOURCE
 #define WA_TASK_ATOMIC 1
 #include <limits.h>
@@ -156,12 +157,17 @@ static wa_task *wa_inject_pop(wa_mt *mt, wa_worker *w)
         n = len;
     if (n > WA_RING / 2)
         n = WA_RING / 2;
-    wa_task *t = first;
+    /* (a task pushed may be stolen and freed at once: its next is read before) */
+    wa_task *rest = first->next;
     size_t i = 1;
-    for (; i < n && wa_ring_push(&w->ring, t->next); i++)
-        t = t->next;
-    if (t != last)
-        wa_inject(mt, t->next, last, len - i);
+    for (; i < n; i++) {
+        wa_task *after = rest->next;
+        if (!wa_ring_push(&w->ring, rest))
+            break;
+        rest = after;
+    }
+    if (i < len)
+        wa_inject(mt, rest, last, len - i);
     return first;
 }
 
