@@ -91,7 +91,9 @@ proctype worker(byte w)
 loop:
     take(t);                       /* its own ring, the injector */
     if
-    :: t == 0 ->                   /* wa_worker_search */
+    :: t == 0 ->                   /* wa_worker_search (the code looks up to
+                                      16 times before it parks: one look is
+                                      modelled, more only find work sooner) */
         if
         :: !searcher[w] ->
             if
