@@ -6,13 +6,15 @@
  * and its view of the runtime (cx->rt in its polls: its clock cache, coop
  * budget, running task and timers). Tasks spawned or woken from other
  * threads go through a global injector. Idle workers park on futexes; at
- * most half of them search for work at once, and the last searcher looks
- * again before it parks. The task word is atomic here (WA_TASK_ATOMIC). */
+ * most half of them search for work at once, each a few times before it
+ * parks, and the last searcher looks again after saying it parks. The task
+ * word is atomic here (WA_TASK_ATOMIC). */
 #define _GNU_SOURCE
 #define WA_TASK_ATOMIC 1
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -25,7 +27,8 @@
 #define WA_RING 256u           /* tasks in a worker's ring (a power of two) */
 #define WA_LIFO_MAX 3          /* polls in a row from the LIFO slot */
 #define WA_INJECT_EVERY 61     /* a worker looks at the injector first every this many polls */
-#define WA_SHARDS 16           /* owner lists, each with its lock */
+#define WA_SEARCH_PASSES 16    /* looks over the queues before a searcher parks */
+#define WA_SHARDS 16           /* lists of live tasks, each with its lock */
 #define WA_UNPARKED_ONE 0x10000u /* state: unparked workers (high half), searching (low) */
 
 /* A worker's ring: the owner pushes at bottom; everyone, the owner
@@ -49,6 +52,13 @@ typedef struct wa_worker {
     pthread_t thread;
 } wa_worker;
 
+/* Live tasks, for shutdown: the list's lock, a spin lock (held for a few
+ * instructions), on a line of its own. */
+typedef struct wa_shard {
+    _Alignas(64) uint32_t lock; /* atomic */
+    wa_task *head;
+} wa_shard;
+
 typedef struct wa_mt {
     wa_rt *rt;
     unsigned n;
@@ -60,11 +70,10 @@ typedef struct wa_mt {
     uint32_t state;       /* atomic: unparked workers << 16 | searching workers */
     uint32_t shutdown;    /* atomic */
     uint32_t signal;      /* futex word of the thread in block_on or run */
-    size_t live;          /* atomic */
-    struct {
-        pthread_mutex_t lock;
-        wa_task *head;
-    } shard[WA_SHARDS];   /* live tasks, for shutdown; the lock also orders a join with the finish */
+    /* Written at each spawn and finish, so each on a line of its own: the
+     * state above is read at each push. */
+    _Alignas(64) size_t live; /* atomic */
+    wa_shard shard[WA_SHARDS];
 } wa_mt;
 
 static _Thread_local wa_worker *wa_self;
@@ -126,37 +135,46 @@ static void wa_inject(wa_mt *mt, wa_task *first, wa_task *last, size_t n)
 
 /* Takes a task from the injector for worker w, and its share of those
  * behind it (up to half a ring) into w's ring, so that they take turns
- * with its own tasks instead of waiting for the injector's next look. */
+ * with its own tasks instead of waiting for the injector's next look. The
+ * list is walked outside the lock (each task a cache miss, the pusher's
+ * lines): it takes the whole list, then gives back what it leaves, at the
+ * tail. A worker is awake while it holds them, and runs the injector
+ * before it parks. */
 static wa_task *wa_inject_pop(wa_mt *mt, wa_worker *w)
 {
     if (!__atomic_load_n(&mt->inj_len, __ATOMIC_RELAXED))
         return NULL;
     pthread_mutex_lock(&mt->lock);
-    size_t n = mt->inj_len / mt->n + 1;
-    if (n > mt->inj_len)
-        n = mt->inj_len;
+    wa_task *first = mt->inj_head, *last = mt->inj_tail;
+    size_t len = mt->inj_len;
+    mt->inj_head = mt->inj_tail = NULL;
+    __atomic_store_n(&mt->inj_len, 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&mt->lock);
+    if (!first)
+        return NULL;
+    size_t n = len / mt->n + 1;
+    if (n > len)
+        n = len;
     if (n > WA_RING / 2)
         n = WA_RING / 2;
-    wa_task *first = mt->inj_head, *t = first;
-    for (size_t i = 1; i < n; i++) {
-        wa_task *next = t->next;
-        if (!wa_ring_push(&w->ring, next)) {
-            n = i;
+    /* (a task pushed may be stolen and freed at once: its next is read before) */
+    wa_task *rest = first->next;
+    size_t i = 1;
+    for (; i < n; i++) {
+        wa_task *after = rest->next;
+        if (!wa_ring_push(&w->ring, rest))
             break;
-        }
-        t = next;
+        rest = after;
     }
-    if (first) {
-        mt->inj_head = t->next;
-        if (!mt->inj_head)
-            mt->inj_tail = NULL;
-        __atomic_store_n(&mt->inj_len, mt->inj_len - n, __ATOMIC_RELAXED);
-    }
-    pthread_mutex_unlock(&mt->lock);
+    if (i < len)
+        wa_inject(mt, rest, last, len - i);
     return first;
 }
 
 /* Parking. */
+
+/* Whether state s calls for a wake: nobody searching, somebody parked. */
+static inline bool wa_mt_wants_worker(wa_mt *mt, uint32_t s) { return !(s & 0xffff) && s >> 16 < mt->n; }
 
 /* Work was queued: wakes a parked worker to look for it, unless a worker
  * is searching already (it will find it, or look again before it parks). */
@@ -164,7 +182,7 @@ static void wa_mt_notify(wa_mt *mt)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     uint32_t s = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST);
-    if ((s & 0xffff) || s >> 16 >= mt->n)
+    if (!wa_mt_wants_worker(mt, s))
         return;
     pthread_mutex_lock(&mt->lock);
     s = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST);
@@ -254,13 +272,22 @@ static void wa_worker_park(wa_worker *w)
 
 /* Queuing. */
 
-/* Queues t (its queue reference taken) on worker w's ring, the overflow
- * half going to the injector; or on the injector when w is NULL. */
+/* Queues t (its queue reference taken) on the ring of w, this thread's
+ * worker, the overflow half going to the injector; or on the injector when
+ * w is NULL (another thread), and notifies. A worker runs its own ring and
+ * the injector before it parks, so what it queues needs no notify to run:
+ * its notify is for parallelism only, and first looks at the state without
+ * the fence (seldom changed, so its line stays in every cache; a worker
+ * parking meanwhile is missed, and its next push or search makes up). A
+ * yield is a push per poll: the fence was half of its cost. */
 static void wa_mt_push(wa_mt *mt, wa_worker *w, wa_task *t)
 {
     if (!w) {
         wa_inject(mt, t, t, 1);
-    } else if (!wa_ring_push(&w->ring, t)) {
+        wa_mt_notify(mt);
+        return;
+    }
+    if (!wa_ring_push(&w->ring, t)) {
         wa_task *batch[WA_RING / 2];
         unsigned n = wa_ring_take(&w->ring, batch, WA_RING / 2, false);
         for (unsigned i = 0; i + 1 < n; i++)
@@ -269,7 +296,8 @@ static void wa_mt_push(wa_mt *mt, wa_worker *w, wa_task *t)
             batch[n - 1]->next = t;
         wa_inject(mt, n ? batch[0] : t, t, n + 1);
     }
-    wa_mt_notify(mt);
+    if (wa_mt_wants_worker(mt, __atomic_load_n(&mt->state, __ATOMIC_RELAXED)))
+        wa_mt_notify(mt);
 }
 
 /* The worker of mt running on this thread, or NULL. */
@@ -348,7 +376,47 @@ static const wa_waker_vt wa_mt_signal_vt = {wa_mt_signal_clone, wa_mt_signal, wa
 
 /* Tasks. */
 
-static inline unsigned wa_shard(const wa_task *t) { return t->id % WA_SHARDS; }
+static inline wa_shard *wa_shard_of(wa_mt *mt, const wa_task *t) { return &mt->shard[t->id % WA_SHARDS]; }
+
+/* A spin lock's wait, at its spins-th look: the holder keeps it for a few
+ * instructions, so look again at once; yield the core now and then, for a
+ * holder that was descheduled. */
+static void wa_spin_wait(unsigned spins)
+{
+    if (spins % 128 == 0)
+        sched_yield();
+}
+
+static void wa_shard_lock(wa_shard *s)
+{
+    for (unsigned spins = 1; __atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE); spins++)
+        while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED))
+            wa_spin_wait(spins++);
+}
+
+static void wa_shard_unlock(wa_shard *s) { __atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE); }
+
+/* Locks t's joiner (t->joiner and that join's waker) with a bit of its word,
+ * unless t is done: returns whether it did. Done is said under this lock,
+ * after which nothing but the join reads them: a join that sees done needs
+ * no lock. Held as the shard's lock is. */
+static bool wa_mt_lock_unless_done(wa_task *t)
+{
+    uint32_t w = wa_word_load(t);
+    for (unsigned spins = 1;; spins++) {
+        if (w & WA_T_DONE)
+            return false;
+        if (w & WA_T_LOCKED) {
+            wa_spin_wait(spins);
+            w = wa_word_load(t);
+        } else if (__atomic_compare_exchange_n(&t->word, &w, w | WA_T_LOCKED, true, __ATOMIC_ACQUIRE,
+                                               __ATOMIC_ACQUIRE)) {
+            return true;
+        }
+    }
+}
+
+static void wa_mt_unlock(wa_task *t) { __atomic_fetch_and(&t->word, ~(uint32_t)WA_T_LOCKED, __ATOMIC_RELEASE); }
 
 /* The task finished with rc (or was dropped: WA_ECANCELED): drops its
  * future, then says done (so that a join never reads a future being
@@ -357,16 +425,17 @@ static void wa_mt_finish(wa_mt *mt, wa_task *t, int rc)
 {
     t->status = rc;
     wa_drop(wa_task_future(t));
-    unsigned s = wa_shard(t);
-    pthread_mutex_lock(&mt->shard[s].lock);
-    wa_list_remove_(&mt->shard[s].head, t);
-    wa_word_or(t, WA_T_DONE);
+    wa_shard *s = wa_shard_of(mt, t);
+    wa_shard_lock(s);
+    wa_list_remove_(&s->head, t);
+    wa_shard_unlock(s);
+    wa_mt_lock_unless_done(t); /* (it is not) */
     wa_join *j = t->joiner;
     t->joiner = NULL;
     wa_waker jw = j ? j->waker : (wa_waker){NULL, NULL};
     if (j)
         j->waker = (wa_waker){NULL, NULL};
-    pthread_mutex_unlock(&mt->shard[s].lock);
+    __atomic_fetch_xor(&t->word, WA_T_LOCKED | WA_T_DONE, __ATOMIC_RELEASE); /* unlocked and done at once */
     if (jw.vt)
         wa_waker_wake(&jw);
     if (__atomic_sub_fetch(&mt->live, 1, __ATOMIC_ACQ_REL) == 0)
@@ -471,7 +540,12 @@ static wa_task *wa_worker_next(wa_worker *w)
         return t;
     if (wa_ring_take(&w->ring, &t, 1, false) || (t = wa_inject_pop(w->mt, w)))
         return t;
-    return wa_worker_search(w);
+    t = wa_worker_search(w);
+    for (unsigned i = 1; !t && w->searching && i < WA_SEARCH_PASSES; i++) {
+        sched_yield();
+        t = wa_worker_search(w);
+    }
+    return t;
 }
 
 static void *wa_worker_main(void *arg)
@@ -525,10 +599,10 @@ int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
         join->waker = (wa_waker){NULL, NULL};
     }
     __atomic_add_fetch(&mt->live, 1, __ATOMIC_RELAXED);
-    unsigned s = wa_shard(t);
-    pthread_mutex_lock(&mt->shard[s].lock);
-    wa_list_push_(&mt->shard[s].head, t);
-    pthread_mutex_unlock(&mt->shard[s].lock);
+    wa_shard *s = wa_shard_of(mt, t);
+    wa_shard_lock(s);
+    wa_list_push_(&s->head, t);
+    wa_shard_unlock(s);
     wa_mt_push(mt, wa_mt_here(mt), t);
     return 0;
 }
@@ -541,16 +615,12 @@ static int wa_mt_join_poll(wa_future *f, wa_cx *cx)
     wa_task *t = j->task;
     if (!t)
         return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
-    wa_mt *mt = t->rt->mt;
-    unsigned s = wa_shard(t);
-    pthread_mutex_lock(&mt->shard[s].lock);
-    int done = wa_word_load(t) & WA_T_DONE;
-    if (!done) {
-        wa_waker_store(&j->waker, cx);
-        t->joiner = j;
-    }
-    pthread_mutex_unlock(&mt->shard[s].lock);
-    return done ? t->status : WA_PENDING;
+    if (!wa_mt_lock_unless_done(t))
+        return t->status;
+    wa_waker_store(&j->waker, cx);
+    t->joiner = j;
+    wa_mt_unlock(t);
+    return WA_PENDING;
 }
 
 static void wa_mt_join_drop_vt(wa_future *f)
@@ -563,15 +633,14 @@ static void wa_mt_join_drop_vt(wa_future *f)
 void wa_mt_join_drop_(wa_join *j)
 {
     wa_task *t = j->task;
-    wa_mt *mt = t->rt->mt;
     j->task = NULL;
-    unsigned s = wa_shard(t);
-    pthread_mutex_lock(&mt->shard[s].lock);
-    if (t->joiner == j)
+    bool locked = wa_mt_lock_unless_done(t);
+    if (locked && t->joiner == j)
         t->joiner = NULL;
     wa_waker jw = j->waker;
     j->waker = (wa_waker){NULL, NULL};
-    pthread_mutex_unlock(&mt->shard[s].lock);
+    if (locked)
+        wa_mt_unlock(t);
     wa_waker_drop(&jw);
     wa_mt_unref(t, 1);
 }
@@ -607,13 +676,11 @@ int wa_mt_block_on_(wa_rt *rt, wa_future *root, size_t size)
         return rc;
     }
     /* The handle, never awaited, wakes this thread. */
-    unsigned s = wa_shard(j.task);
-    pthread_mutex_lock(&rt->mt->shard[s].lock);
-    if (!(wa_word_load(j.task) & WA_T_DONE)) {
+    if (wa_mt_lock_unless_done(j.task)) {
         j.waker = (wa_waker){rt->mt, &wa_mt_signal_vt};
         j.task->joiner = &j;
+        wa_mt_unlock(j.task);
     }
-    pthread_mutex_unlock(&rt->mt->shard[s].lock);
     wa_mt_wait(rt->mt, &j);
     rc = j.task->status;
     wa_mt_join_drop_(&j);
@@ -632,10 +699,10 @@ int wa_mt_drain_(wa_rt *rt, uint64_t stop)
         if (__atomic_load_n(&mt->live, __ATOMIC_ACQUIRE) == 0)
             return 0;
         for (unsigned s = 0; s < WA_SHARDS; s++) {
-            pthread_mutex_lock(&mt->shard[s].lock);
+            wa_shard_lock(&mt->shard[s]);
             for (wa_task *t = mt->shard[s].head; t; t = t->lnext)
                 wa_mt_signal_task_(t, WA_T_CANCEL);
-            pthread_mutex_unlock(&mt->shard[s].lock);
+            wa_shard_unlock(&mt->shard[s]);
         }
         uint64_t now = wa_now_fresh_(rt);
         if (now >= stop)
@@ -650,8 +717,6 @@ int wa_mt_drain_(wa_rt *rt, uint64_t stop)
 
 static void wa_mt_destroy(wa_mt *mt)
 {
-    for (unsigned i = 0; i < WA_SHARDS; i++)
-        pthread_mutex_destroy(&mt->shard[i].lock);
     pthread_mutex_destroy(&mt->lock);
     free(mt->idle);
     free(mt->workers);
@@ -700,14 +765,13 @@ void wa_mt_free_(wa_rt *rt)
 
 int wa_mt_new_(wa_rt *rt, unsigned n)
 {
-    wa_mt *mt = calloc(1, sizeof *mt);
+    wa_mt *mt = aligned_alloc(_Alignof(wa_mt), sizeof *mt);
     if (!mt)
         return WA_ENOMEM;
+    memset(mt, 0, sizeof *mt);
     mt->rt = rt;
     mt->n = n;
     pthread_mutex_init(&mt->lock, NULL);
-    for (unsigned i = 0; i < WA_SHARDS; i++)
-        pthread_mutex_init(&mt->shard[i].lock, NULL);
     mt->workers = aligned_alloc(64, (n * sizeof *mt->workers + 63) / 64 * 64);
     mt->idle = calloc(n, sizeof *mt->idle);
     if (!mt->workers || !mt->idle) {

@@ -20,6 +20,7 @@ enum {
     WA_T_ABORT = 1u << 5,    /* hard drop when the running poll returns */
     WA_T_STARTED = 1u << 6,  /* polled at least once */
     WA_T_LINKED = 1u << 7,   /* on an owner list (local executor) */
+    WA_T_LOCKED = 1u << 8,   /* many threads: its joiner being read or written */
 };
 
 /* The local executor links a task on an owner list only when something
@@ -46,14 +47,14 @@ struct wa_task {
 } __attribute__((aligned(16)));
 
 /* State and reference count share one word, so that the multi-threaded
- * executor can update both with one atomic operation. Bits 0-7: WA_T_*.
- * Bits 8-11: how many live scopes the task created (saturating at 15), so
- * that a task which ends without dropping one is caught. Bits 12-31:
+ * executor can update both with one atomic operation. Bits 0-8: WA_T_*.
+ * Bits 9-12: how many live scopes the task created (saturating at 15), so
+ * that a task which ends without dropping one is caught. Bits 13-31:
  * references: alive (until done), queued, the join handle, each waker. */
-#define WA_STATE_MASK 0xffu
-#define WA_SCOPE_ONE (1u << 8)
-#define WA_SCOPE_MASK (0xfu << 8)
-#define WA_REF_SHIFT 12
+#define WA_STATE_MASK 0x1ffu
+#define WA_SCOPE_ONE (1u << 9)
+#define WA_SCOPE_MASK (0xfu << 9)
+#define WA_REF_SHIFT 13
 #define WA_REF_ONE (1u << WA_REF_SHIFT)
 
 static inline wa_future *wa_task_future(wa_task *t) { return (wa_future *)(t + 1); }

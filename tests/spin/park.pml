@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* A model of parking in the many-threads executor (src/core/mt.c): the
  * state counter (unparked and searching workers), the idle list and each
- * worker's futex word under mt->lock, wa_mt_notify after every push (its
- * unlocked look at the state, then its locked one), the search limit (at
+ * worker's futex word under mt->lock, wa_mt_notify after every push from
+ * outside (its unlocked look at the state, then its locked one; a worker's
+ * own push may skip it: its look without a fence may see a stale state,
+ * and a worker runs its own queues before it parks), the search limit (at
  * most half the workers search), wa_worker_search ending a search (the
  * last searcher that found work notifies) and wa_worker_park (the last
  * searcher to park looks at every queue again). The queues are one set of
@@ -54,6 +56,17 @@ inline notify()
     fi
 }
 
+/* A worker queues task t: wa_mt_notify, or nothing (its look at the state
+ * without a fence). */
+inline push_local(t)
+{
+    queued[t] = 1;
+    if
+    :: notify()
+    :: skip
+    fi
+}
+
 /* Takes a queued task into t (0: none), as one compare-and-swap. */
 inline take(t)
 {
@@ -78,7 +91,9 @@ proctype worker(byte w)
 loop:
     take(t);                       /* its own ring, the injector */
     if
-    :: t == 0 ->                   /* wa_worker_search */
+    :: t == 0 ->                   /* wa_worker_search (the code looks up to
+                                      16 times before it parks: one look is
+                                      modelled, more only find work sooner) */
         if
         :: !searcher[w] ->
             if
@@ -103,7 +118,7 @@ loop:
     assert(!ran[t]);               /* wa_mt_run */
     ran[t] = 1;
     if
-    :: t == 1 -> push(3)
+    :: t == 1 -> push_local(3)
     :: else
     fi;
     goto loop;
