@@ -475,6 +475,70 @@ static void test_blocking_idle_exit(void)
     wa_rt_free(rt);
 }
 
+/* DNS lookups run on the blocking pool: 50 at once, queued behind jobs
+ * that hold each of its threads, start no thread of their own; one
+ * dropped before its job ran and one dropped at once leak nothing (ASan),
+ * the others resolve. */
+static void dns_pool_on(unsigned workers)
+{
+    enum { LOOKUPS = 50, MAX = 2 };
+    wa_rt *rt;
+    REQUIRE(new_rt(&rt, workers) == 0);
+    REQUIRE_OR(wa_rt_set_blocking(rt, MAX, WA_SEC(1)) == 0, wa_rt_free(rt));
+    int before = threads_now();
+    gate_open = 0;
+    for (int i = 0; i < MAX; i++) { /* each takes a thread until the gate opens */
+        blocker b = {.fn = wait_gate};
+        blocker_init(&b);
+        wa_spawn_of(rt, &b, NULL);
+    }
+    CHECK_EQ(nap(rt), 0);
+    wa_join j[LOOKUPS + 1];
+    int spawned[LOOKUPS + 1] = {0};
+    for (int i = 0; i < LOOKUPS; i++) {
+        wa_dns d;
+        wa_dns_lookup_init(&d, rt, "localhost");
+        spawned[i] = wa_spawn(rt, &d.fut, sizeof d, &j[i]) == 0;
+    }
+    CHECK_EQ(nap(rt), 0);
+    CHECK(threads_now() <= before + MAX);
+    int done = 0;
+    for (int i = 0; i < LOOKUPS; i++)
+        done += spawned[i] && wa_join_done(&j[i]);
+    CHECK_EQ(done, 0); /* queued behind the gate */
+    if (spawned[0])
+        CHECK_EQ(wa_join_abort(&j[0]), 0); /* dropped before its job ran */
+    __atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK(threads_now() <= before + MAX);
+    int resolved = 0;
+    for (int i = 0; i < LOOKUPS; i++) {
+        if (!spawned[i])
+            continue;
+        wa_dns *d = (wa_dns *)wa_join_output(&j[i]);
+        resolved += wa_join_status(&j[i]) == 0 && d->n >= 1;
+        wa_join_drop(&j[i]);
+    }
+#ifndef WASYNC_FAULT_INJECTION
+    CHECK_EQ(resolved, LOOKUPS - 1);
+#endif
+    wa_dns d; /* dropped at once: queued, running or done, its job is freed */
+    wa_dns_lookup_init(&d, rt, "localhost");
+    if (wa_spawn(rt, &d.fut, sizeof d, &j[LOOKUPS]) == 0) {
+        if (!workers) /* (many threads: it runs meanwhile) */
+            wa_rt_tick(rt, NULL);
+        wa_join_abort(&j[LOOKUPS]);
+        wa_join_drop(&j[LOOKUPS]);
+    }
+    wa_rt_free(rt);
+}
+
+static void test_dns_pool(void)
+{
+    dns_pool_on(0);
+    dns_pool_on(2);
+}
+
 /* Shutdown under load: every task is cancelled and runs its cleanup to
  * its end (a sleep), while a foreign thread keeps spawning until refused. */
 static long started, cleaned;
@@ -762,6 +826,7 @@ int main(void)
     RUN(test_blocking);
     RUN(test_blocking_cancel);
     RUN(test_blocking_idle_exit);
+    RUN(test_dns_pool);
     RUN(test_shutdown_under_load);
     RUN(test_freed_while_held);
     RUN(test_cancel_race);
