@@ -458,10 +458,10 @@ static int threads_now(void)
     return n;
 }
 
-static void test_blocking_idle_exit(void)
+static void blocking_idle_exit_on(unsigned workers)
 {
     wa_rt *rt;
-    REQUIRE(wa_rt_new(&rt) == 0);
+    REQUIRE(new_rt(&rt, workers) == 0);
     REQUIRE_OR(wa_rt_set_blocking(rt, 4, WA_MS(1)) == 0, wa_rt_free(rt));
     int before = threads_now();
     intptr_t out = -1;
@@ -473,6 +473,12 @@ static void test_blocking_idle_exit(void)
         sleep_ms(2);
     CHECK_EQ(threads_now(), before);
     wa_rt_free(rt);
+}
+
+static void test_blocking_idle_exit(void)
+{
+    blocking_idle_exit_on(0);
+    blocking_idle_exit_on(2);
 }
 
 /* DNS lookups run on the blocking pool: 50 at once, queued behind jobs
