@@ -2,7 +2,8 @@
 /* Other threads and a runtime (native): the cross-thread state that a
  * remote is a handle on, the local runtime's inbox (spawns and wakes that
  * other threads post, run by the runtime's thread after its waits),
- * remote spawns with their foreign join, and events. A many-threads
+ * remote spawns with their foreign join (waited on, cancelled), and
+ * events. A many-threads
  * runtime takes spawns and wakes at once: its spawn and wakers are
  * thread-safe already. One lock guards it all; the blocking pool
  * (blocking.c) shares it. */
