@@ -3,10 +3,9 @@
  * remote is a handle on, the local runtime's inbox (spawns and wakes that
  * other threads post, run by the runtime's thread after its waits),
  * remote spawns with their foreign join (waited on, cancelled), and
- * events. A many-threads
- * runtime takes spawns and wakes at once: its spawn and wakers are
- * thread-safe already. One lock guards it all; the blocking pool
- * (blocking.c) shares it. */
+ * events. A many-threads runtime takes spawns and wakes at once: its spawn
+ * and wakers are thread-safe already. One lock guards it all; the blocking
+ * pool (blocking.c) shares it. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdlib.h>
