@@ -497,14 +497,14 @@ static void test_dns(void)
     int rc = wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "no-such-host.invalid"));
     CHECK(rc == WA_EIO || rc == WA_ETIMEDOUT); /* (not found; or no resolver reachable) */
     CHECK_EQ(d[0].n, 0);
-    /* three at once, each on its own thread */
+    /* three at once (natively on the blocking pool) */
     WA_COMBO(3) all;
     CHECK_EQ(wa_block_on(rt, wa_all_init(&all, wa_dns_lookup_init(&d[1], rt, "localhost"),
                                          wa_dns_lookup_init(&d[2], rt, "127.0.0.2"),
                                          wa_dns_lookup_init(&d[3], rt, "localhost"))),
              0);
     CHECK(has_loopback(&d[1]) && has_loopback(&d[2]) && has_loopback(&d[3]));
-    /* dropped before its thread is done: the thread frees what they share */
+    /* dropped before getaddrinfo is done: the thread frees the job */
     wa_rt_tick(rt, NULL);
     wa_join j;
     REQUIRE_OR(check_spawn(rt, NULL, wa_dns_lookup_init(&d[0], rt, "localhost"), sizeof d[0], &j) == 0, wa_rt_free(rt));
@@ -512,7 +512,7 @@ static void test_dns(void)
     CHECK_EQ(wa_join_abort(&j), 0);
     wa_join_drop(&j);
     CHECK_RT_EMPTY_FREE(rt);
-    /* the abandoned thread closes its eventfd when it ends */
+    /* nothing of the abandoned lookup holds an fd once its thread ends */
     for (int i = 0; i < 200 && held() != before; i++)
         usleep(10000);
     CHECK_EQ(held(), before);

@@ -4,7 +4,8 @@
  * racing completion and shutdown, the blocking pool (results, its bound,
  * cancellation before a job runs, detach while it runs, idle threads
  * exiting), graceful shutdown under load, a runtime freed while remotes
- * and events are held. Run under TSan by the tsan preset and under
+ * and events are held, remote tasks cancelled and aborted from foreign
+ * threads (racing their end, before they ran, after the runtime). Run under TSan by the tsan preset and under
  * allocation-failure injection: a failed setup (runtime, remote, spawn)
  * stops its test, releasing what it made. */
 #define _GNU_SOURCE
@@ -457,10 +458,10 @@ static int threads_now(void)
     return n;
 }
 
-static void test_blocking_idle_exit(void)
+static void blocking_idle_exit_on(unsigned workers)
 {
     wa_rt *rt;
-    REQUIRE(wa_rt_new(&rt) == 0);
+    REQUIRE(new_rt(&rt, workers) == 0);
     REQUIRE_OR(wa_rt_set_blocking(rt, 4, WA_MS(1)) == 0, wa_rt_free(rt));
     int before = threads_now();
     intptr_t out = -1;
@@ -472,6 +473,78 @@ static void test_blocking_idle_exit(void)
         sleep_ms(2);
     CHECK_EQ(threads_now(), before);
     wa_rt_free(rt);
+}
+
+static void test_blocking_idle_exit(void)
+{
+    blocking_idle_exit_on(0);
+    blocking_idle_exit_on(2);
+}
+
+/* DNS lookups run on the blocking pool: 50 at once, queued behind jobs
+ * that hold each of its threads, start no thread of their own; one
+ * dropped before its job ran and one dropped at once leak nothing (ASan),
+ * the others resolve. */
+static void dns_pool_on(unsigned workers)
+{
+    enum { LOOKUPS = 50, MAX = 2 };
+    wa_rt *rt;
+    REQUIRE(new_rt(&rt, workers) == 0);
+    REQUIRE_OR(wa_rt_set_blocking(rt, MAX, WA_SEC(1)) == 0, wa_rt_free(rt));
+    int before = threads_now();
+    gate_open = 0;
+    for (int i = 0; i < MAX; i++) { /* each takes a thread until the gate opens */
+        blocker b = {.fn = wait_gate};
+        blocker_init(&b);
+        wa_spawn_of(rt, &b, NULL);
+    }
+    CHECK_EQ(nap(rt), 0);
+    wa_join j[LOOKUPS + 1];
+    int spawned[LOOKUPS + 1] = {0};
+    for (int i = 0; i < LOOKUPS; i++) {
+        wa_dns d;
+        wa_dns_lookup_init(&d, rt, "localhost");
+        spawned[i] = wa_spawn(rt, &d.fut, sizeof d, &j[i]) == 0;
+    }
+    CHECK_EQ(nap(rt), 0);
+    CHECK(threads_now() <= before + MAX);
+    int done = 0;
+    for (int i = 0; i < LOOKUPS; i++)
+        done += spawned[i] && wa_join_done(&j[i]);
+    CHECK_EQ(done, 0); /* queued behind the gate */
+    if (spawned[0])
+        CHECK_EQ(wa_join_abort(&j[0]), 0); /* dropped before its job ran */
+    __atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK(threads_now() <= before + MAX);
+    int resolved = 0;
+    for (int i = 0; i < LOOKUPS; i++) {
+        if (!spawned[i])
+            continue;
+        wa_dns *d = (wa_dns *)wa_join_output(&j[i]);
+        resolved += wa_join_status(&j[i]) == 0 && d->n >= 1;
+        wa_join_drop(&j[i]);
+    }
+#ifdef WASYNC_FAULT_INJECTION
+    CHECK(resolved <= LOOKUPS - 1);
+#else
+    CHECK_EQ(resolved, LOOKUPS - 1);
+#endif
+    wa_dns d; /* dropped at once: queued, running or done, its job is freed */
+    wa_dns_lookup_init(&d, rt, "localhost");
+    if (wa_spawn(rt, &d.fut, sizeof d, &j[LOOKUPS]) == 0) {
+        if (!workers) /* (many threads: it runs meanwhile) */
+            wa_rt_tick(rt, NULL);
+        wa_join_abort(&j[LOOKUPS]);
+        wa_join_drop(&j[LOOKUPS]);
+    }
+    wa_rt_free(rt);
+}
+
+static void test_dns_pool(void)
+{
+    dns_pool_on(0);
+    dns_pool_on(2);
 }
 
 /* Shutdown under load: every task is cancelled and runs its cleanup to
@@ -566,6 +639,170 @@ static void test_freed_while_held(void)
     freed_while_held_on(2);
 }
 
+/* Cancelling a remote task from foreign threads, racing its completion:
+ * each of 4 threads spawns tasks that yield a few times and cancels (or
+ * aborts) each at once; every task ends 0 or WA_ECANCELED, none twice. */
+typedef struct yielder {
+    WA_CORO;
+    wa_yield y;
+    int i;
+} yielder;
+
+WA_ASYNC(yielder, t, cx)
+{
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < 3; t->i++)
+        WA_AWAIT(wa_yield_init(&t->y));
+    WA_END();
+}
+
+typedef struct canceller {
+    wa_remote *r;
+    wa_event *last; /* set by the last thread to end */
+    int *left;
+    long n, done, cancelled, other;
+} canceller;
+
+static void *cancel_many(void *arg)
+{
+    canceller *c = arg;
+    for (long i = 0; i < c->n; i++) {
+        yielder y;
+        yielder_init(&y);
+        wa_remote_join *j;
+        if (wa_remote_spawn(c->r, &y.wa.fut, sizeof y, &j) < 0)
+            continue;
+        if (i % 3)
+            sleep_ms(0); /* (sometimes later than at once) */
+        c->other += (i % 4 ? wa_remote_join_cancel(j) : wa_remote_join_abort(j)) != 0;
+        int rc = wa_remote_join_wait(j);
+        c->other += wa_remote_join_cancel(j) != 0; /* finished: nothing to do */
+        c->done += rc == 0;
+        c->cancelled += rc == WA_ECANCELED;
+        c->other += rc != 0 && rc != WA_ECANCELED && rc != WA_ENOMEM;
+        wa_remote_join_drop(j);
+    }
+    if (__atomic_sub_fetch(c->left, 1, __ATOMIC_ACQ_REL) == 0)
+        wa_event_set(c->last);
+    wa_event_drop(c->last);
+    wa_remote_drop(c->r);
+    return NULL;
+}
+
+static void cancel_race_on(unsigned workers)
+{
+    enum { THREADS = 4 };
+    wa_rt *rt;
+    REQUIRE(new_rt(&rt, workers) == 0);
+    wa_remote *r;
+    REQUIRE_OR(wa_remote_new(rt, &r) == 0, wa_rt_free(rt));
+    wa_event *last;
+    REQUIRE_OR(wa_event_new(rt, &last) == 0, (wa_remote_drop(r), wa_rt_free(rt)));
+    canceller c[THREADS];
+    pthread_t th[THREADS];
+    int left = THREADS;
+    for (int i = 0; i < THREADS; i++) {
+        c[i] = (canceller){wa_remote_clone(r), wa_event_clone(last), &left, 4000 / SCALE, 0, 0, 0};
+        pthread_create(&th[i], NULL, cancel_many, &c[i]);
+    }
+    wa_remote_drop(r);
+    wa_event_wait w;
+    CHECK_EQ(wa_block_on(rt, wa_event_wait_init(&w, last)), 0);
+    wa_event_drop(last);
+    long done = 0, cancelled = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_EQ(c[i].other, 0);
+        done += c[i].done;
+        cancelled += c[i].cancelled;
+    }
+    CHECK(cancelled > 0);
+#ifdef WASYNC_FAULT_INJECTION
+    CHECK(done + cancelled <= THREADS * (4000 / SCALE));
+#else
+    CHECK_EQ(done + cancelled, THREADS * (4000 / SCALE));
+#endif
+    wa_rt_free(rt);
+}
+
+static void test_cancel_race(void)
+{
+    cancel_race_on(0);
+    cancel_race_on(2);
+}
+
+/* A cancelled remote task runs its cleanup (awaiting it), an aborted one
+ * does not; one cancelled before the inbox ran it is dropped unpolled; a
+ * cancel once the runtime is gone does nothing. */
+typedef struct probe {
+    wa_future fut;
+    int *polled, *dropped;
+} probe;
+
+static int probe_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    *((probe *)f)->polled = 1;
+    return 0;
+}
+static void probe_drop(wa_future *f) { *((probe *)f)->dropped = 1; }
+static const wa_future_vt probe_vt = {probe_poll, probe_drop, "probe"};
+
+static void remote_cancel_on(unsigned workers)
+{
+    wa_rt *rt;
+    REQUIRE(new_rt(&rt, workers) == 0);
+    wa_remote *r;
+    REQUIRE_OR(wa_remote_new(rt, &r) == 0, wa_rt_free(rt));
+    wa_remote_join *jc = NULL, *ja = NULL, *j = NULL;
+#define UNDO (wa_rt_free(rt), wa_remote_join_drop(jc), wa_remote_join_drop(ja), wa_remote_join_drop(j), wa_remote_drop(r))
+    started = cleaned = 0;
+    looper l;
+    looper_init(&l);
+    REQUIRE_OR(wa_remote_spawn(r, &l.wa.fut, sizeof l, &jc) == 0, UNDO);
+    looper_init(&l);
+    REQUIRE_OR(wa_remote_spawn(r, &l.wa.fut, sizeof l, &ja) == 0, UNDO);
+    CHECK_EQ(nap(rt), 0);
+    CHECK_EQ(__atomic_load_n(&started, __ATOMIC_ACQUIRE), 2);
+    CHECK_EQ(wa_remote_join_cancel(jc), 0);
+    CHECK_EQ(wa_remote_join_abort(ja), 0);
+    CHECK_EQ(nap(rt), 0);
+    CHECK_EQ(wa_remote_join_status(jc), WA_ECANCELED);
+    CHECK_EQ(wa_remote_join_status(ja), WA_ECANCELED);
+    CHECK_EQ(__atomic_load_n(&cleaned, __ATOMIC_ACQUIRE), 1); /* the cancelled one's */
+    if (!workers) { /* cancelled in the inbox: never polled, dropped */
+        int polled = 0, dropped = 0;
+        probe p = {{&probe_vt}, &polled, &dropped};
+        REQUIRE_OR(wa_remote_spawn(r, &p.fut, sizeof p, &j) == 0, UNDO);
+        CHECK_EQ(wa_remote_join_cancel(j), 0);
+        CHECK_EQ(nap(rt), 0);
+        CHECK_EQ(wa_remote_join_status(j), WA_ECANCELED);
+        CHECK_EQ(polled, 0);
+        CHECK_EQ(dropped, 1);
+        wa_remote_join_drop(j);
+        j = NULL;
+    }
+    /* the runtime freed: the join says the task was dropped, a cancel and
+     * an abort do nothing */
+    wa_future f = {&idle_vt};
+    REQUIRE_OR(wa_remote_spawn(r, &f, sizeof f, &j) == 0, UNDO);
+    wa_rt_free(rt);
+    CHECK_EQ(wa_remote_join_cancel(j), 0);
+    CHECK_EQ(wa_remote_join_abort(j), 0);
+    CHECK_EQ(wa_remote_join_wait(j), WA_ECANCELED);
+    wa_remote_join_drop(j);
+    wa_remote_join_drop(jc);
+    wa_remote_join_drop(ja);
+    wa_remote_drop(r);
+#undef UNDO
+}
+
+static void test_remote_cancel(void)
+{
+    remote_cancel_on(0);
+    remote_cancel_on(2);
+}
+
 /* Misuse: waiting on the local runtime's own thread, which would never run
  * the task; a remote on a backend nothing can wake from another thread. */
 static void test_misuse(void)
@@ -599,8 +836,11 @@ int main(void)
     RUN(test_blocking);
     RUN(test_blocking_cancel);
     RUN(test_blocking_idle_exit);
+    RUN(test_dns_pool);
     RUN(test_shutdown_under_load);
     RUN(test_freed_while_held);
+    RUN(test_cancel_race);
+    RUN(test_remote_cancel);
     RUN(test_misuse);
     return check_finish();
 }

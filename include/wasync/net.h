@@ -95,8 +95,10 @@ WA_NET_ int wa_tcp_close(wa_tcp **l);
 
 /* DNS: the addresses of a host name (borrowed until completion), up to
  * WA_DNS_MAX of them. Status 0 (n may be 0), WA_EIO for a name that does
- * not resolve, and the like. Natively getaddrinfo runs on a thread of its
- * own (it blocks); a lookup dropped meanwhile lets it finish unobserved. */
+ * not resolve, and the like. Natively getaddrinfo runs on the runtime's
+ * blocking pool (it blocks; wa_rt_set_blocking bounds it): a lookup
+ * dropped meanwhile lets it finish unobserved, and during shutdown one
+ * says WA_ECLOSED. */
 #define WA_DNS_MAX 16
 
 typedef struct wa_dns {

@@ -67,6 +67,19 @@ WA_THREAD_ int wa_remote_join_wait(wa_remote_join *j);
 /* The task's status once it finished, else WA_PENDING (j borrowed). */
 WA_THREAD_ int wa_remote_join_status(const wa_remote_join *j);
 
+/* Requests, from any thread, the cooperative cancellation of j's task, as
+ * wa_join_cancel does: it is woken, sees the request at its next await,
+ * may await its cleanup, then finishes (WA_ECANCELED unless it says
+ * otherwise); one that does not take the request is dropped. A task that
+ * never ran (still in the local runtime's inbox) is dropped unpolled.
+ * Returns 0, also when the task finished already or its runtime is gone
+ * (nothing is left to cancel), or WA_EINVAL (NULL). j is borrowed. */
+WA_THREAD_ int wa_remote_join_cancel(wa_remote_join *j);
+
+/* As wa_remote_join_cancel, but the task's future is dropped at its next
+ * poll, with no cleanup (as wa_join_abort; status WA_ECANCELED). */
+WA_THREAD_ int wa_remote_join_abort(wa_remote_join *j);
+
 /* Drops the handle j (any thread); a task still running runs on. */
 WA_THREAD_ void wa_remote_join_drop(wa_remote_join *j);
 

@@ -2,10 +2,10 @@
 /* Other threads and a runtime (native): the cross-thread state that a
  * remote is a handle on, the local runtime's inbox (spawns and wakes that
  * other threads post, run by the runtime's thread after its waits),
- * remote spawns with their foreign join, and events. A many-threads
- * runtime takes spawns and wakes at once: its spawn and wakers are
- * thread-safe already. One lock guards it all; the blocking pool
- * (blocking.c) shares it. */
+ * remote spawns with their foreign join (waited on, cancelled), and
+ * events. A many-threads runtime takes spawns and wakes at once: its spawn
+ * and wakers are thread-safe already. One lock guards it all; the blocking
+ * pool (blocking.c) shares it. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdlib.h>
@@ -146,11 +146,17 @@ void wa_xt_forget_(wa_remote *h, wa_xwake *x)
     wa_waker_drop(&x->waker);
 }
 
+/* What a foreign thread asked of a remote task (wa_remote_join_cancel,
+ * _abort), and, task-side, that its waker was stored. */
+enum { WA_RJ_CANCEL = 1, WA_RJ_ABORT = 2, WA_RJ_ARMED = 4 };
+
 /* A remote spawn's task: the caller's future after a header naming its
  * foreign join, settled when the task finishes or is dropped. */
 typedef struct wa_xtask {
     wa_future fut;
     wa_remote_join *join;
+    unsigned seen;   /* the join's signals acted on, | WA_RJ_ARMED */
+    int started;     /* the caller's future was polled */
     max_align_t inner[];
 } wa_xtask;
 
@@ -167,6 +173,9 @@ struct wa_remote_join {
     uint32_t refs;   /* atomic: the task's and the holder's */
     int status;      /* WA_PENDING until settled (under the lock) */
     uintptr_t owner; /* a local runtime's thread, where waiting never ends */
+    wa_remote *hub;  /* borrowed: alive while status is WA_PENDING */
+    unsigned signal; /* atomic, set under the hub's lock: WA_RJ_CANCEL, _ABORT */
+    wa_xwake wake;   /* the task's waker, under the hub's lock */
 };
 
 static void wa_rjoin_unref(wa_remote_join *j)
@@ -189,12 +198,46 @@ static void wa_rjoin_settle(wa_remote_join *j, int rc)
     pthread_mutex_unlock(&j->lock);
 }
 
+/* The join's signals changed since t last looked (or t was never polled):
+ * stores the task's waker again (a signal's wake consumed it) and acts on
+ * them. Returns WA_ECANCELED to end the task, else WA_PENDING. */
+static int wa_xtask_signaled(wa_xtask *t, wa_cx *cx)
+{
+    wa_remote_join *j = t->join;
+    pthread_mutex_lock(&j->hub->lock);
+    unsigned sig = j->signal;
+    if (!(sig & WA_RJ_ABORT))
+        wa_waker_store(&j->wake.waker, cx);
+    pthread_mutex_unlock(&j->hub->lock);
+    unsigned fresh = sig & ~t->seen;
+    t->seen = sig | WA_RJ_ARMED;
+    /* a hard drop, or a cancel before the future ran: nothing to clean up */
+    if ((sig & WA_RJ_ABORT) || ((sig & WA_RJ_CANCEL) && !t->started))
+        return WA_ECANCELED;
+    if ((fresh & WA_RJ_CANCEL) && cx->task) {
+        /* the request as wa_join_cancel makes it, seen by the future's
+         * awaits from this poll on; a many-threads executor takes a request
+         * from the next poll on, which the wake makes sure of */
+        wa_word_set_(cx->task, WA_T_CANCEL);
+        if (cx->rt->mt)
+            wa_waker_wake_by_ref(&cx->waker);
+    }
+    return WA_PENDING;
+}
+
 static int wa_xtask_poll(wa_future *f, wa_cx *cx)
 {
     wa_xtask *t = (wa_xtask *)f;
-    int rc = wa_poll((wa_future *)t->inner, cx);
-    if (rc != WA_PENDING && t->join)
-        wa_rjoin_settle(t->join, rc);
+    wa_remote_join *j = t->join;
+    int rc = WA_PENDING;
+    if (j && (__atomic_load_n(&j->signal, __ATOMIC_ACQUIRE) | WA_RJ_ARMED) != t->seen)
+        rc = wa_xtask_signaled(t, cx);
+    if (rc == WA_PENDING) {
+        t->started = 1;
+        rc = wa_poll((wa_future *)t->inner, cx);
+    }
+    if (rc != WA_PENDING && j)
+        wa_rjoin_settle(j, rc);
     return rc;
 }
 
@@ -202,9 +245,15 @@ static void wa_xtask_drop(wa_future *f)
 {
     wa_xtask *t = (wa_xtask *)f;
     wa_drop((wa_future *)t->inner);
-    if (t->join) {
-        wa_rjoin_settle(t->join, WA_ECANCELED); /* (dropped unfinished) */
-        wa_rjoin_unref(t->join);
+    wa_remote_join *j = t->join;
+    if (j) {
+        wa_rjoin_settle(j, WA_ECANCELED); /* (dropped unfinished) */
+        if (t->seen) { /* after the settle: no signal fires the waker now */
+            pthread_mutex_lock(&j->hub->lock);
+            wa_xt_forget_(j->hub, &j->wake);
+            pthread_mutex_unlock(&j->hub->lock);
+        }
+        wa_rjoin_unref(j);
         t->join = NULL;
     }
 }
@@ -326,10 +375,15 @@ int wa_remote_spawn(wa_remote *r, const wa_future *fut, size_t size, wa_remote_j
         j->refs = 2;
         j->status = WA_PENDING;
         j->owner = r->backend ? r->owner : 0;
+        j->hub = r;
+        j->signal = 0;
+        j->wake = (wa_xwake){0};
     }
     wa_xtask *t = (wa_xtask *)s->task;
     t->fut.vt = &wa_xtask_vt;
     t->join = j;
+    t->seen = 0;
+    t->started = 0;
     memcpy(t->inner, fut, size);
     s->size = tsize;
     s->next = NULL;
@@ -381,6 +435,29 @@ int wa_remote_join_status(const wa_remote_join *j)
         return wa_misuse_in_(WA_EINVAL, "wa_remote_join_status", "no handle (NULL)");
     return __atomic_load_n(&j->status, __ATOMIC_ACQUIRE);
 }
+
+/* Signals j's task (sig: WA_RJ_CANCEL or _ABORT) and wakes it, unless it
+ * finished: then there is nothing to ask, and the runtime may be gone. */
+static int wa_rjoin_signal(wa_remote_join *j, unsigned sig, const char *call)
+{
+    if (!j)
+        return wa_misuse_in_(WA_EINVAL, call, "no handle (NULL)");
+    pthread_mutex_lock(&j->lock); /* held: the task cannot settle meanwhile */
+    if (j->status == WA_PENDING) {
+        wa_remote *h = j->hub;
+        pthread_mutex_lock(&h->lock);
+        __atomic_or_fetch(&j->signal, sig, __ATOMIC_RELEASE);
+        if (h->rt)
+            wa_xt_fire_(h, &j->wake); /* (not polled yet: its first poll looks) */
+        pthread_mutex_unlock(&h->lock);
+    }
+    pthread_mutex_unlock(&j->lock);
+    return 0;
+}
+
+int wa_remote_join_cancel(wa_remote_join *j) { return wa_rjoin_signal(j, WA_RJ_CANCEL, "wa_remote_join_cancel"); }
+
+int wa_remote_join_abort(wa_remote_join *j) { return wa_rjoin_signal(j, WA_RJ_ABORT, "wa_remote_join_abort"); }
 
 void wa_remote_join_drop(wa_remote_join *j)
 {
