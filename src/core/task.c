@@ -85,12 +85,12 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
         scope->live++;
     }
     rt->live++;
-    if (join) {
-        w += WA_REF_ONE;
+    wa_word_store(t, w);
+    if (join) { /* (its reference added in place: no join of two paths) */
+        wa_word_add(t, WA_REF_ONE);
         join->fut.vt = &wa_join_vt;
         join->task = t;
     }
-    wa_word_store(t, w);
     wa_task_append(rt, t);
 }
 
