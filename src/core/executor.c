@@ -160,8 +160,7 @@ static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task
         if (w & WA_T_DONE)
             goto out;
         if (!(w & WA_T_STARTED)) { /* never started: nothing to clean up */
-            wa_task_finish(rt, t, WA_ECANCELED);
-            wa_task_unref_n(t, 2); /* alive, queue */
+            wa_task_finish(rt, t, WA_ECANCELED, 2); /* alive, queue */
             return;
         }
     }
@@ -182,8 +181,7 @@ static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task
         }
         rc = WA_ECANCELED; /* aborted, or nobody took the request: hard drop */
     }
-    wa_task_finish(rt, t, rc);
-    wa_task_unref_n(t, 2); /* alive, queue */
+    wa_task_finish(rt, t, rc, 2); /* alive, queue */
     return;
 out:
     wa_task_unref_n(t, 1); /* the queue's */

@@ -163,8 +163,7 @@ void wa_task_abort_(wa_task *t)
         wa_word_or(t, WA_T_ABORT);
         return;
     }
-    wa_task_finish(t->rt, t, WA_ECANCELED);
-    wa_task_unref_n(t, 1); /* alive */
+    wa_task_finish(t->rt, t, WA_ECANCELED, 1); /* alive */
 }
 
 void wa_task_cancel_(wa_task *t)
