@@ -154,9 +154,9 @@ uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa_now_fresh_(rt);
 static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task *t, wa_cx *cx)
 {
     rt->current = t; /* running (reset once the round ends) */
-    uint32_t w = wa_word_load(t) & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED);
+    uint32_t w = wa_word_load(t);
     if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
-        wa_word_store(t, w);
+        wa_word_store(t, w & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED));
         if (w & WA_T_DONE)
             goto out;
         if (!(w & WA_T_STARTED)) { /* never started: nothing to clean up */
@@ -164,7 +164,7 @@ static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task
             return;
         }
     }
-    wa_word_store(t, w | WA_T_STARTED);
+    wa_word_store(t, (w & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED)) | WA_T_STARTED);
     rt->budget = 128;
     rt->polls++;
     cx->waker.data = cx->task = t;
