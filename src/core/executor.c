@@ -270,7 +270,7 @@ static inline __attribute__((always_inline)) int wa_rt_drive(wa_rt *rt, const wa
             wa_rt_cancel_all(rt);
         uint64_t deadline;
         int runnable = wa_rt_round(rt, &deadline);
-        if (root ? wa_join_done(root) : rt->live == 0)
+        if (root ? wa_word_load(root->task) & WA_T_DONE : rt->live == 0) /* (block_on's handle, never polled) */
             return 0;
         if (stop && wa_now_fresh_(rt) >= *stop)
             return WA_ETIMEDOUT;
