@@ -126,7 +126,8 @@ int wa_join_cancel(wa_join *j);
 int wa_join_abort(wa_join *j);
 
 /* Drops the handle (detaching a running task). Returns 0, or WA_EMISUSE on
- * a double drop. */
+ * a double drop. A handle whose poll released its task (above) is accepted
+ * once, whether or not an await dropped it. */
 int wa_join_drop(wa_join *j);
 
 /* Runs one fair round: fires due timers, then polls once each task that was
