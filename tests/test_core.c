@@ -478,6 +478,39 @@ static void test_tick_reports_deadline(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+static int fails_io(void *arg, wa_cx *cx)
+{
+    (void)arg;
+    return cx ? WA_EIO : 0;
+}
+
+/* A poll that finds the task finished releases it: the handle keeps the
+ * status, its output is gone, and a drop after it is accepted once. */
+static void test_join_poll_releases(void)
+{
+    check_catch_misuse();
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_join j;
+    REQUIRE_OR(wa_spawn_fn(rt, fails_io, NULL, &j) == 0, wa_rt_free(rt));
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK(wa_join_output(&j) != NULL);
+    wa_cx cx = {WA_NOOP_WAKER, rt, NULL, 0, NULL};
+    int before = check_misuses;
+    CHECK_EQ(wa_poll(&j.fut, &cx), WA_EIO);
+    CHECK(wa_join_done(&j));
+    CHECK_EQ(wa_join_status(&j), WA_EIO);
+    CHECK(wa_join_output(&j) == NULL);
+    CHECK_EQ(wa_poll(&j.fut, &cx), WA_EIO); /* polled again: the same */
+    CHECK_EQ(wa_join_cancel(&j), 0);
+    CHECK_EQ(wa_join_abort(&j), 0);
+    CHECK_EQ(wa_join_drop(&j), 0);
+    CHECK_EQ(wa_join_drop(&j), WA_EMISUSE); /* double drop */
+    CHECK_EQ(check_misuses, before + 1);
+    CHECK_RT_EMPTY_FREE(rt);
+    wa_misuse_set_hook(NULL);
+}
+
 static void test_misuse_detected(void)
 {
     check_catch_misuse();
@@ -743,6 +776,7 @@ int main(void)
     RUN(test_deadlock_detected);
     RUN(test_tick_reports_deadline);
     RUN(test_misuse_detected);
+    RUN(test_join_poll_releases);
     RUN(test_nested_block_on);
 #if defined(__linux__)
     RUN(test_foreign_thread);

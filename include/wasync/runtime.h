@@ -58,13 +58,19 @@ int wa_rt_shutdown(wa_rt *rt, uint64_t timeout);
 /* A join handle: the future of a spawned task's completion; its status is
  * the task's. Awaiting it with WA_AWAIT consumes it (the handle is dropped
  * when the task finishes), so a task awaited that way should deliver its
- * results through pointers it was given. A handle held without awaiting
- * exposes the finished task's fields through wa_join_output until dropped.
- * Dropping an unfinished handle detaches the task, which runs on. */
+ * results through pointers it was given. A poll that finds the task
+ * finished releases the task at once: the handle then keeps only its
+ * status (wa_join_output is NULL), and its drop has nothing left to do. A
+ * handle held without polling exposes the finished task's fields through
+ * wa_join_output until dropped. Dropping an unfinished handle detaches the
+ * task, which runs on. */
 typedef struct wa_join {
     wa_future fut;
-    wa_task *task; /* a reference; NULL once dropped */
-    wa_waker waker;
+    wa_task *task; /* a reference; NULL once released or dropped */
+    union {
+        wa_waker waker; /* while a poll waits for the task */
+        int status;     /* the task's, once a poll released it */
+    };
 } wa_join;
 
 /* Spawns a task running a copy of the size bytes at fut (a future never
@@ -102,7 +108,8 @@ int wa_spawn_fn(wa_rt *rt, wa_task_fn fn, void *arg, wa_join *join);
 bool wa_join_done(const wa_join *j);
 
 /* The finished task's future, whose fields hold its outputs; valid until the
- * handle is dropped. NULL while the task runs. */
+ * handle is dropped. NULL while the task runs, and once a poll of the
+ * handle found it finished (that poll released the task). */
 wa_future *wa_join_output(const wa_join *j);
 
 /* The finished task's status, or WA_PENDING while it runs. */
@@ -119,7 +126,8 @@ int wa_join_cancel(wa_join *j);
 int wa_join_abort(wa_join *j);
 
 /* Drops the handle (detaching a running task). Returns 0, or WA_EMISUSE on
- * a double drop. */
+ * a double drop. A handle whose poll released its task (above) is accepted
+ * once, whether or not an await dropped it. */
 int wa_join_drop(wa_join *j);
 
 /* Runs one fair round: fires due timers, then polls once each task that was

@@ -28,15 +28,15 @@ static inline void wa_memcpy_8_64_(void *restrict dst, const void *restrict src,
 {
     char *d = dst;
     const char *s = src;
-    if (n <= 16) {
-        memcpy(d, s, 8);
-        memcpy(d + n - 8, s + n - 8, 8);
-    } else if (n <= 32) {
+    if (n > 32) {
+        memcpy(d, s, 32);
+        memcpy(d + n - 32, s + n - 32, 32);
+    } else if (n > 16) {
         memcpy(d, s, 16);
         memcpy(d + n - 16, s + n - 16, 16);
     } else {
-        memcpy(d, s, 32);
-        memcpy(d + n - 32, s + n - 32, 32);
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
     }
 }
 

@@ -154,18 +154,17 @@ uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa_now_fresh_(rt);
 static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task *t, wa_cx *cx)
 {
     rt->current = t; /* running (reset once the round ends) */
-    uint32_t w = wa_word_load(t) & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED);
+    uint32_t w = wa_word_load(t);
     if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
-        wa_word_store(t, w);
+        wa_word_store(t, w & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED));
         if (w & WA_T_DONE)
             goto out;
         if (!(w & WA_T_STARTED)) { /* never started: nothing to clean up */
-            wa_task_finish(rt, t, WA_ECANCELED);
-            wa_task_unref_n(t, 2); /* alive, queue */
+            wa_task_finish(rt, t, WA_ECANCELED, 2); /* alive, queue */
             return;
         }
     }
-    wa_word_store(t, w | WA_T_STARTED);
+    wa_word_store(t, (w & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED)) | WA_T_STARTED);
     rt->budget = 128;
     rt->polls++;
     cx->waker.data = cx->task = t;
@@ -182,8 +181,7 @@ static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task
         }
         rc = WA_ECANCELED; /* aborted, or nobody took the request: hard drop */
     }
-    wa_task_finish(rt, t, rc);
-    wa_task_unref_n(t, 2); /* alive, queue */
+    wa_task_finish(rt, t, rc, 2); /* alive, queue */
     return;
 out:
     wa_task_unref_n(t, 1); /* the queue's */
@@ -272,7 +270,7 @@ static inline __attribute__((always_inline)) int wa_rt_drive(wa_rt *rt, const wa
             wa_rt_cancel_all(rt);
         uint64_t deadline;
         int runnable = wa_rt_round(rt, &deadline);
-        if (root ? wa_join_done(root) : rt->live == 0)
+        if (root ? wa_word_load(root->task) & WA_T_DONE : rt->live == 0) /* (block_on's handle, never polled) */
             return 0;
         if (stop && wa_now_fresh_(rt) >= *stop)
             return WA_ETIMEDOUT;

@@ -50,11 +50,14 @@ static inline void *wa_slab_try_alloc_small(wa_slab *s, size_t size)
         return b;
     }
     char *p = s->bump;
-    if ((size_t)(s->end - p) < c * WA_SLAB_GRAIN)
+    /* (compared as integers: past the end is not a pointer; a chunk never
+     * ends within WA_SLAB_MAX of the address space's end) */
+    uintptr_t next = (uintptr_t)p + c * WA_SLAB_GRAIN;
+    if (next > (uintptr_t)s->end)
         return NULL;
     if (!p) /* (never: an empty slab's bump and end are both NULL) */
         __builtin_unreachable();
-    s->bump = p + c * WA_SLAB_GRAIN;
+    s->bump = (char *)next;
     return p;
 #else
     (void)s;

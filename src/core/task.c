@@ -85,12 +85,12 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
         scope->live++;
     }
     rt->live++;
-    if (join) {
-        w += WA_REF_ONE;
+    wa_word_store(t, w);
+    if (join) { /* (its reference added in place: no join of two paths) */
+        wa_word_add(t, WA_REF_ONE);
         join->fut.vt = &wa_join_vt;
         join->task = t;
     }
-    wa_word_store(t, w);
     wa_task_append(rt, t);
 }
 
@@ -163,8 +163,7 @@ void wa_task_abort_(wa_task *t)
         wa_word_or(t, WA_T_ABORT);
         return;
     }
-    wa_task_finish(t->rt, t, WA_ECANCELED);
-    wa_task_unref_n(t, 1); /* alive */
+    wa_task_finish(t->rt, t, WA_ECANCELED, 1); /* alive */
 }
 
 void wa_task_cancel_(wa_task *t)
@@ -264,13 +263,31 @@ static __attribute__((noinline)) int wa_join_wait(wa_join *j, wa_cx *cx)
     return WA_PENDING;
 }
 
+/* A handle whose poll found its task finished: the poll released the
+ * task and kept its status in the handle, so that the await's drop finds
+ * no drop to call. */
+static int wa_join_released_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    return ((wa_join *)f)->status;
+}
+
+static const wa_future_vt wa_join_released_vt = {wa_join_released_poll, NULL, "join"};
+
+static bool wa_join_released(const wa_join *j) { return j->fut.vt == &wa_join_released_vt; }
+
 static int wa_join_poll(wa_future *f, wa_cx *cx)
 {
     wa_join *j = (wa_join *)f;
     wa_task *t = j->task;
-    if (t && (wa_word_load(t) & WA_T_DONE))
-        return t->status;
-    return wa_join_wait(j, cx);
+    if (!t || !(wa_word_load(t) & WA_T_DONE))
+        return wa_join_wait(j, cx);
+    int rc = t->status;
+    j->fut.vt = &wa_join_released_vt;
+    j->task = NULL;
+    j->status = rc; /* (its waker was consumed by the finish's wake) */
+    wa_task_unref_n(t, 1);
+    return rc;
 }
 
 /* Detaches j from t, its task still running (t runs on), and releases
@@ -343,20 +360,30 @@ int wa_task_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, 
     return wa_spawn_in(rt, fut, size, join, scope);
 }
 
-/* (atomic: a many-threads task finishes on a worker) */
-bool wa_join_done(const wa_join *j) { return j && j->task && (wa_word_peek_(j->task) & WA_T_DONE); }
+/* j holds a finished task (atomic: a many-threads task finishes on a
+ * worker). */
+static bool wa_join_holds_done(const wa_join *j) { return j && j->task && (wa_word_peek_(j->task) & WA_T_DONE); }
+
+bool wa_join_done(const wa_join *j) { return wa_join_holds_done(j) || (j && wa_join_released(j)); }
 
 wa_future *wa_join_output(const wa_join *j)
 {
-    return wa_join_done(j) ? wa_task_future(j->task) : NULL;
+    return wa_join_holds_done(j) ? wa_task_future(j->task) : NULL;
 }
 
-int wa_join_status(const wa_join *j) { return wa_join_done(j) ? j->task->status : WA_PENDING; }
+int wa_join_status(const wa_join *j)
+{
+    if (wa_join_holds_done(j))
+        return j->task->status;
+    return j && wa_join_released(j) ? j->status : WA_PENDING;
+}
 
+/* Cancelling or aborting a finished task does nothing, whether or not a
+ * poll released it. */
 int wa_join_cancel(wa_join *j)
 {
     if (!j || !j->task)
-        return wa_misuse_in_(WA_ESTALE, "wa_join_cancel", "the handle was dropped");
+        return j && wa_join_released(j) ? 0 : wa_misuse_in_(WA_ESTALE, "wa_join_cancel", "the handle was dropped");
 #if WA_MT
     if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
         wa_mt_signal_task_(j->task, WA_T_CANCEL);
@@ -370,7 +397,7 @@ int wa_join_cancel(wa_join *j)
 int wa_join_abort(wa_join *j)
 {
     if (!j || !j->task)
-        return wa_misuse_in_(WA_ESTALE, "wa_join_abort", "the handle was dropped");
+        return j && wa_join_released(j) ? 0 : wa_misuse_in_(WA_ESTALE, "wa_join_abort", "the handle was dropped");
 #if WA_MT
     if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
         wa_mt_signal_task_(j->task, WA_T_ABORT);
@@ -381,8 +408,14 @@ int wa_join_abort(wa_join *j)
     return 0;
 }
 
+/* A handle that a poll released holds nothing; dropping it marks it
+ * dropped, so that a second drop is reported. */
 int wa_join_drop(wa_join *j)
 {
+    if (j && wa_join_released(j)) {
+        j->fut.vt = &wa_join_vt;
+        return 0;
+    }
     if (!j || !j->task)
         return wa_misuse_in_(WA_EMISUSE, "wa_join_drop", "the handle was dropped already");
 #if WA_MT

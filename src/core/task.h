@@ -183,25 +183,38 @@ int wa_mt_drain_(wa_rt *rt, uint64_t stop);
 wa_rt *wa_mt_home_(wa_rt *rt);
 #endif
 
-/* Drops n references at once (one word update on the hot path). */
-static inline void wa_task_unref_n(wa_task *t, uint32_t n)
+/* Subtracts v from t's word, freeing t if that dropped its last
+ * reference. */
+static inline void wa_task_word_release(wa_task *t, uint32_t v)
 {
-    if (wa_word_sub(t, n * WA_REF_ONE) < WA_REF_ONE)
+    if (wa_word_sub(t, v) < WA_REF_ONE)
         wa_slab_free(&t->rt->slab, t, t->cls);
 }
 
+/* Drops n references at once (one word update on the hot path). */
+static inline void wa_task_unref_n(wa_task *t, uint32_t n) { wa_task_word_release(t, n * WA_REF_ONE); }
+
 /* The task t of rt finished (status rc) or was hard-dropped
- * (WA_ECANCELED). The caller then drops the "alive" reference. Inline, so
- * that the executor's run loop finishes a task without a call; what an
+ * (WA_ECANCELED): marks it done, drops its future, leaves its owner, then
+ * drops n references (the "alive" one and the caller's). Inline, so that
+ * the executor's run loop finishes a task without a call; what an
  * unlinked task without scopes does not need is wa_task_leave_'s. */
-static inline __attribute__((always_inline)) void wa_task_finish(wa_rt *rt, wa_task *t, int rc)
+static inline __attribute__((always_inline)) void wa_task_finish(wa_rt *rt, wa_task *t, int rc, uint32_t n)
 {
+    wa_future *f = wa_task_future(t);
     t->status = rc;
-    wa_word_or(t, WA_T_DONE);
     rt->live--;
-    wa_drop(wa_task_future(t));
+    if (!f->vt->drop && !(wa_word_load(t) & (WA_T_LINKED | WA_SCOPE_MASK))) {
+        /* nothing runs between done and the release: one update (the
+         * task is not done yet, so adding the bit sets it) */
+        wa_task_word_release(t, n * WA_REF_ONE - WA_T_DONE);
+        return;
+    }
+    wa_word_or(t, WA_T_DONE);
+    wa_drop(f);
     if (wa_word_load(t) & (WA_T_LINKED | WA_SCOPE_MASK))
         wa_task_leave_(t, rc);
+    wa_task_unref_n(t, n);
 }
 
 #endif
