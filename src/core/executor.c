@@ -275,7 +275,7 @@ static inline __attribute__((always_inline)) int wa_rt_drive(wa_rt *rt, const wa
             wa_rt_cancel_all(rt);
         uint64_t deadline;
         int runnable = wa_rt_round(rt, &deadline);
-        if (root ? wa_word_load(root->task) & WA_T_DONE : rt->live == 0) /* (block_on's handle, never polled) */
+        if (root ? wa_word_load(root->task) & WA_T_DONE : rt->spawned == rt->finished) /* (block_on's handle, never polled) */
             return 0;
         if (stop && wa_now_fresh_(rt) >= *stop)
             return WA_ETIMEDOUT;
@@ -384,7 +384,12 @@ void wa_rt_stats_get(const wa_rt *rt, wa_rt_stats *st)
         wa_misuse(WA_EINVAL, "wa_rt_stats_get: NULL argument");
         return;
     }
-    st->tasks = rt->live;
+#if WA_MT
+    if (rt->mt)
+        st->tasks = wa_mt_live_(rt);
+    else
+#endif
+        st->tasks = (size_t)(rt->spawned - rt->finished);
     st->timers = (size_t)rt->heap_len + rt->arming_len;
     st->sources = rt->backend->sources;
     st->spawned = rt->spawned;

@@ -687,6 +687,8 @@ int wa_mt_block_on_(wa_rt *rt, wa_future *root, size_t size)
     return rc;
 }
 
+size_t wa_mt_live_(const wa_rt *rt) { return __atomic_load_n(&rt->mt->live, __ATOMIC_ACQUIRE); }
+
 int wa_mt_run_(wa_rt *rt) { return wa_mt_wait(rt->mt, NULL); }
 
 wa_rt *wa_mt_home_(wa_rt *rt) { return rt->mt->rt; }

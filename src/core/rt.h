@@ -42,7 +42,7 @@ struct wa_rt {
     int timers_early; /* the last wait ended before the earliest deadline */
     int budget;                  /* coop budget of the running poll */
     wa_task *current;            /* the task being polled, or NULL */
-    size_t live;
+    uint64_t finished;           /* local tasks finished: spawned - finished are live (one counter per spawn, not two) */
     wa_slab slab;                /* task allocations (in place: one load less per spawn) */
     uint64_t spawned, polls, ticks, waits;
     wa_report_fn report;

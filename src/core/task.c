@@ -84,7 +84,6 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
         wa_list_push_(&scope->children, t);
         scope->live++;
     }
-    rt->live++;
     wa_word_store(t, w);
     if (join) { /* (its reference added in place: no join of two paths) */
         wa_word_add(t, WA_REF_ONE);

@@ -170,6 +170,8 @@ int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
  * dropped if that fails) on the workers and waits for it on this thread:
  * its status. */
 int wa_mt_block_on_(wa_rt *rt, wa_future *root, size_t size);
+/* How many of rt's tasks are live (unfinished). */
+size_t wa_mt_live_(const wa_rt *rt);
 /* Waits until no task is left: 0. */
 int wa_mt_run_(wa_rt *rt);
 void wa_mt_join_drop_(wa_join *j);
@@ -203,7 +205,7 @@ static inline __attribute__((always_inline)) void wa_task_finish(wa_rt *rt, wa_t
 {
     wa_future *f = wa_task_future(t);
     t->status = rc;
-    rt->live--;
+    rt->finished++;
     if (!f->vt->drop && !(wa_word_load(t) & (WA_T_LINKED | WA_SCOPE_MASK))) {
         /* nothing runs between done and the release: one update (the
          * task is not done yet, so adding the bit sets it) */
