@@ -157,18 +157,16 @@ static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task
     uint32_t w = wa_word_load(t);
     if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
         wa_word_store(t, w & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED));
-        if (w & WA_T_DONE) {
-            rt->polls--; /* not polled after all (wa_rt_round) */
+        if (w & WA_T_DONE)
             goto out;
-        }
         if (!(w & WA_T_STARTED)) { /* never started: nothing to clean up */
-            rt->polls--;
             wa_task_finish(rt, t, WA_ECANCELED, 2); /* alive, queue */
             return;
         }
     }
     wa_word_store(t, (w & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED)) | WA_T_STARTED);
     rt->budget = 128;
+    rt->polls++;
     cx->waker.data = cx->task = t;
     wa_future *f = wa_task_future(t);
     int rc = f->vt->poll(f, cx);
@@ -206,9 +204,6 @@ static int wa_rt_round(wa_rt *rt, uint64_t *deadline)
     wa_task *t = rt->head;
     rt->head = NULL;
     rt->tailp = &rt->head;
-    /* every task of the round counted as polled in one add, not one per
-     * task: wa_task_run takes back the few it finishes unpolled */
-    rt->polls += rt->queued;
     rt->queued = 0;
     /* one context for the round: a poll leaves it as it found it
      * (future.h), so each task sets only its own fields */
