@@ -66,7 +66,7 @@ int wa_rt_shutdown(wa_rt *rt, uint64_t timeout);
  * task, which runs on. */
 typedef struct wa_join {
     wa_future fut;
-    wa_task *task; /* a reference; NULL once released or dropped */
+    wa_task *task; /* a reference; NULL once dropped (stale once a poll released it: the vtable tells) */
     union {
         wa_waker waker; /* while a poll waits for the task */
         int status;     /* the task's, once a poll released it */

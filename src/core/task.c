@@ -283,8 +283,9 @@ static int wa_join_poll(wa_future *f, wa_cx *cx)
     if (!t || !((w = wa_word_load(t)) & WA_T_DONE))
         return wa_join_wait(j, cx);
     int rc = t->status;
-    j->fut.vt = &wa_join_released_vt;
-    j->task = NULL;
+    j->fut.vt = &wa_join_released_vt; /* (j->task is left stale: a released
+                                         * handle is told by its vtable,
+                                         * which every call tests first) */
     j->status = rc; /* (its waker was consumed by the finish's wake) */
     /* the common case, the handle's the last reference: free the task
      * without writing the word that nobody reads again (local executor:
@@ -368,7 +369,10 @@ int wa_task_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, 
 
 /* j holds a finished task (atomic: a many-threads task finishes on a
  * worker). */
-static bool wa_join_holds_done(const wa_join *j) { return j && j->task && (wa_word_peek_(j->task) & WA_T_DONE); }
+static bool wa_join_holds_done(const wa_join *j)
+{
+    return j && !wa_join_released(j) && j->task && (wa_word_peek_(j->task) & WA_T_DONE);
+}
 
 bool wa_join_done(const wa_join *j) { return wa_join_holds_done(j) || (j && wa_join_released(j)); }
 
@@ -388,8 +392,10 @@ int wa_join_status(const wa_join *j)
  * poll released it. */
 int wa_join_cancel(wa_join *j)
 {
+    if (j && wa_join_released(j))
+        return 0;
     if (!j || !j->task)
-        return j && wa_join_released(j) ? 0 : wa_misuse_in_(WA_ESTALE, "wa_join_cancel", "the handle was dropped");
+        return wa_misuse_in_(WA_ESTALE, "wa_join_cancel", "the handle was dropped");
 #if WA_MT
     if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
         wa_mt_signal_task_(j->task, WA_T_CANCEL);
@@ -402,8 +408,10 @@ int wa_join_cancel(wa_join *j)
 
 int wa_join_abort(wa_join *j)
 {
+    if (j && wa_join_released(j))
+        return 0;
     if (!j || !j->task)
-        return j && wa_join_released(j) ? 0 : wa_misuse_in_(WA_ESTALE, "wa_join_abort", "the handle was dropped");
+        return wa_misuse_in_(WA_ESTALE, "wa_join_abort", "the handle was dropped");
 #if WA_MT
     if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
         wa_mt_signal_task_(j->task, WA_T_ABORT);
@@ -420,6 +428,7 @@ int wa_join_drop(wa_join *j)
 {
     if (j && wa_join_released(j)) {
         j->fut.vt = &wa_join_vt;
+        j->task = NULL;
         return 0;
     }
     if (!j || !j->task)
