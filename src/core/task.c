@@ -244,13 +244,23 @@ void wa_cancel_claim(wa_cx *cx)
 
 /* Join handles. */
 
-/* The poll of a handle whose task has not finished, or was dropped: kept
- * out of line, so that the poll of a finished one needs no stack frame. */
-static __attribute__((noinline)) int wa_join_wait(wa_join *j, wa_cx *cx)
+/* The poll of a handle whose task has not finished: kept out of line, so
+ * that the poll of a finished one needs no stack frame, and called as a
+ * tail call, which the compiler would not keep on its own once it sees
+ * this always returns WA_PENDING. */
+#if defined(__has_attribute)
+#if __has_attribute(musttail)
+#define WA_MUSTTAIL_ __attribute__((musttail))
+#endif
+#endif
+#ifndef WA_MUSTTAIL_
+#define WA_MUSTTAIL_
+#endif
+
+static __attribute__((noinline)) int wa_join_wait(wa_future *f, wa_cx *cx)
 {
+    wa_join *j = (wa_join *)f;
     wa_task *t = j->task;
-    if (!t)
-        return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
     if (!(wa_word_load(t) & WA_T_LINKED)) /* awaited before its first poll */
         wa_task_link_(t->rt, t);
     if (t->joiner == j) { /* j's waker is set while it is the joiner */
@@ -275,13 +285,31 @@ static const wa_future_vt wa_join_released_vt = {wa_join_released_poll, NULL, "j
 
 static bool wa_join_released(const wa_join *j) { return j->fut.vt == &wa_join_released_vt; }
 
+/* A dropped local handle (j->task NULL): its drop switches it to this
+ * vtable, so that the poll of a live one has no NULL to test. */
+static int wa_join_dropped_poll(wa_future *f, wa_cx *cx)
+{
+    (void)f;
+    (void)cx;
+    return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
+}
+
+static const wa_future_vt wa_join_dropped_vt = {wa_join_dropped_poll, NULL, "join"};
+
+/* Marks j, a local handle, dropped. */
+static inline void wa_join_dropped(wa_join *j)
+{
+    j->fut.vt = &wa_join_dropped_vt;
+    j->task = NULL;
+}
+
 static int wa_join_poll(wa_future *f, wa_cx *cx)
 {
     wa_join *j = (wa_join *)f;
-    wa_task *t = j->task;
-    uint32_t w;
-    if (!t || !((w = wa_word_load(t)) & WA_T_DONE))
-        return wa_join_wait(j, cx);
+    wa_task *t = j->task; /* (set: a dropped handle has another vtable) */
+    uint32_t w = wa_word_load(t);
+    if (!(w & WA_T_DONE))
+        WA_MUSTTAIL_ return wa_join_wait(f, cx);
     int rc = t->status;
     j->fut.vt = &wa_join_released_vt; /* (j->task is left stale: a released
                                          * handle is told by its vtable,
@@ -313,7 +341,7 @@ static __attribute__((noinline)) void wa_join_detach(wa_join *j, wa_task *t)
 static inline void wa_join_release(wa_join *j)
 {
     wa_task *t = j->task;
-    j->task = NULL;
+    wa_join_dropped(j);
     if (!(wa_word_load(t) & WA_T_DONE)) { /* a finish has detached it */
         wa_join_detach(j, t);
         return;
@@ -321,15 +349,9 @@ static inline void wa_join_release(wa_join *j)
     wa_task_unref_n(t, 1);
 }
 
-/* As a future, a dropped handle drops quietly: the poll that found it
- * dropped has reported that already. Only wa_join_vt leads here, so the
- * handle is a local task's (an await's drop skips wa_join_drop's check). */
-static void wa_join_drop_vt(wa_future *f)
-{
-    wa_join *j = (wa_join *)f;
-    if (j->task)
-        wa_join_release(j);
-}
+/* Only wa_join_vt leads here, so the handle is a local task's, not yet
+ * dropped (an await's drop skips wa_join_drop's check). */
+static void wa_join_drop_vt(wa_future *f) { wa_join_release((wa_join *)f); }
 
 static const wa_future_vt wa_join_vt = {wa_join_poll, wa_join_drop_vt, "join"};
 
@@ -427,8 +449,7 @@ int wa_join_abort(wa_join *j)
 int wa_join_drop(wa_join *j)
 {
     if (j && wa_join_released(j)) {
-        j->fut.vt = &wa_join_vt;
-        j->task = NULL;
+        wa_join_dropped(j);
         return 0;
     }
     if (!j || !j->task)
