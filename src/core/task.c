@@ -247,8 +247,9 @@ void wa_cancel_claim(wa_cx *cx)
 /* The poll of a handle whose task has not finished: kept out of line, so
  * that the poll of a finished one needs no stack frame, and called as a
  * tail call, which the compiler would not keep on its own once it sees
- * this always returns WA_PENDING. */
-#if defined(__has_attribute)
+ * this always returns WA_PENDING (where the target has tail calls: not
+ * wasm without its tail-call feature). */
+#if defined(__has_attribute) && (!defined(__wasm__) || defined(__wasm_tail_call__))
 #if __has_attribute(musttail)
 #define WA_MUSTTAIL_ __attribute__((musttail))
 #endif
