@@ -353,15 +353,18 @@ static void test_blocking(void)
 /* A job dropped before a thread took it never runs (released with no
  * result); one dropped while it runs is detached, and released with its
  * result by the pool thread. */
-static int gate_open, never_ran, released_null, released_result;
+static int gate_open, gate_waiting, never_ran, released_null, released_result;
 
 static void *wait_gate(void *arg)
 {
     (void)arg;
+    __atomic_add_fetch(&gate_waiting, 1, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&gate_open, __ATOMIC_ACQUIRE))
         sleep_ms(1);
     return malloc(16);
 }
+
+static void open_gate(void) { __atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE); }
 
 static void *never(void *arg)
 {
@@ -411,19 +414,32 @@ static int nap(wa_rt *rt)
     return wa_block_on(rt, &n.wa.fut);
 }
 
+/* Runs rt's tasks until n jobs wait at the gate (or about 6 s passed: a
+ * loaded machine may take many naps to get there); 0 once they do. Later
+ * jobs then queue behind them whichever worker polls first. */
+static int nap_until_gate(wa_rt *rt, int n)
+{
+    for (int i = 0; i < 200 && __atomic_load_n(&gate_waiting, __ATOMIC_ACQUIRE) < n; i++)
+        if (nap(rt) != 0)
+            return -1;
+    return __atomic_load_n(&gate_waiting, __ATOMIC_ACQUIRE) == n ? 0 : -1;
+}
+
 static void blocking_cancel_on(unsigned workers)
 {
     wa_rt *rt;
     REQUIRE(new_rt(&rt, workers) == 0);
     REQUIRE_OR(wa_rt_set_blocking(rt, 1, WA_SEC(1)) == 0, wa_rt_free(rt));
-    gate_open = never_ran = released_null = released_result = 0;
+    gate_open = gate_waiting = never_ran = released_null = released_result = 0;
     blocker a = {.fn = wait_gate}, b = {.fn = never};
     blocker_init(&a);
     blocker_init(&b);
     wa_join ja, jb;
     REQUIRE_OR(wa_spawn_of(rt, &a, &ja) == 0, wa_rt_free(rt));
-    REQUIRE_OR(wa_spawn_of(rt, &b, &jb) == 0, (wa_join_drop(&ja), wa_rt_free(rt)));
-    CHECK_EQ(nap(rt), 0); /* a's job runs (and waits at the gate), b's is queued */
+    /* (on a failure the gate opens first: wa_rt_free joins the pool) */
+    REQUIRE_OR(nap_until_gate(rt, 1) == 0, (open_gate(), wa_join_drop(&ja), wa_rt_free(rt))); /* a's job runs, at the gate */
+    REQUIRE_OR(wa_spawn_of(rt, &b, &jb) == 0, (open_gate(), wa_join_drop(&ja), wa_rt_free(rt)));
+    CHECK_EQ(nap(rt), 0); /* b's is queued (or b not polled yet: dropped unrun either way) */
     wa_join_abort(&jb);   /* cancelled before it ran */
     CHECK_EQ(nap(rt), 0);
     CHECK_EQ(released_null, 1);
@@ -433,7 +449,7 @@ static void blocking_cancel_on(unsigned workers)
     CHECK_EQ(wa_join_status(&jb), WA_ECANCELED);
     wa_join_drop(&ja);
     wa_join_drop(&jb);
-    __atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
+    open_gate();
     wa_rt_free(rt); /* joins the pool: a's job is released there */
     CHECK_EQ(never_ran, 0);
     CHECK_EQ(released_result, 1);
@@ -492,13 +508,13 @@ static void dns_pool_on(unsigned workers)
     REQUIRE(new_rt(&rt, workers) == 0);
     REQUIRE_OR(wa_rt_set_blocking(rt, MAX, WA_SEC(1)) == 0, wa_rt_free(rt));
     int before = threads_now();
-    gate_open = 0;
+    gate_open = gate_waiting = 0;
     for (int i = 0; i < MAX; i++) { /* each takes a thread until the gate opens */
         blocker b = {.fn = wait_gate};
         blocker_init(&b);
-        wa_spawn_of(rt, &b, NULL);
+        REQUIRE_OR(wa_spawn_of(rt, &b, NULL) == 0, (open_gate(), wa_rt_free(rt)));
     }
-    CHECK_EQ(nap(rt), 0);
+    REQUIRE_OR(nap_until_gate(rt, MAX) == 0, (open_gate(), wa_rt_free(rt)));
     wa_join j[LOOKUPS + 1];
     int spawned[LOOKUPS + 1] = {0};
     for (int i = 0; i < LOOKUPS; i++) {
@@ -514,7 +530,7 @@ static void dns_pool_on(unsigned workers)
     CHECK_EQ(done, 0); /* queued behind the gate */
     if (spawned[0])
         CHECK_EQ(wa_join_abort(&j[0]), 0); /* dropped before its job ran */
-    __atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
+    open_gate();
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK(threads_now() <= before + MAX);
     int resolved = 0;
