@@ -70,8 +70,10 @@ static void test_sleeps_share_one_wait(void)
      * check that its deadline is ahead: 7 per wait-until. (A wait-until
      * whose deadline passed while it was called, about 1 ms, returns at
      * once, with no wait.) A sleep costs no call of its own: per sleep it
-     * is 7 times the wait-untils over 100. */
-    CHECK(calls <= 8 * st.async_calls + 4);
+     * is 7 times the wait-untils over 100. On a loaded machine a wakeup
+     * that finds more deadlines passed runs more rounds, each reading the
+     * clock once: 9 per wait-until was seen there (63 for 7). */
+    CHECK(calls <= 10 * st.async_calls + 4);
     CHECK(calls <= 2 * N);
     CHECK(took >= WA_MS(119) && took < WA_SEC(5)); /* (a loaded host is slow) */
     CHECK_EQ(st.stale, 0);
