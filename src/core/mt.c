@@ -7,7 +7,10 @@
  * budget, running task and timers). Tasks spawned or woken from other
  * threads go through a global injector. Idle workers park on futexes; at
  * most half of them search for work at once, and the last searcher looks
- * again before it parks. The task word is atomic here (WA_TASK_ATOMIC). */
+ * again before it parks. One parking worker at a time, the driver, waits
+ * in the backend (epoll) instead of on its futex, and is notified through
+ * the backend's notify (an eventfd). The task word is atomic here
+ * (WA_TASK_ATOMIC). */
 #define _GNU_SOURCE
 #define WA_TASK_ATOMIC 1
 #include <limits.h>
@@ -60,6 +63,8 @@ typedef struct wa_mt {
     uint32_t state;       /* atomic: unparked workers << 16 | searching workers */
     uint32_t shutdown;    /* atomic */
     uint32_t signal;      /* futex word of the thread in block_on or run */
+    uint32_t driving;     /* atomic: the driver token, held while a worker waits on or polls the backend */
+    wa_worker *driver;    /* atomic (changed under the lock): the worker parked in the backend's wait, or NULL */
     size_t live;          /* atomic */
     struct {
         pthread_mutex_t lock;
@@ -158,6 +163,8 @@ static wa_task *wa_inject_pop(wa_mt *mt, wa_worker *w)
 
 /* Parking. */
 
+static void wa_mt_signal(void *p);
+
 /* Work was queued: wakes a parked worker to look for it, unless a worker
  * is searching already (it will find it, or look again before it parks). */
 static void wa_mt_notify(wa_mt *mt)
@@ -168,8 +175,23 @@ static void wa_mt_notify(wa_mt *mt)
         return;
     pthread_mutex_lock(&mt->lock);
     s = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST);
-    if ((s & 0xffff) || mt->idle_len == 0) {
+    wa_worker *d = __atomic_load_n(&mt->driver, __ATOMIC_RELAXED);
+    if ((s & 0xffff) || (mt->idle_len == 0 && !d)) {
         pthread_mutex_unlock(&mt->lock);
+        return;
+    }
+    if (mt->idle_len == 0) { /* the driver, last: a futex wake is cheaper than leaving epoll */
+        __atomic_store_n(&mt->driver, NULL, __ATOMIC_RELAXED);
+        if (d == wa_self) { /* the driver's own wakes, from its wait: it is up already */
+            __atomic_add_fetch(&mt->state, WA_UNPARKED_ONE, __ATOMIC_SEQ_CST);
+            pthread_mutex_unlock(&mt->lock);
+            return;
+        }
+        __atomic_add_fetch(&mt->state, WA_UNPARKED_ONE + 1, __ATOMIC_SEQ_CST);
+        d->searching = 1;
+        pthread_mutex_unlock(&mt->lock);
+        /* the eventfd stays readable: a driver not yet in epoll_wait sees it there */
+        mt->rt->backend->vt->notify(mt->rt->backend);
         return;
     }
     wa_worker *w = &mt->workers[mt->idle[--mt->idle_len]];
@@ -209,9 +231,41 @@ static void wa_worker_fire(wa_worker *w)
         wa_timers_fire_(&w->view, w->view.now);
 }
 
-/* Parks w until notified (or its next timer is due, or shutdown). The last
- * searcher to park looks for work once more after saying it parks, so that
- * work queued by someone who saw it searching is not left behind. */
+/* Polls the backend without blocking, if no other worker is at it: I/O
+ * readiness is not starved by busy workers. */
+static void wa_worker_poll_io(wa_worker *w)
+{
+    wa_mt *mt = w->mt;
+    if (__atomic_load_n(&mt->driving, __ATOMIC_RELAXED) || __atomic_exchange_n(&mt->driving, 1, __ATOMIC_ACQUIRE))
+        return;
+    wa_rt_wait_(&w->view, 0);
+    __atomic_store_n(&mt->driving, 0, __ATOMIC_RELEASE);
+}
+
+/* w, parked as the driver (it holds the token): waits in the backend until
+ * I/O, its next timer or a notify (the eventfd), then unparks itself unless
+ * a notify did. The wait's wakes queue tasks on w, as from a poll. */
+static void wa_worker_drive(wa_worker *w)
+{
+    wa_mt *mt = w->mt;
+    uint64_t deadline = wa_worker_timers_next(w);
+    /* (shutdown, set under the lock before its notify: seen here, or the
+     * eventfd ends the wait) */
+    if (!__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE) && __atomic_load_n(&mt->driver, __ATOMIC_RELAXED) == w)
+        wa_rt_wait_(&w->view, deadline);
+    pthread_mutex_lock(&mt->lock);
+    if (__atomic_load_n(&mt->driver, __ATOMIC_RELAXED) == w) {
+        __atomic_store_n(&mt->driver, NULL, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&mt->state, WA_UNPARKED_ONE, __ATOMIC_SEQ_CST);
+    }
+    pthread_mutex_unlock(&mt->lock);
+    __atomic_store_n(&mt->driving, 0, __ATOMIC_RELEASE);
+}
+
+/* Parks w until notified (or its next timer is due, or shutdown): as the
+ * driver if the token is free, else on its futex. The last searcher to
+ * park looks for work once more after saying it parks, so that work queued
+ * by someone who saw it searching is not left behind. */
 static void wa_worker_park(wa_worker *w)
 {
     wa_mt *mt = w->mt;
@@ -219,11 +273,22 @@ static void wa_worker_park(wa_worker *w)
     uint32_t was = __atomic_fetch_sub(&mt->state, WA_UNPARKED_ONE + (w->searching ? 1u : 0u), __ATOMIC_SEQ_CST);
     bool last = w->searching && (was & 0xffff) == 1;
     w->searching = 0;
-    mt->idle[mt->idle_len++] = w->index;
-    __atomic_store_n(&w->parked, 1, __ATOMIC_RELAXED);
+    bool drive = !__atomic_exchange_n(&mt->driving, 1, __ATOMIC_ACQUIRE);
+    if (drive) {
+        __atomic_store_n(&mt->driver, w, __ATOMIC_RELAXED);
+    } else {
+        mt->idle[mt->idle_len++] = w->index;
+        __atomic_store_n(&w->parked, 1, __ATOMIC_RELAXED);
+    }
     pthread_mutex_unlock(&mt->lock);
+    if (was >> 16 == 1) /* the last to park: the thread in block_on looks (deadlock) */
+        wa_mt_signal(mt);
     if (last && wa_mt_has_work(mt))
         wa_mt_notify(mt);
+    if (drive) {
+        wa_worker_drive(w);
+        return;
+    }
     uint64_t deadline = wa_worker_timers_next(w);
     while (__atomic_load_n(&w->parked, __ATOMIC_ACQUIRE) && !__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE)) {
         struct timespec ts, *tsp = NULL;
@@ -482,8 +547,10 @@ static void *wa_worker_main(void *arg)
     w->view.owner = wa_thread_self_();
     wa_ticking_ = &w->view; /* polls must not block on or tick a runtime */
     while (!__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE)) {
-        if (w->view.polls % WA_INJECT_EVERY == 0)
+        if (w->view.polls % WA_INJECT_EVERY == 0) {
             wa_worker_fire(w);
+            wa_worker_poll_io(w);
+        }
         wa_task *t = wa_worker_next(w);
         if (t) {
             wa_mt_run(w, t);
@@ -669,6 +736,8 @@ void wa_mt_free_(wa_rt *rt)
     __atomic_store_n(&mt->shutdown, 1, __ATOMIC_RELEASE);
     for (unsigned i = 0; i < mt->n; i++)
         __atomic_store_n(&mt->workers[i].parked, 0, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&mt->driver, __ATOMIC_RELAXED))
+        rt->backend->vt->notify(rt->backend);
     pthread_mutex_unlock(&mt->lock);
     for (unsigned i = 0; i < mt->n; i++)
         wa_futex(&mt->workers[i].parked, FUTEX_WAKE, 1, NULL);
