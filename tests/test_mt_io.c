@@ -181,8 +181,200 @@ static void test_mt_echo(void)
     }
 }
 
+/* Writes len bytes of its pattern to s in chunks, sleeping a little
+ * between some of them, then closes s. */
+typedef struct writer {
+    WA_CORO;
+    wa_stream *s;
+    int seed;
+    size_t len, put;
+    unsigned char chunk[1000];
+    wa_write w;
+    wa_sleep nap;
+} writer;
+
+WA_ASYNC(writer, t, cx, writer_cleanup)
+{
+    WA_BEGIN(t, cx);
+    while (t->put < t->len) {
+        size_t n = t->len - t->put < sizeof t->chunk ? t->len - t->put : sizeof t->chunk;
+        for (size_t k = 0; k < n; k++)
+            t->chunk[k] = pattern(t->put + k, t->seed);
+        WA_AWAIT(wa_write_init(&t->w, t->s, t->chunk, n));
+        if (WA_STATUS < 0)
+            WA_RETURN(WA_STATUS);
+        t->put += n;
+        if (t->put % 8000 == 0)
+            WA_AWAIT(wa_sleep_init(&t->nap, WA_US(200)));
+    }
+    WA_END();
+}
+static void writer_cleanup(writer *t) { wa_stream_close(&t->s); }
+
+/* A reader that closes its stream when it ends, and checks the pattern. */
+typedef struct checker {
+    WA_CORO;
+    reader rd;
+    int seed, *ok;
+} checker;
+
+WA_ASYNC(checker, t, cx, checker_cleanup)
+{
+    WA_BEGIN(t, cx);
+    WA_AWAIT(&t->rd.wa.fut);
+    if (WA_STATUS == 0) {
+        size_t k = 0;
+        while (k < t->rd.len && t->rd.into[k] == pattern(k, t->seed))
+            k++;
+        if (k == t->rd.len)
+            __atomic_add_fetch(t->ok, 1, __ATOMIC_RELAXED);
+    }
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+static void checker_cleanup(checker *t)
+{
+    wa_stream_close(&t->rd.s);
+    free(t->rd.into);
+}
+
+/* A pipe's two ends as streams of rt; 0, or an error with nothing left. */
+static int pipe_streams(wa_rt *rt, wa_stream **r, wa_stream **w)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return WA_EIO;
+    int rc = wa_fd_stream_open(rt, fds[0], r); /* (takes the fd, also on failure) */
+    if (rc < 0) {
+        close(fds[1]);
+        return rc;
+    }
+    if ((rc = wa_fd_stream_open(rt, fds[1], w)) < 0)
+        wa_stream_close(r);
+    return rc;
+}
+
+#define PIPES 8
+#define PIPE_BYTES (200 * 1000)
+
+/* PIPES pipes, a writer and a reader task on each, on 2 workers: the ends
+ * of a pipe are used on whichever worker runs their tasks, and writers
+ * sleep between chunks (timers and fds in one wait). */
+static void test_mt_pipes_and_sleeps(void)
+{
+    long before = held();
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    int ok = 0, started = 0;
+    for (int i = 0; i < PIPES; i++) {
+        wa_stream *r, *w;
+        if (pipe_streams(rt, &r, &w) < 0)
+            continue;
+        checker c = {.rd = {.s = r, .len = PIPE_BYTES, .into = malloc(PIPE_BYTES)}, .seed = i, .ok = &ok};
+        reader_init(&c.rd);
+        checker_init(&c);
+        writer wr = {.s = w, .seed = i, .len = PIPE_BYTES};
+        writer_init(&wr);
+        started += c.rd.into && check_spawn_of(rt, &c, NULL) == 0 && check_spawn_of(rt, &wr, NULL) == 0;
+        if (!c.rd.into)
+            wa_drop(&c.wa.fut);
+    }
+    CHECK_EQ(wa_rt_run(rt), 0);
+#if !defined(WASYNC_FAULT_INJECTION)
+    CHECK_EQ(started, PIPES);
+    CHECK_EQ(__atomic_load_n(&ok, __ATOMIC_RELAXED), PIPES);
+#endif
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_EQ(held(), before);
+}
+
+/* Readers of pipes nobody writes to: shutdown cancels them (their reads
+ * are dropped, their streams closed); wa_rt_free drops them too. */
+static void test_mt_shutdown_with_reads(void)
+{
+    for (int shutdown = 0; shutdown < 2; shutdown++) {
+        long before = held();
+        wa_rt *rt;
+        REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+        int w[PIPES], ok = 0;
+        for (int i = 0; i < PIPES; i++) {
+            int fds[2];
+            wa_stream *r;
+            w[i] = -1;
+            if (pipe2(fds, O_CLOEXEC) < 0)
+                continue;
+            w[i] = fds[1]; /* held open, never written */
+            if (wa_fd_stream_open(rt, fds[0], &r) < 0)
+                continue;
+            checker c = {.rd = {.s = r, .len = 100, .into = malloc(100)}, .ok = &ok};
+            reader_init(&c.rd);
+            checker_init(&c);
+            if (!c.rd.into || check_spawn_of(rt, &c, NULL) < 0)
+                wa_drop(&c.wa.fut);
+        }
+        usleep(10000); /* the reads wait in the backend */
+        if (shutdown)
+            CHECK_EQ(wa_rt_shutdown(rt, WA_SEC(5)), 0);
+        else
+            wa_rt_free(rt);
+        CHECK_EQ(ok, 0);
+        for (int i = 0; i < PIPES; i++)
+            if (w[i] >= 0)
+                close(w[i]);
+        CHECK_EQ(held(), before);
+    }
+}
+
+/* Never ready, and keeps no waker: nothing can wake it. */
+static int stuck_poll(wa_future *f, wa_cx *cx)
+{
+    (void)f;
+    (void)cx;
+    return WA_PENDING;
+}
+static const wa_future_vt stuck_vt = {stuck_poll, NULL, "stuck"};
+
+static char report[512];
+static void capture(void *arg, const char *text)
+{
+    (void)arg;
+    strncpy(report, text, sizeof report - 1);
+}
+
+/* block_on and run with nothing left that can wake a task: reported, and
+ * WA_EDEADLK; a sleep or a registered fd is not a deadlock. */
+static void test_mt_deadlock(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    wa_rt_set_report(rt, capture, NULL);
+    wa_future stuck = {&stuck_vt};
+    int rc = wa_block_on(rt, &stuck);
+    REQUIRE_OR(rc != WA_ENOMEM, wa_rt_free(rt));
+    CHECK_EQ(rc, WA_EDEADLK);
+    CHECK(strstr(report, "deadlock") && strstr(report, "block_on(stuck)"));
+    /* a task left stuck: run says the same */
+    report[0] = 0;
+    wa_future other = {&stuck_vt};
+    REQUIRE_OR(wa_spawn(rt, &other, sizeof other, NULL) == 0, wa_rt_free(rt));
+    CHECK_EQ(wa_rt_run(rt), WA_EDEADLK);
+    CHECK(strstr(report, "\"stuck\" waiting") != NULL);
+    wa_rt_free(rt);
+
+    /* a sleep first, then the deadlock */
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    wa_rt_set_report(rt, capture, NULL);
+    wa_sleep nap;
+    CHECK_EQ(wa_block_on(rt, wa_sleep_init(&nap, WA_MS(20))), 0);
+    CHECK_EQ(wa_block_on(rt, &stuck), WA_EDEADLK);
+    wa_rt_free(rt);
+}
+
 int main(void)
 {
     RUN(test_mt_echo);
+    RUN(test_mt_pipes_and_sleeps);
+    RUN(test_mt_shutdown_with_reads);
+    RUN(test_mt_deadlock);
     return check_finish();
 }

@@ -38,7 +38,7 @@ void wa_text_task_(wa_text *d, const wa_task *t)
     wa_text_str_(d, root ? ")\"" : "\"");
 }
 
-static void wa_dump_tasks(wa_text *d, const wa_task *t, const char *indent)
+void wa_dump_tasks_(wa_text *d, const wa_task *t, const char *indent)
 {
     for (; t; t = t->lnext) {
         uint32_t st = wa_word_load(t) & WA_STATE_MASK;
@@ -53,7 +53,7 @@ static void wa_dump_rt(wa_text *d, const wa_rt *rt)
 {
     if (d->len)
         d->buf[0] = 0;
-    wa_dump_tasks(d, rt->roots, "  ");
+    wa_dump_tasks_(d, rt->roots, "  ");
     for (const wa_scope *s = rt->scopes; s; s = s->next) {
         if (!s->children)
             continue;
@@ -62,7 +62,7 @@ static void wa_dump_rt(wa_text *d, const wa_rt *rt)
         wa_text_str_(d, " (");
         wa_text_uint_(d, s->live);
         wa_text_str_(d, " live):\n");
-        wa_dump_tasks(d, s->children, "    ");
+        wa_dump_tasks_(d, s->children, "    ");
     }
 }
 
@@ -79,15 +79,15 @@ static void wa_report_log(void *arg, const char *text)
     wa_log_(text);
 }
 
-void wa_report_deadlock_(wa_rt *rt)
+void wa_report_deadlock_(wa_rt *rt, size_t (*dump)(const wa_rt *rt, char *buf, size_t len))
 {
     static const char head[] = "wasync: deadlock: pending tasks, nothing can wake them:\n";
-    size_t need = sizeof head + wa_rt_dump(rt, NULL, 0);
+    size_t need = sizeof head + dump(rt, NULL, 0);
     char *buf = malloc(need);
     if (!buf)
         return;
     memcpy(buf, head, sizeof head);
-    wa_rt_dump(rt, buf + sizeof head - 1, need - (sizeof head - 1));
+    dump(rt, buf + sizeof head - 1, need - (sizeof head - 1));
     (rt->report ? rt->report : wa_report_log)(rt->report_arg, buf);
     free(buf);
 }

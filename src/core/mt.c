@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dump.h"
 #include "task.h"
 #include "timer.h"
 
@@ -63,6 +64,7 @@ typedef struct wa_mt {
     uint32_t state;       /* atomic: unparked workers << 16 | searching workers */
     uint32_t shutdown;    /* atomic */
     uint32_t signal;      /* futex word of the thread in block_on or run */
+    uint32_t idle_seen;   /* the signal when that thread last found the workers idle (its own) */
     uint32_t driving;     /* atomic: the driver token, held while a worker waits on or polls the backend */
     wa_worker *driver;    /* atomic (changed under the lock): the worker parked in the backend's wait, or NULL */
     size_t live;          /* atomic */
@@ -655,39 +657,64 @@ void wa_mt_signal_task_(wa_task *t, uint32_t bit)
 
 /* Life. */
 
-static int wa_mt_wait(wa_mt *mt, const wa_join *root)
+/* Nothing inside the runtime can wake a task: every worker parked, no
+ * task queued, no timer armed, no source registered. Under the lock, so
+ * that no worker unparks meanwhile (one woken by its timer unparks under
+ * it; the driver's wakes need a source). */
+static bool wa_mt_idle(wa_mt *mt)
 {
+    pthread_mutex_lock(&mt->lock);
+    bool idle = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST) >> 16 == 0 && !wa_mt_has_work(mt) &&
+                __atomic_load_n(&mt->rt->backend->sources, __ATOMIC_RELAXED) == 0;
+    for (unsigned i = 0; idle && i < mt->n; i++) {
+        wa_rt *v = &mt->workers[i].view;
+        wa_timers_lock_(v);
+        idle = v->heap_len == 0 && v->arming_len == 0;
+        wa_timers_unlock_(v);
+    }
+    pthread_mutex_unlock(&mt->lock);
+    return idle;
+}
+
+int wa_mt_wait_(wa_rt *rt, wa_join *root, bool again)
+{
+    wa_mt *mt = rt->mt;
+    if (root) { /* the handle, never awaited, wakes this thread */
+        unsigned s = wa_shard(root->task);
+        pthread_mutex_lock(&mt->shard[s].lock);
+        if (!(wa_word_load(root->task) & WA_T_DONE)) {
+            root->waker = (wa_waker){mt, &wa_mt_signal_vt};
+            root->task->joiner = root;
+        }
+        pthread_mutex_unlock(&mt->shard[s].lock);
+    }
     for (;;) {
         uint32_t seq = __atomic_load_n(&mt->signal, __ATOMIC_ACQUIRE);
         if (root ? (wa_word_load(root->task) & WA_T_DONE) : __atomic_load_n(&mt->live, __ATOMIC_ACQUIRE) == 0)
             return 0;
+        if ((!again || seq != mt->idle_seen) && wa_mt_idle(mt)) {
+            mt->idle_seen = seq;
+            return WA_EDEADLK;
+        }
         wa_futex(&mt->signal, FUTEX_WAIT, seq, NULL);
     }
 }
 
-int wa_mt_block_on_(wa_rt *rt, wa_future *root, size_t size)
-{
-    wa_join j;
-    int rc = wa_mt_spawn_(rt, root, size, &j);
-    if (rc < 0) {
-        wa_drop(root);
-        return rc;
-    }
-    /* The handle, never awaited, wakes this thread. */
-    unsigned s = wa_shard(j.task);
-    pthread_mutex_lock(&rt->mt->shard[s].lock);
-    if (!(wa_word_load(j.task) & WA_T_DONE)) {
-        j.waker = (wa_waker){rt->mt, &wa_mt_signal_vt};
-        j.task->joiner = &j;
-    }
-    pthread_mutex_unlock(&rt->mt->shard[s].lock);
-    wa_mt_wait(rt->mt, &j);
-    rc = j.task->status;
-    wa_mt_join_drop_(&j);
-    return rc;
-}
+void wa_mt_kick_(wa_rt *rt) { wa_mt_signal(rt->mt); }
 
-int wa_mt_run_(wa_rt *rt) { return wa_mt_wait(rt->mt, NULL); }
+size_t wa_mt_dump_(const wa_rt *rt, char *buf, size_t len)
+{
+    wa_mt *mt = rt->mt;
+    wa_text d = {buf, len, 0};
+    if (len)
+        buf[0] = 0;
+    for (unsigned s = 0; s < WA_SHARDS; s++) {
+        pthread_mutex_lock(&mt->shard[s].lock);
+        wa_dump_tasks_(&d, mt->shard[s].head, "  ");
+        pthread_mutex_unlock(&mt->shard[s].lock);
+    }
+    return d.need;
+}
 
 wa_rt *wa_mt_home_(wa_rt *rt) { return rt->mt->rt; }
 
