@@ -39,25 +39,29 @@ static long held(void)
 
 static unsigned char pattern(size_t i, int seed) { return (unsigned char)(i * 31 + (i >> 12) + (unsigned)seed); }
 
-/* Accepts connections until cancelled, each echoed by a detached task of
- * its own; its drop closes l. */
+/* Accepts connections until cancelled, each echoed by a task of its own
+ * in its scope (on any worker); cancelled, it waits for the echoes'
+ * cancellation. Its drop closes l. */
 typedef struct server {
     WA_CORO;
     wa_tcp *l;
     wa_tcp_op op;
+    wa_scope scope;
 } server;
 
 WA_ASYNC(server, t, cx, server_cleanup)
 {
     WA_BEGIN(t, cx);
-    for (;;) {
+    wa_scope_init(&t->scope, cx->rt, 0);
+    while (!wa_cancel_requested(cx)) {
         WA_AWAIT(wa_tcp_accept_init(&t->op, t->l));
         if (WA_STATUS < 0)
-            WA_RETURN(WA_STATUS);
+            break;
         echo e = {.conn = t->op.conn};
         wa_coro_init(&e.wa, &echo_vt);
-        check_spawn_of(cx->rt, &e, NULL); /* (or dropped: its drop closed conn) */
+        check_scope_spawn_of(&t->scope, &e, NULL); /* (or dropped: its drop closed conn) */
     }
+    WA_AWAIT(wa_scope_wait(&t->scope));
     WA_END();
 }
 static void server_cleanup(server *t) { wa_tcp_close(&t->l); }
@@ -370,11 +374,110 @@ static void test_mt_deadlock(void)
     wa_rt_free(rt);
 }
 
+/* Sleeps, then fails. */
+typedef struct failer {
+    WA_CORO;
+    wa_sleep nap;
+} failer;
+
+WA_ASYNC(failer, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_sleep_init(&t->nap, WA_MS(5)));
+    WA_RETURN(WA_EIO);
+    WA_END();
+}
+
+/* A scope of readers of pipes nobody writes to, on all the workers, and
+ * a child that fails later: fail-fast cancels the readers in their reads,
+ * the scope says WA_EIO. With cancel set, the parent is cancelled instead
+ * (by another task), and its scope cancels them the same way. */
+typedef struct parent {
+    WA_CORO;
+    wa_scope scope;
+    int *w, fail, i;
+} parent;
+
+WA_ASYNC(parent, t, cx)
+{
+    WA_BEGIN(t, cx);
+    wa_scope_init(&t->scope, cx->rt, WA_SCOPE_FAIL_FAST);
+    for (t->i = 0; t->i < PIPES; t->i++) {
+        int fds[2];
+        wa_stream *r;
+        if (pipe2(fds, O_CLOEXEC) < 0)
+            continue;
+        t->w[t->i] = fds[1]; /* held open, never written */
+        if (wa_fd_stream_open(cx->rt, fds[0], &r) < 0)
+            continue;
+        checker c = {.rd = {.s = r, .len = 100, .into = malloc(100)}, .ok = NULL};
+        reader_init(&c.rd);
+        checker_init(&c);
+        if (!c.rd.into || check_scope_spawn_of(&t->scope, &c, NULL) < 0)
+            wa_drop(&c.wa.fut);
+    }
+    if (t->fail) {
+        failer f;
+        failer_init(&f);
+        check_scope_spawn_of(&t->scope, &f, NULL);
+    }
+    WA_AWAIT(wa_scope_wait(&t->scope));
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+
+/* Sleeps, then cancels a task. */
+typedef struct canceller {
+    WA_CORO;
+    wa_sleep nap;
+    wa_join *j;
+} canceller;
+
+WA_ASYNC(canceller, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_sleep_init(&t->nap, WA_MS(5)));
+    wa_join_cancel(t->j);
+    WA_END();
+}
+
+static void test_mt_scope_cancel_mid_io(void)
+{
+    for (int fail = 1; fail >= 0; fail--) {
+        long before = held();
+        wa_rt *rt;
+        REQUIRE(wa_rt_new_mt(&rt, 4) == 0);
+        int w[PIPES];
+        for (int i = 0; i < PIPES; i++)
+            w[i] = -1;
+        parent p = {.w = w, .fail = fail};
+        parent_init(&p);
+        wa_join jp;
+        REQUIRE_OR(check_spawn_of(rt, &p, &jp) == 0, wa_rt_free(rt));
+        canceller c = {.j = &jp};
+        canceller_init(&c);
+        int rc = fail ? 0 : wa_block_on(rt, &c.wa.fut);
+        REQUIRE_OR(rc != WA_ENOMEM, (wa_join_drop(&jp), wa_rt_free(rt)));
+        CHECK_EQ(wa_rt_run(rt), 0);
+        rc = wa_join_status(&jp);
+#if !defined(WASYNC_FAULT_INJECTION)
+        CHECK_EQ(rc, fail ? WA_EIO : WA_ECANCELED);
+#endif
+        wa_join_drop(&jp);
+        CHECK_RT_EMPTY_FREE(rt); /* (sources: back to 0) */
+        for (int i = 0; i < PIPES; i++)
+            if (w[i] >= 0)
+                close(w[i]);
+        CHECK_EQ(held(), before);
+    }
+}
+
 int main(void)
 {
     RUN(test_mt_echo);
     RUN(test_mt_pipes_and_sleeps);
     RUN(test_mt_shutdown_with_reads);
+    RUN(test_mt_scope_cancel_mid_io);
     RUN(test_mt_deadlock);
     return check_finish();
 }

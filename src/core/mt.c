@@ -68,6 +68,10 @@ typedef struct wa_mt {
     uint32_t driving;     /* atomic: the driver token, held while a worker waits on or polls the backend */
     wa_worker *driver;    /* atomic (changed under the lock): the worker parked in the backend's wait, or NULL */
     size_t live;          /* atomic */
+    /* Scopes: each one's count, status, flags and waker, its children's
+     * t->scope, and the list of live scopes (by prev, next). */
+    pthread_mutex_t scope_lock;
+    wa_scope *scopes;
     struct {
         pthread_mutex_t lock;
         wa_task *head;
@@ -420,10 +424,16 @@ static inline unsigned wa_shard(const wa_task *t) { return t->id % WA_SHARDS; }
 /* The task finished with rc (or was dropped: WA_ECANCELED): drops its
  * future, then says done (so that a join never reads a future being
  * dropped) and wakes its joiner. The caller drops the alive reference. */
+static void wa_mt_leave_scope(wa_mt *mt, wa_task *t);
+static void wa_mt_drop_scopes(wa_mt *mt, wa_task *t, bool report);
+
 static void wa_mt_finish(wa_mt *mt, wa_task *t, int rc)
 {
     t->status = rc;
     wa_drop(wa_task_future(t));
+    if (wa_word_load(t) & WA_SCOPE_MASK)
+        wa_mt_drop_scopes(mt, t, rc != WA_ECANCELED);
+    wa_mt_leave_scope(mt, t);
     unsigned s = wa_shard(t);
     pthread_mutex_lock(&mt->shard[s].lock);
     wa_list_remove_(&mt->shard[s].head, t);
@@ -571,7 +581,7 @@ static int wa_mt_join_poll(wa_future *f, wa_cx *cx);
 static void wa_mt_join_drop_vt(wa_future *f);
 static const wa_future_vt wa_mt_join_vt = {wa_mt_join_poll, wa_mt_join_drop_vt, "join"};
 
-int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
+int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
 {
     wa_mt *mt = rt->mt;
     if (__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE))
@@ -580,9 +590,20 @@ int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
     wa_task *t = malloc(total); /* freed on whatever thread drops the last reference */
     if (!t)
         return WA_ENOMEM;
+    if (scope) { /* counted in before it can finish */
+        pthread_mutex_lock(&mt->scope_lock);
+        bool closed = (scope->flags & (WA_SCOPE_CANCELLING | WA_SCOPE_RETURNED));
+        if (!closed)
+            scope->live++;
+        pthread_mutex_unlock(&mt->scope_lock);
+        if (closed) {
+            free(t);
+            return WA_ECANCELED;
+        }
+    }
     memcpy(wa_task_future(t), fut, size);
     t->rt = mt->rt;
-    t->scope = NULL;
+    t->scope = scope;
     t->joiner = NULL;
     t->status = 0;
     t->id = (uint32_t)__atomic_add_fetch(&mt->rt->spawned, 1, __ATOMIC_RELAXED);
@@ -653,6 +674,167 @@ void wa_mt_signal_task_(wa_task *t, uint32_t bit)
         return;
     wa_word_or(t, bit);
     wa_mt_schedule(t);
+}
+
+/* Scopes. A child stays on its shard's list like any task (shutdown and
+ * free find it there), and names its scope in t->scope; cancelling or
+ * dropping a scope walks the shards for its children (rare: the hot paths
+ * are a spawn and a finish, one lock each). Waking the scope's awaiter
+ * happens after the lock is released, with a clone of its waker. */
+
+/* Under the scope lock: requests bit (WA_T_CANCEL, WA_T_ABORT) of each
+ * child of sc; detach: the children no longer name it (it goes). */
+static void wa_mt_scope_signal(wa_mt *mt, wa_scope *sc, uint32_t bit, bool detach)
+{
+    for (unsigned s = 0; s < WA_SHARDS; s++) {
+        pthread_mutex_lock(&mt->shard[s].lock);
+        for (wa_task *t = mt->shard[s].head; t; t = t->lnext)
+            if (t->scope == sc) {
+                if (detach)
+                    __atomic_store_n(&t->scope, NULL, __ATOMIC_RELAXED);
+                wa_mt_signal_task_(t, bit);
+            }
+        pthread_mutex_unlock(&mt->shard[s].lock);
+    }
+}
+
+/* Takes a clone of sc's waker (the lock held): woken after the unlock. */
+static wa_waker wa_mt_scope_waker(wa_scope *sc)
+{
+    return sc->waker.vt ? wa_waker_clone(&sc->waker) : (wa_waker){NULL, NULL};
+}
+
+/* t finished: counts it out of its scope, if any (the scope's first
+ * error, fail-fast, its awaiter's wake), as wa_task_leave_scope_ does. */
+static void wa_mt_leave_scope(wa_mt *mt, wa_task *t)
+{
+    if (!__atomic_load_n(&t->scope, __ATOMIC_ACQUIRE))
+        return; /* no scope's (or no longer: written under the lock) */
+    wa_waker w = {NULL, NULL};
+    pthread_mutex_lock(&mt->scope_lock);
+    wa_scope *sc = t->scope;
+    if (sc) {
+        __atomic_store_n(&t->scope, NULL, __ATOMIC_RELAXED);
+        sc->live--;
+        int rc = t->status;
+        bool first_error = rc < 0 && rc != WA_ECANCELED && sc->status == 0;
+        if (first_error) {
+            sc->status = rc;
+            if (sc->flags & WA_SCOPE_FAIL_FAST) {
+                sc->flags |= WA_SCOPE_CANCELLING;
+                wa_mt_scope_signal(mt, sc, WA_T_CANCEL, false);
+            }
+        }
+        if (sc->live == 0 || first_error)
+            w = wa_mt_scope_waker(sc);
+    }
+    pthread_mutex_unlock(&mt->scope_lock);
+    wa_waker_wake(&w);
+}
+
+/* t ended with scopes it created still live: drops them (reported as
+ * misuse when t returned normally). */
+static void wa_mt_drop_scopes(wa_mt *mt, wa_task *t, bool report)
+{
+    for (;;) {
+        pthread_mutex_lock(&mt->scope_lock);
+        wa_scope *sc = mt->scopes;
+        while (sc && sc->owner != t)
+            sc = sc->next;
+        pthread_mutex_unlock(&mt->scope_lock);
+        if (!sc)
+            return;
+        if (report)
+            wa_misuse(WA_EMISUSE, "a task ended without dropping the scope it created");
+        wa_drop(&sc->fut);
+    }
+}
+
+void wa_mt_scope_init_(wa_scope *sc, wa_rt *rt, unsigned flags)
+{
+    wa_mt *mt = rt->mt;
+    sc->rt = mt->rt;
+    sc->owner = rt->current; /* (a worker's view: its running task) */
+    if (sc->owner && (wa_word_load(sc->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
+        wa_word_add(sc->owner, WA_SCOPE_ONE); /* (only its own poll changes these bits) */
+    sc->children = NULL; /* (they stay on the shards) */
+    sc->live = 0;
+    sc->status = 0;
+    sc->flags = flags & WA_SCOPE_FAIL_FAST;
+    sc->waker = (wa_waker){NULL, NULL};
+    sc->prev = NULL;
+    pthread_mutex_lock(&mt->scope_lock);
+    sc->next = mt->scopes;
+    if (mt->scopes)
+        mt->scopes->prev = sc;
+    mt->scopes = sc;
+    pthread_mutex_unlock(&mt->scope_lock);
+}
+
+int wa_mt_scope_poll_(wa_scope *sc, bool outer, wa_cx *cx)
+{
+    wa_mt *mt = sc->rt->mt;
+    pthread_mutex_lock(&mt->scope_lock);
+    if (sc->flags & WA_SCOPE_RETURNED) {
+        pthread_mutex_unlock(&mt->scope_lock);
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed scope");
+    }
+    if (outer && !(sc->flags & WA_SCOPE_CANCELLING)) {
+        if (sc->status == 0)
+            sc->status = WA_ECANCELED;
+        sc->flags |= WA_SCOPE_CANCELLING;
+        wa_mt_scope_signal(mt, sc, WA_T_CANCEL, false);
+    }
+    int rc = WA_PENDING;
+    wa_waker gone = {NULL, NULL};
+    if (sc->live == 0) {
+        sc->flags |= WA_SCOPE_RETURNED;
+        gone = sc->waker;
+        sc->waker = (wa_waker){NULL, NULL};
+        rc = sc->status;
+    } else {
+        wa_waker_store(&sc->waker, cx);
+    }
+    pthread_mutex_unlock(&mt->scope_lock);
+    wa_waker_drop(&gone);
+    return rc;
+}
+
+void wa_mt_scope_cancel_(wa_scope *sc)
+{
+    wa_mt *mt = sc->rt->mt;
+    pthread_mutex_lock(&mt->scope_lock);
+    if (sc->status == 0)
+        sc->status = WA_ECANCELED;
+    sc->flags |= WA_SCOPE_CANCELLING;
+    wa_mt_scope_signal(mt, sc, WA_T_CANCEL, false);
+    pthread_mutex_unlock(&mt->scope_lock);
+}
+
+void wa_mt_scope_drop_(wa_scope *sc)
+{
+    wa_mt *mt = sc->rt->mt;
+    if (sc->owner && (wa_word_load(sc->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
+        wa_word_sub(sc->owner, WA_SCOPE_ONE); /* saturated counts stay */
+    pthread_mutex_lock(&mt->scope_lock);
+    if (sc->live && sc->status == 0)
+        sc->status = WA_ECANCELED;
+    wa_waker w = sc->waker;
+    sc->waker = (wa_waker){NULL, NULL};
+    sc->flags |= WA_SCOPE_CANCELLING;
+    /* Children left: aborted, each by the worker that runs it next (one
+     * may be in a poll on another worker now), and no longer its. */
+    wa_mt_scope_signal(mt, sc, WA_T_ABORT, true);
+    sc->live = 0;
+    if (sc->prev)
+        sc->prev->next = sc->next;
+    else
+        mt->scopes = sc->next;
+    if (sc->next)
+        sc->next->prev = sc->prev;
+    sc->rt = NULL;
+    pthread_mutex_unlock(&mt->scope_lock);
+    wa_waker_wake(&w);
 }
 
 /* Life. */
@@ -747,6 +929,7 @@ static void wa_mt_destroy(wa_mt *mt)
     for (unsigned i = 0; i < WA_SHARDS; i++)
         pthread_mutex_destroy(&mt->shard[i].lock);
     pthread_mutex_destroy(&mt->lock);
+    pthread_mutex_destroy(&mt->scope_lock);
     free(mt->idle);
     free(mt->workers);
     free(mt);
@@ -802,6 +985,7 @@ int wa_mt_new_(wa_rt *rt, unsigned n)
     mt->rt = rt;
     mt->n = n;
     pthread_mutex_init(&mt->lock, NULL);
+    pthread_mutex_init(&mt->scope_lock, NULL);
     for (unsigned i = 0; i < WA_SHARDS; i++)
         pthread_mutex_init(&mt->shard[i].lock, NULL);
     mt->workers = aligned_alloc(64, (n * sizeof *mt->workers + 63) / 64 * 64);

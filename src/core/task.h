@@ -146,7 +146,15 @@ extern const wa_waker_vt wa_mt_waker_vt_;
 int wa_mt_new_(wa_rt *rt, unsigned n);
 /* Stops the workers and drops every task still alive. */
 void wa_mt_free_(wa_rt *rt);
-int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
+/* wa_spawn on many threads, into scope when it is not NULL. */
+int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
+/* Scopes on many threads: wa_scope_init's, the poll's (outer: the awaiting
+ * task is being cancelled), wa_scope_cancel's and the drop's (scope.c's
+ * checks made). */
+void wa_mt_scope_init_(wa_scope *s, wa_rt *rt, unsigned flags);
+int wa_mt_scope_poll_(wa_scope *s, bool outer, wa_cx *cx);
+void wa_mt_scope_cancel_(wa_scope *s);
+void wa_mt_scope_drop_(wa_scope *s);
 /* Waits on this thread until root's task is done (root NULL: until no
  * task is left): 0; or until the workers are idle, nothing inside the
  * runtime able to wake a task (no task queued, no timer, no source):
