@@ -237,12 +237,18 @@ static void wa_worker_fire(wa_worker *w)
         wa_timers_fire_(&w->view, w->view.now);
 }
 
-/* Polls the backend without blocking, if no other worker is at it: I/O
- * readiness is not starved by busy workers. */
+/* Whether an fd is registered: without one there is nothing to wait for
+ * in the backend (a wait starts in a poll, after its registration, and
+ * its worker parks after the poll). */
+static bool wa_mt_has_io(wa_mt *mt) { return __atomic_load_n(&mt->rt->backend->sources, __ATOMIC_RELAXED) != 0; }
+
+/* Polls the backend without blocking, if an fd is registered and no other
+ * worker is at it: I/O readiness is not starved by busy workers. */
 static void wa_worker_poll_io(wa_worker *w)
 {
     wa_mt *mt = w->mt;
-    if (__atomic_load_n(&mt->driving, __ATOMIC_RELAXED) || __atomic_exchange_n(&mt->driving, 1, __ATOMIC_ACQUIRE))
+    if (!wa_mt_has_io(mt) || __atomic_load_n(&mt->driving, __ATOMIC_RELAXED) ||
+        __atomic_exchange_n(&mt->driving, 1, __ATOMIC_ACQUIRE))
         return;
     wa_rt_wait_(&w->view, 0);
     __atomic_store_n(&mt->driving, 0, __ATOMIC_RELEASE);
@@ -269,7 +275,8 @@ static void wa_worker_drive(wa_worker *w)
 }
 
 /* Parks w until notified (or its next timer is due, or shutdown): as the
- * driver if the token is free, else on its futex. The last searcher to
+ * driver if an fd is registered and the token is free, else on its futex
+ * (cheaper to wake). The last searcher to
  * park looks for work once more after saying it parks, so that work queued
  * by someone who saw it searching is not left behind. */
 static void wa_worker_park(wa_worker *w)
@@ -279,7 +286,8 @@ static void wa_worker_park(wa_worker *w)
     uint32_t was = __atomic_fetch_sub(&mt->state, WA_UNPARKED_ONE + (w->searching ? 1u : 0u), __ATOMIC_SEQ_CST);
     bool last = w->searching && (was & 0xffff) == 1;
     w->searching = 0;
-    bool drive = !__atomic_exchange_n(&mt->driving, 1, __ATOMIC_ACQUIRE);
+    bool io = wa_mt_has_io(mt);
+    bool drive = io && !__atomic_exchange_n(&mt->driving, 1, __ATOMIC_ACQUIRE);
     if (drive) {
         __atomic_store_n(&mt->driver, w, __ATOMIC_RELAXED);
     } else {
@@ -287,7 +295,7 @@ static void wa_worker_park(wa_worker *w)
         __atomic_store_n(&w->parked, 1, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&mt->lock);
-    if (was >> 16 == 1) /* the last to park: the thread in block_on looks (deadlock) */
+    if (was >> 16 == 1 && !io) /* the last to park: the thread in block_on looks (deadlock) */
         wa_mt_signal(mt);
     if (last && wa_mt_has_work(mt))
         wa_mt_notify(mt);

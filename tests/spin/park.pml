@@ -13,7 +13,9 @@
  * or the eventfd is written (evfd, which stays set until the wait reads
  * it); notify picks it after the idle workers, and writes the eventfd
  * after unlocking; a wake from its own wait marks it up without writing.
- * An fd becomes ready once, from outside (io), and its task 3 is queued by
+ * An fd is registered throughout (without one, a parking worker takes the
+ * futex and nobody drives: the model without io). It becomes ready once,
+ * from outside (io), and its task 3 is queued by
  * whoever polls the backend: the driver in its wait, or a busy worker's
  * non-blocking look, which holds the token meanwhile. Checked exhaustively
  * (tests/spin/run.sh): when nothing can move (every worker parked, on its
