@@ -10,8 +10,18 @@ void wa_regs_init(wa_regs *r, wa_backend *b, size_t size, const wa_regs_hooks *h
     r->hooks = hooks;
 #if WA_MT
     pthread_mutex_init(&r->lock, NULL);
+    r->shared = false;
 #endif
 }
+
+#if WA_MT
+void wa_regs_share_(wa_backend *b)
+{
+    wa_regs *r = wa_backend_cap(b, WA_CAP_FDS);
+    if (r)
+        r->shared = false;
+}
+#endif
 
 void wa_regs_free(wa_regs *r)
 {

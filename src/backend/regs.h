@@ -47,16 +47,28 @@ typedef struct wa_regs {
 #if WA_MT
     /* The workers of a many-threads runtime register, wait and drop waits
      * while one of them feeds readiness in: every look at the table, its
-     * registrations and their waits is under this lock. */
+     * registrations and their waits is under this lock, once shared is
+     * set (wa_regs_share_, before any worker runs; a local runtime's
+     * table is its thread's alone and takes no lock). */
     pthread_mutex_t lock;
+    bool shared;
 #endif
 } wa_regs;
 
-/* The table's lock (nothing where there are no threads). The wakes of
- * wa_regs_ready run under it: a waker must not call into the table. */
+/* The table's lock (nothing where there are no threads, or one thread).
+ * The wakes of wa_regs_ready run under it: a waker must not call into the
+ * table. */
 #if WA_MT
-static inline void wa_regs_lock(wa_regs *r) { pthread_mutex_lock(&r->lock); }
-static inline void wa_regs_unlock(wa_regs *r) { pthread_mutex_unlock(&r->lock); }
+static inline void wa_regs_lock(wa_regs *r)
+{
+    if (r->shared)
+        pthread_mutex_lock(&r->lock);
+}
+static inline void wa_regs_unlock(wa_regs *r)
+{
+    if (r->shared)
+        pthread_mutex_unlock(&r->lock);
+}
 #else
 static inline void wa_regs_lock(wa_regs *r) { (void)r; }
 static inline void wa_regs_unlock(wa_regs *r) { (void)r; }

@@ -1078,6 +1078,7 @@ int wa_mt_new_(wa_rt *rt, unsigned n)
         w->view.report = rt->report;
         w->view.report_arg = rt->report_arg;
     }
+    wa_regs_share_(rt->backend); /* the workers share its fd table */
     for (unsigned i = 0; i < n; i++) {
         if (pthread_create(&mt->workers[i].thread, NULL, wa_worker_main, &mt->workers[i]) != 0) {
             mt->n = i; /* stop those that started */
