@@ -19,7 +19,7 @@ void wa_regs_share_(wa_backend *b)
 {
     wa_regs *r = wa_backend_cap(b, WA_CAP_FDS);
     if (r)
-        r->shared = false;
+        r->shared = true;
 }
 #endif
 
