@@ -192,7 +192,7 @@ typedef struct writer {
     WA_CORO;
     wa_stream *s;
     int seed;
-    size_t len, put;
+    size_t len, put, n; /* n: the chunk in flight, kept across its write's await */
     unsigned char chunk[1000];
     wa_write w;
     wa_sleep nap;
@@ -202,13 +202,13 @@ WA_ASYNC(writer, t, cx, writer_cleanup)
 {
     WA_BEGIN(t, cx);
     while (t->put < t->len) {
-        size_t n = t->len - t->put < sizeof t->chunk ? t->len - t->put : sizeof t->chunk;
-        for (size_t k = 0; k < n; k++)
+        t->n = t->len - t->put < sizeof t->chunk ? t->len - t->put : sizeof t->chunk;
+        for (size_t k = 0; k < t->n; k++)
             t->chunk[k] = pattern(t->put + k, t->seed);
-        WA_AWAIT(wa_write_init(&t->w, t->s, t->chunk, n));
+        WA_AWAIT(wa_write_init(&t->w, t->s, t->chunk, t->n));
         if (WA_STATUS < 0)
             WA_RETURN(WA_STATUS);
-        t->put += n;
+        t->put += t->n;
         if (t->put % 8000 == 0)
             WA_AWAIT(wa_sleep_init(&t->nap, WA_US(200)));
     }
