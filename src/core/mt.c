@@ -50,6 +50,7 @@ typedef struct wa_worker {
     struct wa_mt *mt;
     unsigned index, lifo_run;
     int searching;
+    int waiting;         /* in the backend's wait as the driver, counted parked (its own) */
     uint32_t parked;     /* futex word: 1 while parked, 0 once notified */
     uint64_t seed;       /* victim choice */
     pthread_t thread;
@@ -226,7 +227,8 @@ static void wa_mt_notify(wa_mt *mt)
     wa_futex(&w->parked, FUTEX_WAKE, 1, NULL);
 }
 
-/* Work anywhere but in LIFO slots (which their owners run before parking). */
+/* Work anywhere but in LIFO slots (which their owners fill only while
+ * unparked, and run before parking). */
 static bool wa_mt_has_work(wa_mt *mt)
 {
     if (__atomic_load_n(&mt->inj_len, __ATOMIC_SEQ_CST))
@@ -274,15 +276,18 @@ static void wa_worker_poll_io(wa_worker *w)
 
 /* w, parked as the driver (it holds the token): waits in the backend until
  * I/O, its next timer or a notify (the eventfd), then unparks itself unless
- * a notify did. The wait's wakes queue tasks on w, as from a poll. */
+ * a notify did. The wait's wakes queue tasks on w's ring (wa_mt_wake_push). */
 static void wa_worker_drive(wa_worker *w)
 {
     wa_mt *mt = w->mt;
     uint64_t deadline = wa_worker_timers_next(w);
     /* (shutdown, set under the lock before its notify: seen here, or the
      * eventfd ends the wait) */
-    if (!__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE) && __atomic_load_n(&mt->driver, __ATOMIC_RELAXED) == w)
+    if (!__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE) && __atomic_load_n(&mt->driver, __ATOMIC_RELAXED) == w) {
+        w->waiting = 1;
         wa_rt_wait_(&w->view, deadline);
+        w->waiting = 0;
+    }
     pthread_mutex_lock(&mt->lock);
     if (__atomic_load_n(&mt->driver, __ATOMIC_RELAXED) == w) {
         __atomic_store_n(&mt->driver, NULL, __ATOMIC_RELAXED);
@@ -383,12 +388,14 @@ static void wa_mt_push(wa_mt *mt, wa_worker *w, wa_task *t)
 static inline wa_worker *wa_mt_here(wa_mt *mt) { return wa_self && wa_self->mt == mt ? wa_self : NULL; }
 
 /* Queues t, woken: in the LIFO slot of this thread's worker (its previous
- * occupant to the ring), else on the injector. */
+ * occupant to the ring), else on the injector. The driver's wakes from its
+ * wait go to its ring: it is counted parked until it returns, and
+ * wa_mt_idle must see them (the wake's source may be closed meanwhile). */
 static void wa_mt_wake_push(wa_mt *mt, wa_task *t)
 {
     wa_worker *w = wa_mt_here(mt);
-    if (!w) {
-        wa_mt_push(mt, NULL, t);
+    if (!w || w->waiting) {
+        wa_mt_push(mt, w, t);
         return;
     }
     wa_task *prev = w->lifo;
