@@ -4,9 +4,11 @@
  * every connection in a scope until it has served argv[2] connections (0:
  * forever). An accept that fails for one connection (out of file
  * descriptors, say) is reported and retried after a pause: a server does
- * not stop for that. The same source runs natively (epoll) and as a WASI
- * 0.2 component (wasi:sockets):
+ * not stop for that. Natively, argv[4] worker threads serve it (a
+ * many-threads runtime; 0 or absent: the local executor). The same source
+ * runs natively (epoll) and as a WASI 0.2 component (wasi:sockets):
  *   build/release/examples/tcp_echo 0 0 ::1
+ *   build/release/examples/tcp_echo 7000 0 127.0.0.1 4
  *   jco run build/wasip2/tests/wasip2/tcp_echo.component.wasm 0
  * tests/wasip2/tcp_echo.test.mjs drives both. */
 #include <limits.h>
@@ -115,12 +117,13 @@ static long arg(int argc, char **argv, int i, long max)
 int main(int argc, char **argv)
 {
     long port = arg(argc, argv, 1, UINT16_MAX), serve = arg(argc, argv, 2, LONG_MAX);
-    if (port < 0 || serve < 0 || argc > 4) {
-        fprintf(stderr, "usage: tcp_echo [PORT [CONNECTIONS [ADDRESS]]]\n");
+    long workers = arg(argc, argv, 4, 4095);
+    if (port < 0 || serve < 0 || workers < 0 || argc > 5) {
+        fprintf(stderr, "usage: tcp_echo [PORT [CONNECTIONS [ADDRESS [WORKERS]]]]\n");
         return 2;
     }
     wa_rt *rt;
-    int rc = wa_rt_new(&rt);
+    int rc = workers ? wa_rt_new_mt(&rt, (unsigned)workers) : wa_rt_new(&rt);
     if (rc == 0) {
         server s = {.ip = argc > 3 ? argv[3] : "127.0.0.1", .port = (uint16_t)port, .serve = serve};
         rc = wa_block_on(rt, server_init(&s));

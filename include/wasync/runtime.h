@@ -36,8 +36,11 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend);
  * handles' cancel and abort are callable from any thread; wa_block_on,
  * wa_rt_run and wa_rt_free from the thread that created it; wa_rt_tick is
  * refused (its workers tick it). Its tasks use the sync primitives and
- * channels made by their _shared variants (wasync/sync.h); scopes and fd
- * I/O are not available on it yet. Returns 0, WA_EINVAL or WA_ENOMEM. */
+ * channels made by their _shared variants (wasync/sync.h), scopes, and fd
+ * I/O (TCP, fd streams, stdio) on its one epoll backend, which one idle
+ * worker at a time waits on. block_on and run report a deadlock
+ * (WA_EDEADLK) as on the local executor. Returns 0, WA_EINVAL or
+ * WA_ENOMEM. */
 int wa_rt_new_mt(wa_rt **out, unsigned workers);
 
 /* Hard-drops every task still alive, joins the blocking pool (waiting for

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Native Linux backend: epoll with the runtime's next deadline as timeout,
  * an eventfd for cross-thread notify, and fd registrations (regs.c)
- * added to the epoll set edge-triggered. */
+ * added to the epoll set edge-triggered. On a many-threads runtime one
+ * worker at a time waits (mt.c), while the others register and wait on
+ * fds: the table's lock covers both. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -38,13 +40,14 @@ static void wa_epoll_dispatch(wa_epoll *e, const struct epoll_event *ev)
         }
         return;
     }
+    wa_regs_lock(&e->regs);
     wa_reg *g = wa_regs_find(&e->regs, ev->data.u64);
-    if (!g)
-        return; /* deregistered while the event was in flight */
-    /* HUP and errors are both: the I/O call reports them */
-    wa_regs_ready(&e->regs, g,
-                  (ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR) ? WA_READABLE : 0) |
-                      (ev->events & (EPOLLOUT | EPOLLHUP | EPOLLERR) ? WA_WRITABLE : 0));
+    if (g) /* (else deregistered while the event was in flight) */
+        /* HUP and errors are both: the I/O call reports them */
+        wa_regs_ready(&e->regs, g,
+                      (ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR) ? WA_READABLE : 0) |
+                          (ev->events & (EPOLLOUT | EPOLLHUP | EPOLLERR) ? WA_WRITABLE : 0));
+    wa_regs_unlock(&e->regs);
 }
 
 static int wa_epoll_wait(wa_backend *b, uint64_t deadline)

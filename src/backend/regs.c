@@ -8,7 +8,20 @@ void wa_regs_init(wa_regs *r, wa_backend *b, size_t size, const wa_regs_hooks *h
     wa_keys_init(&r->keys, size, WA_KEY_GENS, WA_KEY_SLOTS);
     r->b = b;
     r->hooks = hooks;
+#if WA_MT
+    pthread_mutex_init(&r->lock, NULL);
+    r->shared = false;
+#endif
 }
+
+#if WA_MT
+void wa_regs_share_(wa_backend *b)
+{
+    wa_regs *r = wa_backend_cap(b, WA_CAP_FDS);
+    if (r)
+        r->shared = true;
+}
+#endif
 
 void wa_regs_free(wa_regs *r)
 {
@@ -18,7 +31,14 @@ void wa_regs_free(wa_regs *r)
             r->hooks->del(r->b, g);
     }
     wa_keys_free(&r->keys);
+#if WA_MT
+    pthread_mutex_destroy(&r->lock);
+#endif
 }
+
+/* Adds d to the backend's sources, which a many-threads runtime's
+ * deadlock check reads without the lock. */
+static void wa_regs_count(wa_regs *r, size_t d) { __atomic_add_fetch(&r->b->sources, d, __ATOMIC_RELAXED); }
 
 /* Tells the host when g's last wait left it. */
 static void wa_regs_left(wa_regs *r, wa_reg *g)
@@ -58,19 +78,22 @@ int wa_regs_register(wa_rt *rt, unsigned cap, uint64_t id, uint64_t *key)
     if (!r)
         return WA_ENOSYS;
     uint32_t i;
-    if (wa_keys_alloc(&r->keys, &i) < 0)
-        return WA_ENOMEM;
-    wa_reg *g = wa_regs_at(r, i);
-    uint64_t k = wa_keys_key(&r->keys, i);
-    g->id = id;
-    int rc = r->hooks->add ? r->hooks->add(r->b, g, k) : 0;
-    if (rc < 0) {
-        wa_keys_release(&r->keys, i);
-        return rc;
+    wa_regs_lock(r);
+    int rc = wa_keys_alloc(&r->keys, &i);
+    if (rc == 0) {
+        wa_reg *g = wa_regs_at(r, i);
+        uint64_t k = wa_keys_key(&r->keys, i);
+        g->id = id;
+        rc = r->hooks->add ? r->hooks->add(r->b, g, k) : 0;
+        if (rc < 0) {
+            wa_keys_release(&r->keys, i);
+        } else {
+            *key = k;
+            wa_regs_count(r, 1);
+        }
     }
-    *key = k;
-    r->b->sources++;
-    return 0;
+    wa_regs_unlock(r);
+    return rc < 0 ? rc : 0;
 }
 
 int wa_regs_deregister(wa_rt *rt, unsigned cap, uint64_t key, const char *fn)
@@ -78,9 +101,12 @@ int wa_regs_deregister(wa_rt *rt, unsigned cap, uint64_t key, const char *fn)
     wa_regs *r = wa_backend_cap(rt->backend, cap);
     if (!r)
         return WA_ENOSYS;
+    wa_regs_lock(r);
     wa_reg *g = wa_regs_find(r, key);
-    if (!g)
+    if (!g) {
+        wa_regs_unlock(r);
         return wa_misuse_in_(WA_ESTALE, fn, "a key that is stale or another runtime's");
+    }
     if (g->waits && r->hooks->disarm)
         r->hooks->disarm(r->b, g);
     if (r->hooks->del)
@@ -90,7 +116,8 @@ int wa_regs_deregister(wa_rt *rt, unsigned cap, uint64_t key, const char *fn)
     while (g->waits)
         wa_wait_wake(&g->waits, g->waits, &WA_WAIT_OF(g->waits, wa_reg_wait)->events, 0);
     wa_keys_release(&r->keys, wa_key_slot(key));
-    r->b->sources--;
+    wa_regs_count(r, (size_t)-1);
+    wa_regs_unlock(r);
     return 0;
 }
 
@@ -103,21 +130,18 @@ static void wa_reg_wait_leave(wa_reg_wait *w, wa_reg *g)
         wa_regs_left(w->regs, g);
 }
 
-int wa_reg_wait_poll(wa_future *f, wa_cx *cx, unsigned cap)
+/* wa_reg_wait_poll under the table's lock, once r is known. */
+static int wa_reg_wait_locked(wa_reg_wait *w, wa_regs *r, wa_cx *cx)
 {
-    wa_reg_wait *w = (wa_reg_wait *)f;
     if (wa_wait_handed(&w->events)) /* by wa_regs_ready */
         return WA_READY;
-    wa_regs *r = wa_backend_cap(cx->rt->backend, cap);
-    wa_reg *g = r ? wa_regs_find(r, w->key) : NULL;
+    wa_reg *g = wa_regs_find(r, w->key);
     if (!g) {
-        if (!r)
-            return WA_ENOSYS;
         /* Deregistered while we waited (closing a source is how another
          * task stops a wait): an error, not misuse. */
         if (w->regs)
             return WA_ECLOSED;
-        return wa_misuse_in_(WA_ESTALE, f->vt->name, "a key that is stale or another runtime's");
+        return wa_misuse_in_(WA_ESTALE, w->fut.vt->name, "a key that is stale or another runtime's");
     }
     w->regs = r;
     unsigned got = g->ready & w->events;
@@ -136,11 +160,27 @@ int wa_reg_wait_poll(wa_future *f, wa_cx *cx, unsigned cap)
     return WA_PENDING;
 }
 
+int wa_reg_wait_poll(wa_future *f, wa_cx *cx, unsigned cap)
+{
+    wa_regs *r = wa_backend_cap(cx->rt->backend, cap);
+    if (!r)
+        return WA_ENOSYS;
+    wa_regs_lock(r);
+    int rc = wa_reg_wait_locked((wa_reg_wait *)f, r, cx);
+    wa_regs_unlock(r);
+    return rc;
+}
+
 void wa_reg_wait_drop(wa_future *f)
 {
     wa_reg_wait *w = (wa_reg_wait *)f;
+    wa_regs *r = w->regs;
+    if (!r)
+        return; /* never reached its table: holds nothing */
+    wa_regs_lock(r);
     /* (queued only while its registration lives: found by its key) */
-    wa_reg_wait_leave(w, (w->events & WA_WAIT_QUEUED) ? wa_regs_find(w->regs, w->key) : NULL);
+    wa_reg_wait_leave(w, (w->events & WA_WAIT_QUEUED) ? wa_regs_find(r, w->key) : NULL);
+    wa_regs_unlock(r);
     w->regs = NULL;
 }
 

@@ -44,7 +44,35 @@ typedef struct wa_regs {
     wa_keys keys;  /* 64-bit keys (keys.h) */
     wa_backend *b; /* whose table it is */
     const wa_regs_hooks *hooks;
+#if WA_MT
+    /* The workers of a many-threads runtime register, wait and drop waits
+     * while one of them feeds readiness in: every look at the table, its
+     * registrations and their waits is under this lock, once shared is
+     * set (wa_regs_share_, before any worker runs; a local runtime's
+     * table is its thread's alone and takes no lock). */
+    pthread_mutex_t lock;
+    bool shared;
+#endif
 } wa_regs;
+
+/* The table's lock (nothing where there are no threads, or one thread).
+ * The wakes of wa_regs_ready run under it: a waker must not call into the
+ * table. */
+#if WA_MT
+static inline void wa_regs_lock(wa_regs *r)
+{
+    if (r->shared)
+        pthread_mutex_lock(&r->lock);
+}
+static inline void wa_regs_unlock(wa_regs *r)
+{
+    if (r->shared)
+        pthread_mutex_unlock(&r->lock);
+}
+#else
+static inline void wa_regs_lock(wa_regs *r) { (void)r; }
+static inline void wa_regs_unlock(wa_regs *r) { (void)r; }
+#endif
 
 /* An empty table of b (borrowed: b owns the table) with slots of size
  * bytes (at least a wa_reg), telling the host through hooks (borrowed). */
@@ -69,7 +97,8 @@ static inline unsigned wa_reg_wanted(const wa_reg *g)
 }
 
 /* The host says events are ready on g: each wait that wants some is
- * handed them and woken; what nobody took stays for the next wait. */
+ * handed them and woken; what nobody took stays for the next wait. The
+ * caller holds the table's lock (it found g under it). */
 void wa_regs_ready(wa_regs *r, wa_reg *g, unsigned events);
 
 /* The public calls' part (backend.h, wasi.h), for the table of rt's

@@ -109,6 +109,8 @@ static void *wa_pool_main(void *arg)
         /* (after the wake is posted: a runtime that sees no job in flight
          * sees the post, wa_xt_busy_) */
         __atomic_sub_fetch(&p->jobs, 1, __ATOMIC_ACQ_REL);
+        if (!h->backend) /* many threads: block_on may have seen the workers idle with it in flight */
+            wa_xt_kick_(h);
     }
     p->threads--;
     self->next = p->exited;

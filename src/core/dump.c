@@ -47,6 +47,12 @@ static void wa_dump_task(wa_text *d, const wa_task *t, const char *indent)
     wa_text_str_(d, (st & WA_T_CANCEL) ? " cancelling\n" : "\n");
 }
 
+void wa_dump_tasks_(wa_text *d, const wa_task *t, const char *indent)
+{
+    for (; t; t = t->lnext)
+        wa_dump_task(d, t, indent);
+}
+
 /* The roots in a queue (next links) that no owner list holds (task.h). */
 static void wa_dump_unlinked(wa_text *d, const wa_task *t)
 {
@@ -59,8 +65,7 @@ static void wa_dump_rt(wa_text *d, const wa_rt *rt)
 {
     if (d->len)
         d->buf[0] = 0;
-    for (const wa_task *t = rt->roots; t; t = t->lnext)
-        wa_dump_task(d, t, "  ");
+    wa_dump_tasks_(d, rt->roots, "  ");
     const wa_task *run = rt->mt ? NULL : rt->current;
     if (run) { /* inside a round: the running task, then the rest of it */
         if (wa_task_unlinked_(run) && !(wa_word_load(run) & WA_T_QUEUED))
@@ -76,8 +81,7 @@ static void wa_dump_rt(wa_text *d, const wa_rt *rt)
         wa_text_str_(d, " (");
         wa_text_uint_(d, s->live);
         wa_text_str_(d, " live):\n");
-        for (const wa_task *t = s->children; t; t = t->lnext)
-            wa_dump_task(d, t, "    ");
+        wa_dump_tasks_(d, s->children, "    ");
     }
 }
 
@@ -94,15 +98,15 @@ static void wa_report_log(void *arg, const char *text)
     wa_log_(text);
 }
 
-void wa_report_deadlock_(wa_rt *rt)
+void wa_report_deadlock_(wa_rt *rt, size_t (*dump)(const wa_rt *rt, char *buf, size_t len))
 {
     static const char head[] = "wasync: deadlock: pending tasks, nothing can wake them:\n";
-    size_t need = sizeof head + wa_rt_dump(rt, NULL, 0);
+    size_t need = sizeof head + dump(rt, NULL, 0);
     char *buf = malloc(need);
     if (!buf)
         return;
     memcpy(buf, head, sizeof head);
-    wa_rt_dump(rt, buf + sizeof head - 1, need - (sizeof head - 1));
+    dump(rt, buf + sizeof head - 1, need - (sizeof head - 1));
     (rt->report ? rt->report : wa_report_log)(rt->report_arg, buf);
     free(buf);
 }

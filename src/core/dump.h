@@ -20,7 +20,11 @@ void wa_text_uint_(wa_text *d, uint64_t v);
 /* Appends `task N "name"` (block_on's task is named after its future). */
 void wa_text_task_(wa_text *d, const wa_task *t);
 
-/* Reports a deadlock through rt's report hook (default: wa_log_). */
-void wa_report_deadlock_(wa_rt *rt);
+/* Appends a line per task of the owner list from t, after indent. */
+void wa_dump_tasks_(wa_text *d, const wa_task *t, const char *indent);
+
+/* Reports a deadlock through rt's report hook (default: wa_log_), with
+ * the task dump dump makes (wa_rt_dump, or the many-threads one). */
+void wa_report_deadlock_(wa_rt *rt, size_t (*dump)(const wa_rt *rt, char *buf, size_t len));
 
 #endif

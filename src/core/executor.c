@@ -280,16 +280,32 @@ static inline __attribute__((always_inline)) int wa_rt_drive(wa_rt *rt, const wa
                 continue;
             until = 0;
         } else if (wa_rt_stuck(rt, deadline)) {
-            wa_report_deadlock_(rt);
+            wa_report_deadlock_(rt, wa_rt_dump);
             return WA_EDEADLK;
         }
         int rc = wa_rt_wait_(rt, until);
         if (rc == WA_EDEADLK) /* sources, but none waited on */
-            wa_report_deadlock_(rt);
+            wa_report_deadlock_(rt, wa_rt_dump);
         if (rc < 0)
             return rc;
     }
 }
+
+#if WA_MT
+/* wa_rt_drive on many threads: this thread waits while the workers run,
+ * until root is done (NULL: every task); when they are idle and no other
+ * thread may wake a task either (wa_rt_stuck's test), it reports the
+ * deadlock: WA_EDEADLK. */
+static int wa_mt_drive(wa_rt *rt, wa_join *root)
+{
+    int rc = wa_mt_wait_(rt, root, false);
+    while (rc == WA_EDEADLK && wa_xt_busy_(rt)) /* its letting go kicks the wait */
+        rc = wa_mt_wait_(rt, root, true);
+    if (rc == WA_EDEADLK)
+        wa_report_deadlock_(rt, wa_mt_dump_);
+    return rc;
+}
+#endif
 
 static int wa_root_poll(wa_future *f, wa_cx *cx) { return wa_poll(((wa_root *)f)->inner, cx); }
 static void wa_root_drop(wa_future *f) { wa_drop(((wa_root *)f)->inner); }
@@ -305,10 +321,6 @@ int wa_block_on(wa_rt *rt, wa_future *fut)
         return rc;
     }
     wa_root r = {{&wa_root_vt}, fut};
-#if WA_MT
-    if (rt->mt)
-        return wa_mt_block_on_(rt, &r.fut, sizeof r); /* (takes r: on failure it drops fut) */
-#endif
     wa_join j;
     rc = wa_spawn(rt, &r.fut, sizeof r, &j);
     if (rc < 0) {
@@ -316,11 +328,20 @@ int wa_block_on(wa_rt *rt, wa_future *fut)
         return rc;
     }
     rt->root = j.task;
-    rc = wa_rt_drive(rt, &j, NULL);
+#if WA_MT
+    if (rt->mt)
+        rc = wa_mt_drive(rt, &j);
+    else
+#endif
+        rc = wa_rt_drive(rt, &j, NULL);
     if (rc == 0) {
         rc = wa_join_status(&j);
     } else {
         wa_join_abort(&j);
+#if WA_MT
+        if (rt->mt) /* a worker drops it: fut is the caller's, wait for that */
+            wa_mt_wait_(rt, &j, true);
+#endif
     }
     rt->root = NULL;
     wa_join_drop(&j);
@@ -332,7 +353,7 @@ int wa_rt_run(wa_rt *rt)
     int rc = wa_rt_enter(rt, "wa_rt_run");
 #if WA_MT
     if (rc == 0 && rt->mt)
-        return wa_mt_run_(rt);
+        return wa_mt_drive(rt, NULL);
 #endif
     return rc < 0 ? rc : wa_rt_drive(rt, NULL, NULL);
 }

@@ -7,8 +7,10 @@
  * budget, running task and timers). Tasks spawned or woken from other
  * threads go through a global injector. Idle workers park on futexes; at
  * most half of them search for work at once, each a few times before it
- * parks, and the last searcher looks again after saying it parks. The task
- * word is atomic here (WA_TASK_ATOMIC). */
+ * parks, and the last searcher looks again after saying it parks. One
+ * parking worker at a time, the driver, waits in the backend (epoll)
+ * instead of on its futex, and is notified through the backend's notify
+ * (an eventfd). The task word is atomic here (WA_TASK_ATOMIC). */
 #define _GNU_SOURCE
 #define WA_TASK_ATOMIC 1
 #include <limits.h>
@@ -21,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dump.h"
 #include "task.h"
 #include "timer.h"
 
@@ -47,6 +50,7 @@ typedef struct wa_worker {
     struct wa_mt *mt;
     unsigned index, lifo_run;
     int searching;
+    int waiting;         /* in the backend's wait as the driver, counted parked (its own) */
     uint32_t parked;     /* futex word: 1 while parked, 0 once notified */
     uint64_t seed;       /* victim choice */
     pthread_t thread;
@@ -70,6 +74,13 @@ typedef struct wa_mt {
     uint32_t state;       /* atomic: unparked workers << 16 | searching workers */
     uint32_t shutdown;    /* atomic */
     uint32_t signal;      /* futex word of the thread in block_on or run */
+    uint32_t idle_seen;   /* the signal when that thread last found the workers idle (its own) */
+    uint32_t driving;     /* atomic: the driver token, held while a worker waits on or polls the backend */
+    wa_worker *driver;    /* atomic (changed under the lock): the worker parked in the backend's wait, or NULL */
+    /* Scopes: each one's count, status, flags and waker, its children's
+     * t->scope, and the list of live scopes (by prev, next). */
+    pthread_mutex_t scope_lock;
+    wa_scope *scopes;
     /* Written at each spawn and finish, so each on a line of its own: the
      * state above is read at each push. */
     _Alignas(64) size_t live; /* atomic */
@@ -173,7 +184,10 @@ static wa_task *wa_inject_pop(wa_mt *mt, wa_worker *w)
 
 /* Parking. */
 
-/* Whether state s calls for a wake: nobody searching, somebody parked. */
+static void wa_mt_signal(void *p);
+
+/* Whether state s calls for a wake: nobody searching, somebody parked (the
+ * driver too). */
 static inline bool wa_mt_wants_worker(wa_mt *mt, uint32_t s) { return !(s & 0xffff) && s >> 16 < mt->n; }
 
 /* Work was queued: wakes a parked worker to look for it, unless a worker
@@ -186,8 +200,23 @@ static void wa_mt_notify(wa_mt *mt)
         return;
     pthread_mutex_lock(&mt->lock);
     s = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST);
-    if ((s & 0xffff) || mt->idle_len == 0) {
+    wa_worker *d = __atomic_load_n(&mt->driver, __ATOMIC_RELAXED);
+    if ((s & 0xffff) || (mt->idle_len == 0 && !d)) {
         pthread_mutex_unlock(&mt->lock);
+        return;
+    }
+    if (mt->idle_len == 0) { /* the driver, last: a futex wake is cheaper than leaving epoll */
+        __atomic_store_n(&mt->driver, NULL, __ATOMIC_RELAXED);
+        if (d == wa_self) { /* the driver's own wakes, from its wait: it is up already */
+            __atomic_add_fetch(&mt->state, WA_UNPARKED_ONE, __ATOMIC_SEQ_CST);
+            pthread_mutex_unlock(&mt->lock);
+            return;
+        }
+        __atomic_add_fetch(&mt->state, WA_UNPARKED_ONE + 1, __ATOMIC_SEQ_CST);
+        d->searching = 1;
+        pthread_mutex_unlock(&mt->lock);
+        /* the eventfd stays readable: a driver not yet in epoll_wait sees it there */
+        mt->rt->backend->vt->notify(mt->rt->backend);
         return;
     }
     wa_worker *w = &mt->workers[mt->idle[--mt->idle_len]];
@@ -198,7 +227,8 @@ static void wa_mt_notify(wa_mt *mt)
     wa_futex(&w->parked, FUTEX_WAKE, 1, NULL);
 }
 
-/* Work anywhere but in LIFO slots (which their owners run before parking). */
+/* Work anywhere but in LIFO slots (which their owners fill only while
+ * unparked, and run before parking). */
 static bool wa_mt_has_work(wa_mt *mt)
 {
     if (__atomic_load_n(&mt->inj_len, __ATOMIC_SEQ_CST))
@@ -227,9 +257,51 @@ static void wa_worker_fire(wa_worker *w)
         wa_timers_fire_(&w->view, w->view.now);
 }
 
-/* Parks w until notified (or its next timer is due, or shutdown). The last
- * searcher to park looks for work once more after saying it parks, so that
- * work queued by someone who saw it searching is not left behind. */
+/* Whether an fd is registered: without one there is nothing to wait for
+ * in the backend (a wait starts in a poll, after its registration, and
+ * its worker parks after the poll). */
+static bool wa_mt_has_io(wa_mt *mt) { return __atomic_load_n(&mt->rt->backend->sources, __ATOMIC_RELAXED) != 0; }
+
+/* Polls the backend without blocking, if an fd is registered and no other
+ * worker is at it: I/O readiness is not starved by busy workers. */
+static void wa_worker_poll_io(wa_worker *w)
+{
+    wa_mt *mt = w->mt;
+    if (!wa_mt_has_io(mt) || __atomic_load_n(&mt->driving, __ATOMIC_RELAXED) ||
+        __atomic_exchange_n(&mt->driving, 1, __ATOMIC_ACQUIRE))
+        return;
+    wa_rt_wait_(&w->view, 0);
+    __atomic_store_n(&mt->driving, 0, __ATOMIC_RELEASE);
+}
+
+/* w, parked as the driver (it holds the token): waits in the backend until
+ * I/O, its next timer or a notify (the eventfd), then unparks itself unless
+ * a notify did. The wait's wakes queue tasks on w's ring (wa_mt_wake_push). */
+static void wa_worker_drive(wa_worker *w)
+{
+    wa_mt *mt = w->mt;
+    uint64_t deadline = wa_worker_timers_next(w);
+    /* (shutdown, set under the lock before its notify: seen here, or the
+     * eventfd ends the wait) */
+    if (!__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE) && __atomic_load_n(&mt->driver, __ATOMIC_RELAXED) == w) {
+        w->waiting = 1;
+        wa_rt_wait_(&w->view, deadline);
+        w->waiting = 0;
+    }
+    pthread_mutex_lock(&mt->lock);
+    if (__atomic_load_n(&mt->driver, __ATOMIC_RELAXED) == w) {
+        __atomic_store_n(&mt->driver, NULL, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&mt->state, WA_UNPARKED_ONE, __ATOMIC_SEQ_CST);
+    }
+    pthread_mutex_unlock(&mt->lock);
+    __atomic_store_n(&mt->driving, 0, __ATOMIC_RELEASE);
+}
+
+/* Parks w until notified (or its next timer is due, or shutdown): as the
+ * driver if an fd is registered and the token is free, else on its futex
+ * (cheaper to wake). The last searcher to
+ * park looks for work once more after saying it parks, so that work queued
+ * by someone who saw it searching is not left behind. */
 static void wa_worker_park(wa_worker *w)
 {
     wa_mt *mt = w->mt;
@@ -237,11 +309,23 @@ static void wa_worker_park(wa_worker *w)
     uint32_t was = __atomic_fetch_sub(&mt->state, WA_UNPARKED_ONE + (w->searching ? 1u : 0u), __ATOMIC_SEQ_CST);
     bool last = w->searching && (was & 0xffff) == 1;
     w->searching = 0;
-    mt->idle[mt->idle_len++] = w->index;
-    __atomic_store_n(&w->parked, 1, __ATOMIC_RELAXED);
+    bool io = wa_mt_has_io(mt);
+    bool drive = io && !__atomic_exchange_n(&mt->driving, 1, __ATOMIC_ACQUIRE);
+    if (drive) {
+        __atomic_store_n(&mt->driver, w, __ATOMIC_RELAXED);
+    } else {
+        mt->idle[mt->idle_len++] = w->index;
+        __atomic_store_n(&w->parked, 1, __ATOMIC_RELAXED);
+    }
     pthread_mutex_unlock(&mt->lock);
+    if (was >> 16 == 1 && !io) /* the last to park: the thread in block_on looks (deadlock) */
+        wa_mt_signal(mt);
     if (last && wa_mt_has_work(mt))
         wa_mt_notify(mt);
+    if (drive) {
+        wa_worker_drive(w);
+        return;
+    }
     uint64_t deadline = wa_worker_timers_next(w);
     while (__atomic_load_n(&w->parked, __ATOMIC_ACQUIRE) && !__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE)) {
         struct timespec ts, *tsp = NULL;
@@ -304,12 +388,14 @@ static void wa_mt_push(wa_mt *mt, wa_worker *w, wa_task *t)
 static inline wa_worker *wa_mt_here(wa_mt *mt) { return wa_self && wa_self->mt == mt ? wa_self : NULL; }
 
 /* Queues t, woken: in the LIFO slot of this thread's worker (its previous
- * occupant to the ring), else on the injector. */
+ * occupant to the ring), else on the injector. The driver's wakes from its
+ * wait go to its ring: it is counted parked until it returns, and
+ * wa_mt_idle must see them (the wake's source may be closed meanwhile). */
 static void wa_mt_wake_push(wa_mt *mt, wa_task *t)
 {
     wa_worker *w = wa_mt_here(mt);
-    if (!w) {
-        wa_mt_push(mt, NULL, t);
+    if (!w || w->waiting) {
+        wa_mt_push(mt, w, t);
         return;
     }
     wa_task *prev = w->lifo;
@@ -418,13 +504,20 @@ static bool wa_mt_lock_unless_done(wa_task *t)
 
 static void wa_mt_unlock(wa_task *t) { __atomic_fetch_and(&t->word, ~(uint32_t)WA_T_LOCKED, __ATOMIC_RELEASE); }
 
+static void wa_mt_leave_scope(wa_mt *mt, wa_task *t);
+static void wa_mt_drop_scopes(wa_mt *mt, wa_task *t, bool report);
+
 /* The task finished with rc (or was dropped: WA_ECANCELED): drops its
- * future, then says done (so that a join never reads a future being
- * dropped) and wakes its joiner. The caller drops the alive reference. */
+ * future and the scopes it left live, counts it out of its scope, then
+ * says done (so that a join never reads a future being dropped) and wakes
+ * its joiner. The caller drops the alive reference. */
 static void wa_mt_finish(wa_mt *mt, wa_task *t, int rc)
 {
     t->status = rc;
     wa_drop(wa_task_future(t));
+    if (wa_word_load(t) & WA_SCOPE_MASK)
+        wa_mt_drop_scopes(mt, t, rc != WA_ECANCELED);
+    wa_mt_leave_scope(mt, t);
     wa_shard *s = wa_shard_of(mt, t);
     wa_shard_lock(s);
     wa_list_remove_(&s->head, t);
@@ -556,8 +649,10 @@ static void *wa_worker_main(void *arg)
     w->view.owner = wa_thread_self_();
     wa_ticking_ = &w->view; /* polls must not block on or tick a runtime */
     while (!__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE)) {
-        if (w->view.polls % WA_INJECT_EVERY == 0)
+        if (w->view.polls % WA_INJECT_EVERY == 0) {
             wa_worker_fire(w);
+            wa_worker_poll_io(w);
+        }
         wa_task *t = wa_worker_next(w);
         if (t) {
             wa_mt_run(w, t);
@@ -576,7 +671,7 @@ static int wa_mt_join_poll(wa_future *f, wa_cx *cx);
 static void wa_mt_join_drop_vt(wa_future *f);
 static const wa_future_vt wa_mt_join_vt = {wa_mt_join_poll, wa_mt_join_drop_vt, "join"};
 
-int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
+int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
 {
     wa_mt *mt = rt->mt;
     if (__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE))
@@ -585,9 +680,20 @@ int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
     wa_task *t = malloc(total); /* freed on whatever thread drops the last reference */
     if (!t)
         return WA_ENOMEM;
+    if (scope) { /* counted in before it can finish */
+        pthread_mutex_lock(&mt->scope_lock);
+        bool closed = (scope->flags & (WA_SCOPE_CANCELLING | WA_SCOPE_RETURNED));
+        if (!closed)
+            scope->live++;
+        pthread_mutex_unlock(&mt->scope_lock);
+        if (closed) {
+            free(t);
+            return WA_ECANCELED;
+        }
+    }
     memcpy(wa_task_future(t), fut, size);
     t->rt = mt->rt;
-    t->scope = NULL;
+    t->scope = scope;
     t->joiner = NULL;
     t->status = 0;
     t->id = (uint32_t)__atomic_add_fetch(&mt->rt->spawned, 1, __ATOMIC_RELAXED);
@@ -655,41 +761,225 @@ void wa_mt_signal_task_(wa_task *t, uint32_t bit)
     wa_mt_schedule(t);
 }
 
+/* Scopes. A child stays on its shard's list like any task (shutdown and
+ * free find it there), and names its scope in t->scope; cancelling or
+ * dropping a scope walks the shards for its children (rare: the hot paths
+ * are a spawn and a finish, one lock each). Waking the scope's awaiter
+ * happens after the lock is released, with a clone of its waker. */
+
+/* Under the scope lock: requests bit (WA_T_CANCEL, WA_T_ABORT) of each
+ * child of sc; detach: the children no longer name it (it goes). */
+static void wa_mt_scope_signal(wa_mt *mt, wa_scope *sc, uint32_t bit, bool detach)
+{
+    for (unsigned s = 0; s < WA_SHARDS; s++) {
+        wa_shard_lock(&mt->shard[s]);
+        for (wa_task *t = mt->shard[s].head; t; t = t->lnext)
+            if (t->scope == sc) {
+                if (detach)
+                    __atomic_store_n(&t->scope, NULL, __ATOMIC_RELAXED);
+                wa_mt_signal_task_(t, bit);
+            }
+        wa_shard_unlock(&mt->shard[s]);
+    }
+}
+
+/* Takes a clone of sc's waker (the lock held): woken after the unlock. */
+static wa_waker wa_mt_scope_waker(wa_scope *sc)
+{
+    return sc->waker.vt ? wa_waker_clone(&sc->waker) : (wa_waker){NULL, NULL};
+}
+
+/* t finished: counts it out of its scope, if any (the scope's first
+ * error, fail-fast, its awaiter's wake), as wa_task_leave_scope_ does. */
+static void wa_mt_leave_scope(wa_mt *mt, wa_task *t)
+{
+    if (!__atomic_load_n(&t->scope, __ATOMIC_ACQUIRE))
+        return; /* no scope's (or no longer: written under the lock) */
+    wa_waker w = {NULL, NULL};
+    pthread_mutex_lock(&mt->scope_lock);
+    wa_scope *sc = t->scope;
+    if (sc) {
+        __atomic_store_n(&t->scope, NULL, __ATOMIC_RELAXED);
+        sc->live--;
+        int rc = t->status;
+        bool first_error = rc < 0 && rc != WA_ECANCELED && sc->status == 0;
+        if (first_error) {
+            sc->status = rc;
+            if (sc->flags & WA_SCOPE_FAIL_FAST) {
+                sc->flags |= WA_SCOPE_CANCELLING;
+                wa_mt_scope_signal(mt, sc, WA_T_CANCEL, false);
+            }
+        }
+        if (sc->live == 0 || first_error)
+            w = wa_mt_scope_waker(sc);
+    }
+    pthread_mutex_unlock(&mt->scope_lock);
+    wa_waker_wake(&w);
+}
+
+/* t ended with scopes it created still live: drops them (reported as
+ * misuse when t returned normally). */
+static void wa_mt_drop_scopes(wa_mt *mt, wa_task *t, bool report)
+{
+    for (;;) {
+        pthread_mutex_lock(&mt->scope_lock);
+        wa_scope *sc = mt->scopes;
+        while (sc && sc->owner != t)
+            sc = sc->next;
+        pthread_mutex_unlock(&mt->scope_lock);
+        if (!sc)
+            return;
+        if (report)
+            wa_misuse(WA_EMISUSE, "a task ended without dropping the scope it created");
+        wa_drop(&sc->fut);
+    }
+}
+
+void wa_mt_scope_init_(wa_scope *sc, wa_rt *rt, unsigned flags)
+{
+    wa_mt *mt = rt->mt;
+    sc->rt = mt->rt;
+    sc->owner = rt->current; /* (a worker's view: its running task) */
+    if (sc->owner && (wa_word_load(sc->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
+        wa_word_add(sc->owner, WA_SCOPE_ONE); /* (only its own poll changes these bits) */
+    sc->children = NULL; /* (they stay on the shards) */
+    sc->live = 0;
+    sc->status = 0;
+    sc->flags = flags & WA_SCOPE_FAIL_FAST;
+    sc->waker = (wa_waker){NULL, NULL};
+    sc->prev = NULL;
+    pthread_mutex_lock(&mt->scope_lock);
+    sc->next = mt->scopes;
+    if (mt->scopes)
+        mt->scopes->prev = sc;
+    mt->scopes = sc;
+    pthread_mutex_unlock(&mt->scope_lock);
+}
+
+int wa_mt_scope_poll_(wa_scope *sc, bool outer, wa_cx *cx)
+{
+    wa_mt *mt = sc->rt->mt;
+    pthread_mutex_lock(&mt->scope_lock);
+    if (sc->flags & WA_SCOPE_RETURNED) {
+        pthread_mutex_unlock(&mt->scope_lock);
+        return wa_misuse(WA_EMISUSE, "poll of a finished or freed scope");
+    }
+    if (outer && !(sc->flags & WA_SCOPE_CANCELLING)) {
+        if (sc->status == 0)
+            sc->status = WA_ECANCELED;
+        sc->flags |= WA_SCOPE_CANCELLING;
+        wa_mt_scope_signal(mt, sc, WA_T_CANCEL, false);
+    }
+    int rc = WA_PENDING;
+    wa_waker gone = {NULL, NULL};
+    if (sc->live == 0) {
+        sc->flags |= WA_SCOPE_RETURNED;
+        gone = sc->waker;
+        sc->waker = (wa_waker){NULL, NULL};
+        rc = sc->status;
+    } else {
+        wa_waker_store(&sc->waker, cx);
+    }
+    pthread_mutex_unlock(&mt->scope_lock);
+    wa_waker_drop(&gone);
+    return rc;
+}
+
+void wa_mt_scope_cancel_(wa_scope *sc)
+{
+    wa_mt *mt = sc->rt->mt;
+    pthread_mutex_lock(&mt->scope_lock);
+    if (sc->status == 0)
+        sc->status = WA_ECANCELED;
+    sc->flags |= WA_SCOPE_CANCELLING;
+    wa_mt_scope_signal(mt, sc, WA_T_CANCEL, false);
+    pthread_mutex_unlock(&mt->scope_lock);
+}
+
+void wa_mt_scope_drop_(wa_scope *sc)
+{
+    wa_mt *mt = sc->rt->mt;
+    if (sc->owner && (wa_word_load(sc->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
+        wa_word_sub(sc->owner, WA_SCOPE_ONE); /* saturated counts stay */
+    pthread_mutex_lock(&mt->scope_lock);
+    if (sc->live && sc->status == 0)
+        sc->status = WA_ECANCELED;
+    wa_waker w = sc->waker;
+    sc->waker = (wa_waker){NULL, NULL};
+    sc->flags |= WA_SCOPE_CANCELLING;
+    /* Children left: aborted, each by the worker that runs it next (one
+     * may be in a poll on another worker now), and no longer its. */
+    wa_mt_scope_signal(mt, sc, WA_T_ABORT, true);
+    sc->live = 0;
+    if (sc->prev)
+        sc->prev->next = sc->next;
+    else
+        mt->scopes = sc->next;
+    if (sc->next)
+        sc->next->prev = sc->prev;
+    sc->rt = NULL;
+    pthread_mutex_unlock(&mt->scope_lock);
+    wa_waker_wake(&w);
+}
+
 /* Life. */
 
-static int wa_mt_wait(wa_mt *mt, const wa_join *root)
+/* Nothing inside the runtime can wake a task: every worker parked, no
+ * task queued, no timer armed, no source registered. Under the lock, so
+ * that no worker unparks meanwhile (one woken by its timer unparks under
+ * it; the driver's wakes need a source). */
+static bool wa_mt_idle(wa_mt *mt)
 {
+    pthread_mutex_lock(&mt->lock);
+    bool idle = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST) >> 16 == 0 && !wa_mt_has_work(mt) &&
+                __atomic_load_n(&mt->rt->backend->sources, __ATOMIC_RELAXED) == 0;
+    for (unsigned i = 0; idle && i < mt->n; i++) {
+        wa_rt *v = &mt->workers[i].view;
+        wa_timers_lock_(v);
+        idle = v->heap_len == 0 && v->arming_len == 0;
+        wa_timers_unlock_(v);
+    }
+    pthread_mutex_unlock(&mt->lock);
+    return idle;
+}
+
+int wa_mt_wait_(wa_rt *rt, wa_join *root, bool again)
+{
+    wa_mt *mt = rt->mt;
+    if (root && wa_mt_lock_unless_done(root->task)) { /* the handle, never awaited, wakes this thread */
+        root->waker = (wa_waker){mt, &wa_mt_signal_vt};
+        root->task->joiner = root;
+        wa_mt_unlock(root->task);
+    }
     for (;;) {
         uint32_t seq = __atomic_load_n(&mt->signal, __ATOMIC_ACQUIRE);
         if (root ? (wa_word_load(root->task) & WA_T_DONE) : __atomic_load_n(&mt->live, __ATOMIC_ACQUIRE) == 0)
             return 0;
+        if ((!again || seq != mt->idle_seen) && wa_mt_idle(mt)) {
+            mt->idle_seen = seq;
+            return WA_EDEADLK;
+        }
         wa_futex(&mt->signal, FUTEX_WAIT, seq, NULL);
     }
 }
 
-int wa_mt_block_on_(wa_rt *rt, wa_future *root, size_t size)
-{
-    wa_join j;
-    int rc = wa_mt_spawn_(rt, root, size, &j);
-    if (rc < 0) {
-        wa_drop(root);
-        return rc;
-    }
-    /* The handle, never awaited, wakes this thread. */
-    if (wa_mt_lock_unless_done(j.task)) {
-        j.waker = (wa_waker){rt->mt, &wa_mt_signal_vt};
-        j.task->joiner = &j;
-        wa_mt_unlock(j.task);
-    }
-    wa_mt_wait(rt->mt, &j);
-    rc = j.task->status;
-    wa_mt_join_drop_(&j);
-    return rc;
-}
+void wa_mt_kick_(wa_rt *rt) { wa_mt_signal(rt->mt); }
 
 size_t wa_mt_live_(const wa_rt *rt) { return __atomic_load_n(&rt->mt->live, __ATOMIC_ACQUIRE); }
 
-int wa_mt_run_(wa_rt *rt) { return wa_mt_wait(rt->mt, NULL); }
+size_t wa_mt_dump_(const wa_rt *rt, char *buf, size_t len)
+{
+    wa_mt *mt = rt->mt;
+    wa_text d = {buf, len, 0};
+    if (len)
+        buf[0] = 0;
+    for (unsigned s = 0; s < WA_SHARDS; s++) {
+        wa_shard_lock(&mt->shard[s]);
+        wa_dump_tasks_(&d, mt->shard[s].head, "  ");
+        wa_shard_unlock(&mt->shard[s]);
+    }
+    return d.need;
+}
 
 wa_rt *wa_mt_home_(wa_rt *rt) { return rt->mt->rt; }
 
@@ -720,6 +1010,7 @@ int wa_mt_drain_(wa_rt *rt, uint64_t stop)
 static void wa_mt_destroy(wa_mt *mt)
 {
     pthread_mutex_destroy(&mt->lock);
+    pthread_mutex_destroy(&mt->scope_lock);
     free(mt->idle);
     free(mt->workers);
     free(mt);
@@ -736,6 +1027,8 @@ void wa_mt_free_(wa_rt *rt)
     __atomic_store_n(&mt->shutdown, 1, __ATOMIC_RELEASE);
     for (unsigned i = 0; i < mt->n; i++)
         __atomic_store_n(&mt->workers[i].parked, 0, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&mt->driver, __ATOMIC_RELAXED))
+        rt->backend->vt->notify(rt->backend);
     pthread_mutex_unlock(&mt->lock);
     for (unsigned i = 0; i < mt->n; i++)
         wa_futex(&mt->workers[i].parked, FUTEX_WAKE, 1, NULL);
@@ -774,6 +1067,7 @@ int wa_mt_new_(wa_rt *rt, unsigned n)
     mt->rt = rt;
     mt->n = n;
     pthread_mutex_init(&mt->lock, NULL);
+    pthread_mutex_init(&mt->scope_lock, NULL);
     mt->workers = aligned_alloc(64, (n * sizeof *mt->workers + 63) / 64 * 64);
     mt->idle = calloc(n, sizeof *mt->idle);
     if (!mt->workers || !mt->idle) {
@@ -793,6 +1087,7 @@ int wa_mt_new_(wa_rt *rt, unsigned n)
         w->view.report = rt->report;
         w->view.report_arg = rt->report_arg;
     }
+    wa_regs_share_(rt->backend); /* the workers share its fd table */
     for (unsigned i = 0; i < n; i++) {
         if (pthread_create(&mt->workers[i].thread, NULL, wa_worker_main, &mt->workers[i]) != 0) {
             mt->n = i; /* stop those that started */

@@ -113,6 +113,8 @@ void wa_xt_kick_(wa_remote *h)
 {
     if (h->backend && h->rt)
         h->backend->vt->notify(h->backend);
+    else if (h->rt && !h->refusing) /* many threads (alive until refusing: it is set before they stop) */
+        wa_mt_kick_(h->rt);
 }
 
 void wa_xt_fire_(wa_remote *h, wa_xwake *x)

@@ -61,8 +61,9 @@ void wa_xt_fire_(wa_remote *h, wa_xwake *x);
 /* Under h's lock: x leaves the inbox and drops its waker. */
 void wa_xt_forget_(wa_remote *h, wa_xwake *x);
 
-/* Under h's lock: wakes a local runtime's wait so that it looks again
- * whether another thread may still wake it (wa_xt_busy_). */
+/* Under h's lock: wakes a local runtime's wait (or, many threads, the
+ * wait of block_on or run) so that it looks again whether another thread
+ * may still wake it (wa_xt_busy_). */
 void wa_xt_kick_(wa_remote *h);
 
 

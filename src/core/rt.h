@@ -173,4 +173,11 @@ void wa_log_(const char *text);
 /* backend/default.c: the platform's backend, or NULL with *err set. */
 wa_backend *wa_backend_default_(int *err);
 
+#if WA_MT
+/* backend/regs.c: b's fd registration table, if any, takes its lock from
+ * now on (a many-threads runtime's workers share it); borrows b. Called
+ * before any worker runs. */
+void wa_regs_share_(wa_backend *b);
+#endif
+
 #endif

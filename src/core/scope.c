@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Task scopes: children that cannot outlive their parent. */
+/* Task scopes: children that cannot outlive their parent. A many-threads
+ * runtime's scopes, whose children finish on any worker, are mt.c's. */
 #include "task.h"
 
 void wa_scope_cancel(wa_scope *s)
 {
+#if WA_MT
+    if (s->rt && s->rt->mt) {
+        wa_mt_scope_cancel_(s);
+        return;
+    }
+#endif
     if (s->status == 0)
         s->status = WA_ECANCELED;
     wa_scope_cancel_children_(s);
@@ -12,9 +19,17 @@ void wa_scope_cancel(wa_scope *s)
 static int wa_scope_poll(wa_future *f, wa_cx *cx)
 {
     wa_scope *s = (wa_scope *)f;
+    bool outer = wa_cx_cancelling_(cx);
+#if WA_MT
+    if (s->rt && s->rt->mt) { /* (its flags are read under its lock there) */
+        int rc = wa_mt_scope_poll_(s, outer, cx);
+        if (rc == WA_PENDING && outer) /* the children are unwinding */
+            wa_cancel_claim(cx);
+        return rc;
+    }
+#endif
     if (s->flags & WA_SCOPE_RETURNED)
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed scope");
-    bool outer = wa_cx_cancelling_(cx);
     if (outer && !(s->flags & WA_SCOPE_CANCELLING)) {
         if (s->status == 0)
             s->status = WA_ECANCELED;
@@ -36,6 +51,12 @@ static void wa_scope_drop(wa_future *f)
     wa_scope *s = (wa_scope *)f;
     if (!s->rt)
         return;
+#if WA_MT
+    if (s->rt->mt) {
+        wa_mt_scope_drop_(s);
+        return;
+    }
+#endif
     if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
         wa_word_sub(s->owner, WA_SCOPE_ONE); /* saturated counts stay */
     /* Whoever still waits on it (dropped by someone else: a child, say)
@@ -72,12 +93,12 @@ static const wa_future_vt wa_scope_vt = {wa_scope_poll, wa_scope_drop, "scope"};
 wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags)
 {
     s->fut.vt = &wa_scope_vt;
-    if (rt->mt) { /* a scope's children would finish on other workers: not yet */
-        wa_misuse_in_(WA_ENOSYS, "wa_scope_init", "scopes are not on a many-threads runtime yet");
-        s->rt = NULL;
-        s->flags = WA_SCOPE_RETURNED;
+#if WA_MT
+    if (rt->mt) {
+        wa_mt_scope_init_(s, rt, flags);
         return &s->fut;
     }
+#endif
     s->rt = rt;
     s->owner = rt->current;
     if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
@@ -99,7 +120,7 @@ int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join
 {
     if (!s || !s->rt)
         return wa_misuse_in_(WA_ESTALE, "wa_scope_spawn", "the scope was dropped (or is NULL)");
-    if (s->flags & (WA_SCOPE_CANCELLING | WA_SCOPE_RETURNED))
-        return WA_ECANCELED;
+    if (!s->rt->mt && (s->flags & (WA_SCOPE_CANCELLING | WA_SCOPE_RETURNED)))
+        return WA_ECANCELED; /* (many threads: checked under the scope's lock) */
     return wa_task_spawn_(s->rt, fut, size, join, s);
 }

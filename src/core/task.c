@@ -137,11 +137,8 @@ static __attribute__((noinline)) int wa_spawn_checked(wa_rt *rt, const wa_future
     if (size > WA_TASK_MAX_FUTURE)
         return WA_E2BIG;
 #if WA_MT
-    if (rt->mt) {
-        if (scope)
-            return wa_misuse_in_(WA_ENOSYS, "wa_scope_spawn", "scopes are not on a many-threads runtime yet");
-        return wa_mt_spawn_(rt, fut, size, join);
-    }
+    if (rt->mt)
+        return wa_mt_spawn_(rt, fut, size, join, scope);
 #endif
     if (WA_CHECK_THREAD_ && rt->owner != wa_thread_self_())
         return wa_spawn_foreign(rt, fut, size, join, scope);

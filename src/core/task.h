@@ -165,15 +165,28 @@ extern const wa_waker_vt wa_mt_waker_vt_;
 int wa_mt_new_(wa_rt *rt, unsigned n);
 /* Stops the workers and drops every task still alive. */
 void wa_mt_free_(wa_rt *rt);
-int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
-/* Runs the root future (a wa_root of size bytes, taken: copied, or
- * dropped if that fails) on the workers and waits for it on this thread:
- * its status. */
-int wa_mt_block_on_(wa_rt *rt, wa_future *root, size_t size);
+/* wa_spawn on many threads, into scope when it is not NULL. */
+int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
+/* Scopes on many threads: wa_scope_init's, the poll's (outer: the awaiting
+ * task is being cancelled), wa_scope_cancel's and the drop's (scope.c's
+ * checks made). */
+void wa_mt_scope_init_(wa_scope *s, wa_rt *rt, unsigned flags);
+int wa_mt_scope_poll_(wa_scope *s, bool outer, wa_cx *cx);
+void wa_mt_scope_cancel_(wa_scope *s);
+void wa_mt_scope_drop_(wa_scope *s);
+/* Waits on this thread until root's task is done (root NULL: until no
+ * task is left): 0; or until the workers are idle, nothing inside the
+ * runtime able to wake a task (no task queued, no timer, no source):
+ * WA_EDEADLK. again: only if they went idle again since the last
+ * WA_EDEADLK (another thread could still wake one then). root is
+ * borrowed, a handle never awaited: its waker becomes this thread's. */
+int wa_mt_wait_(wa_rt *rt, wa_join *root, bool again);
 /* How many of rt's tasks are live (unfinished). */
 size_t wa_mt_live_(const wa_rt *rt);
-/* Waits until no task is left: 0. */
-int wa_mt_run_(wa_rt *rt);
+/* Wakes that wait to look again (remote.c: another thread let go). */
+void wa_mt_kick_(wa_rt *rt);
+/* The task dump of a many-threads runtime (as wa_rt_dump). */
+size_t wa_mt_dump_(const wa_rt *rt, char *buf, size_t len);
 void wa_mt_join_drop_(wa_join *j);
 /* Marks t cancelled (WA_T_CANCEL) or aborted (WA_T_ABORT) and wakes it:
  * the worker that runs it next acts on it. */

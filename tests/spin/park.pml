@@ -8,14 +8,30 @@
  * most half the workers search), wa_worker_search ending a search (the
  * last searcher that found work notifies) and wa_worker_park (the last
  * searcher to park looks at every queue again). The queues are one set of
- * tasks taken atomically (the ring's own model is ring.pml). Tasks come
- * from a thread outside, and task 1, when it runs, queues task 3 from its
- * worker. Checked exhaustively (tests/spin/run.sh): when nothing can move
- * (every worker parked), no task is left queued (no lost wake-up), and no
- * task runs twice. Timer and shutdown wake-ups are left out: they only add
- * wake-ups. */
+ * tasks taken atomically (the ring's own model is ring.pml). Task 1 comes
+ * from a thread outside and, when it runs, queues task 2 from its worker
+ * (which may skip the notify). The driver: a parking worker that takes
+ * the token (driving) waits in the backend instead of on its futex, until
+ * an fd is ready (io) or the eventfd is written (evfd, which stays set
+ * until the wait reads it); notify picks it after the idle workers, and
+ * writes the eventfd after unlocking; a wake from its own wait marks it up
+ * without writing. An fd is registered throughout (without one, a parking
+ * worker takes the futex and nobody drives: the model without io). It
+ * becomes ready once from outside (io), after task 1 is pushed, or never
+ * (then no readiness hides a lost wake-up), and its task 3 is queued by
+ * whoever polls the backend: the driver in its wait, or a busy worker's
+ * non-blocking look, which holds the token meanwhile. Checked
+ * exhaustively (tests/spin/run.sh): when nothing can move (every worker
+ * parked, on its futex or in the backend), no task is left queued, the
+ * fd's task ran if it was ready, and the state says every worker parked
+ * (no lost wake-up, no readiness left with nobody in the backend), and no
+ * task runs twice: the check fails when notify picks the driver without
+ * writing the eventfd, or when the last searcher does not look again
+ * after saying it parks. Timer and shutdown wake-ups are left out: they
+ * only add wake-ups. */
 #define WORKERS 2
 #define TASKS 3
+#define NONE WORKERS
 
 bool queued[TASKS + 1], ran[TASKS + 1];
 byte unparked = WORKERS, searching;
@@ -23,12 +39,17 @@ bool lock;                 /* mt->lock */
 byte idle[WORKERS], idle_len;
 bit parked[WORKERS];       /* futex words */
 bool searcher[WORKERS];    /* w->searching */
+bool driving;              /* mt->driving, the token */
+byte driver = NONE;        /* mt->driver */
+bool evfd, io;             /* the eventfd's counter; the fd's readiness */
+bool fired;                /* io was set (the fd's task 3 is due) */
 
 inline acquire() { atomic { !lock -> lock = 1 } }
 inline release() { lock = 0 }
 
 /* Queues task t, then wa_mt_notify. Its variables are the caller's: u, s,
- * v (an inline has none of its own). */
+ * v, and w, the caller's worker (NONE outside); an inline has none of its
+ * own. */
 inline push(t)
 {
     queued[t] = 1;
@@ -44,8 +65,19 @@ inline notify()
     :: else ->
         acquire();
         if
-        :: searching > 0 || idle_len == 0 -> release()
-        :: else ->
+        :: searching > 0 || (idle_len == 0 && driver == NONE) -> release()
+        :: searching == 0 && idle_len == 0 && driver != NONE && driver == w -> /* the driver's own wake */
+            driver = NONE;
+            unparked++;
+            release()
+        :: searching == 0 && idle_len == 0 && driver != NONE && driver != w ->
+            v = driver;
+            driver = NONE;
+            atomic { unparked++; searching++ };
+            searcher[v] = 1;
+            release();
+            evfd = 1
+        :: searching == 0 && idle_len > 0 ->
             idle_len--;
             v = idle[idle_len];
             atomic { unparked++; searching++ };
@@ -87,7 +119,7 @@ inline take(t)
 proctype worker(byte w)
 {
     byte t, u, s, v, was;
-    bool last;
+    bool last, drive;
 loop:
     take(t);                       /* its own ring, the injector */
     if
@@ -118,8 +150,17 @@ loop:
     assert(!ran[t]);               /* wa_mt_run */
     ran[t] = 1;
     if
-    :: t == 1 -> push_local(3)
+    :: t == 1 -> push_local(2)
     :: else
+    fi;
+    if                             /* wa_worker_poll_io, now and then */
+    :: atomic { !driving -> driving = 1 };
+        if
+        :: atomic { io -> io = 0; queued[3] = 1 } /* to its LIFO slot: no notify */
+        :: else
+        fi;
+        driving = 0
+    :: skip
     fi;
     goto loop;
 park:                              /* wa_worker_park */
@@ -134,12 +175,38 @@ park:                              /* wa_worker_park */
     };
     last = searcher[w] && was == 1;
     searcher[w] = 0;
-    idle[idle_len] = w;
-    idle_len++;
-    parked[w] = 1;
+    if
+    :: atomic { !driving -> driving = 1 }; driver = w; drive = 1
+    :: else -> idle[idle_len] = w; idle_len++; parked[w] = 1; drive = 0
+    fi;
     release();
     if
     :: last && (queued[1] || queued[2] || queued[3]) -> notify()
+    :: else
+    fi;
+    if
+    :: drive ->                    /* wa_worker_drive */
+        if
+        :: driver == w ->
+end_drive:  (evfd || io);            /* epoll_wait */
+            atomic {
+                evfd = 0;
+                if
+                :: io -> io = 0; queued[3] = 1 /* its wake: to its LIFO slot, no notify */
+                :: else
+                fi
+            }
+        :: else
+        fi;
+        acquire();
+        if
+        :: driver == w -> driver = NONE; unparked++
+        :: else
+        fi;
+        release();
+        drive = 0;
+        driving = 0;
+        goto loop
     :: else
     fi;
 end: (parked[w] == 0);             /* the futex wait */
@@ -148,15 +215,20 @@ end: (parked[w] == 0);             /* the futex wait */
 
 proctype outside()
 {
-    byte u, s, v;
+    byte u, s, v, w = NONE;
     push(1);
-    push(2)
+    if                             /* an fd becomes ready, or never */
+    :: io = 1; fired = 1
+    :: skip
+    fi
 }
 
-/* When nothing can move, every task ran. */
+/* When nothing can move, every task ran (the fd's if it was ready), and
+ * every worker is counted parked (one woken but still asleep in the
+ * backend, a lost wake-up that later pushes would trip over, shows here). */
 proctype check()
 {
-    timeout -> assert(ran[1] && ran[2] && ran[3])
+    timeout -> assert(ran[1] && ran[2] && ran[3] == fired && unparked == 0 && searching == 0)
 }
 
 init
