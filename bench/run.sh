@@ -5,7 +5,8 @@
 # and Go), runs every workload on every peer RUNS times
 # (interleaved, so drift hits all peers alike), and prints medians, ratios
 # against tokio, peak RSS, and instructions per operation under callgrind;
-# then the RSS per live sleeping task (a million); then the JS host, and
+# then the RSS per live sleeping task (a million); the many-threads tables
+# and the CPU-bound demo's scaling from 1 to 2 workers; then the JS host, and
 # WASI 0.3 beside 0.2 (the backends' guest cost per event natively, sleeps
 # and HTTP under jco: wall time, host calls), and http_hello against the
 # host floor under jco serve.
@@ -116,6 +117,13 @@ mt_table "mt_pingpong 200000" trips/s "wasync yield_pingpong 200000" "wasync mt_
   "tokio mt_pingpong 200000 2" "go mt_pingpong 200000 2"
 mt_table "mt_yield 1000 1000" yields/s "wasync yield_many 1000 1000" "wasync mt_yield 1000 1000 1" "wasync mt_yield 1000 1000 2" \
   "tokio mt_yield 1000 1000 2" "go mt_yield 1000 1000 2"
+
+# Scaling on CPU-bound work: examples/workers.c (four tasks of 5 x 200 ms
+# of computation) on 1 and on 2 workers; the machine's load beside it.
+echo
+"$build/examples/workers" | awk -v load="$(cut -d' ' -f1 /proc/loadavg)" '
+  /^-- total/ { t[++n] = $3 }
+  END { printf "workers (examples/workers.c): 1 worker %.2f s, 2 workers %.2f s, scaling %.2fx (load %s)\n", t[1], t[2], t[1] / t[2], load }'
 
 # The JS host: awaits and timers against plain JavaScript in the same Node
 # process, and the size of the minimal program after wasm-opt -Oz.
