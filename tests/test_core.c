@@ -74,6 +74,74 @@ static void test_spawn_join(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* Futures of every small size: wa_spawn_of picks an entry point per size
+ * in words (1 to 8), wa_spawn copies any size. A sized poll checks that
+ * every word after the header arrived (each holds the size in words). */
+typedef struct bare {
+    wa_future fut;
+} bare;
+
+static int bare_polls, sized_ok;
+
+static int bare_poll(wa_future *f, wa_cx *cx)
+{
+    (void)f;
+    (void)cx;
+    bare_polls++;
+    return WA_READY;
+}
+static const wa_future_vt bare_vt = {bare_poll, NULL, "bare"};
+
+static int sized_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    const uintptr_t *w = (const uintptr_t *)(f + 1);
+    uintptr_t n = w[0];
+    for (uintptr_t i = 0; i + 1 < n; i++)
+        if (w[i] != n)
+            return WA_READY;
+    sized_ok++;
+    return WA_READY;
+}
+static const wa_future_vt sized_vt = {sized_poll, NULL, "sized"};
+
+#define SIZED(n) struct { wa_future fut; uintptr_t w[(n) - 1]; }
+#define SPAWN_SIZED(rt, n, spawned)                          \
+    do {                                                     \
+        SIZED(n) s_ = {{&sized_vt}, {0}};                    \
+        for (int i_ = 0; i_ < (n) - 1; i_++)                 \
+            s_.w[i_] = (n);                                  \
+        spawned += wa_spawn_of(rt, &s_, NULL) == 0;          \
+        spawned += wa_spawn(rt, &s_.fut, sizeof s_, NULL) == 0; \
+    } while (0)
+
+static void test_spawn_every_size(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    bare_polls = sized_ok = 0;
+    int spawned = 0, bares = 0;
+    for (int round = 0; round < 50; round++) {
+        bare b = {{&bare_vt}}; /* (4 bytes on wasm32) */
+        bares += wa_spawn_of(rt, &b, NULL) == 0;
+        bares += wa_spawn(rt, &b.fut, sizeof b, NULL) == 0;
+        SPAWN_SIZED(rt, 2, spawned);
+        SPAWN_SIZED(rt, 3, spawned);
+        SPAWN_SIZED(rt, 4, spawned);
+        SPAWN_SIZED(rt, 5, spawned);
+        SPAWN_SIZED(rt, 6, spawned);
+        SPAWN_SIZED(rt, 7, spawned);
+        SPAWN_SIZED(rt, 8, spawned);
+        SPAWN_SIZED(rt, 9, spawned);
+        SPAWN_SIZED(rt, 40, spawned);
+        REQUIRE_OR(bares == 2 * (round + 1) && spawned == 18 * (round + 1), wa_rt_free(rt));
+        CHECK_EQ(wa_rt_run(rt), 0);
+    }
+    CHECK_EQ(bare_polls, bares);
+    CHECK_EQ(sized_ok, spawned);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 /* Wakes its own waker three times per poll, for polls_left polls. */
 typedef struct waker3 {
     wa_future fut;
@@ -766,6 +834,7 @@ static void test_async_cleanup_every_path(void)
 int main(void)
 {
     RUN(test_spawn_join);
+    RUN(test_spawn_every_size);
     RUN(test_dedup_fair_ticks);
     RUN(test_wake_finished_is_noop);
     RUN(test_spawn_fn);

@@ -95,8 +95,29 @@ struct wa_coro;
 /* wa_spawn of the struct that ptr points to (the task takes a copy). ptr
  * must be the whole future's struct (&c), never its header (&c.wa, &c.fut):
  * that would copy only the header, and is refused at compile time. */
-#define wa_spawn_of(rt, ptr, join) \
-    (WA_SPAWN_WHOLE_(ptr), wa_spawn((rt), (const wa_future *)(ptr), sizeof *(ptr), (join)))
+#define wa_spawn_of(rt, ptr, join)                                                                \
+    (WA_SPAWN_WHOLE_(ptr),                                                                         \
+     WA_SPAWN_FIXED_(sizeof *(ptr))                                                                \
+         ? WA_SPAWN_WORDS_(sizeof *(ptr) / sizeof(void *))((rt), (const wa_future *)(ptr), (join)) \
+         : wa_spawn((rt), (const wa_future *)(ptr), sizeof *(ptr), (join)))
+
+/* wa_spawn of a future of n words (1 to 8), its size fixed at compile time:
+ * what wa_spawn_of calls for those sizes, which copies the future without
+ * testing its size (internal: 11 instructions less per spawn). */
+int wa_spawn_w1_(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa_spawn_w2_(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa_spawn_w3_(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa_spawn_w4_(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa_spawn_w5_(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa_spawn_w6_(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa_spawn_w7_(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa_spawn_w8_(wa_rt *rt, const wa_future *fut, wa_join *join);
+#define WA_SPAWN_FIXED_(size) \
+    ((size) >= sizeof(void *) && (size) <= 8 * sizeof(void *) && (size) % sizeof(void *) == 0)
+#define WA_SPAWN_WORDS_(n)                                                                 \
+    ((n) == 1 ? wa_spawn_w1_ : (n) == 2 ? wa_spawn_w2_ : (n) == 3 ? wa_spawn_w3_            \
+     : (n) == 4 ? wa_spawn_w4_ : (n) == 5 ? wa_spawn_w5_ : (n) == 6 ? wa_spawn_w6_          \
+     : (n) == 7 ? wa_spawn_w7_ : wa_spawn_w8_)
 
 /* The callback style: a task whose poll is fn(arg, cx), called until it
  * returns other than WA_PENDING. If the task is dropped before that

@@ -66,7 +66,7 @@ static void wa_dump_rt(wa_text *d, const wa_rt *rt)
     if (d->len)
         d->buf[0] = 0;
     wa_dump_tasks_(d, rt->roots, "  ");
-    const wa_task *run = rt->mt ? NULL : rt->current;
+    const wa_task *run = rt->mt ? NULL : wa_rt_current_(rt);
     if (run) { /* inside a round: the running task, then the rest of it */
         if (wa_task_unlinked_(run) && !(wa_word_load(run) & WA_T_QUEUED))
             wa_dump_task(d, run, "  ");

@@ -53,9 +53,9 @@ int wa_misuse_in_(int err, const char *call, const char *what)
     }
     wa_text_str_(&d, what);
     const wa_rt *rt = wa_ticking_;
-    if (rt && rt->current) {
+    if (rt && wa_rt_current_(rt)) {
         wa_text_str_(&d, " [in ");
-        wa_text_task_(&d, rt->current);
+        wa_text_task_(&d, wa_rt_current_(rt));
         wa_text_str_(&d, "]");
     }
     wa_misuse_hook(line);

@@ -49,6 +49,9 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend)
     rt->backend = backend;
     rt->tailp = &rt->head;
     rt->owner = wa_thread_self_();
+    /* one context for every poll: a poll leaves it as it found it
+     * (future.h), so each task sets only its own fields */
+    rt->cx = (wa_cx){{NULL, &wa_task_waker_vt_}, rt, NULL, 0, &rt->budget};
     *out = rt;
     return 0;
 }
@@ -153,7 +156,6 @@ uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa_now_fresh_(rt);
  * tick loop. */
 static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task *t, wa_cx *cx)
 {
-    rt->current = t; /* running (reset once the round ends) */
     uint32_t w = wa_word_load(t);
     if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
         wa_word_store(t, w & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED));
@@ -205,15 +207,12 @@ static int wa_rt_round(wa_rt *rt, uint64_t *deadline)
     rt->head = NULL;
     rt->tailp = &rt->head;
     rt->queued = 0;
-    /* one context for the round: a poll leaves it as it found it
-     * (future.h), so each task sets only its own fields */
-    wa_cx cx = {{NULL, &wa_task_waker_vt_}, rt, NULL, 0, &rt->budget};
     while (t) {
         wa_task *next = rt->rest = t->next; /* (for a dump in a poll) */
-        wa_task_run(rt, t, &cx);
+        wa_task_run(rt, t, &rt->cx);
         t = next;
     }
-    rt->current = NULL;
+    rt->cx.task = NULL;
     wa_ticking_ = NULL;
     if (deadline)
         *deadline = wa_timers_next_(rt);

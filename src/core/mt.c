@@ -554,11 +554,10 @@ static void wa_mt_run(wa_worker *w, wa_task *t)
         v->budget = 128;
         v->polls++;
         v->now_fresh = 0;
-        v->current = t;
-        wa_cx cx = {{t, &wa_mt_waker_vt_}, v, t, 0, &v->budget};
+        v->cx.waker.data = v->cx.task = t;
         wa_future *f = wa_task_future(t);
-        rc = f->vt->poll(f, &cx);
-        v->current = NULL;
+        rc = f->vt->poll(f, &v->cx);
+        v->cx.task = NULL;
         if (v->arming_len) /* sleeps armed by this poll count from now */
             wa_timers_commit_(v, wa_now_fresh_(v));
         /* Aborted, or nobody took a request this poll saw: hard drop. A
@@ -839,7 +838,7 @@ void wa_mt_scope_init_(wa_scope *sc, wa_rt *rt, unsigned flags)
 {
     wa_mt *mt = rt->mt;
     sc->rt = mt->rt;
-    sc->owner = rt->current; /* (a worker's view: its running task) */
+    sc->owner = wa_rt_current_(rt); /* (a worker's view: its running task) */
     if (sc->owner && (wa_word_load(sc->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
         wa_word_add(sc->owner, WA_SCOPE_ONE); /* (only its own poll changes these bits) */
     sc->children = NULL; /* (they stay on the shards) */
@@ -1083,6 +1082,7 @@ int wa_mt_new_(wa_rt *rt, unsigned n)
         w->index = i;
         w->seed = i + 1;
         w->view.mt = mt;
+        w->view.cx = (wa_cx){{NULL, &wa_mt_waker_vt_}, &w->view, NULL, 0, &w->view.budget};
         w->view.backend = rt->backend;
         w->view.report = rt->report;
         w->view.report_arg = rt->report_arg;

@@ -41,7 +41,7 @@ struct wa_rt {
     int now_fresh;
     int timers_early; /* the last wait ended before the earliest deadline */
     int budget;                  /* coop budget of the running poll */
-    wa_task *current;            /* the task being polled, or NULL */
+    wa_cx cx;                    /* the context of its polls, made once (its task: the one being polled, or NULL) */
     uint64_t finished;           /* local tasks finished: spawned - finished are live (one counter per spawn, not two) */
     wa_slab slab;                /* task allocations (in place: one load less per spawn) */
     uint64_t spawned, polls, ticks, waits;
@@ -58,6 +58,9 @@ struct wa_rt {
      * made at its first use; NULL until then, and on hosts without threads. */
     struct wa_remote *xt;
 };
+
+/* The task being polled on rt (a worker's view, on many threads), or NULL. */
+static inline wa_task *wa_rt_current_(const wa_rt *rt) { return rt->cx.task; }
 
 /* The native many-threads executor (mt.c) is built where there are threads. */
 #if defined(__linux__) && !defined(__wasm__)

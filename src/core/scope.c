@@ -67,7 +67,7 @@ static void wa_scope_drop(wa_future *f)
     s->flags |= WA_SCOPE_CANCELLING;
     while (s->children) {
         wa_task *t = s->children;
-        if (t == s->rt->current && !(wa_word_load(t) & WA_T_DONE)) { /* running */
+        if (t == wa_rt_current_(s->rt) && !(wa_word_load(t) & WA_T_DONE)) { /* running */
             /* A child dropping its own scope: it cannot be dropped in the
              * middle of its poll, so it becomes a root task. */
             wa_misuse(WA_EMISUSE, "a scope dropped by its own child");
@@ -100,7 +100,7 @@ wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags)
     }
 #endif
     s->rt = rt;
-    s->owner = rt->current;
+    s->owner = wa_rt_current_(rt);
     if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
         wa_word_add(s->owner, WA_SCOPE_ONE);
     s->children = NULL;

@@ -155,7 +155,7 @@ void wa_task_abort_(wa_task *t)
 {
     if (wa_task_state(t) & WA_T_DONE)
         return;
-    if (t == t->rt->current) { /* running */
+    if (t == wa_rt_current_(t->rt)) { /* running */
         wa_word_or(t, WA_T_ABORT);
         return;
     }
@@ -353,25 +353,30 @@ static void wa_join_drop_vt(wa_future *f) { wa_join_release((wa_join *)f); }
 
 static const wa_future_vt wa_join_vt = {wa_join_poll, wa_join_drop_vt, "join"};
 
-/* The common case, a future of up to 8 words from a warm slab, copies and
- * links without a call; anything else takes the general path. */
+/* The common case, a future of 8 to 64 bytes from a warm slab, copies and
+ * links without a call; anything else takes the general path. fixed: size
+ * is a compile-time constant of 1 to 8 words (wa_spawn_wN_), which needs
+ * no size test and copies without a branch. */
 static inline __attribute__((always_inline)) int wa_spawn_in(wa_rt *rt, const wa_future *fut, size_t size,
-                                                             wa_join *join, wa_scope *scope)
+                                                             wa_join *join, wa_scope *scope, bool fixed)
 {
     size_t total = sizeof(wa_task) + size;
     wa_task *t;
-    /* (one test for "1 to 8 words": size - 1 word wraps for 0, and the
-     * other sizes, like NULLs, go the checked way) */
-    if ((size - sizeof(uintptr_t)) & ~(7 * sizeof(uintptr_t)) || !rt || !fut)
+    /* (one test for "8 to 64 bytes, a multiple of 8": size - 8 wraps for
+     * smaller ones; the other sizes, like NULLs, go the checked way) */
+    if (__builtin_expect(!rt || !fut || (!fixed && ((size - 8) & ~(size_t)56)), 0))
         return wa_spawn_checked(rt, fut, size, join, scope);
     if (WA_CHECK_THREAD_ && rt->owner != wa_thread_self_())
         return wa_spawn_foreign(rt, fut, size, join, scope);
     /* (a many-threads runtime's slab is always empty: its spawns go the
      * checked way, to mt.c) */
-    _Static_assert(sizeof(wa_task) + 8 * sizeof(uintptr_t) <= WA_SLAB_MAX, "a small task is a slab's");
+    _Static_assert(sizeof(wa_task) + 64 <= WA_SLAB_MAX, "a small task is a slab's");
     if (!(t = wa_slab_try_alloc_small(&rt->slab, total)))
         return wa_spawn_checked(rt, fut, size, join, scope);
-    wa_memcpy_8_64_(wa_task_future(t), fut, size);
+    if (fixed)
+        memcpy(wa_task_future(t), fut, size);
+    else
+        wa_memcpy_8_64_(wa_task_future(t), fut, size);
     wa_task_init(rt, scope, t, total, join);
     return 0;
 }
@@ -379,12 +384,27 @@ static inline __attribute__((always_inline)) int wa_spawn_in(wa_rt *rt, const wa
 /* (The argument order is the checked path's, which gets them as they are.) */
 int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
 {
-    return wa_spawn_in(rt, fut, size, join, NULL);
+    return wa_spawn_in(rt, fut, size, join, NULL, false);
 }
+
+/* wa_spawn_of's entry points, one per size in words (runtime.h). */
+#define WA_SPAWN_DEFINE_(n)                                                \
+    int wa_spawn_w##n##_(wa_rt *rt, const wa_future *fut, wa_join *join)    \
+    {                                                                       \
+        return wa_spawn_in(rt, fut, n * sizeof(void *), join, NULL, true);  \
+    }
+WA_SPAWN_DEFINE_(1)
+WA_SPAWN_DEFINE_(2)
+WA_SPAWN_DEFINE_(3)
+WA_SPAWN_DEFINE_(4)
+WA_SPAWN_DEFINE_(5)
+WA_SPAWN_DEFINE_(6)
+WA_SPAWN_DEFINE_(7)
+WA_SPAWN_DEFINE_(8)
 
 int wa_task_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
 {
-    return wa_spawn_in(rt, fut, size, join, scope);
+    return wa_spawn_in(rt, fut, size, join, scope, false);
 }
 
 /* j holds a finished task (atomic: a many-threads task finishes on a
@@ -493,5 +513,5 @@ static const wa_future_vt wa_fn_vt = {wa_fn_poll, wa_fn_drop, "fn"};
 int wa_spawn_fn(wa_rt *rt, wa_task_fn fn, void *arg, wa_join *join)
 {
     wa_fn_future ff = {{&wa_fn_vt}, fn, arg, 0};
-    return wa_spawn(rt, &ff.fut, sizeof ff, join);
+    return wa_spawn_of(rt, &ff, join);
 }

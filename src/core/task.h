@@ -30,7 +30,7 @@ enum {
  * at its first poll, the common case, is never linked; until that poll it
  * is in the run queue (or the rest of the round under way), where
  * shutdown, wa_rt_free and dumps find it (wa_task_unlinked_). The local executor does not set WA_T_RUNNING
- * either: its running task is rt->current. */
+ * either: its running task is the round context's (wa_rt_current_). */
 
 /* One allocation per task: this header, then the future inline. 64 bytes on
  * 64-bit hosts, 48 on wasm32. */
