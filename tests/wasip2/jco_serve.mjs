@@ -3,17 +3,17 @@
 // random port, for the Node tests: { base, log(), stop() }. With runP3
 // (default: WASYNC_RUN_P3) set, the component is a 0.3 service (world
 // service-p3), served by preview3-shim's HttpServer through `run-p3.mjs
-// --serve` (transpiled into out, default WASYNC_OUT). jcoArgs go to jco
-// serve (0.2 only).
+// --serve` (transpiled into out, default WASYNC_OUT). hostArgs go to jco
+// serve (0.2) or run-p3.mjs (0.3).
 import { spawn } from 'node:child_process';
 
-export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = process.env.WASYNC_OUT, jcoArgs = []) {
+export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = process.env.WASYNC_OUT, hostArgs = []) {
   const port = 20000 + Math.floor(Math.random() * 20000);
   // In its own process group: jco serve runs the component in a child
   // process, which a kill of jco alone would leave running.
   const args = runP3
-    ? [runP3, '--serve', String(port), component, out]
-    : [process.env.JCO, 'serve', '--port', String(port), ...jcoArgs, component];
+    ? [runP3, ...hostArgs, '--serve', String(port), component, out]
+    : [process.env.JCO, 'serve', '--port', String(port), ...hostArgs, component];
   const server = spawn(process.execPath, args,
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let log = '';
@@ -39,14 +39,18 @@ export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = 
   };
 }
 
-// The host calls a 0.2 component makes per request to path: the import
-// calls `jco serve --jco-trace` logs (every import function called; a
-// resource drop is not a call there), over n requests one at a time after
-// one unmeasured. The same count for any component, runtime or not.
-export async function hostCalls(component, path, n = 20) {
-  const server = await serve(component, '', '', ['--jco-trace']);
-  const count = () => (server.log().match(/^\[iface="wasi:.*\] call /gm) ?? []).length
-    - (server.log().match(/^\[iface="wasi:http\/incoming-handler[^\]]*\] call /gm) ?? []).length;
+// The host calls a component makes per request to path, over n requests one
+// at a time after one unmeasured; the same count for any component, runtime
+// or not. On 0.2 (runP3 empty), the import calls `jco serve --jco-trace`
+// logs (every WIT import function called; a resource drop is not a call
+// there); on 0.3 (served by runP3 into out), every call into the host,
+// the async built-ins and drops included (run-p3.mjs --trace).
+export async function hostCalls(component, path, n = 20, runP3 = '', out = '') {
+  const server = await serve(component, runP3, out, [runP3 ? '--trace' : '--jco-trace']);
+  const count = runP3
+    ? () => (server.log().match(/^\[host-call\] /gm) ?? []).length
+    : () => (server.log().match(/^\[iface="wasi:.*\] call /gm) ?? []).length
+      - (server.log().match(/^\[iface="wasi:http\/incoming-handler[^\]]*\] call /gm) ?? []).length;
   try {
     const settled = () => new Promise((r) => setTimeout(r, 200)); // (the trace's last lines)
     await (await fetch(server.base + path)).arrayBuffer();
