@@ -9,7 +9,7 @@
 # and the CPU-bound demo's scaling from 1 to 2 workers; then the JS host, and
 # WASI 0.3 beside 0.2 (the backends' guest cost per event natively, sleeps
 # and HTTP under jco: wall time, host calls), and http_hello against the
-# host floor under jco serve.
+# host floor on 0.2 (jco serve) and 0.3 (preview3-shim).
 #
 # Usage: bench/run.sh BUILD_DIR     (RUNS=5 by default)
 set -euo pipefail
@@ -145,7 +145,8 @@ bench/wasip3/run.sh "$build/wasip3" "$build/wasip2/wasip2-wakeup"
 # against the ideal time and the host calls they cost, then HTTP.
 for p in wasip2 wasip3; do cmake --preset $p >/dev/null; done
 cmake --build --preset wasip2 --target wasync_sleeps wasync_http_server wasync_http_hello wasync_http_floor >/dev/null
-cmake --build --preset wasip3 --target wasync_sleeps wasync_p3_http_server >/dev/null
+cmake --build --preset wasip3 --target wasync_sleeps wasync_p3_http_server wasync_p3_http_hello wasync_p3_http_floor \
+  >/dev/null
 for ((r = 0; r < runs; r++)); do
   node node_modules/@bytecodealliance/jco/dist/jco.js run build/wasip2/tests/wasip2/sleeps.component.wasm \
     >>"$tmp/sleeps.0.2" || true
@@ -178,3 +179,8 @@ node bench/wasip2/http_load.mjs build/wasip2/tests/wasip2/http_server.component.
 # calls per request, and the ratio.
 node bench/wasip2/http_floor.mjs build/wasip2/tests/wasip2/http_floor.component.wasm \
   build/wasip2/tests/wasip2/http_hello.component.wasm 15
+# ...and on WASI 0.3 (bench/wasip3/floor.c, its async export by hand),
+# both under preview3-shim's HttpServer, the host calls every call into
+# the host (run-p3.mjs --trace).
+node bench/wasip2/http_floor.mjs --p3 build/wasip3/tests/wasip3/p3_http_floor.component.wasm \
+  build/wasip3/tests/wasip3/p3_http_hello.component.wasm 15

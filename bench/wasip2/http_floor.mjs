@@ -1,29 +1,37 @@
 // SPDX-License-Identifier: MIT
-// node bench/wasip2/http_floor.mjs FLOOR HELLO [RUNS]: http_hello
-// (examples/wasi/http_hello.c) against the host floor (bench/wasip2/floor.c,
-// the same answer with no runtime), both under `jco serve`. Each round sends
-// each component 1,000 GETs of "/", 50 at a time, interleaved (floor, then
-// hello) so drift hits both alike; RUNS rounds (default 15). Prints, per
-// component, the median req/s, the median round's p50 and p99 latency, and
-// the host calls per request (hostCalls: the import calls jco's trace logs,
-// counted on a server of their own), then hello/floor; any error is a
-// failure.
+// node bench/wasip2/http_floor.mjs [--p3] FLOOR HELLO [RUNS]: http_hello
+// (examples/wasi/http_hello.c) against the host floor (the same answer
+// with no runtime: bench/wasip2/floor.c, or with --p3 bench/wasip3/floor.c),
+// both under `jco serve` (0.2) or preview3-shim's HttpServer
+// (scripts/run-p3.mjs --serve, 0.3). Each round sends each component 1,000
+// GETs of "/", 50 at a time, interleaved (floor, then hello) so drift hits
+// both alike; RUNS rounds (default 15). Prints, per component, the median
+// req/s, the median round's p50 and p99 latency, and the host calls per
+// request (hostCalls, counted on a server of their own: on 0.2 the import
+// calls jco's trace logs, on 0.3 every call into the host, run-p3.mjs
+// --trace), then hello/floor; any error is a failure.
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostCalls, serve } from '../../tests/wasip2/jco_serve.mjs';
 import { load, median } from './load.mjs';
 
-const [floor, hello, runsArg] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const p3 = args[0] === '--p3' && Boolean(args.shift());
+const [floor, hello, runsArg] = args;
 process.env.JCO ??= fileURLToPath(new URL('../../node_modules/@bytecodealliance/jco/dist/jco.js', import.meta.url));
+const runP3 = p3 ? fileURLToPath(new URL('../../scripts/run-p3.mjs', import.meta.url)) : '';
+// (0.3: transpiled next to the component, inside the repository as run-p3 wants)
+const out = (wasm, what) => (p3 ? join(dirname(wasm), `${basename(wasm, '.component.wasm')}.${what}`) : '');
 const N = 1000, C = 50, RUNS = Number(runsArg ?? 15);
 const w = { path: '/' };
 
 const comps = [{ name: 'floor', wasm: floor }, { name: 'http_hello', wasm: hello }];
 for (const c of comps) {
-  c.calls = await hostCalls(c.wasm, w.path);
+  c.calls = await hostCalls(c.wasm, w.path, 20, runP3, out(c.wasm, 'trace'));
   c.rounds = [];
 }
 let errors = 0;
-for (const c of comps) c.server = await serve(c.wasm, '');
+for (const c of comps) c.server = await serve(c.wasm, runP3, out(c.wasm, 'bench'));
 try {
   for (const c of comps) await load(c.server.base, w, C, C); // warm-up
   for (let r = 0; r < RUNS; r++)
@@ -37,8 +45,11 @@ try {
 }
 
 const row = (...v) => console.log(v.map((s, i) => String(s).padStart(i ? 11 : 16)).join(' '));
-console.log(`\nhttp_hello against the host floor under jco serve: ${N} requests, ${C} at a time, median of ${RUNS}` +
-  ' interleaved rounds (calls: host calls per request, jco --jco-trace)');
+console.log(p3
+  ? `\nhttp_hello against the host floor on WASI 0.3 (preview3-shim's HttpServer): ${N} requests, ${C} at a time,` +
+    ` median of ${RUNS} interleaved rounds (calls: host calls per request, run-p3.mjs --trace)`
+  : `\nhttp_hello against the host floor under jco serve: ${N} requests, ${C} at a time, median of ${RUNS}` +
+    ' interleaved rounds (calls: host calls per request, jco --jco-trace)');
 row('component', 'req/s', 'p50 ms', 'p99 ms', 'calls');
 const m = comps.map((c) => ({ ...median(c.rounds), calls: c.calls }));
 comps.forEach((c, i) => row(c.name, m[i].rps.toFixed(0), m[i].p50.toFixed(1), m[i].p99.toFixed(1), m[i].calls.toFixed(1)));

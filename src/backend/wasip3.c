@@ -282,7 +282,6 @@ void wa_wasip3_event_(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2)
     if (!h)
         return;
     wa_p3b_dispatch(h, (wa_p3_event){code, p1, p2});
-    wa_p3b_drain(h);
 }
 
 void wa_wasip3_poll_(wa_rt *rt)

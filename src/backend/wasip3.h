@@ -12,7 +12,8 @@
 #include "wasync/runtime.h"
 
 /* Dispatches an event the host handed to a callback (code, p1, p2) as the
- * blocking wait dispatches one, then drains the set. */
+ * blocking wait dispatches one. The set is not drained: the callback's
+ * WAIT gets any other pending event from the host, with no poll. */
 void wa_wasip3_event_(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2);
 
 /* Dispatches the events pending in the set, without blocking (YIELD does

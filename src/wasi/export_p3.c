@@ -6,7 +6,8 @@
  * backend waits on the instance's one waitable set; each call's entry and
  * callback tick that runtime, so any export task drives every wasync task
  * (the spec lets any number of tasks wait on one set, an event going to
- * one of them). A call's record is in its context slot 0. It answers:
+ * one of them). A call's record is in its context slot 0, but for a call
+ * that began alone (no context.set: it is found without). It answers:
  * EXIT once its own wasync task has finished (after task.return, or
  * task.cancel when the caller cancelled it), YIELD while tasks are still
  * runnable after a bounded number of ticks, else WAIT on the set with the
@@ -39,6 +40,7 @@ struct wa_export_call {
 
 static wa_rt *wa_export_rt;
 static wa_export_call *wa_export_calls; /* live ones */
+static wa_export_call *wa_export_bare;  /* the live one whose slot was not set, if any */
 static unsigned wa_export_live, wa_export_max = WA_WASIP3_EXPORT_LIMIT;
 static int wa_export_pressed;  /* our backpressure.inc is in force */
 static int wa_export_released; /* ...was just undone: see wa_export_wake */
@@ -91,11 +93,18 @@ wa_export_call *wa_export_begin_(void)
     wa_export_call *c = calloc(1, sizeof *c);
     if (!c)
         wa_export_fail("out of memory");
+    /* A call that begins alone keeps its record out of its slot (no
+     * context.set): while it is alone its callbacks know it, and after,
+     * it is the one live call whose slot reads 0 (every later call sets
+     * its own). */
+    if (wa_export_live)
+        wa_p3_context_set(c);
+    else
+        wa_export_bare = c;
     c->next = wa_export_calls;
     wa_export_calls = c;
     wa_export_live++;
     wa_export_press();
-    wa_p3_context_set(c);
     return c;
 }
 
@@ -182,11 +191,12 @@ static uint32_t wa_export_end(wa_export_call *c, wa_export_return ret)
     while (*p != c)
         p = &(*p)->next;
     *p = c->next;
+    if (wa_export_bare == c)
+        wa_export_bare = NULL;
     free(c);
     wa_export_live--;
     wa_export_press();
-    wa_p3_context_set(NULL);
-    return wa_export_exit();
+    return wa_export_exit(); /* (the slot ends with the task: no context.set) */
 }
 
 /* Ticks the runtime for call c, then answers the host. */
@@ -222,7 +232,10 @@ uint32_t wa_export_start_(wa_export_call *c, int spawned, wa_export_return ret)
 
 uint32_t wa_export_callback_(uint32_t event, uint32_t p1, uint32_t p2, wa_export_return ret)
 {
-    wa_export_call *c = wa_p3_context_get();
+    /* One live call is the one called back: no context.get. */
+    wa_export_call *c = wa_export_live == 1 ? wa_export_calls : wa_p3_context_get();
+    if (!c)
+        c = wa_export_bare;
     if (event == WA_P3_EVENT_TASK_CANCELLED) {
         c->cancelled = 1;
         if (c->spawned >= 0)
