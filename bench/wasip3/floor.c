@@ -4,10 +4,13 @@
  * answers "/" (200, content-type: text/plain, "hello from wasync\n") with
  * the raw bindings (src/wasi/http_p3.h, p3.h) and no runtime: handle is
  * lifted async with a callback written here against the Canonical ABI.
- * The call makes the response and returns it (task.return), then writes
- * its body stream and its trailers future ok(none), each at once or, when
- * the host is not reading yet, after the event its callback gets. It reads
- * the path, as any server that routes must (http_hello does).
+ * The call makes the response, starts its body's write and returns the
+ * response (task.return), then ends the body and writes its trailers
+ * future ok(none), each at once or, when the host is not reading yet,
+ * after the event its callback gets. It reads the path, as any server that
+ * routes must (http_hello does). The write goes before task.return, as
+ * http_hello's does: preview3-shim then finds it waiting when it reads (a
+ * write after task.return made this floor 0.6x as fast).
  *
  * The fewest host calls the semantics allow: each call waits on a set of
  * its own, so that its events reach its own task (an event of a shared set
@@ -29,6 +32,7 @@ typedef struct floor_call {
     uint32_t body;           /* the body's writable end, until written whole */
     uint32_t sent;           /* bytes of msg written */
     uint32_t trailers;       /* the trailers' writable end, until written */
+    uint32_t req;            /* the request, dropped at the end as http_hello's */
     wa_p3_http_value ok;     /* ok(none), the trailers' value */
 } floor_call;
 
@@ -69,6 +73,7 @@ static uint32_t floor_step(floor_call *c)
         wa_wasip3_http_trailers.drop_writable(c->trailers);
         c->trailers = 0;
     }
+    wa_p3_request_drop(c->req);
     floor_call **p = &live;
     while (*p != c)
         p = &(*p)->next;
@@ -87,26 +92,32 @@ uint32_t floor_handle(uint32_t req)
     uint32_t fields, resp, result;
     if (wa_p3_request_path(req, &path) == 0)
         free(path);
-    wa_p3_request_drop(req); /* (nothing else is read from it) */
     if (c)
         pool = c->next;
     else if ((c = calloc(1, sizeof *c)) != NULL)
         c->set = wa_p3_waitable_set_new();
     if (!c || wa_p3_fields_from_list(type, 1, &fields) < 0) {
         free(c); /* (never with a set: a pooled one has fields) */
+        wa_p3_request_drop(req);
         wa_p3_handler_return_error(); /* the host answers */
         return WA_P3_CALLBACK_EXIT;
     }
     uint64_t bytes = wa_wasip3_http_bytes.new_(), trailers = wa_wasip3_http_trailers.new_();
     wa_p3_response_new(fields, (uint32_t)bytes, (uint32_t)trailers, 200, &resp, &result);
     wa_wasip3_http_result.drop_readable(result); /* (how the host sent it: not asked) */
-    wa_p3_handler_return(resp);
     c->body = (uint32_t)(bytes >> 32);
     c->trailers = (uint32_t)(trailers >> 32);
     c->sent = 0;
+    c->req = req;
     wa_p3_http_value_set(&c->ok, 0);
     c->next = live;
     live = c;
+    /* The body's write goes first: the host finds it waiting when it reads. */
+    uint32_t r = wa_wasip3_http_bytes.write(c->body, msg, sizeof msg - 1);
+    wa_p3_handler_return(resp);
+    if (r == WA_P3_BLOCKED)
+        return floor_wait(c, c->body);
+    floor_sent(c, r);
     return floor_step(c);
 }
 
