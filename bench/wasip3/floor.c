@@ -9,8 +9,8 @@
  * future ok(none), each at once or, when the host is not reading yet,
  * after the event its callback gets. It reads the path, as any server that
  * routes must (http_hello does). The write goes before task.return, as
- * http_hello's does: preview3-shim then finds it waiting when it reads (a
- * write after task.return made this floor 0.6x as fast).
+ * http_hello's does: preview3-shim then finds it waiting when it reads
+ * (docs/http.md, "The floor on WASI 0.3").
  *
  * The fewest host calls the semantics allow: each call waits on a set of
  * its own, so that its events reach its own task (an event of a shared set
