@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Setup shared by the native tests of other threads and I/O: how much
- * smaller their loops are in slow builds, a runtime of either executor
- * with a remote and an event on it, and the process's open fds. */
+/* Setup shared by the native tests of other threads and I/O (and
+ * bench/soak.c): how much smaller their loops are in slow builds, a
+ * runtime of either executor with a remote and an event on it, and the
+ * process's open fds. */
 #ifndef WASYNC_TESTS_RT_SETUP_H
 #define WASYNC_TESTS_RT_SETUP_H
 
