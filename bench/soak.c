@@ -17,7 +17,6 @@
  */
 #define _GNU_SOURCE /* malloc_trim */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -29,6 +28,7 @@
 
 #include "check.h"
 #include "echo.h"
+#include "rt_setup.h"
 #include "wasync/net.h"
 
 #if defined(__has_feature)
@@ -54,17 +54,6 @@ static long rss_bytes(void)
     int n = fscanf(f, "%ld %ld", &size, &resident);
     fclose(f);
     return n == 2 ? resident * sysconf(_SC_PAGESIZE) : -1;
-}
-
-static int open_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-    while (d && readdir(d))
-        n++;
-    if (d)
-        closedir(d);
-    return n;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -621,7 +610,7 @@ static long tcp_fd_room(long n)
 {
     /* what is open already, then epoll, its eventfd, the listener, reads
      * of /proc */
-    rlim_t spare = (rlim_t)open_fds() + 8;
+    rlim_t spare = (rlim_t)check_fds_held() + 8;
     rlim_t need = 2 * (rlim_t)n + spare;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
@@ -652,7 +641,7 @@ static void soak_tcp(long want)
     CHECK(n > 0);
     if (n <= 0)
         return;
-    int fds0 = open_fds();
+    long fds0 = check_fds_held();
     wa_rt *rt = NULL;
     CHECK_EQ(wa_rt_new(&rt), 0);
     if (!rt)
@@ -682,7 +671,7 @@ static void soak_tcp(long want)
     CHECK(sh.st_connected.tasks >= (size_t)(2 * n + 1));
     check_empty(rt);
     wa_rt_free(rt);
-    CHECK_EQ(open_fds(), fds0);
+    CHECK_EQ(check_fds_held(), fds0);
     if (!sh.open || sh.echoed != n)
         return;
 

@@ -11,19 +11,9 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "rt_setup.h"
 
-#if defined(WASYNC_FAULT_INJECTION)
-#define SCALE 100
-#elif defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SCALE 10
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SCALE 10
-#endif
-#endif
-#ifndef SCALE
-#define SCALE 1
-#endif
+#define SCALE CHECK_SCALE(100, 10)
 
 /* A task returning its index through a pointer. */
 typedef struct ret_index {

@@ -8,13 +8,13 @@
  * by the tsan preset, and under tests/faults: a setup that fails there (the
  * runtime, a spawn, a socket) stops its test, releasing what it made. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "rt_setup.h"
 #include "echo.h"
 #include "wasync/net.h"
 
@@ -24,18 +24,6 @@
 #define BYTES (64 * 1024)
 #endif
 #define CLIENTS 50
-
-/* Open fds of this process: a leak shows as growth. */
-static long held(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    long n = 0;
-    while (d && readdir(d))
-        n++;
-    if (d)
-        closedir(d);
-    return n;
-}
 
 static unsigned char pattern(size_t i, int seed) { return (unsigned char)(i * 31 + (i >> 12) + (unsigned)seed); }
 
@@ -151,7 +139,7 @@ static void echo_main_cleanup(echo_main *t) { check_joins_drop(t->clients, CLIEN
 static void test_mt_echo(void)
 {
     for (unsigned workers = 2; workers <= 4; workers *= 2) {
-        long before = held();
+        long before = check_fds_held();
         wa_rt *rt;
         REQUIRE(wa_rt_new_mt(&rt, workers) == 0);
         wa_tcp_op op;
@@ -182,7 +170,7 @@ static void test_mt_echo(void)
         CHECK(wa_join_status(&js) == WA_ECANCELED || wa_join_status(&js) == WA_ENOMEM);
         wa_join_drop(&js);
         CHECK_RT_EMPTY_FREE(rt);
-        CHECK_EQ(held(), before);
+        CHECK_EQ(check_fds_held(), before);
     }
 }
 
@@ -267,7 +255,7 @@ static int pipe_streams(wa_rt *rt, wa_stream **r, wa_stream **w)
  * sleep between chunks (timers and fds in one wait). */
 static void test_mt_pipes_and_sleeps(void)
 {
-    long before = held();
+    long before = check_fds_held();
     wa_rt *rt;
     REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
     int ok = 0, started = 0;
@@ -295,7 +283,7 @@ static void test_mt_pipes_and_sleeps(void)
     CHECK_EQ(__atomic_load_n(&ok, __ATOMIC_RELAXED), PIPES);
 #endif
     CHECK_RT_EMPTY_FREE(rt);
-    CHECK_EQ(held(), before);
+    CHECK_EQ(check_fds_held(), before);
 }
 
 /* Readers of pipes nobody writes to: shutdown cancels them (their reads
@@ -303,7 +291,7 @@ static void test_mt_pipes_and_sleeps(void)
 static void test_mt_shutdown_with_reads(void)
 {
     for (int shutdown = 0; shutdown < 2; shutdown++) {
-        long before = held();
+        long before = check_fds_held();
         wa_rt *rt;
         REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
         int w[PIPES], ok = 0;
@@ -333,7 +321,7 @@ static void test_mt_shutdown_with_reads(void)
         for (int i = 0; i < PIPES; i++)
             if (w[i] >= 0)
                 close(w[i]);
-        CHECK_EQ(held(), before);
+        CHECK_EQ(check_fds_held(), before);
     }
 }
 
@@ -455,7 +443,7 @@ WA_ASYNC(canceller, t, cx)
 static void test_mt_scope_cancel_mid_io(void)
 {
     for (int fail = 1; fail >= 0; fail--) {
-        long before = held();
+        long before = check_fds_held();
         wa_rt *rt;
         REQUIRE(wa_rt_new_mt(&rt, 4) == 0);
         int w[PIPES];
@@ -479,7 +467,7 @@ static void test_mt_scope_cancel_mid_io(void)
         for (int i = 0; i < PIPES; i++)
             if (w[i] >= 0)
                 close(w[i]);
-        CHECK_EQ(held(), before);
+        CHECK_EQ(check_fds_held(), before);
     }
 }
 

@@ -10,19 +10,9 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "rt_setup.h"
 
-#if defined(WASYNC_FAULT_INJECTION)
-#define SCALE 50
-#elif defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SCALE 5
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SCALE 5
-#endif
-#endif
-#ifndef SCALE
-#define SCALE 1
-#endif
+#define SCALE CHECK_SCALE(50, 5)
 
 #define TASKS 16
 

@@ -27,25 +27,16 @@ static long held(void) { return wa_wasi_live_handles(); }
 static long held(void) { return wa_wasi_live_handles(); }
 #else
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "../src/io/tcp.h"
+#include "rt_setup.h"
 
 /* Open fds of this process: a leak shows as growth. */
-static long held(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    long n = 0;
-    while (d && readdir(d))
-        n++;
-    if (d)
-        closedir(d);
-    return n;
-}
+static long held(void) { return check_fds_held(); }
 #endif
 
 #define BYTES (1 << 20)

@@ -16,22 +16,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "rt_setup.h"
 
-#if defined(WASYNC_FAULT_INJECTION)
-#define SCALE 100
-#elif defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SCALE 10
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SCALE 10
-#endif
-#endif
-#ifndef SCALE
-#define SCALE 1
-#endif
-
-/* A runtime of each kind: local (workers 0) or on that many threads. */
-static int new_rt(wa_rt **rt, unsigned workers) { return workers ? wa_rt_new_mt(rt, workers) : wa_rt_new(rt); }
+#define SCALE CHECK_SCALE(100, 10)
 
 static void sleep_ms(long ms)
 {
@@ -109,11 +96,9 @@ static void remote_spawns_on(unsigned workers)
 {
     enum { THREADS = 4 };
     wa_rt *rt;
-    REQUIRE(new_rt(&rt, workers) == 0);
-    tally y = {.n = 100000 / SCALE};
     wa_remote *r;
-    REQUIRE_OR(wa_remote_new(rt, &r) == 0, wa_rt_free(rt));
-    REQUIRE_OR(wa_event_new(rt, &y.done) == 0, (wa_remote_drop(r), wa_rt_free(rt)));
+    tally y = {.n = 100000 / SCALE};
+    REQUIRE(check_rt_new(&rt, workers, &r, &y.done) == 0);
     spawner s[THREADS];
     pthread_t th[THREADS];
     for (int i = 0; i < THREADS; i++) {
@@ -191,9 +176,8 @@ static void *set_many(void *arg)
 static void events_on(unsigned workers)
 {
     wa_rt *rt;
-    REQUIRE(new_rt(&rt, workers) == 0);
     wa_event *ev;
-    REQUIRE_OR(wa_event_new(rt, &ev) == 0, wa_rt_free(rt));
+    REQUIRE(check_rt_new(&rt, workers, NULL, &ev) == 0);
     /* coalescing: three sets before the wait complete one wait */
     int stop = 0;
     for (int i = 0; i < 3; i++)
@@ -259,11 +243,9 @@ static void race_shutdown_on(unsigned workers)
 {
     enum { THREADS = 2 };
     wa_rt *rt;
-    REQUIRE(new_rt(&rt, workers) == 0);
     wa_remote *r;
-    REQUIRE_OR(wa_remote_new(rt, &r) == 0, wa_rt_free(rt));
     wa_event *ev;
-    REQUIRE_OR(wa_event_new(rt, &ev) == 0, (wa_remote_drop(r), wa_rt_free(rt)));
+    REQUIRE(check_rt_new(&rt, workers, &r, &ev) == 0);
     racer x[THREADS];
     pthread_t th[THREADS];
     for (int i = 0; i < THREADS; i++) {
@@ -323,7 +305,7 @@ static void blocking_on(unsigned workers)
 {
     enum { JOBS = 24, MAX = 3 };
     wa_rt *rt;
-    REQUIRE(new_rt(&rt, workers) == 0);
+    REQUIRE(check_rt_new(&rt, workers, NULL, NULL) == 0);
     REQUIRE_OR(wa_rt_set_blocking(rt, MAX, WA_SEC(1)) == 0, wa_rt_free(rt));
     busy_max = 0;
     intptr_t out[JOBS];
@@ -428,7 +410,7 @@ static int nap_until_gate(wa_rt *rt, int n)
 static void blocking_cancel_on(unsigned workers)
 {
     wa_rt *rt;
-    REQUIRE(new_rt(&rt, workers) == 0);
+    REQUIRE(check_rt_new(&rt, workers, NULL, NULL) == 0);
     REQUIRE_OR(wa_rt_set_blocking(rt, 1, WA_SEC(1)) == 0, wa_rt_free(rt));
     gate_open = gate_waiting = never_ran = released_null = released_result = 0;
     blocker a = {.fn = wait_gate}, b = {.fn = never};
@@ -477,7 +459,7 @@ static int threads_now(void)
 static void blocking_idle_exit_on(unsigned workers)
 {
     wa_rt *rt;
-    REQUIRE(new_rt(&rt, workers) == 0);
+    REQUIRE(check_rt_new(&rt, workers, NULL, NULL) == 0);
     REQUIRE_OR(wa_rt_set_blocking(rt, 4, WA_MS(1)) == 0, wa_rt_free(rt));
     int before = threads_now();
     intptr_t out = -1;
@@ -505,7 +487,7 @@ static void dns_pool_on(unsigned workers)
 {
     enum { LOOKUPS = 50, MAX = 2 };
     wa_rt *rt;
-    REQUIRE(new_rt(&rt, workers) == 0);
+    REQUIRE(check_rt_new(&rt, workers, NULL, NULL) == 0);
     REQUIRE_OR(wa_rt_set_blocking(rt, MAX, WA_SEC(1)) == 0, wa_rt_free(rt));
     int before = threads_now();
     gate_open = gate_waiting = 0;
@@ -602,10 +584,9 @@ static void *spawn_loopers(void *arg)
 static void shutdown_on(unsigned workers)
 {
     wa_rt *rt;
-    REQUIRE(new_rt(&rt, workers) == 0);
-    started = cleaned = 0;
     wa_remote *r;
-    REQUIRE_OR(wa_remote_new(rt, &r) == 0, wa_rt_free(rt));
+    REQUIRE(check_rt_new(&rt, workers, &r, NULL) == 0);
+    started = cleaned = 0;
     for (int i = 0; i < 1000 / SCALE; i++) {
         looper l;
         looper_init(&l);
@@ -631,11 +612,9 @@ static void test_shutdown_under_load(void)
 static void freed_while_held_on(unsigned workers)
 {
     wa_rt *rt;
-    REQUIRE(new_rt(&rt, workers) == 0);
     wa_remote *r;
-    REQUIRE_OR(wa_remote_new(rt, &r) == 0, wa_rt_free(rt));
     wa_event *ev;
-    REQUIRE_OR(wa_event_new(rt, &ev) == 0, (wa_remote_drop(r), wa_rt_free(rt)));
+    REQUIRE(check_rt_new(&rt, workers, &r, &ev) == 0);
     wa_future f = {&idle_vt};
     wa_remote_join *j;
     REQUIRE_OR(wa_remote_spawn(r, &f, sizeof f, &j) == 0, (wa_event_drop(ev), wa_remote_drop(r), wa_rt_free(rt)));
@@ -709,11 +688,9 @@ static void cancel_race_on(unsigned workers)
 {
     enum { THREADS = 4 };
     wa_rt *rt;
-    REQUIRE(new_rt(&rt, workers) == 0);
     wa_remote *r;
-    REQUIRE_OR(wa_remote_new(rt, &r) == 0, wa_rt_free(rt));
     wa_event *last;
-    REQUIRE_OR(wa_event_new(rt, &last) == 0, (wa_remote_drop(r), wa_rt_free(rt)));
+    REQUIRE(check_rt_new(&rt, workers, &r, &last) == 0);
     canceller c[THREADS];
     pthread_t th[THREADS];
     int left = THREADS;
@@ -767,9 +744,8 @@ static const wa_future_vt probe_vt = {probe_poll, probe_drop, "probe"};
 static void remote_cancel_on(unsigned workers)
 {
     wa_rt *rt;
-    REQUIRE(new_rt(&rt, workers) == 0);
     wa_remote *r;
-    REQUIRE_OR(wa_remote_new(rt, &r) == 0, wa_rt_free(rt));
+    REQUIRE(check_rt_new(&rt, workers, &r, NULL) == 0);
     wa_remote_join *jc = NULL, *ja = NULL, *j = NULL;
 #define UNDO (wa_rt_free(rt), wa_remote_join_drop(jc), wa_remote_join_drop(ja), wa_remote_join_drop(j), wa_remote_drop(r))
     started = cleaned = 0;
@@ -825,9 +801,8 @@ static void test_misuse(void)
 {
     check_catch_misuse();
     wa_rt *rt;
-    REQUIRE(wa_rt_new(&rt) == 0);
     wa_remote *r;
-    REQUIRE_OR(wa_remote_new(rt, &r) == 0, wa_rt_free(rt));
+    REQUIRE(check_rt_new(&rt, 0, &r, NULL) == 0);
     wa_future f = {&idle_vt};
     wa_remote_join *j;
     REQUIRE_OR(wa_remote_spawn(r, &f, sizeof f, &j) == 0, (wa_remote_drop(r), wa_rt_free(rt)));

@@ -359,9 +359,6 @@ int wa_waitable_payload(wa_rt *rt, wa_waitable_key key, uint32_t *payload)
     return 0;
 }
 
-/* Where the subtask futures of rt (subtask.c) count their host calls;
- * NULL on another backend. */
-wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
 wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt) { return wa_backend_cap(rt->backend, WA_CAP_WASIP3_STATS); }
 
 int wa_wasip3_stats_get(wa_rt *rt, wa_wasip3_stats *st)

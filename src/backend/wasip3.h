@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: what the callback ABI driver (src/wasi/export_p3.c) asks of
- * the WASI 0.3 backend. A callback-lifted export does not block in
- * waitable-set.wait: the host hands it the event instead, and it returns
- * WAIT with the set. Both ways share the backend's dispatch and its one
- * wait-until. Each call is a no-op (or WA_ENOSYS) on another backend. */
+/* Internal: what the callback ABI driver (src/wasi/export_p3.c) and the
+ * I/O futures of src/io ask of the WASI 0.3 backend. A callback-lifted
+ * export does not block in waitable-set.wait: the host hands it the event
+ * instead, and it returns WAIT with the set. Both ways share the backend's
+ * dispatch and its one wait-until. Each call is a no-op (or WA_ENOSYS, or
+ * NULL) on another backend. */
 #ifndef WASYNC_BACKEND_WASIP3_H
 #define WASYNC_BACKEND_WASIP3_H
 
 #include <stdint.h>
 
+#include "wasync/component.h"
 #include "wasync/runtime.h"
 
 /* Dispatches an event the host handed to a callback (code, p1, p2) as the
@@ -31,5 +33,10 @@ int wa_wasip3_wake_(wa_rt *rt, unsigned want);
  * deadline has passed already (tick again instead), WA_ENOSYS. Nothing
  * joined and no deadline still waits: another task may join something. */
 int wa_wasip3_wait_set_(wa_rt *rt, uint64_t deadline, uint32_t *set);
+
+/* Returns (borrowed) where the futures of rt (subtask.c, p3_future.c,
+ * p3_stream.c, tcp_p3.c, dns_p3.c) count their host calls and ends; NULL
+ * on another backend. */
+wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
 
 #endif

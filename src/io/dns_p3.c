@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* DNS over wasi:sockets@0.3.0's ip-name-lookup: resolve-addresses is an
  * async func, awaited as a wa_subtask, its return area in the lookup. */
+#include "../backend/wasip3.h"
 #include "../wasi/sockets_p3.h"
 #include "wasync/component.h"
 #include "wasync/net.h"
-
-wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
 
 /* The host part of a lookup (wa_net_host): the call (d->waiting while
  * held) and its return area. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../wasi/http.h"
-#include "http_send.h"
+#include "http_call.h"
 #include "wasi_stream.h"
 #include "wasync/http.h"
 
@@ -19,15 +19,11 @@ struct wa_http_response {
 struct wa_http_call {
     wa_rt *rt;
     uint32_t future, out_body;
-    wa_stream *out; /* the request body's stream */
     wa_pollable_key key;
-    int registered, waiting, sending;
+    int registered, waiting;
     wa_pollable_wait wait;
     wa_http_response *response;
-    union {
-        wa_write w;
-        wa_copy c;
-    } tx;
+    wa_http_body_out body; /* (last: sized for its write or copy) */
 };
 
 void wa_http_response_free(wa_http_response *r)
@@ -56,12 +52,7 @@ static int wa_http_response_new(wa_rt *rt, uint32_t resp, wa_http_response **out
     int rc = wa_p2_response_consume(resp, &body, &stream);
     if (rc == 0)
         rc = wa_wasi_stream_open_owned(rt, stream, WA_NO_HANDLE, body, wa_p2_incoming_body_drop, &r->h.body);
-    if (rc < 0) {
-        wa_http_response_free(r);
-        return rc;
-    }
-    *out = r;
-    return 0;
+    return wa_http_response_made_(r, rc, out);
 }
 
 /* Releases what the call still holds, children before parents, and frees
@@ -69,9 +60,7 @@ static int wa_http_response_new(wa_rt *rt, uint32_t resp, wa_http_response **out
 static void wa_http_call_free(wa_http_send *s)
 {
     struct wa_http_call *c = s->call;
-    wa_drop_held(&c->tx.w.fut, &c->sending); /* (w and c begin alike: a future) */
-    if (c->out)
-        wa_stream_close(&c->out);
+    wa_http_body_out_drop_(&c->body);
     if (c->out_body != WA_NO_HANDLE)
         wa_p2_outgoing_body_drop(c->out_body); /* unfinished: aborted */
     wa_drop_held(&c->wait.fut, &c->waiting);
@@ -87,11 +76,10 @@ static void wa_http_call_free(wa_http_send *s)
 static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method)
 {
     const wa_http_request *q = s->req;
-    size_t size = offsetof(struct wa_http_call, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
-    struct wa_http_call *c = calloc(1, size);
+    struct wa_http_call *c = wa_http_call_new_(offsetof(struct wa_http_call, body), q);
     if (!c)
         return WA_ENOMEM;
-    c->rt = rt; /* (no struct assignment: the block may end before tx.c) */
+    c->rt = rt; /* (no struct assignment: the block may end before body.tx.c) */
     c->future = c->out_body = WA_NO_HANDLE;
     s->call = c;
     uint32_t fields, req, stream;
@@ -107,26 +95,18 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     if (!q->body_stream && !q->body_len)
         return 0; /* no body: finished below, no stream needed */
     if ((rc = wa_p2_body_write(c->out_body, &stream)) < 0 ||
-        (rc = wa_wasi_stream_open(rt, WA_NO_HANDLE, stream, &c->out)) < 0)
+        (rc = wa_wasi_stream_open(rt, WA_NO_HANDLE, stream, &c->body.out)) < 0)
         return rc;
-    if (q->body_stream)
-        wa_copy_init(&c->tx.c, q->body_stream, c->out);
-    else
-        wa_write_init(&c->tx.w, c->out, q->body, q->body_len);
-    c->sending = 1;
+    wa_http_body_out_start_(&c->body, q);
     return 0;
 }
 
 /* Polls the body going out; once it is all written, finishes it. */
 static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
 {
-    if (c->sending) {
-        int rc = wa_poll_held(&c->tx.w.fut, &c->sending, cx);
-        if (rc == WA_PENDING || rc < 0)
-            return rc;
-    }
-    if (c->out)
-        wa_stream_close(&c->out); /* the stream goes before its body */
+    int rc = wa_http_body_out_poll_(&c->body, cx); /* (its stream closed before its body ends) */
+    if (rc != 0)
+        return rc;
     if (c->out_body != WA_NO_HANDLE) {
         uint32_t body = c->out_body;
         c->out_body = WA_NO_HANDLE;
@@ -161,13 +141,7 @@ static int wa_http_run(wa_http_send *s, wa_cx *cx)
     struct wa_http_call *c = s->call;
     int out = wa_http_send_body(c, cx);
     int in = out < 0 ? 0 : wa_http_receive(c, cx);
-    if (out < 0 || in < 0)
-        return out < 0 ? out : in;
-    if (out == WA_PENDING || in == WA_PENDING)
-        return WA_PENDING;
-    s->response = c->response; /* handed over */
-    c->response = NULL;
-    return 0;
+    return wa_http_call_settle_(s, out, in, &c->response);
 }
 
 const wa_http_client_ops wa_http_client_host = {wa_http_start, wa_http_run, wa_http_call_free};

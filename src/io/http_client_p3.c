@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "../wasi/http_p3.h"
-#include "http_send.h"
+#include "http_call.h"
 #include "wasync/component.h"
 #include "wasync/http.h"
 
@@ -20,16 +20,12 @@ struct wa_http_response {
 struct wa_http_call {
     wa_rt *rt;
     uint32_t trailers; /* the writable end of the request's trailers */
-    wa_stream *out;    /* the request body's stream */
-    int sending, writing, waiting;
+    int writing, waiting;
     wa_subtask send;
     wa_p3_http_value ret, value;
     wa_wasip3_future_write write;
     wa_http_response *response;
-    union {
-        wa_write w;
-        wa_copy c;
-    } tx;
+    wa_http_body_out body; /* (last: sized for its write or copy) */
 };
 
 /* Ends a future's writable end that the library holds, once written. */
@@ -69,12 +65,7 @@ static int wa_http_response_new(wa_rt *rt, uint32_t resp, wa_http_response **out
     r->result = (uint32_t)(res >> 32);
     wa_p3_live_ends++;
     int rc = wa_wasip3_stream_open(rt, &wa_wasip3_http_bytes, stream, 0, &r->h.body);
-    if (rc < 0) {
-        wa_http_response_free(r);
-        return rc;
-    }
-    *out = r;
-    return 0;
+    return wa_http_response_made_(r, rc, out);
 }
 
 /* Releases what the call still holds, children before parents, and frees
@@ -82,9 +73,7 @@ static int wa_http_response_new(wa_rt *rt, uint32_t resp, wa_http_response **out
 static void wa_http_call_free(wa_http_send *s)
 {
     struct wa_http_call *c = s->call;
-    wa_drop_held(&c->tx.w.fut, &c->sending); /* (w and c begin alike: a future) */
-    if (c->out)
-        wa_stream_close(&c->out);
+    wa_http_body_out_drop_(&c->body);
     wa_drop_held(&c->write.fut, &c->writing);
     wa_http_end_future(&wa_wasip3_http_trailers, &c->trailers, 1);
     if (c->waiting) { /* cancelled: a response it still gave is ours to drop */
@@ -101,8 +90,7 @@ static void wa_http_call_free(wa_http_send *s)
 static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method)
 {
     const wa_http_request *q = s->req;
-    size_t size = offsetof(struct wa_http_call, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
-    struct wa_http_call *c = calloc(1, size);
+    struct wa_http_call *c = wa_http_call_new_(offsetof(struct wa_http_call, body), q);
     if (!c)
         return WA_ENOMEM;
     c->rt = rt;
@@ -112,7 +100,7 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     if (body) {
         uint64_t ends = wa_wasip3_http_bytes.new_();
         contents = (uint32_t)ends;
-        if ((rc = wa_wasip3_stream_open(rt, &wa_wasip3_http_bytes, 0, (uint32_t)(ends >> 32), &c->out)) < 0) {
+        if ((rc = wa_wasip3_stream_open(rt, &wa_wasip3_http_bytes, 0, (uint32_t)(ends >> 32), &c->body.out)) < 0) {
             wa_wasip3_http_bytes.drop_readable(contents);
             return rc;
         }
@@ -131,22 +119,17 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     wa_wasip3_http_result.drop_readable(result); /* (how the host sent it: not asked) */
     wa_subtask_init(&c->send, wa_p3_client_send(req, &c->ret));
     c->waiting = 1;
-    if (q->body_stream)
-        wa_copy_init(&c->tx.c, q->body_stream, c->out);
-    else if (body)
-        wa_write_init(&c->tx.w, c->out, q->body, q->body_len);
-    c->sending = body;
+    if (body)
+        wa_http_body_out_start_(&c->body, q);
     return 0;
 }
 
 /* Polls the body going out, then its trailers. */
 static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
 {
-    int rc;
-    if (c->sending && ((rc = wa_poll_held(&c->tx.w.fut, &c->sending, cx)) == WA_PENDING || rc < 0))
+    int rc = wa_http_body_out_poll_(&c->body, cx); /* the body ends... */
+    if (rc != 0)
         return rc;
-    if (c->out)
-        wa_stream_close(&c->out); /* the body ends... */
     if (c->trailers) { /* ...and its trailers say ok */
         wa_p3_http_value_set(&c->value, 0);
         wa_p3_live_ends--; /* (the write takes the end) */
@@ -179,13 +162,7 @@ static int wa_http_run(wa_http_send *s, wa_cx *cx)
     struct wa_http_call *c = s->call;
     int in = wa_http_receive(c, cx);
     int out = in < 0 ? 0 : wa_http_send_body(c, cx);
-    if (out < 0 || in < 0)
-        return in < 0 ? in : out;
-    if (out == WA_PENDING || in == WA_PENDING)
-        return WA_PENDING;
-    s->response = c->response; /* handed over */
-    c->response = NULL;
-    return 0;
+    return wa_http_call_settle_(s, in, out, &c->response);
 }
 
 const wa_http_client_ops wa_http_client_host = {wa_http_start, wa_http_run, wa_http_call_free};

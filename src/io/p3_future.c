@@ -7,10 +7,9 @@
  * the storage is the caller's again. The end is dropped when done. */
 #include <stdbool.h>
 
+#include "../backend/wasip3.h"
 #include "../wasi/p3.h"
 #include "wasync/component.h"
-
-wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
 
 /* The copy's result: the value came (or was taken), or the other end went
  * without it. */

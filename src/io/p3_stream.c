@@ -25,12 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend/wasip3.h"
 #include "../wasi/p3.h"
 #include "wasync/component.h"
 #include "wasync/stream.h"
 #include "p3_stream.h"
-
-wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
 
 /* A direction's copy: none; one the host holds; one whose result came and
  * is not yet taken; or none ever again (the other end is gone). */

@@ -4,13 +4,12 @@
  * returns, then drops it; dropped before that, it cancels it. */
 #include <stdbool.h>
 
+#include "../backend/wasip3.h"
 #include "../wasi/p3.h"
 #include "wasync/component.h"
 
 _Static_assert(WA_SUBTASK_RETURNED == WA_P3_SUBTASK_RETURNED && WA_SUBTASK_STARTED == WA_P3_SUBTASK_STARTED,
                "the public states are the Canonical ABI's");
-
-wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
 
 /* RETURNED, or cancelled: the subtask says nothing more. */
 static bool wa_subtask_resolved(uint32_t state) { return state >= WA_P3_SUBTASK_RETURNED; }

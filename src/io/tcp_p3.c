@@ -11,12 +11,11 @@
  * stream<u8> and the writable end of one given to send. */
 #include <stdlib.h>
 
+#include "../backend/wasip3.h"
 #include "../wasi/sockets_p3.h"
 #include "p3_stream.h"
 #include "tcp.h"
 #include "wasync/component.h"
-
-wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
 
 /* The listener's read. */
 enum { WA_TCP_P3_IDLE, WA_TCP_P3_BLOCKED, WA_TCP_P3_DONE, WA_TCP_P3_ENDED };

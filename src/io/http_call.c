@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* What the WASI hosts' sends share (see http_call.h). */
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "http_call.h"
+
+void *wa_http_call_new_(size_t at, const wa_http_request *q)
+{
+    size_t tx = offsetof(wa_http_body_out, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
+    return calloc(1, at + tx);
+}
+
+void wa_http_body_out_start_(wa_http_body_out *b, const wa_http_request *q)
+{
+    if (q->body_stream)
+        wa_copy_init(&b->tx.c, q->body_stream, b->out);
+    else
+        wa_write_init(&b->tx.w, b->out, q->body, q->body_len);
+    b->sending = 1;
+}
+
+int wa_http_body_out_poll_(wa_http_body_out *b, wa_cx *cx)
+{
+    int rc;
+    if (b->sending && ((rc = wa_poll_held(&b->tx.w.fut, &b->sending, cx)) == WA_PENDING || rc < 0))
+        return rc;
+    if (b->out)
+        wa_stream_close(&b->out); /* the stream goes before what the host ends after it */
+    return 0;
+}
+
+void wa_http_body_out_drop_(wa_http_body_out *b)
+{
+    wa_drop_held(&b->tx.w.fut, &b->sending); /* (w and c begin alike: a future) */
+    if (b->out)
+        wa_stream_close(&b->out);
+}
+
+int wa_http_response_made_(wa_http_response *r, int rc, wa_http_response **out)
+{
+    if (rc < 0) {
+        wa_http_response_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+int wa_http_call_settle_(wa_http_send *s, int first, int second, wa_http_response **response)
+{
+    if (first < 0 || second < 0)
+        return first < 0 ? first : second;
+    if (first == WA_PENDING || second == WA_PENDING)
+        return WA_PENDING;
+    s->response = *response; /* handed over */
+    *response = NULL;
+    return 0;
+}
