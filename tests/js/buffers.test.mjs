@@ -374,13 +374,6 @@ test('raw exports: stale keys, bad statuses and lengths that do not add up fail 
   // The table holds at most 1024; a larger count is refused, not read.
   assert.equal(ex.wasync_outcomes(1025), 0);
   ex.wasync_settled_n(1 << 30);
-  // Handles in a batch: at most 64, each new.
-  assert.equal(ex.wasync_adopt_n(65), 0);
-  const at = ex.wasync_adopt_n(64) >>> 0;
-  const batch = [...new Uint32Array(ex.memory.buffer, at, 64)];
-  assert.equal(new Set(batch).size, 64);
-  assert.ok(batch.every((h) => h !== 0 && !stale.includes(h)));
-  for (const h of batch) ex.wasync_release(h);
   rt.tick();
   // the runtime still works
   same(await rt.callAsync('echo', 'still here'), utf8('still here'), 'echo');
