@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: MIT
 // promises.mjs - promises adopted for C to await.
 //
-// A promise's handle comes from wasm; its outcome goes to wasm at the next
-// tick after it settles, and stays there until released, so C can await it
-// any number of times. Outcomes wait here in columns (no object per
-// promise) and reach wasm in batches: the glue writes up to OUTCOMES_MAX of
-// them into the module's settlement table (wasync_outcomes) and hands them
-// over with one call (wasync_settled_n). Handles are made in advance,
-// ADOPT_BATCH at a time (wasync_adopt_n): one call into wasm per batch of
-// adopts, not one each. Those for adopt() calls made from inside an import
-// (an import returning a promise to C is the natural use) come from a
-// small pool of their own, refilled at every tick, since that is no time to
-// call into wasm.
+// A promise's handle comes from wasm (wasync_adopt); its outcome goes to
+// wasm at the next tick after it settles, and stays there until released,
+// so C can await it any number of times. Outcomes wait here in columns
+// (no object per promise) and reach wasm in batches: the glue writes up to
+// OUTCOMES_MAX of them into the module's settlement table (wasync_outcomes)
+// and hands them over with one call (wasync_settled_n). Handles for adopt()
+// calls made from inside an import (an import returning a promise to C is
+// the natural use) come from a small pool made in advance, since that is
+// no time to call into wasm.
 
 import { codes, WasyncError } from './errors.mjs';
 import { messageBytes, valueToResult } from './bytes.mjs';
@@ -23,8 +21,6 @@ const SLOT_MASK = (1 << 20) - 1;
 // WA_JS_OUTCOMES_MAX): f64 number, u32 handle, i32 status, u32 ptr, u32 len.
 const OUTCOMES_MAX = 1024;
 const OUTCOME_WORDS = 6;
-// Handles made per call (src/io/js_ops.h: WA_JS_ADOPT_MAX).
-const ADOPT_BATCH = 64;
 
 /** Outcomes waiting for the next tick, in order, in typed columns (no
  * object per outcome; bytes, rarer, in a map by index). */
@@ -71,8 +67,7 @@ export class Promises {
   constructor(h, poolSize) {
     this.h = h;
     this.poolSize = poolSize;
-    this.pool = [];          // handles for adopt() inside imports
-    this.made = [];          // and outside them, made a batch at a time
+    this.pool = [];
     // slot -> the handle whose outcome is still to reach wasm, 0 none
     this.live = new Uint32Array(64);
     this.count = 0;          // the nonzero entries of live
@@ -104,36 +99,13 @@ export class Promises {
 
   /** Makes handles for the pool (outside imports only). */
   refill() {
-    this.make(this.pool, this.poolSize);
-  }
-
-  // Makes handles into list until it holds want, up to ADOPT_BATCH per
-  // call where the module has wasync_adopt_n (an older one: one call
-  // each); fewer when memory runs out.
-  make(list, want) {
-    const { wasm } = this.h, { ex } = wasm;
-    if (typeof ex.wasync_adopt !== 'function') return;
-    while (list.length < want) {
-      if (typeof ex.wasync_adopt_n !== 'function') {
-        const handle = wasm.enter(ex.wasync_adopt) >>> 0;
-        if (!handle) return;
-        list.push(handle);
-        continue;
-      }
-      const n = Math.min(want - list.length, ADOPT_BATCH);
-      const at = wasm.enter(ex.wasync_adopt_n, n) >>> 0;
-      if (!at) return;
-      const made = new Uint32Array(ex.memory.buffer, at, n);
-      for (let i = 0; i < n; i++) {
-        if (!made[i]) return;
-        list.push(made[i]);
-      }
+    const { ex } = this.h.wasm;
+    if (this.pool.length >= this.poolSize || typeof ex.wasync_adopt !== 'function') return;
+    while (this.pool.length < this.poolSize) {
+      const handle = this.h.wasm.enter(ex.wasync_adopt) >>> 0;
+      if (!handle) break;
+      this.pool.push(handle);
     }
-  }
-
-  /** Handles made in advance and not yet adopted (each a live key in wasm). */
-  inAdvance() {
-    return this.pool.length + this.made.length;
   }
 
   /** rt.adopt(promise): its handle. */
@@ -150,9 +122,8 @@ export class Promises {
         throw new WasyncError(codes.EAGAIN, `more than ${this.poolSize} adopt() calls from inside imports in one tick`);
       this.h.ticks.schedule(); // which refills the pool
     } else {
-      if (!this.made.length) this.make(this.made, ADOPT_BATCH);
-      handle = this.made.pop();
-      if (handle === undefined) throw new WasyncError(codes.ENOMEM, 'wasync_adopt failed');
+      handle = wasm.enter(wasm.ex.wasync_adopt) >>> 0;
+      if (!handle) throw new WasyncError(codes.ENOMEM, 'wasync_adopt failed');
     }
     const slot = handle & SLOT_MASK;
     if (slot >= this.live.length) this.grow(slot);

@@ -72,8 +72,6 @@ export interface Stats {
   hostOps: number;
   calls: number;
   promises: number;
-  /** Promise handles made in advance for adopt(), each a live key in wasm. */
-  spareHandles: number;
   timerArmed: boolean;
   nextDeadline: number;
 }

@@ -193,7 +193,6 @@ export async function instantiate(source, options = {}) {
         hostOps: ops.table.size,
         calls: calls.table.size,
         promises: promises.count,
-        spareHandles: promises.inAdvance(),
         timerArmed: ticks.timerHandle !== null,
         nextDeadline: ticks.timerAt,
       };

@@ -76,10 +76,6 @@ void wasync_deliver(uint32_t id, int status, void *p, size_t n, double number);
 void wasync_wake(uint32_t id); /* wasync_deliver with no result */
 /* A new promise handle (pending); 0 when out of memory. */
 uint32_t wasync_adopt(void);
-/* n new promise handles (n at most 64), made in one call: a table of n, 0
- * from the first that ran out of memory on (borrowed until the next call);
- * NULL when n is larger. */
-uint32_t *wasync_adopt_n(size_t n);
 /* The promise of handle settled (status 0 or WA_EIO), bytes at p taken. */
 void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number);
 /* Room for n (at most 1024) outcomes in the module's settlement table, 24

@@ -222,19 +222,6 @@ uint32_t wa_js_promise_new_(void)
     return key;
 }
 
-uint32_t *wa_js_promises_new_(size_t n)
-{
-    static uint32_t made[WA_JS_ADOPT_MAX];
-    if (n > WA_JS_ADOPT_MAX)
-        return NULL;
-    size_t i = 0;
-    while (i < n && (made[i] = wa_js_promise_new_()))
-        i++;
-    for (; i < n; i++)
-        made[i] = 0;
-    return made;
-}
-
 void wa_js_promise_settled_(uint32_t handle, int status, void *p, size_t n, double number)
 {
     wa_js_promise *pr = wa_js_key_get_(handle, WA_JS_KEY_PROMISE);

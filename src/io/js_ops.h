@@ -33,14 +33,6 @@ void wa_js_handle_free_(uint32_t key);
 void wa_js_op_deliver_(uint32_t id, int status, void *p, size_t n, double number);
 /* A new pending promise handle; 0 when out of memory. */
 uint32_t wa_js_promise_new_(void);
-
-/* The most handles wa_js_promises_new_ makes in one call. */
-#define WA_JS_ADOPT_MAX 64
-
-/* n new pending promise handles in a table (borrowed until the next call),
- * 0 from the first that ran out of memory on; NULL when n passes
- * WA_JS_ADOPT_MAX. */
-uint32_t *wa_js_promises_new_(size_t n);
 /* The promise of handle settled: status 0 or WA_EIO, the n bytes at p and a
  * number; its waiters wake. */
 void wa_js_promise_settled_(uint32_t handle, int status, void *p, size_t n, double number);

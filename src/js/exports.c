@@ -27,7 +27,6 @@ WA_JS_EXPORT(wasync_deliver) void wasync_deliver(uint32_t id, int status, void *
 WA_JS_EXPORT(wasync_wake) void wasync_wake(uint32_t id) { wa_js_op_deliver_(id, 0, NULL, 0, 0); }
 
 WA_JS_EXPORT(wasync_adopt) uint32_t wasync_adopt(void) { return wa_js_promise_new_(); }
-WA_JS_EXPORT(wasync_adopt_n) uint32_t *wasync_adopt_n(size_t n) { return wa_js_promises_new_(n); }
 
 WA_JS_EXPORT(wasync_settled) void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number)
 {
