@@ -4,10 +4,14 @@
 //              an adopted handle; JS: `await p` in a loop)
 //   await_each n awaits of n distinct resolved promises (each outcome
 //              crosses from JS into wasm once), in a runtime that has
-//              done so before (its handle slots are reused)
+//              done so twice before (its handle slots reused, each with
+//              the handler pair it keeps from its second use)
 //   first_burst the same in a fresh runtime (a new instance per run, the
 //              module compiled once), for n = 1,000, 10,000 and 100,000:
-//              what a program that starts and adopts in a burst pays
+//              what a program that starts and adopts in a burst pays.
+//              Timed in the process's CPU time where there is one (Node):
+//              these runs last 0.1 to 100 ms, and on a loaded machine one
+//              preemption costs the longer side more than its share
 //   timers     n concurrent 1 ms sleeps (C: n tasks, one host timer;
 //              JS: n setTimeout promises)
 //   yield      a task that wakes itself n times (C: one tick each, with the
@@ -23,8 +27,8 @@ const runs = Number(process.argv[3] ?? 7);
 const rt = await instantiate(wasm);
 
 const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
-async function measure(fn) {
-  await fn(); // warm-up
+async function measure(fn, warmUps = 1) {
+  for (let i = 0; i < warmUps; i++) await fn();
   const times = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
@@ -70,25 +74,30 @@ async function awaitEachJs(n) {
 }
 {
   const n = 100_000;
-  const cMs = await measure(() => awaitEach(rt, n));
+  // (two warm-ups: a slot keeps its handler pair from its second use)
+  const cMs = await measure(() => awaitEach(rt, n), 2);
   const jsMs = await measure(() => awaitEachJs(n));
   report('await_each', n, cMs, jsMs);
 }
 
 // the first burst of a fresh runtime, beside plain JS, interleaved; the
 // instance's start is not timed
+const cpuMs = globalThis.process?.cpuUsage
+  ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
+  : () => performance.now();
+async function timed(fn) {
+  const t0 = cpuMs();
+  await fn();
+  return cpuMs() - t0;
+}
 for (const n of [1_000, 10_000, 100_000]) {
   const c = [], js = [];
   await awaitEachJs(n); // warm-up of the code, not of a runtime
-  for (let i = 0; i < Math.max(runs, 7); i++) {
+  for (let i = 0; i < Math.max(runs, 11); i++) {
     const fresh = await instantiate(wasm);
-    let t0 = performance.now();
-    await awaitEach(fresh, n);
-    c.push(performance.now() - t0);
+    c.push(await timed(() => awaitEach(fresh, n)));
     fresh.close();
-    t0 = performance.now();
-    await awaitEachJs(n);
-    js.push(performance.now() - t0);
+    js.push(await timed(() => awaitEachJs(n)));
   }
   report('first_burst', n, median(c), median(js));
 }
