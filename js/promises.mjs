@@ -75,19 +75,24 @@ export class Promises {
     this.spare = new Outcomes(64); // the one handed over last (its columns reused)
     this.ptrs = new Uint32Array(OUTCOMES_MAX); // a batch's bytes in wasm
     this.picks = new Int32Array(OUTCOMES_MAX); // a batch's indices in out
-    // The promise handlers. Each slot keeps a pair bound to it (`this`)
-    // for the promises adopted in it, one at a time: a burst of adopts in
-    // slots used before allocates no function (functions are most of what
-    // a pending adopt costs V8, in memory and so in garbage collection).
-    // watched: slot -> the handle its pair waits on, 0 when free.
+    // The promise handlers. A slot used before keeps a pair bound to it
+    // (`this`) for the promises adopted in it, one at a time: a burst of
+    // adopts in such slots allocates no function (functions are most of
+    // what a pending adopt costs V8, in memory and so in garbage
+    // collection). A slot's first use binds a pair to the handle (as an
+    // int32) and keeps none: a kept pair outlives the burst and is copied
+    // by the collector on its way to the old generation, which a program
+    // that adopts once would pay for nothing. The same pair-per-handle
+    // serves a slot reused while its pair still waits on a released
+    // promise. used: slot -> 1 once a handle was in it; watched: slot ->
+    // the handle its kept pair waits on, 0 when free.
+    this.used = new Uint8Array(64);
     this.watched = new Uint32Array(64);
     this.valueAt = [];
     this.reasonAt = [];
     const self = this;
     this.onSlotValue = function (v) { self.fulfilled(self.unwatch(this), v); };
     this.onSlotReason = function (e) { self.rejected(self.unwatch(this), e); };
-    // A slot reused while its pair still waits on a released promise: a
-    // pair bound to the handle (as an int32).
     this.onValue = function (v) { self.fulfilled(this >>> 0, v); };
     this.onReason = function (e) { self.rejected(this >>> 0, e); };
   }
@@ -125,7 +130,7 @@ export class Promises {
     if (this.live[slot] === 0) this.count++;
     this.live[slot] = handle;
     // Handlers are attached now, so a rejection is never "unhandled".
-    if (this.watched[slot] === 0) {
+    if (this.used[slot] && this.watched[slot] === 0) {
       this.watched[slot] = handle;
       if (this.valueAt[slot] === undefined) {
         this.valueAt[slot] = this.onSlotValue.bind(slot);
@@ -133,6 +138,7 @@ export class Promises {
       }
       Promise.resolve(promise).then(this.valueAt[slot], this.reasonAt[slot]);
     } else {
+      this.used[slot] = 1;
       Promise.resolve(promise).then(this.onValue.bind(handle | 0), this.onReason.bind(handle | 0));
     }
     return handle;
@@ -141,8 +147,8 @@ export class Promises {
   // Makes room in the slot-indexed tables for slot.
   grow(slot) {
     const n = Math.max(slot + 1, this.live.length * 2);
-    for (const name of ['live', 'watched']) {
-      const a = new Uint32Array(n);
+    for (const name of ['live', 'used', 'watched']) {
+      const a = new this[name].constructor(n);
       a.set(this[name]);
       this[name] = a;
     }

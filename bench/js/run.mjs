@@ -3,7 +3,15 @@
 //   await      n awaits of one already-resolved promise (C: wa_js_await_init on
 //              an adopted handle; JS: `await p` in a loop)
 //   await_each n awaits of n distinct resolved promises (each outcome
-//              crosses from JS into wasm once)
+//              crosses from JS into wasm once), in a runtime that has
+//              done so three times before (its handle slots reused, each
+//              with the handler pair it keeps from its second use)
+//   first_burst the same in a fresh runtime (a new instance per run, the
+//              module compiled once), for n = 1,000, 10,000 and 100,000:
+//              what a program that starts and adopts in a burst pays.
+//              Timed in the process's CPU time where there is one (Node):
+//              these runs last 0.1 to 100 ms, and on a loaded machine one
+//              preemption costs the longer side more than its share
 //   timers     n concurrent 1 ms sleeps (C: n tasks, one host timer;
 //              JS: n setTimeout promises)
 //   yield      a task that wakes itself n times (C: one tick each, with the
@@ -14,13 +22,13 @@
 import { readFile } from 'node:fs/promises';
 import { instantiate } from '../../js/wasync.mjs';
 
-const wasm = await readFile(process.argv[2]);
+const wasm = await WebAssembly.compile(await readFile(process.argv[2]));
 const runs = Number(process.argv[3] ?? 7);
 const rt = await instantiate(wasm);
 
 const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
-async function measure(fn) {
-  await fn(); // warm-up
+async function measure(fn, warmUps = 1) {
+  for (let i = 0; i < warmUps; i++) await fn();
   const times = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
@@ -48,24 +56,52 @@ function report(name, n, cMs, jsMs) {
   report('await', n, cMs, jsMs);
 }
 
-// n distinct resolved promises, one await each
+// n distinct resolved promises adopted by r, then awaited one by one in C;
+// and the same in plain JS
+async function awaitEach(r, n) {
+  const handles = new Uint32Array(n);
+  for (let i = 0; i < n; i++) handles[i] = r.adopt(Promise.resolve(1));
+  const ptr = r.exports.wasync_alloc(4 * n); // (after the adopts: they may grow memory)
+  new Uint32Array(r.exports.memory.buffer, ptr, n).set(handles);
+  return r.callAsync('await_list', ptr, n); // takes the list
+}
+async function awaitEachJs(n) {
+  const ps = [];
+  for (let i = 0; i < n; i++) ps.push(Promise.resolve(1));
+  let s = 0;
+  for (const p of ps) s += await p;
+  return s;
+}
 {
   const n = 100_000;
-  const cMs = await measure(async () => {
-    const handles = new Uint32Array(n);
-    for (let i = 0; i < n; i++) handles[i] = rt.adopt(Promise.resolve(1));
-    const ptr = rt.exports.wasync_alloc(4 * n); // (after the adopts: they may grow memory)
-    new Uint32Array(rt.exports.memory.buffer, ptr, n).set(handles);
-    return rt.callAsync('await_list', ptr, n); // takes the list
-  });
-  const jsMs = await measure(async () => {
-    const ps = [];
-    for (let i = 0; i < n; i++) ps.push(Promise.resolve(1));
-    let s = 0;
-    for (const p of ps) s += await p;
-    return s;
-  });
+  // (three warm-ups: a slot keeps its handler pair from its second use,
+  // and the collector moves the kept pairs to its old generation during
+  // the third)
+  const cMs = await measure(() => awaitEach(rt, n), 3);
+  const jsMs = await measure(() => awaitEachJs(n));
   report('await_each', n, cMs, jsMs);
+}
+
+// the first burst of a fresh runtime, beside plain JS, interleaved; the
+// instance's start is not timed
+const cpuMs = globalThis.process?.cpuUsage
+  ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
+  : () => performance.now();
+async function timed(fn) {
+  const t0 = cpuMs();
+  await fn();
+  return cpuMs() - t0;
+}
+for (const n of [1_000, 10_000, 100_000]) {
+  const c = [], js = [];
+  await awaitEachJs(n); // warm-up of the code, not of a runtime
+  for (let i = 0; i < Math.max(runs, 11); i++) {
+    const fresh = await instantiate(wasm);
+    c.push(await timed(() => awaitEach(fresh, n)));
+    fresh.close();
+    js.push(await timed(() => awaitEachJs(n)));
+  }
+  report('first_burst', n, median(c), median(js));
 }
 
 // n concurrent 1 ms timers

@@ -323,3 +323,12 @@ EXPORT(live_tasks) int live_tasks(void)
     wa_rt_stats_get(wa_js_rt(), &st);
     return (int)st.tasks;
 }
+
+/* live_sources(): how many keys the reactor has out (host operations,
+ * promise handles, including the glue's pool). */
+EXPORT(live_sources) int live_sources(void)
+{
+    wa_rt_stats st;
+    wa_rt_stats_get(wa_js_rt(), &st);
+    return (int)st.sources;
+}

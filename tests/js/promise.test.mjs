@@ -122,6 +122,40 @@ test('a burst of distinct promises settled in one tick: values, strings, rejecti
   rt.close();
 });
 
+// A fresh runtime's first burst: slots used for the first time get a pair
+// of handlers bound to the handle, slots used again keep a pair of their
+// own (js/promises.mjs); both must route every outcome to its handle.
+test('the first burst of a fresh runtime, then the same slots again: every outcome, every handle released', async () => {
+  const rt = await prog();
+  const sources = rt.exports.live_sources(); // the glue's pool
+  const n = 10000;
+  for (const round of [0, 1]) {
+    const handles = [];
+    const later = []; // settlers of the pending ones
+    for (let i = 0; i < n; i++) {
+      const ok = i % 2 === 0;
+      let p;
+      if (i % 4 < 2) p = ok ? Promise.resolve(i) : Promise.reject(new Error(`e${i}`));
+      else p = new Promise((r, j) => later.push(() => (ok ? r(i) : j(new Error(`e${i}`)))));
+      handles.push(rt.adopt(p));
+    }
+    const got = Promise.all(handles.map((h) => rt.callAsync('await_promise', h).then((v) => v, (e) => e)));
+    await delay(1); // the settled ones reach wasm first; the rest settle in reverse order
+    for (let k = later.length - 1; k >= 0; k--) later[k]();
+    const out = await got;
+    for (let i = 0; i < n; i++) {
+      if (i % 2 === 0) assert.equal(out[i], i, `round ${round}, ${i}`);
+      else assert.ok(out[i].code === -10 && out[i].message.includes(`e${i}`), `round ${round}, ${i}: ${out[i]}`);
+    }
+    for (const h of handles) rt.release(h);
+    assert.equal(rt.stats().promises, 0, 'nothing left in JS');
+    assert.equal(rt.exports.live_sources(), sources, 'every handle released in wasm');
+    await assert.rejects(rt.callAsync('await_promise', handles[n - 1]), { code: -8 }, 'released: stale');
+  }
+  assert.equal(rt.exports.live_tasks(), 0);
+  rt.close();
+});
+
 test('awaits wake in the order their promises settled', async () => {
   const rt = await prog();
   const n = 300;
