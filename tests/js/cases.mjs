@@ -62,27 +62,39 @@ export const demo = define('three sleep_ms(1000) and a 300 ms fetch run concurre
 });
 
 export const yieldMillion = define('yield_n(1e6) finishes without starving timers or the event loop', async ({ rt }) => {
-  const t0 = performance.now();
-  let jsTimer = null;
-  setTimeout(() => { jsTimer = since(t0); }, 10);
-  const slept = rt.callAsync('sleep_ms', 50).then(() => since(t0));
-  const yielded = rt.callAsync('yield_n', 1e6).then((n) => ({ n, at: since(t0) }));
+  // How late the two timers beside the yielder are is also how much of the
+  // machine this process gets: a stall of the machine shows on one try,
+  // the yielder holding them back on every one, so the best of three counts.
+  const reports = [];
+  for (let i = 0; i < 3; i++) {
+    const before = rt.stats();
+    const t0 = performance.now();
+    let jsTimer = null;
+    setTimeout(() => { jsTimer = since(t0); }, 10);
+    const slept = rt.callAsync('sleep_ms', 50).then(() => since(t0));
+    const yielded = rt.callAsync('yield_n', 1e6).then((n) => ({ n, at: since(t0) }));
 
-  const { n, at } = await yielded;
-  equal(n, 1000000, 'yield_n resolved with');
-  const sleptAt = await slept;
-  check(sleptAt >= 50 && sleptAt < 100, `sleep_ms(50) resolved at +${ms(sleptAt)}`);
-  check(jsTimer !== null && jsTimer < at, `setTimeout(10) fired at ${jsTimer} ms, yield_n done at ${ms(at)}`);
-  check(jsTimer < 60, `setTimeout(10) fired late: +${ms(jsTimer)}`);
-  check(sleptAt < at, 'the sleeper finished while the yielder ran');
+    const { n, at } = await yielded;
+    equal(n, 1000000, 'yield_n resolved with');
+    const sleptAt = await slept;
+    check(sleptAt >= 50, `sleep_ms(50) resolved at +${ms(sleptAt)}`);
+    check(jsTimer !== null && jsTimer < at, `setTimeout(10) fired at ${jsTimer} ms, yield_n done at ${ms(at)}`);
+    check(sleptAt < at, 'the sleeper finished while the yielder ran');
 
-  const st = rt.stats();
-  check(st.ticks >= 1000000, `${st.ticks} ticks`);
-  check(st.macrotaskTicks > 0, 'ticks continued from macrotasks');
-  check(st.microtaskTicks > st.macrotaskTicks, 'most ticks are microtasks');
-  equal(rt.exports.live_tasks(), 0, 'live tasks');
-  return `done at +${ms(at)}; setTimeout(10) at +${ms(jsTimer)}, sleep_ms(50) at +${ms(sleptAt)}; ` +
-    `${st.microtaskTicks} microtask + ${st.macrotaskTicks} macrotask ticks`;
+    const st = rt.stats();
+    const ticks = st.ticks - before.ticks, micro = st.microtaskTicks - before.microtaskTicks;
+    const macro = st.macrotaskTicks - before.macrotaskTicks;
+    check(ticks >= 1000000, `${ticks} ticks`);
+    check(macro > 0, 'ticks continued from macrotasks');
+    check(micro > macro, 'most ticks are microtasks');
+    equal(rt.exports.live_tasks(), 0, 'live tasks');
+    const report = `done at +${ms(at)}; setTimeout(10) at +${ms(jsTimer)}, sleep_ms(50) at +${ms(sleptAt)}; ` +
+      `${micro} microtask + ${macro} macrotask ticks`;
+    reports.push(report);
+    if (sleptAt < 100 && jsTimer < 60)
+      return i ? `${report} (try ${i + 1}; before: ${reports.slice(0, i).join('; ')})` : report;
+  }
+  throw new Error(`timers held back beside the yielder on every try: ${reports.join('; ')}`);
 });
 
 /** setInterval(1) while fn() runs: { fires, maxGap, ms, result }. */
