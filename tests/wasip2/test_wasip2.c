@@ -182,15 +182,15 @@ static void test_no_clock_read_per_wakeup(void)
     wa_wasip2_stats st;
     wa_wasip2_stats_get(rt, &st);
     uint64_t nows = st.nows, polls = st.polls;
-    CHECK_EQ(wa_block_on(rt, &jw[9].fut), 0); /* the others end meanwhile */
+    CHECK_EQ(wa_block_on(rt, &jw[9].fut), 0); /* the others end meanwhile, mostly */
     wa_wasip2_stats_get(rt, &st);
     CHECK(st.polls - polls >= 5); /* (several waiters may wake at once) */
     CHECK(st.nows - nows <= 2);
     for (int i = 0; i < 10; i++) {
-        if (i < 9) {
-            CHECK_EQ(wa_join_status(&jw[i]), 0);
-            wa_join_drop(&jw[i]);
-        }
+        /* jco can report a pollable ready after a later one (it re-arms one
+         * that fired early): the last wait may not have seen the others */
+        if (i < 9)
+            CHECK_EQ(wa_block_on(rt, &jw[i].fut), 0);
         CHECK_EQ(wa_pollable_deregister(rt, w[i].key), 0);
     }
     wa_join_abort(&jf);
