@@ -7,7 +7,7 @@
  * `sleeps host=... n=... ideal_ms=... wall_ms=... ratio=... calls=...
  * calls_per_sleep=...` and the backend's counts of each host call, and
  * fails if the ratio is over the bound given in WASYNC_SLEEPS_BOUND
- * (default 1.2). */
+ * (default 1.2) on each of WASYNC_SLEEPS_TRIES runs (default 1). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -45,14 +45,13 @@ static unsigned long long host_calls(wa_rt *rt, char *buf, size_t n)
 #endif
 }
 
-int main(void)
+/* One run of n sleeps on a runtime of its own: its report line in line;
+ * returns its ratio, or -1 on an error. */
+static double run_sleeps(long n, char *line, size_t size)
 {
-    const char *b = getenv("WASYNC_SLEEPS_BOUND");
-    double bound = b ? atof(b) : 1.2;
-    long n = 10000;
     wa_rt *rt;
     if (wa_rt_new(&rt) < 0)
-        return 1;
+        return -1;
     uint64_t seed = 42, ideal = 0, t0 = wa_now(rt);
     int rc = 0;
     for (long i = 0; i < n && rc == 0; i++) {
@@ -66,14 +65,34 @@ int main(void)
     if (rc < 0 || (rc = wa_rt_run(rt)) < 0) {
         fprintf(stderr, "sleeps: %s\n", wa_strerror(rc));
         wa_rt_free(rt);
-        return 1;
+        return -1;
     }
     /* (the clock as the last tick read it: when the last sleep ended) */
     double wall = (double)(wa_now(rt) - t0) / 1e6, ratio = wall / (double)ideal;
     char calls[320];
     unsigned long long total = host_calls(rt, calls, sizeof calls);
-    printf("sleeps %s n=%ld ideal_ms=%llu wall_ms=%.1f ratio=%.3f calls=%llu calls_per_sleep=%.3f\n", calls, n,
-           (unsigned long long)ideal, wall, ratio, total, (double)total / (double)n);
+    snprintf(line, size, "sleeps %s n=%ld ideal_ms=%llu wall_ms=%.1f ratio=%.3f calls=%llu calls_per_sleep=%.3f\n",
+             calls, n, (unsigned long long)ideal, wall, ratio, total, (double)total / (double)n);
     wa_rt_free(rt);
+    return ratio;
+}
+
+int main(void)
+{
+    const char *b = getenv("WASYNC_SLEEPS_BOUND"), *t = getenv("WASYNC_SLEEPS_TRIES");
+    double bound = b ? atof(b) : 1.2, ratio = -1;
+    /* A stall of the machine makes one run late, the runtime every run:
+     * the tests allow a few tries (make bench takes each run as it is). */
+    int tries = t ? atoi(t) : 1;
+    char line[512];
+    for (int i = 0; i < tries; i++) {
+        if (i)
+            fprintf(stderr, "(over %.2f, tried again) %s", bound, line);
+        if ((ratio = run_sleeps(10000, line, sizeof line)) < 0)
+            return 1;
+        if (ratio <= bound)
+            break;
+    }
+    fputs(line, stdout);
     return ratio <= bound ? 0 : 1;
 }
