@@ -207,12 +207,15 @@ export const timers10k = define('10,000 concurrent timers', async ({ rt }) => {
   const n = 10000;
   const t0 = performance.now();
   const ds = Array.from({ length: n }, (_, i) => (i * 37) % 101); // 0..100 ms
+  // Their twins in JavaScript, 10,000 setTimeouts beside them: how late
+  // this machine lets such timers be now.
+  const twins = Promise.all(ds.map((d) => new Promise((r) => setTimeout(() => r(since(t0)), d))));
   const ats = await Promise.all(ds.map((d) => rt.callAsync('sleep_ms', d).then(() => since(t0))));
   const total = since(t0);
   ats.forEach((at, i) => check(at >= ds[i] - 1, `sleep_ms(${ds[i]}) resolved at +${ms(at)}`));
-  const last = Math.max(...ats);
-  check(last >= 100 && last < 1000, `the last resolved at +${ms(last)}`);
-  check(total < 1000, `${ms(total)} in all`);
+  const last = Math.max(...ats), twinLast = Math.max(...(await twins));
+  check(last >= 100 && last < twinLast + 200, `the last resolved at +${ms(last)}, the last twin at +${ms(twinLast)}`);
+  check(total < twinLast + 500, `${ms(total)} in all, the last twin at +${ms(twinLast)}`);
   equal(rt.exports.live_tasks(), 0, 'live tasks');
   const st = rt.stats();
   equal(st.timerArmed, false, 'the host timer is armed');
