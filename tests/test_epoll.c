@@ -166,13 +166,17 @@ static void test_concurrent_sleeps(void)
         REQUIRE_OR(check_spawn_of(rt, &sl, NULL) == 0, wa_rt_free(rt));
     }
     uint64_t t0 = mono_ns();
+    wa_rt_tick(rt, NULL);
+    uint64_t arming = mono_ns() - t0;
+    wa_rt_stats st;
+    wa_rt_stats_get(rt, &st);
+    CHECK_EQ(st.timers, 3); /* all armed at once: they sleep concurrently */
     CHECK_EQ(wa_rt_run(rt), 0);
-    uint64_t took = mono_ns() - t0;
-    CHECK(took >= WA_MS(50));
-    CHECK(took < WA_MS(150)); /* one after another would take 150 */
-    /* armed in one tick, each from its own poll: they wake together, or
-     * microseconds apart, in order */
-    CHECK(woke[0] <= woke[1] && woke[1] <= woke[2] && woke[2] - woke[0] < WA_MS(10));
+    CHECK(mono_ns() - t0 >= WA_MS(50));
+    /* armed in one tick, each from its own poll: they wake together, or as
+     * far apart as their arms were (the tick's time, microseconds unless
+     * the machine stalled it), in order */
+    CHECK(woke[0] <= woke[1] && woke[1] <= woke[2] && woke[2] - woke[0] < arming + WA_MS(10));
     CHECK_RT_EMPTY_FREE(rt);
 }
 

@@ -102,11 +102,56 @@ static void test_sleep_until(void)
     wa_sim_advance(wa_rt_backend(rt), WA_MS(100));
     wake_n = 0;
     REQUIRE_OR(spawn_logger(rt, WA_MS(150), 1, 1) == 0, wa_rt_free(rt));
-    REQUIRE_OR(spawn_logger(rt, WA_MS(50), 2, 1) == 0, wa_rt_free(rt)); /* in the past: ready at once */
+    REQUIRE_OR(spawn_logger(rt, WA_MS(50), 2, 1) == 0, wa_rt_free(rt)); /* in the past: the next tick */
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(wake_log[0].id, 2);
     CHECK_EQ(wake_log[0].at, WA_MS(100));
     CHECK_EQ(wake_log[1].at, WA_MS(150));
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* A task that sleeps until each of its deadlines in turn, logging each. */
+typedef struct stepper {
+    WA_CORO;
+    wa_sleep s;
+    const uint64_t *at; /* its deadlines, ascending, 0-terminated */
+    int id;
+} stepper;
+
+WA_ASYNC(stepper, t, cx)
+{
+    WA_BEGIN(t, cx);
+    for (; *t->at; t->at++) {
+        WA_AWAIT(wa_sleep_until_init(&t->s, *t->at));
+        wake_log[wake_n].at = wa_now(cx->rt);
+        wake_log[wake_n++].id = t->id;
+    }
+    WA_END();
+}
+
+/* A task woken late (its 80 at 125) whose next deadline (120) is already
+ * past does not run ahead of the other task's 100, due before it: the
+ * tutorial's channel step (examples/tutorial/4_channel.c) on a busy
+ * machine. */
+static void test_sleep_until_late_keeps_order(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    static const uint64_t a_at[] = {WA_MS(40), WA_MS(80), WA_MS(120), 0}, b_at[] = {WA_MS(100), 0};
+    stepper a = {.at = a_at, .id = 1}, b = {.at = b_at, .id = 2};
+    stepper_init(&a);
+    stepper_init(&b);
+    wake_n = 0;
+    REQUIRE_OR(check_spawn_of(rt, &a, NULL) == 0 && check_spawn_of(rt, &b, NULL) == 0, wa_rt_free(rt));
+    wa_rt_tick(rt, NULL); /* both armed */
+    wa_sim_advance(wa_rt_backend(rt), WA_MS(40));
+    wa_rt_tick(rt, NULL); /* a's 40 */
+    wa_sim_advance(wa_rt_backend(rt), WA_MS(85)); /* a stall: 80 and 100 fire at 125 */
+    CHECK_EQ(wa_rt_run(rt), 0);
+    static const int order[] = {1, 1, 2, 1};
+    CHECK_EQ(wake_n, 4);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(wake_log[i].id, order[i]);
     CHECK_RT_EMPTY_FREE(rt);
 }
 
@@ -445,6 +490,7 @@ int main(void)
     RUN(test_exact_times_and_fifo_ties);
     RUN(test_seeded_ties);
     RUN(test_sleep_until);
+    RUN(test_sleep_until_late_keeps_order);
     RUN(test_drop_disarms);
     RUN(test_timeout);
     RUN(test_timeout_until);

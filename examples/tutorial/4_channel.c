@@ -5,7 +5,8 @@
  * owns its end of the channel and drops it in its cleanup; when both
  * senders are gone, the consumer's receive ends with WA_ECLOSED. The
  * producers send on a schedule of absolute deadlines from one start, so
- * the messages interleave the same way on a busy machine too. */
+ * a late wake does not push the next sends back (on a busy machine only
+ * messages due close together, a2 and b1 or a3 and b2, may swap). */
 #include <stdio.h>
 
 #include "wasync.h"

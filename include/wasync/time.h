@@ -55,7 +55,9 @@ typedef struct wa_sleep {
  * returns the future. */
 wa_future *wa_sleep_init(wa_sleep *s, uint64_t ns);
 
-/* Initialises s to sleep until the absolute deadline (wa_now's clock). */
+/* Initialises s to sleep until the absolute deadline (wa_now's clock); a
+ * deadline already past fires at the next tick, in deadline order with the
+ * other due timers. Returns the future. */
 wa_future *wa_sleep_until_init(wa_sleep *s, uint64_t deadline);
 
 /* Runs inner (taken) with a deadline at least ns after the first poll (as

@@ -14,7 +14,7 @@ static void wa_sleep_end(wa_sleep *s)
     s->fut.vt = &wa_sleep_done_vt;
 }
 
-/* Ends a sleep whose time has come (now, or at once for a zero one). */
+/* Ends a zero sleep at once (the coop budget permitting). */
 static int wa_sleep_due(wa_sleep *s, wa_cx *cx)
 {
     if (!wa_coop_proceed(cx))
@@ -57,8 +57,9 @@ static int wa_sleep_abs_poll(wa_future *f, wa_cx *cx)
     wa_sleep *s = (wa_sleep *)f;
     if (s->timer.rt)
         return wa_sleep_wait(s, cx);
-    if (s->timer.deadline <= wa_now(cx->rt))
-        return wa_sleep_due(s, cx);
+    /* Armed even when the deadline has passed: it then fires at the next
+     * tick among the other due timers, in deadline order, so that a task
+     * woken late cannot run ahead of one due before its next deadline. */
     return wa_sleep_armed(s, wa_timer_arm_(cx->rt, &s->timer, s->timer.deadline, cx));
 }
 

@@ -21,9 +21,11 @@ test('the timeline demo finishes in Chromium', async () => {
     assert.ok(total >= 1500 && total < 2500, `finished at ${total} ms`); // the longest task: 1.5 s
     assert.equal(await page.locator('.done').count(), 7);
     assert.equal(await page.locator('.fail').count(), 0);
-    // the three 1 s sleeps end together, about 1000 ms in
-    const ends = await page.$$eval('.row', (rows) => rows.slice(0, 3).map((r) => parseFloat(r.querySelector('.done').style.left)));
-    for (const px of ends) assert.ok(Math.abs(px / 0.5 - 1000) < 100, `sleep ended at ${px / 0.5} ms`);
+    // the three 1 s sleeps end together, 1000 ms in or later (how much
+    // later is the machine's: a stall delays the three alike)
+    const ends = await page.$$eval('.row', (rows) => rows.slice(0, 3).map((r) => parseFloat(r.querySelector('.done').style.left) / 0.5));
+    for (const at of ends) assert.ok(at >= 990 && at < total, `sleep ended at ${at} ms, the last task at ${total} ms`);
+    assert.ok(Math.max(...ends) - Math.min(...ends) < 30, `sleeps ended at ${ends.join(', ')} ms`);
     await page.screenshot({ path: process.env.WASYNC_SCREENSHOT ?? 'timeline.png' });
     assert.deepEqual(errors, []);
   } finally {

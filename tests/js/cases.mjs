@@ -38,6 +38,11 @@ const define = (title, fn) => Object.assign(fn, { title });
 
 export const demo = define('three sleep_ms(1000) and a 300 ms fetch run concurrently', async ({ rt, base }) => {
   const t0 = performance.now();
+  // Their twins in JavaScript, started with them: how late this machine
+  // lets a timer and a fetch be now. Each must end no later than its twin,
+  // give or take 100 ms.
+  const twinSleep = new Promise((r) => setTimeout(() => r(since(t0)), 1000));
+  const twinFetch = fetch(`${base}/delay?ms=300&body=twin`).then((r) => r.text()).then(() => since(t0));
   const sleeps = [0, 1, 2].map(() => rt.callAsync('sleep_ms', 1000).then((took) => ({ took, at: since(t0) })));
   const fetched = rt.callAsync('fetch_body', `${base}/delay?ms=300&body=Example%20Domain`)
     .then((body) => ({ body, at: since(t0) }));
@@ -45,12 +50,14 @@ export const demo = define('three sleep_ms(1000) and a 300 ms fetch run concurre
   const f = await fetched;
   check(f.body instanceof Uint8Array, `the body is ${show(f.body)}, not bytes`);
   equal(text(f.body), 'Example Domain', 'the body');
-  check(f.at >= 295 && f.at < 500, `fetch resolved at +${ms(f.at)}`);
+  const fetchTwin = await twinFetch;
+  check(f.at >= 295 && f.at < fetchTwin + 100, `fetch resolved at +${ms(f.at)}, its twin at +${ms(fetchTwin)}`);
 
   const s = await Promise.all(sleeps);
+  const sleepTwin = await twinSleep;
   for (const { at, took } of s) {
-    check(at >= 990 && at <= 1100, `sleep resolved at +${ms(at)}`);
-    check(took >= 1000 && took < 1100, `C measured ${took} ms`);
+    check(at >= 990 && at < sleepTwin + 100, `sleep resolved at +${ms(at)}, its twin at +${ms(sleepTwin)}`);
+    check(took >= 1000 && took <= at + 1, `C measured ${took} ms, JS ${ms(at)}`);
   }
   const ats = s.map((x) => x.at);
   const spread = Math.max(...ats) - Math.min(...ats);
@@ -62,27 +69,39 @@ export const demo = define('three sleep_ms(1000) and a 300 ms fetch run concurre
 });
 
 export const yieldMillion = define('yield_n(1e6) finishes without starving timers or the event loop', async ({ rt }) => {
-  const t0 = performance.now();
-  let jsTimer = null;
-  setTimeout(() => { jsTimer = since(t0); }, 10);
-  const slept = rt.callAsync('sleep_ms', 50).then(() => since(t0));
-  const yielded = rt.callAsync('yield_n', 1e6).then((n) => ({ n, at: since(t0) }));
+  // How late the two timers beside the yielder are is also how much of the
+  // machine this process gets: a stall of the machine shows on one try,
+  // the yielder holding them back on every one, so the best of three counts.
+  const reports = [];
+  for (let i = 0; i < 3; i++) {
+    const before = rt.stats();
+    const t0 = performance.now();
+    let jsTimer = null;
+    setTimeout(() => { jsTimer = since(t0); }, 10);
+    const slept = rt.callAsync('sleep_ms', 50).then(() => since(t0));
+    const yielded = rt.callAsync('yield_n', 1e6).then((n) => ({ n, at: since(t0) }));
 
-  const { n, at } = await yielded;
-  equal(n, 1000000, 'yield_n resolved with');
-  const sleptAt = await slept;
-  check(sleptAt >= 50 && sleptAt < 100, `sleep_ms(50) resolved at +${ms(sleptAt)}`);
-  check(jsTimer !== null && jsTimer < at, `setTimeout(10) fired at ${jsTimer} ms, yield_n done at ${ms(at)}`);
-  check(jsTimer < 60, `setTimeout(10) fired late: +${ms(jsTimer)}`);
-  check(sleptAt < at, 'the sleeper finished while the yielder ran');
+    const { n, at } = await yielded;
+    equal(n, 1000000, 'yield_n resolved with');
+    const sleptAt = await slept;
+    check(sleptAt >= 50, `sleep_ms(50) resolved at +${ms(sleptAt)}`);
+    check(jsTimer !== null && jsTimer < at, `setTimeout(10) fired at ${jsTimer} ms, yield_n done at ${ms(at)}`);
+    check(sleptAt < at, 'the sleeper finished while the yielder ran');
 
-  const st = rt.stats();
-  check(st.ticks >= 1000000, `${st.ticks} ticks`);
-  check(st.macrotaskTicks > 0, 'ticks continued from macrotasks');
-  check(st.microtaskTicks > st.macrotaskTicks, 'most ticks are microtasks');
-  equal(rt.exports.live_tasks(), 0, 'live tasks');
-  return `done at +${ms(at)}; setTimeout(10) at +${ms(jsTimer)}, sleep_ms(50) at +${ms(sleptAt)}; ` +
-    `${st.microtaskTicks} microtask + ${st.macrotaskTicks} macrotask ticks`;
+    const st = rt.stats();
+    const ticks = st.ticks - before.ticks, micro = st.microtaskTicks - before.microtaskTicks;
+    const macro = st.macrotaskTicks - before.macrotaskTicks;
+    check(ticks >= 1000000, `${ticks} ticks`);
+    check(macro > 0, 'ticks continued from macrotasks');
+    check(micro > macro, 'most ticks are microtasks');
+    equal(rt.exports.live_tasks(), 0, 'live tasks');
+    const report = `done at +${ms(at)}; setTimeout(10) at +${ms(jsTimer)}, sleep_ms(50) at +${ms(sleptAt)}; ` +
+      `${micro} microtask + ${macro} macrotask ticks`;
+    reports.push(report);
+    if (sleptAt < 100 && jsTimer < 60)
+      return i ? `${report} (try ${i + 1}; before: ${reports.slice(0, i).join('; ')})` : report;
+  }
+  throw new Error(`timers held back beside the yielder on every try: ${reports.join('; ')}`);
 });
 
 /** setInterval(1) while fn() runs: { fires, maxGap, ms, result }. */
@@ -105,21 +124,50 @@ async function intervalDuring(fn) {
   }
 }
 
+/** Busy JavaScript for ms, in slices of 1 ms each followed by a hop to a
+ * macrotask as the glue's ticks make (js/ticks.mjs): what the timers beside
+ * a CPU-bound task can get on this machine now. Resolves with its slices. */
+function spinJs(ms) {
+  const t0 = performance.now();
+  const channel = typeof setImmediate === 'function' ? null : new MessageChannel();
+  return new Promise((resolve) => {
+    let slices = 0;
+    const slice = () => {
+      const end = Math.min(performance.now() + 1, t0 + ms);
+      while (performance.now() < end);
+      slices++;
+      if (performance.now() - t0 >= ms) {
+        channel?.port1.close();
+        resolve(slices);
+      } else if (channel) {
+        channel.port2.postMessage(0);
+      } else {
+        setImmediate(slice);
+      }
+    };
+    if (channel) channel.port1.onmessage = slice;
+    slice();
+  });
+}
+
 export const spinKeepsTimers = define('a task that wakes itself for 300 ms leaves JS timers on time', async ({ rt }) => {
-  // Other work on the machine can stall this process for tens of ms, which
-  // holds back the timers beside the busy task but not the idle ones, so
-  // the best of five tries counts; timers held back by the glue itself
-  // (Node once got a quarter of the idle rate) are held back on every try.
+  // Beside a CPU-bound task the timers get what the machine leaves this
+  // process (an idle wait gets more: the scheduler favours a sleeper), so
+  // the task is held to the same busy loop in JavaScript, run just before
+  // with the glue's slicing; the glue itself holding timers back (Node once
+  // got a quarter of the idle rate) shows on every try, a stall of the
+  // machine on one: the best of five tries counts.
   const reports = [];
   for (let i = 0; i < 5; i++) {
-    const idle = await intervalDuring(() => new Promise((r) => setTimeout(r, 300)));
+    const js = await intervalDuring(() => spinJs(300));
     const busy = await intervalDuring(() => rt.callAsync('spin_ms', 300));
-    const report = `setInterval(1): ${idle.fires} fires in ${ms(idle.ms)} idle (longest gap ${ms(idle.maxGap)}), ` +
-      `${busy.fires} in ${ms(busy.ms)} beside the task (longest gap ${ms(busy.maxGap)}); ` +
-      `the task ran ${busy.result} times`;
+    const report = `setInterval(1): ${js.fires} fires in ${ms(js.ms)} beside a JavaScript loop ` +
+      `(longest gap ${ms(js.maxGap)}), ${busy.fires} in ${ms(busy.ms)} beside the task ` +
+      `(longest gap ${ms(busy.maxGap)}); the task ran ${busy.result} times`;
     reports.push(report);
     equal(rt.exports.live_tasks(), 0, 'live tasks');
-    if (busy.fires / busy.ms >= idle.fires / idle.ms / 2 && busy.maxGap < 50 && busy.ms < 400 &&
+    if (busy.fires / busy.ms >= js.fires / js.ms / 2 && busy.maxGap < 2 * js.maxGap + 10 &&
+        busy.ms < js.ms + 100 && // (the task ends on time as the loop does)
         busy.result >= 10 * busy.ms) // a self-wake costs under a microsecond: 10 per ms is far from starved
       return i ? `${report} (try ${i + 1}; before: ${reports.slice(0, i).join('; ')})` : report;
   }
@@ -129,10 +177,11 @@ export const spinKeepsTimers = define('a task that wakes itself for 300 ms leave
 export const droppedFetch = define('a dropped fetch is aborted: the server sees the connection close', async ({ rt, base }) => {
   const id = `drop-${Math.random().toString(36).slice(2)}`;
   const t0 = performance.now();
+  const twin = new Promise((r) => setTimeout(() => r(since(t0)), 100)); // (how late timers are now)
   const won = await rt.callAsync('fetch_timeout', `${base}/hang?id=${id}`, 100);
-  const resolvedAt = since(t0);
+  const resolvedAt = since(t0), twinAt = await twin;
   equal(won, 0, 'fetch_timeout (0: the timeout won)');
-  check(resolvedAt >= 100 && resolvedAt < 300, `resolved at +${ms(resolvedAt)}`);
+  check(resolvedAt >= 100 && resolvedAt < twinAt + 200, `resolved at +${ms(resolvedAt)}, a JS timer of 100 ms at +${ms(twinAt)}`);
   equal(rt.stats().hostOps, 0, 'host operations in flight');
   equal(rt.exports.live_tasks(), 0, 'live tasks');
   const seen = await (await fetch(`${base}/closed?id=${id}&ms=1000`)).json();
@@ -158,12 +207,15 @@ export const timers10k = define('10,000 concurrent timers', async ({ rt }) => {
   const n = 10000;
   const t0 = performance.now();
   const ds = Array.from({ length: n }, (_, i) => (i * 37) % 101); // 0..100 ms
+  // Their twins in JavaScript, 10,000 setTimeouts beside them: how late
+  // this machine lets such timers be now.
+  const twins = Promise.all(ds.map((d) => new Promise((r) => setTimeout(() => r(since(t0)), d))));
   const ats = await Promise.all(ds.map((d) => rt.callAsync('sleep_ms', d).then(() => since(t0))));
   const total = since(t0);
   ats.forEach((at, i) => check(at >= ds[i] - 1, `sleep_ms(${ds[i]}) resolved at +${ms(at)}`));
-  const last = Math.max(...ats);
-  check(last >= 100 && last < 1000, `the last resolved at +${ms(last)}`);
-  check(total < 1000, `${ms(total)} in all`);
+  const last = Math.max(...ats), twinLast = Math.max(...(await twins));
+  check(last >= 100 && last < twinLast + 200, `the last resolved at +${ms(last)}, the last twin at +${ms(twinLast)}`);
+  check(total < twinLast + 500, `${ms(total)} in all, the last twin at +${ms(twinLast)}`);
   equal(rt.exports.live_tasks(), 0, 'live tasks');
   const st = rt.stats();
   equal(st.timerArmed, false, 'the host timer is armed');

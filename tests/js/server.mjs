@@ -3,6 +3,9 @@
 // web demo, on 127.0.0.1 and a free port (or the one given).
 //
 //   /delay?ms=N&body=TEXT   answers TEXT after N ms
+//   /gather?n=N&body=TEXT   answers TEXT once N /gather requests wait at
+//                           once (proof that they were all in flight), or
+//                           503 to those waiting after 10 s without
 //   /hang?id=ID             never answers; its connection closing is recorded
 //   /closed?id=ID&ms=N      {"closed":true} once /hang?id=ID's connection has
 //                           closed, or {"closed":false} if it did not within N ms
@@ -33,6 +36,7 @@ export function serve(port = 0) {
   const closedAt = new Map(); // hang id -> performance.now() of the close
   const waiters = new Map();  // hang id -> resolve
   const timers = new Set();
+  const gathering = []; // the /gather requests waiting: their answers
   const later = (ms, fn) => {
     const t = setTimeout(() => { timers.delete(t); fn(); }, ms);
     timers.add(t);
@@ -75,6 +79,15 @@ export function serve(port = 0) {
       case '/delay':
         answerLater(Number(q('ms', 0)), q('body', 'hello'));
         break;
+      case '/gather': {
+        const answer = (code, body) => res.writeHead(code, { 'content-type': 'text/plain' }).end(body);
+        const entry = () => answer(200, q('body', 'hello'));
+        gathering.push(entry);
+        res.on('close', () => gathering.includes(entry) && gathering.splice(gathering.indexOf(entry), 1));
+        if (gathering.length >= Number(q('n', 1))) gathering.splice(0).forEach((go) => go());
+        else later(10000, () => gathering.includes(entry) && (gathering.splice(gathering.indexOf(entry), 1), answer(503, '')));
+        break;
+      }
       case '/api/slow':
         answerLater(Number(q('ms', 0)), 'ok');
         break;

@@ -8,7 +8,18 @@
 import { spawn } from 'node:child_process';
 
 export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = process.env.WASYNC_OUT, hostArgs = []) {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  // The port is drawn at random and other tests on the machine draw too:
+  // one taken already (the server exits with EADDRINUSE) is drawn again.
+  for (let tries = 1; ; tries++) {
+    try {
+      return await serveAt(20000 + Math.floor(Math.random() * 20000), component, runP3, out, hostArgs);
+    } catch (e) {
+      if (tries === 5 || !/EADDRINUSE/.test(e.message)) throw e;
+    }
+  }
+}
+
+async function serveAt(port, component, runP3, out, hostArgs) {
   // In its own process group: jco serve runs the component in a child
   // process, which a kill of jco alone would leave running.
   const args = runP3
@@ -24,7 +35,8 @@ export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = 
     };
     server.stdout.on('data', seen);
     server.stderr.on('data', seen);
-    server.on('exit', (code) => reject(new Error(`jco serve exited (${code}): ${log}`)));
+    // ('close': after its output, which says why)
+    server.on('close', (code) => reject(new Error(`jco serve exited (${code}): ${log}`)));
   });
   return {
     base: `http://127.0.0.1:${port}`,

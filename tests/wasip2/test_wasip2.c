@@ -161,8 +161,9 @@ static void test_host_calls_per_sleep(void)
 
 /* I/O wakeups while a far timer is armed read no clock: the wait knows the
  * timer pollable was not ready, so the tick after it has no timer to fire
- * (10 wakeups: the first and last ticks' reads; 10 or more without). */
-static void test_no_clock_read_per_wakeup(void)
+ * (10 wakeups: the first and last ticks' reads; 10 or more without). One
+ * run: the wakeups it took in *wakeups (several waiters may wake at once). */
+static void no_clock_read_run(uint64_t *wakeups)
 {
     wa_rt *rt = p2_rt();
     REQUIRE(rt);
@@ -182,20 +183,30 @@ static void test_no_clock_read_per_wakeup(void)
     wa_wasip2_stats st;
     wa_wasip2_stats_get(rt, &st);
     uint64_t nows = st.nows, polls = st.polls;
-    CHECK_EQ(wa_block_on(rt, &jw[9].fut), 0); /* the others end meanwhile */
+    CHECK_EQ(wa_block_on(rt, &jw[9].fut), 0); /* the others end meanwhile, mostly */
     wa_wasip2_stats_get(rt, &st);
-    CHECK(st.polls - polls >= 5); /* (several waiters may wake at once) */
+    *wakeups = st.polls - polls;
     CHECK(st.nows - nows <= 2);
     for (int i = 0; i < 10; i++) {
-        if (i < 9) {
-            CHECK_EQ(wa_join_status(&jw[i]), 0);
-            wa_join_drop(&jw[i]);
-        }
+        /* jco can report a pollable ready after a later one (it re-arms one
+         * that fired early): the last wait may not have seen the others */
+        if (i < 9)
+            CHECK_EQ(wa_block_on(rt, &jw[i].fut), 0);
         CHECK_EQ(wa_pollable_deregister(rt, w[i].key), 0);
     }
     wa_join_abort(&jf);
     wa_join_drop(&jf);
     CHECK_RT_EMPTY_FREE(rt);
+}
+
+static void test_no_clock_read_per_wakeup(void)
+{
+    /* The check tells only over 5 wakeups or more; a stall of the machine
+     * brings the 10 ms steps together into fewer: up to three runs. */
+    uint64_t wakeups = 0;
+    for (int i = 0; i < 3 && wakeups < 5; i++)
+        no_clock_read_run(&wakeups);
+    CHECK(wakeups >= 5);
 }
 
 /* DNS: localhost resolves to a loopback address; lookups hold no handle

@@ -9,9 +9,11 @@ const seen = {};
 // The first call pays for jco's first async-lowered call (tens of ms, in
 // which the others queue for the instance's lock): not what is measured.
 await ops.sleepThenAdd(1, 0, 0);
+ops.setLimit(0); // (no limit, as before: this resets the peak)
 let t = performance.now();
 const five = [0, 1, 2, 3, 4];
 seen.concurrent = { results: await Promise.all(five.map(i => ops.sleepThenAdd(50, i, 100))), ms: performance.now() - t };
+seen.concurrent.peak = ops.peak();
 
 // A limit of 2. A call that jco has queued for the instance's lock is past
 // its backpressure check (jco 1.35), so the calls come 10 ms apart, each
@@ -30,13 +32,14 @@ for (let round = 0; round < 3 && !(seen.limited?.peak <= 2); round++) {
 ops.setLimit(64);
 
 tasks.length = 0;
+const called = performance.now();
 const call = ops.sleepThenAdd(1000, 1, 2);
 await sleep(30);
 tasks[0].requestCancellation();
 t = performance.now();
 let value;
 try { value = (await call) ?? null; } catch (e) { value = `threw ${e?.message ?? e}`; }
-seen.cancel = { value, ms: performance.now() - t, cleanups: ops.cleanups() };
+seen.cancel = { value, ms: performance.now() - t, sinceCall: performance.now() - called, cleanups: ops.cleanups() };
 
 t = performance.now();
 seen.ext = { took: await ops.extSleep(40), ms: performance.now() - t };

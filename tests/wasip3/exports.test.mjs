@@ -43,22 +43,27 @@ test('async exports written in C', async () => {
   const seen = JSON.parse(r.stdout.toString().trim().split('\n').pop());
   console.log(JSON.stringify(seen, null, 1));
 
-  // Five calls of 50 ms overlap: all end in under 5 x 50 ms (about 100 ms
-  // here; the bound leaves room for a loaded machine).
+  // Five calls of 50 ms overlap: all five were live at once (the peak the
+  // driver counted), which a time bound would show only on an idle machine.
   assert.deepEqual(seen.concurrent.results, [100, 101, 102, 103, 104]);
-  assert.ok(seen.concurrent.ms >= 45 && seen.concurrent.ms < 240, `${seen.concurrent.ms} ms`);
+  assert.equal(seen.concurrent.peak, 5);
+  assert.ok(seen.concurrent.ms >= 45, `${seen.concurrent.ms} ms`);
   // A limit of 2: at most 2 calls live at once, all 5 complete (in about
   // three rounds of 30 ms, the calls 10 ms apart).
   assert.deepEqual(seen.limited.results, [1, 2, 3, 4, 5]);
   assert.equal(seen.limited.peak, 2);
   assert.ok(seen.limited.ms >= 85, `${seen.limited.ms} ms`);
   // Cancelled by its caller: its cleanup ran, and it ended cancelled (no
-  // value), long before its 1 s sleep.
+  // value), before its 1 s sleep would have (from the call, so that a
+  // loaded machine's delays count against the sleep's own length).
   assert.equal(seen.cancel.value, null);
   assert.equal(seen.cancel.cleanups, 1);
-  assert.ok(seen.cancel.ms < 500, `${seen.cancel.ms} ms`);
-  // extlib, through the wasip3_task registry only.
-  assert.ok(seen.ext.took >= 39 && seen.ext.took < 200, `${seen.ext.took} ms`);
+  assert.ok(seen.cancel.sinceCall < 1000, `${seen.cancel.sinceCall} ms`);
+  // extlib, through the wasip3_task registry only: 40 ms as C measured it,
+  // within the call as JavaScript measured it. (No upper bound of its own:
+  // a wake that never came would hang the call, and a late one is the
+  // machine's; about 40 ms here, 86 ms on a loaded machine.)
+  assert.ok(seen.ext.took >= 39 && seen.ext.took <= seen.ext.ms + 1, `${seen.ext.took} ms in ${seen.ext.ms} ms`);
   assert.deepEqual(seen.mixed.results, [7, 42]);
   assert.ok(seen.mixed.took >= 39, `${seen.mixed.took} ms`);
 });
