@@ -138,14 +138,15 @@ static void wa_p3b_dispatch(wa_p3b *h, wa_p3_event e)
     wa_regs_ready(&h->regs, &s->reg, WA_REG_READY);
 }
 
-/* Dispatches every event already pending, without blocking. */
-static void wa_p3b_drain(wa_p3b *h)
+/* Dispatches every event already pending, without blocking. Returns how
+ * many there were. */
+static unsigned wa_p3b_drain(wa_p3b *h)
 {
-    for (;;) {
+    for (unsigned n = 0;; n++) {
         h->stats.polls++;
         wa_p3_event e = wa_p3_waitable_set_poll(h->set);
         if (e.code == WA_P3_EVENT_NONE)
-            return;
+            return n;
         wa_p3b_dispatch(h, e);
     }
 }
@@ -325,6 +326,13 @@ int wa_wasip3_wait_set_(wa_rt *rt, uint64_t deadline, uint32_t *set)
         return WA_ENOSYS;
     *set = h->set;
     int rc = wa_p3b_wait_ready(h, deadline);
+    /* An event pending at WAIT is taken at once by the callback's own
+     * task, and jco (1.35) then spins its hand-over of the instance to a
+     * call queued for it until that callback returns: an async call in it
+     * waits for a timer that never runs. So no WAIT with an event pending
+     * (the async calls of this callback, the timer's included, are made). */
+    if (rc != 0 && wa_p3b_drain(h))
+        return 0;
     return rc == WA_EDEADLK ? 1 : rc; /* (another task may join one) */
 }
 

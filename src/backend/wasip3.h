@@ -29,9 +29,12 @@ void wa_wasip3_poll_(wa_rt *rt);
 int wa_wasip3_wake_(wa_rt *rt, unsigned want);
 
 /* Readies a WAIT until deadline (WA_NEVER: none): arms the wait-until for
- * it and puts the set in *set. Returns 1 to wait on the set, 0 when the
- * deadline has passed already (tick again instead), WA_ENOSYS. Nothing
- * joined and no deadline still waits: another task may join something. */
+ * it, dispatches the events already pending and puts the set in *set.
+ * Returns 1 to wait on the set, 0 when the deadline has passed already or
+ * an event was pending (tick again instead), WA_ENOSYS. Nothing joined and
+ * no deadline still waits: another task may join something. The caller
+ * makes no async-lowered call between a 1 and its WAIT (one lets the host
+ * run, and an event may then be pending). */
 int wa_wasip3_wait_set_(wa_rt *rt, uint64_t deadline, uint32_t *set);
 
 /* Returns (borrowed) where the futures of rt (subtask.c, p3_future.c,

@@ -11,7 +11,8 @@
  * EXIT once its own wasync task has finished (after task.return, or
  * task.cancel when the caller cancelled it), YIELD while tasks are still
  * runnable after a bounded number of ticks, else WAIT on the set with the
- * shared wait-until armed for the earliest deadline.
+ * shared wait-until armed for the earliest deadline and no event pending
+ * in it (one taken at once at WAIT can hang jco: docs/wasip3.md).
  *
  * task.return must be called by the call's own task, so a wasync task that
  * finishes in another call's callback waits for a callback of its own.
@@ -211,12 +212,14 @@ static uint32_t wa_export_drive(wa_export_call *c, wa_export_return ret)
         int runnable = wa_export_tick(&deadline);
         if (runnable > 0 || wa_export_due(c))
             continue;
+        /* the wakes first: no async call between the set's last look and
+         * WAIT (wa_wasip3_wait_set_) */
+        wa_export_wake(0);
         uint32_t set;
-        if (wa_wasip3_wait_set_(rt, deadline, &set) > 0) {
-            wa_export_wake(0);
+        if (wa_wasip3_wait_set_(rt, deadline, &set) > 0)
             return wa_p3_callback_wait(set);
-        }
-        /* the deadline passed: its timers fire in the next tick */
+        /* the deadline passed (its timers fire in the next tick), or an
+         * event was pending (dispatched) */
     }
     if (wa_export_done(c))
         return wa_export_end(c, ret);

@@ -6,6 +6,7 @@
  * registry) awaited from a wasync task. */
 #include <stdint.h>
 
+#include "../../src/wasi/p3.h"
 #include "extlib.h"
 #include "wasync/component.h"
 #include "wasync/coro.h"
@@ -14,6 +15,7 @@
 #define OPS "[export]wasync:test/ops"
 __attribute__((import_module(OPS), import_name("[task-return]sleep-then-add"))) void ops_add_return(uint32_t sum);
 __attribute__((import_module(OPS), import_name("[task-return]ext-sleep"))) void ops_ext_return(uint32_t ms);
+__attribute__((import_module(OPS), import_name("[task-return]late-event"))) void ops_late_return(uint32_t state);
 
 static uint32_t peak, cleanups;
 
@@ -123,6 +125,47 @@ static void ext_return(wa_future *done, int status)
 }
 
 WA_EXPORT_ASYNC("wasync:test/ops#ext-sleep", ext_spawn, ext_return, (uint32_t ms), ms)
+
+/* late-event: a 1 ms wait-for whose host timer fires during the next
+ * async call (the spin keeps JavaScript out until then), so its event is
+ * pending before it is awaited; then an async call from the callback that
+ * took that event. jco (1.35) takes a pending event at WAIT at once, ahead
+ * of a call queued for the instance: the driver must not answer WAIT then
+ * (docs/wasip3.md). */
+typedef struct late {
+    WA_CORO;
+    wa_subtask s;
+    uint32_t ms, first, spun, then;
+    uint64_t t0;
+} late;
+
+WA_ASYNC(late, t, cx)
+{
+    WA_BEGIN(t, cx);
+    t->first = wa_p3_wait_for(WA_MS(1));
+    for (t->t0 = wa_p3_now(); wa_p3_now() - t->t0 < WA_MS(t->ms);)
+        ;
+    t->spun = wa_p3_wait_for(WA_MS(1));
+    WA_TRY(wa_subtask_init(&t->s, t->first));
+    t->then = wa_p3_wait_for(WA_MS(1));
+    WA_TRY(wa_subtask_init(&t->s, t->then));
+    WA_TRY(wa_subtask_init(&t->s, t->spun));
+    WA_END();
+}
+
+static int late_spawn(wa_rt *rt, wa_join *join, uint32_t ms)
+{
+    late t = {.ms = ms};
+    late_init(&t);
+    return wa_spawn_of(rt, &t, join);
+}
+
+static void late_return(wa_future *done, int status)
+{
+    ops_late_return(status == 0 ? wa_p3_state(((late *)done)->first) : UINT32_MAX);
+}
+
+WA_EXPORT_ASYNC("wasync:test/ops#late-event", late_spawn, late_return, (uint32_t ms), ms)
 
 __attribute__((export_name("wasync:test/ops#set-limit"))) void ops_set_limit(uint32_t n)
 {

@@ -9,6 +9,11 @@ const seen = {};
 // The first call pays for jco's first async-lowered call (tens of ms, in
 // which the others queue for the instance's lock): not what is measured.
 await ops.sleepThenAdd(1, 0, 0);
+// A call answers WAIT with an event already pending while another call is
+// queued for the instance, then makes an async call from the callback that
+// took the event (exports.c's late-event): jco's hand-over of the instance
+// to the queued call then spun, and nothing ran again (the test timed out).
+seen.late = await Promise.all([ops.lateEvent(3), ops.sleepThenAdd(1, 2, 3)]);
 ops.setLimit(0); // (no limit, as before: this resets the peak)
 let t = performance.now();
 const five = [0, 1, 2, 3, 4];

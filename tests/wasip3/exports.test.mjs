@@ -43,6 +43,9 @@ test('async exports written in C', async () => {
   const seen = JSON.parse(r.stdout.toString().trim().split('\n').pop());
   console.log(JSON.stringify(seen, null, 1));
 
+  // A pending event at WAIT, a call queued behind it: both answer (the
+  // first wait-for was started, so its event was pending when awaited).
+  assert.deepEqual(seen.late, [1, 5]);
   // Five calls of 50 ms overlap: all five were live at once (the peak the
   // driver counted), which a time bound would show only on an idle machine.
   assert.deepEqual(seen.concurrent.results, [100, 101, 102, 103, 104]);
