@@ -44,7 +44,7 @@ static wa_export_call *wa_export_calls; /* live ones */
 static wa_export_call *wa_export_bare;  /* the live one whose slot was not set, if any */
 static unsigned wa_export_live, wa_export_max = WA_WASIP3_EXPORT_LIMIT;
 static int wa_export_pressed;  /* our backpressure.inc is in force */
-static int wa_export_released; /* ...was just undone: see wa_export_wake */
+static int wa_export_released; /* ...was undone by a new limit: see wa_export_wake */
 
 /* No export can answer without its record or runtime: a trap. */
 static void wa_export_fail(const char *why)
@@ -63,25 +63,29 @@ wa_rt *wa_wasip3_rt(void)
 void wa_wasip3_backpressure_inc(void) { wa_p3_backpressure_inc(); }
 void wa_wasip3_backpressure_dec(void) { wa_p3_backpressure_dec(); }
 
-/* Holds new calls back while the limit is reached. */
-static void wa_export_press(void)
+/* Whether the live calls are at the limit. */
+static int wa_export_full(void) { return wa_export_max && wa_export_live >= wa_export_max; }
+
+/* Holds new calls back while the limit is reached. Returns 1 when it
+ * undid our backpressure.inc, else 0. */
+static int wa_export_press(void)
 {
-    int want = wa_export_max && wa_export_live >= wa_export_max;
+    int want = wa_export_full();
     if (want == wa_export_pressed)
-        return;
+        return 0;
     wa_export_pressed = want;
     if (want)
         wa_p3_backpressure_inc();
     else
         wa_p3_backpressure_dec();
-    wa_export_released = !want;
+    return !want;
 }
 
 unsigned wa_wasip3_set_export_limit(unsigned max)
 {
     unsigned prev = wa_export_max;
     wa_export_max = max;
-    wa_export_press();
+    wa_export_released |= wa_export_press();
     return prev;
 }
 
@@ -161,16 +165,28 @@ static int wa_export_tick(uint64_t *deadline)
 
 /* A call is leaving: the calls still live wait on the set, so it must get
  * what they wait for: the wait-until for the next deadline, and a wake
- * when tasks are runnable or the deadline has passed. */
+ * when tasks are runnable or the deadline has passed. Its backpressure.dec
+ * comes last: jco (1.35) admits every call that arrives while it is undone
+ * (they then queue for the instance), and the async calls here would
+ * widen that window. The wakes come first: the dec's (jco starts a call
+ * queued by backpressure only when its loop runs) ends after it, and one
+ * in flight keeps jco from taking a wait-until that returns at once, with
+ * the queued calls not yet let in, for a deadlock. */
 static uint32_t wa_export_exit(void)
 {
+    unsigned extra = wa_export_pressed && !wa_export_full();
     if (wa_export_live) {
         uint64_t deadline;
         uint32_t set;
         int runnable = wa_export_tick(&deadline);
-        int due = wa_wasip3_wait_set_(wa_export_rt, runnable > 0 ? WA_NEVER : deadline, &set) == 0;
-        wa_export_wake(runnable > 0 || due);
+        extra += runnable > 0;
+        wa_export_wake(extra);
+        if (runnable <= 0 && wa_wasip3_wait_set_(wa_export_rt, deadline, &set) == 0)
+            wa_export_wake(extra + 1);
+    } else if (extra) {
+        wa_export_wake(extra);
     }
+    wa_export_press();
     return WA_P3_CALLBACK_EXIT;
 }
 
@@ -196,7 +212,6 @@ static uint32_t wa_export_end(wa_export_call *c, wa_export_return ret)
         wa_export_bare = NULL;
     free(c);
     wa_export_live--;
-    wa_export_press();
     return wa_export_exit(); /* (the slot ends with the task: no context.set) */
 }
 
