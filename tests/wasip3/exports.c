@@ -126,7 +126,7 @@ static void ext_return(wa_future *done, int status)
 
 WA_EXPORT_ASYNC("wasync:test/ops#ext-sleep", ext_spawn, ext_return, (uint32_t ms), ms)
 
-/* late-event: a 1 ms wait-for whose host timer fires during the next
+/* late-event: a 2 ms wait-for whose host timer fires during the next
  * async call (the spin keeps JavaScript out until then), so its event is
  * pending before it is awaited; then an async call from the callback that
  * took that event. jco (1.35) takes a pending event at WAIT at once, ahead
@@ -142,7 +142,7 @@ typedef struct late {
 WA_ASYNC(late, t, cx)
 {
     WA_BEGIN(t, cx);
-    t->first = wa_p3_wait_for(WA_MS(1));
+    t->first = wa_p3_wait_for(WA_MS(2));
     for (t->t0 = wa_p3_now(); wa_p3_now() - t->t0 < WA_MS(t->ms);)
         ;
     t->spun = wa_p3_wait_for(WA_MS(1));

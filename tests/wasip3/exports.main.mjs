@@ -13,7 +13,10 @@ await ops.sleepThenAdd(1, 0, 0);
 // queued for the instance, then makes an async call from the callback that
 // took the event (exports.c's late-event): jco's hand-over of the instance
 // to the queued call then spun, and nothing ran again (the test timed out).
-seen.late = await Promise.all([ops.lateEvent(3), ops.sleepThenAdd(1, 2, 3)]);
+// On a loaded machine the first wait-for can end before its call returns
+// (no event then): the call is made again then, up to three times.
+for (let round = 0; round < 3 && seen.late?.[0] !== 1; round++)
+  seen.late = await Promise.all([ops.lateEvent(5), ops.sleepThenAdd(1, 2, 3)]);
 ops.setLimit(0); // (no limit, as before: this resets the peak)
 let t = performance.now();
 const five = [0, 1, 2, 3, 4];
