@@ -2,7 +2,8 @@
 /* wasync.h - an async runtime for WebAssembly (and native), in C.
  *
  * One header per concern; this one includes every one that the host the
- * library was built for offers (wasync/config.h says which host).
+ * library was built for offers (wasync/config.h says which host), and
+ * tests/test_headers.c, built and run on each host, checks it does.
  */
 #ifndef WASYNC_H
 #define WASYNC_H
@@ -19,12 +20,14 @@
 #include "wasync/channel.h"
 #include "wasync/stream.h"
 #include "wasync/backend.h"
+/* On every host: a host without threads, sockets or HTTP refuses those
+ * calls when they are compiled, with a message that names the host
+ * (WA_UNAVAILABLE_), which tells more than an undeclared function. */
 #include "wasync/thread.h"
-#if defined(WASYNC_HOST_NATIVE) || defined(WASYNC_HOST_WASIP2)
 #include "wasync/net.h"
-#endif
-#if defined(WASYNC_HOST_WASIP2)
 #include "wasync/http.h"
+/* The host's own calls. */
+#if defined(WASYNC_HOST_WASIP2)
 #include "wasync/wasi.h"
 #endif
 #if defined(WASYNC_HOST_WASIP3)

@@ -12,7 +12,7 @@
 #           wasync_component() right after add_subdirectory.
 #   js:     a module that calls printf, made by the installed
 #           wasync_js_module(), run in Node by the installed glue imported
-#           as the package @wasync/js.
+#           as the package @wasync/js, whose parts are not exported.
 # Usage: tests/consume.sh native|wasip2|js BUILD_DIR
 set -euo pipefail
 host=$1 build=$(cd "$2" && pwd)
@@ -179,6 +179,16 @@ rt.call('hello', 7);
 rt.close();
 JS
   expect "JS module" "$(node "$tmp/app/run.mjs" "$tmp/app/build/app.wasm")" "wasync $version on js: 7"
+  # ...and the package's parts are not its API: only the entry is exported.
+  cat >"$tmp/app/part.mjs" <<'JS'
+try {
+  await import('@wasync/js/ops.mjs');
+  console.log('exported');
+} catch (e) {
+  console.log(e.code);
+}
+JS
+  expect "a part of @wasync/js" "$(node "$tmp/app/part.mjs")" "ERR_PACKAGE_PATH_NOT_EXPORTED"
   ;;
 *)
   echo "usage: $0 native|wasip2|js BUILD_DIR" >&2

@@ -4,9 +4,7 @@
  * compiles this against each host's config.h (-DWA_TEST_HTTP: the HTTP
  * client's call, -DWA_TEST_THREAD: a remote's, else TCP's) and checks the
  * message, or that it compiles where the host has the call. */
-#include "wasync.h"
-#include "wasync/http.h"
-#include "wasync/net.h"
+#include "wasync.h" /* (every host: net.h, http.h, thread.h included) */
 
 wa_future *call(wa_rt *rt, wa_tcp_op *op, wa_http_fetch *f);
 wa_future *call(wa_rt *rt, wa_tcp_op *op, wa_http_fetch *f)

@@ -32,7 +32,7 @@ extern "C" {
 /* The client's calls on a host without HTTP, the server's on a host that
  * cannot export a handler (only a WASI 0.2 or 0.3 component can). */
 #if defined(WASYNC_HOST_WASIP1)
-#define WA_HTTP_CLIENT_ WA_UNAVAILABLE_("wasync: no HTTP on the wasip1 host (WASI 0.1 has none; http.h's client is native's, WASI 0.2's and the js host's)")
+#define WA_HTTP_CLIENT_ WA_UNAVAILABLE_("wasync: no HTTP on the wasip1 host (WASI 0.1 has none; http.h's client is native's, WASI 0.2's, WASI 0.3's and the js host's)")
 #else
 #define WA_HTTP_CLIENT_
 #endif
@@ -72,10 +72,11 @@ typedef struct wa_http_response wa_http_response;
  * response's head has arrived: status 0 with s->response (a new response,
  * the caller's to free), WA_EINVAL for a bad URL, method or header, WA_EIO
  * (or WA_ECONNREFUSED) when the request failed. The URL is checked first:
- * visible ASCII only (a space, control or 8-bit byte is %-escaped), every
- * '%' an escape, a scheme, a host (a name or a bracketed IP literal), a
- * port from 1 to 65535, no userinfo ("user@"), no query without a path; a
- * method must be a token. */
+ * visible ASCII only (a space, control or 8-bit byte is WA_EINVAL, not
+ * escaped for you: write it as %20 and the like), every '%' an escape, a
+ * scheme, a host (a name or a bracketed IP literal), a port from 1 to
+ * 65535, no userinfo ("user@"), no query without a path; a "#fragment" is
+ * not sent. A method must be a token. */
 typedef struct wa_http_send {
     wa_future fut;
     const wa_http_request *req;

@@ -26,7 +26,7 @@ extern "C" {
 
 /* The calls below, on a host that has no sockets. */
 #if defined(WASYNC_HOST_JS) || defined(WASYNC_HOST_WASIP1)
-#define WA_NET_ WA_UNAVAILABLE_("wasync: no TCP or DNS on the " WASYNC_HOST " host (net.h is native Linux's and WASI 0.2's)")
+#define WA_NET_ WA_UNAVAILABLE_("wasync: no TCP or DNS on the " WASYNC_HOST " host (net.h is native Linux's, WASI 0.2's and WASI 0.3's)")
 #else
 #define WA_NET_
 #endif

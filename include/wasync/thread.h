@@ -24,7 +24,7 @@ extern "C" {
 #if defined(WASYNC_HOST_NATIVE) && defined(__linux__)
 #define WA_THREAD_
 #else
-#define WA_THREAD_ WA_UNAVAILABLE_("wasync: no threads on the " WASYNC_HOST " host (thread.h is native Linux's)")
+#define WA_THREAD_ WA_UNAVAILABLE_("wasync: no threads on the " WASYNC_HOST " host (thread.h is native Linux's; no wasm host has threads: js, WASI 0.1, 0.2 and 0.3)")
 #endif
 
 /* A thread-safe handle on a runtime, counted: each holder drops its own. */

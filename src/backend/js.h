@@ -10,7 +10,9 @@
 
 #include "wasync/js.h"
 
-/* Declares a function of the import module "wasync" (js/wasync.mjs). */
+/* Declares a function of the import module "wasync" (js/wasync.mjs). Its C
+ * name is wa_js_<name>_, whatever file declares it, so that no C name
+ * stands for two imports (wasm-ld refuses that program: src/wasi/cabi.h). */
 #define WA_JS_IMPORT(name) __attribute__((import_module("wasync"), import_name(#name)))
 
 /* What a key stands for: a host operation, a promise, or something the

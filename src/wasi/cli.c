@@ -15,12 +15,12 @@
 
 #define ENV "wasi:cli/environment@0.2.12"
 
-WA_P2_IMPORT(ENV, "get-environment") void wa_p2_imp_get_environment(int32_t ret);
-WA_P2_IMPORT(ENV, "get-arguments") void wa_p2_imp_get_arguments(int32_t ret);
-WA_P2_IMPORT("wasi:cli/exit@0.2.12", "exit") void wa_p2_imp_exit(int32_t status);
-WA_P2_IMPORT("wasi:cli/stdin@0.2.12", "get-stdin") int32_t wa_p2_imp_get_stdin(void);
-WA_P2_IMPORT("wasi:cli/stdout@0.2.12", "get-stdout") int32_t wa_p2_imp_get_stdout(void);
-WA_P2_IMPORT("wasi:cli/stderr@0.2.12", "get-stderr") int32_t wa_p2_imp_get_stderr(void);
+WA_WASI_IMPORT(ENV, "get-environment") void wa_p2_imp_cli_get_environment(int32_t ret);
+WA_WASI_IMPORT(ENV, "get-arguments") void wa_p2_imp_cli_get_arguments(int32_t ret);
+WA_WASI_IMPORT("wasi:cli/exit@0.2.12", "exit") void wa_p2_imp_cli_exit(int32_t status);
+WA_WASI_IMPORT("wasi:cli/stdin@0.2.12", "get-stdin") int32_t wa_p2_imp_cli_get_stdin(void);
+WA_WASI_IMPORT("wasi:cli/stdout@0.2.12", "get-stdout") int32_t wa_p2_imp_cli_get_stdout(void);
+WA_WASI_IMPORT("wasi:cli/stderr@0.2.12", "get-stderr") int32_t wa_p2_imp_cli_get_stderr(void);
 
 /* Calls a list-returning import; returns the list and its length. */
 static wa_p2_str *wa_p2_list(void (*imp)(int32_t), size_t *n)
@@ -34,21 +34,21 @@ static wa_p2_str *wa_p2_list(void (*imp)(int32_t), size_t *n)
 int wa_wasi_environ(char ***env)
 {
     size_t n;
-    wa_p2_str *s = wa_p2_list(wa_p2_imp_get_environment, &n);
+    wa_p2_str *s = wa_p2_list(wa_p2_imp_cli_get_environment, &n);
     return wa_p2_lift_strv(s, n, 2, env);
 }
 
 int wa_wasi_args(char ***argv)
 {
     size_t n;
-    wa_p2_str *s = wa_p2_list(wa_p2_imp_get_arguments, &n);
+    wa_p2_str *s = wa_p2_list(wa_p2_imp_cli_get_arguments, &n);
     return wa_p2_lift_strv(s, n, 1, argv);
 }
 
 char *wa_wasi_getenv(const char *name)
 {
     size_t n, len = strlen(name);
-    wa_p2_str *s = wa_p2_list(wa_p2_imp_get_environment, &n);
+    wa_p2_str *s = wa_p2_list(wa_p2_imp_cli_get_environment, &n);
     char *value = NULL;
     if (wa_p2_list_check(s, n, 2) < 0)
         return NULL;
@@ -66,10 +66,10 @@ char *wa_wasi_getenv(const char *name)
 void wa_wasi_exit(int status)
 {
     fflush(NULL); /* as exit() would: buffered output is not lost */
-    wa_p2_imp_exit(status != 0); /* result: 0 ok, 1 err */
+    wa_p2_imp_cli_exit(status != 0); /* result: 0 ok, 1 err */
     __builtin_trap(); /* a host that returned would break noreturn */
 }
 
-uint32_t wa_p2_get_stdin(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stdin(); }
-uint32_t wa_p2_get_stdout(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stdout(); }
-uint32_t wa_p2_get_stderr(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_get_stderr(); }
+uint32_t wa_p2_get_stdin(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_cli_get_stdin(); }
+uint32_t wa_p2_get_stdout(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_cli_get_stdout(); }
+uint32_t wa_p2_get_stderr(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_cli_get_stderr(); }

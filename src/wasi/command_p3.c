@@ -9,8 +9,7 @@
 int __main_void(void);
 void __wasm_call_dtors(void);
 
-__attribute__((import_module("[export]wasi:cli/run@0.3.0"), import_name("[task-return]run")))
-void wa_p3_imp_run_return(uint32_t is_err);
+WA_WASI_IMPORT("[export]wasi:cli/run@0.3.0", "[task-return]run") void wa_p3_imp_run_return(uint32_t is_err);
 
 uint32_t wa_p3_run_(void);
 uint32_t wa_p3_run_callback_(uint32_t event, uint32_t p1, uint32_t p2);

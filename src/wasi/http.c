@@ -14,41 +14,41 @@
 #define I32 int32_t
 #define ADDR(p) ((I32)(uintptr_t)(p))
 
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[static]fields.from-list") void wa_p2_imp_fields_from_list(I32, I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]fields.entries") void wa_p2_imp_fields_entries(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]fields") void wa_p2_imp_fields_drop(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.method") void wa_p2_imp_request_method(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.path-with-query") void wa_p2_imp_request_path(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.authority") void wa_p2_imp_request_authority(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.headers") I32 wa_p2_imp_request_headers(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.consume") void wa_p2_imp_request_consume(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]incoming-request") void wa_p2_imp_request_drop(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[constructor]outgoing-response") I32 wa_p2_imp_response_new(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-response.set-status-code") I32 wa_p2_imp_set_status(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-response.body") void wa_p2_imp_response_body(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]outgoing-response") void wa_p2_imp_outgoing_response_drop(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[static]response-outparam.set") void wa_p2_imp_outparam_set(I32, I32, I32, I32, int64_t, I32, I32, I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]response-outparam") void wa_p2_imp_outparam_drop(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-body.write") void wa_p2_imp_body_write(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[static]outgoing-body.finish") void wa_p2_imp_body_finish(I32, I32, I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]outgoing-body") void wa_p2_imp_outgoing_body_drop(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[constructor]outgoing-request") I32 wa_p2_imp_request_new(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-method") I32 wa_p2_imp_set_method(I32, I32, I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-scheme") I32 wa_p2_imp_set_scheme(I32, I32, I32, I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-authority") I32 wa_p2_imp_set_authority(I32, I32, I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-path-with-query") I32 wa_p2_imp_set_path(I32, I32, I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.body") void wa_p2_imp_request_body(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]outgoing-request") void wa_p2_imp_request_out_drop(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]future-incoming-response.subscribe") I32 wa_p2_imp_future_subscribe(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]future-incoming-response.get") void wa_p2_imp_future_get(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]future-incoming-response") void wa_p2_imp_future_drop(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-response.status") I32 wa_p2_imp_response_status(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-response.headers") I32 wa_p2_imp_response_headers(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-response.consume") void wa_p2_imp_response_consume(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-body.stream") void wa_p2_imp_body_stream(I32, I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]incoming-body") void wa_p2_imp_incoming_body_drop(I32);
-WA_P2_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]incoming-response") void wa_p2_imp_incoming_response_drop(I32);
-__attribute__((import_module("wasi:http/outgoing-handler@0.2.12"), import_name("handle")))
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[static]fields.from-list") void wa_p2_imp_http_fields_from_list(I32, I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]fields.entries") void wa_p2_imp_http_fields_entries(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]fields") void wa_p2_imp_http_fields_drop(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.method") void wa_p2_imp_http_request_method(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.path-with-query") void wa_p2_imp_http_request_path(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.authority") void wa_p2_imp_http_request_authority(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.headers") I32 wa_p2_imp_http_request_headers(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-request.consume") void wa_p2_imp_http_request_consume(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]incoming-request") void wa_p2_imp_http_request_drop(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[constructor]outgoing-response") I32 wa_p2_imp_http_response_new(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-response.set-status-code") I32 wa_p2_imp_http_set_status(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-response.body") void wa_p2_imp_http_response_body(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]outgoing-response") void wa_p2_imp_http_outgoing_response_drop(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[static]response-outparam.set") void wa_p2_imp_http_outparam_set(I32, I32, I32, I32, int64_t, I32, I32, I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]response-outparam") void wa_p2_imp_http_outparam_drop(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-body.write") void wa_p2_imp_http_body_write(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[static]outgoing-body.finish") void wa_p2_imp_http_body_finish(I32, I32, I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]outgoing-body") void wa_p2_imp_http_outgoing_body_drop(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[constructor]outgoing-request") I32 wa_p2_imp_http_request_new(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-method") I32 wa_p2_imp_http_set_method(I32, I32, I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-scheme") I32 wa_p2_imp_http_set_scheme(I32, I32, I32, I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-authority") I32 wa_p2_imp_http_set_authority(I32, I32, I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.set-path-with-query") I32 wa_p2_imp_http_set_path(I32, I32, I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]outgoing-request.body") void wa_p2_imp_http_request_body(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]outgoing-request") void wa_p2_imp_http_request_out_drop(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]future-incoming-response.subscribe") I32 wa_p2_imp_http_future_subscribe(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]future-incoming-response.get") void wa_p2_imp_http_future_get(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]future-incoming-response") void wa_p2_imp_http_future_drop(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-response.status") I32 wa_p2_imp_http_response_status(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-response.headers") I32 wa_p2_imp_http_response_headers(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-response.consume") void wa_p2_imp_http_response_consume(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[method]incoming-body.stream") void wa_p2_imp_http_body_stream(I32, I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]incoming-body") void wa_p2_imp_http_incoming_body_drop(I32);
+WA_WASI_IMPORT(WA_P2_HTTP_TYPES, "[resource-drop]incoming-response") void wa_p2_imp_http_incoming_response_drop(I32);
+WA_WASI_IMPORT("wasi:http/outgoing-handler@0.2.12", "handle")
 void wa_p2_imp_http_handle(I32, I32, I32, I32);
 
 /* result<own<T>, E> with E at most 4 bytes: a tag byte, the handle at 4. */
@@ -69,7 +69,7 @@ int wa_p2_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields)
     if (!list)
         return WA_ENOMEM;
     _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_fields_from_list(ADDR(list), (I32)n, ADDR(ret));
+    wa_p2_imp_http_fields_from_list(ADDR(list), (I32)n, ADDR(ret));
     free(list);
     return wa_p2_handle_result(ret, fields) < 0 ? WA_EINVAL : 0;
 }
@@ -77,7 +77,7 @@ int wa_p2_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields)
 static int wa_p2_fields_entries(uint32_t fields, wa_http_header **out, size_t *n)
 {
     uint32_t ret[2] __attribute__((aligned(4)));
-    wa_p2_imp_fields_entries((I32)fields, ADDR(ret));
+    wa_p2_imp_http_fields_entries((I32)fields, ADDR(ret));
     /* list<tuple<string, list<u8>>>: on wasm32, (name, value) wa_p2_strs */
     int rc = wa_p2_lift_fields((wa_p2_str *)(uintptr_t)ret[0], ret[1], out);
     *n = rc < 0 ? 0 : ret[1];
@@ -87,7 +87,7 @@ static int wa_p2_fields_entries(uint32_t fields, wa_http_header **out, size_t *n
 void wa_p2_fields_drop(uint32_t fields)
 {
     wa_p2_live--;
-    wa_p2_imp_fields_drop((I32)fields);
+    wa_p2_imp_http_fields_drop((I32)fields);
 }
 
 /* ---- the server side ---- */
@@ -97,7 +97,7 @@ void wa_p2_adopt(int n) { wa_p2_live += n; }
 int wa_p2_request_method(uint32_t req, const char **method, char **owned)
 {
     _Alignas(4) unsigned char ret[12];
-    wa_p2_imp_request_method((I32)req, ADDR(ret));
+    wa_p2_imp_http_request_method((I32)req, ADDR(ret));
     return wa_p2_lift_method(ret, method, owned);
 }
 
@@ -111,12 +111,12 @@ static int wa_p2_request_str(void (*imp)(I32, I32), uint32_t req, char **out)
 
 int wa_p2_request_path(uint32_t req, char **path)
 {
-    return wa_p2_request_str(wa_p2_imp_request_path, req, path);
+    return wa_p2_request_str(wa_p2_imp_http_request_path, req, path);
 }
 
 int wa_p2_request_authority(uint32_t req, char **authority)
 {
-    return wa_p2_request_str(wa_p2_imp_request_authority, req, authority);
+    return wa_p2_request_str(wa_p2_imp_http_request_authority, req, authority);
 }
 
 /* The entries of a child fields handle (headers), dropped after. */
@@ -131,14 +131,14 @@ static int wa_p2_header_list(I32 (*headers)(I32), uint32_t owner, wa_http_header
 
 int wa_p2_request_header_list(uint32_t req, wa_http_header **list, size_t *n)
 {
-    return wa_p2_header_list(wa_p2_imp_request_headers, req, list, n);
+    return wa_p2_header_list(wa_p2_imp_http_request_headers, req, list, n);
 }
 
 /* An incoming-body's stream (a child of the body, dropped before it). */
 static int wa_p2_body_stream(uint32_t body, uint32_t *stream)
 {
     _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_body_stream((I32)body, ADDR(ret));
+    wa_p2_imp_http_body_stream((I32)body, ADDR(ret));
     if (wa_p2_handle_result(ret, stream) < 0) {
         wa_p2_incoming_body_drop(body);
         return WA_EIO;
@@ -157,13 +157,13 @@ static int wa_p2_consume(void (*imp)(I32, I32), uint32_t owner, uint32_t *body, 
 
 int wa_p2_request_consume(uint32_t req, uint32_t *body, uint32_t *stream)
 {
-    return wa_p2_consume(wa_p2_imp_request_consume, req, body, stream);
+    return wa_p2_consume(wa_p2_imp_http_request_consume, req, body, stream);
 }
 
 void wa_p2_request_drop(uint32_t req)
 {
     wa_p2_live--;
-    wa_p2_imp_request_drop((I32)req);
+    wa_p2_imp_http_request_drop((I32)req);
 }
 
 /* Completes a new outgoing request or response r (made from the fields,
@@ -187,28 +187,28 @@ static int wa_p2_outgoing(I32 r, int bad, void (*body_of)(I32, I32), void (*drop
 
 int wa_p2_response_new(uint32_t headers, int status, uint32_t *resp, uint32_t *body)
 {
-    I32 r = wa_p2_imp_response_new((I32)headers); /* takes the fields */
+    I32 r = wa_p2_imp_http_response_new((I32)headers); /* takes the fields */
     /* (a new response says 200 already: no host call for it) */
-    int bad = status < 100 || status > 999 || (status != 200 && wa_p2_imp_set_status(r, status));
-    return wa_p2_outgoing(r, bad, wa_p2_imp_response_body, wa_p2_imp_outgoing_response_drop, resp, body);
+    int bad = status < 100 || status > 999 || (status != 200 && wa_p2_imp_http_set_status(r, status));
+    return wa_p2_outgoing(r, bad, wa_p2_imp_http_response_body, wa_p2_imp_http_outgoing_response_drop, resp, body);
 }
 
 void wa_p2_outparam_set_ok(uint32_t param, uint32_t resp)
 {
     wa_p2_live -= 2;
-    wa_p2_imp_outparam_set((I32)param, 0, (I32)resp, 0, 0, 0, 0, 0, 0);
+    wa_p2_imp_http_outparam_set((I32)param, 0, (I32)resp, 0, 0, 0, 0, 0, 0);
 }
 
 void wa_p2_outparam_drop(uint32_t param)
 {
     wa_p2_live--;
-    wa_p2_imp_outparam_drop((I32)param);
+    wa_p2_imp_http_outparam_drop((I32)param);
 }
 
 int wa_p2_body_write(uint32_t body, uint32_t *stream)
 {
     _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_body_write((I32)body, ADDR(ret));
+    wa_p2_imp_http_body_write((I32)body, ADDR(ret));
     return wa_p2_handle_result(ret, stream);
 }
 
@@ -216,14 +216,14 @@ int wa_p2_body_finish(uint32_t body)
 {
     _Alignas(8) unsigned char ret[40]; /* result<_, error-code> */
     wa_p2_live--;
-    wa_p2_imp_body_finish((I32)body, 0, 0, ADDR(ret));
+    wa_p2_imp_http_body_finish((I32)body, 0, 0, ADDR(ret));
     return ret[0] ? wa_p2_lift_error_code(ret + 8) : 0;
 }
 
 void wa_p2_outgoing_body_drop(uint32_t body)
 {
     wa_p2_live--;
-    wa_p2_imp_outgoing_body_drop((I32)body);
+    wa_p2_imp_http_outgoing_body_drop((I32)body);
 }
 
 /* ---- the client side ---- */
@@ -232,24 +232,24 @@ void wa_p2_outgoing_body_drop(uint32_t body)
 static I32 wa_p2_set_scheme(I32 r, wa_p2_str s)
 {
     I32 c = wa_p2_lower_scheme(s);
-    return c < 2 ? wa_p2_imp_set_scheme(r, 1, c, 0, 0) : wa_p2_imp_set_scheme(r, 1, c, ADDR(s.ptr), (I32)s.len);
+    return c < 2 ? wa_p2_imp_http_set_scheme(r, 1, c, 0, 0) : wa_p2_imp_http_set_scheme(r, 1, c, ADDR(s.ptr), (I32)s.len);
 }
 
 static I32 wa_p2_set_method(I32 r, const char *m)
 {
     I32 c = wa_p2_lower_method(m);
-    return c < WA_P2_HTTP_METHOD_OTHER ? wa_p2_imp_set_method(r, c, 0, 0)
-                                       : wa_p2_imp_set_method(r, c, ADDR(m), (I32)strlen(m));
+    return c < WA_P2_HTTP_METHOD_OTHER ? wa_p2_imp_http_set_method(r, c, 0, 0)
+                                       : wa_p2_imp_http_set_method(r, c, ADDR(m), (I32)strlen(m));
 }
 
 int wa_p2_request_new(uint32_t headers, const char *method, wa_p2_str scheme, wa_p2_str authority, wa_p2_str path,
                       uint32_t *req, uint32_t *body)
 {
-    I32 r = wa_p2_imp_request_new((I32)headers); /* takes the fields */
+    I32 r = wa_p2_imp_http_request_new((I32)headers); /* takes the fields */
     int bad = wa_p2_set_method(r, method) || wa_p2_set_scheme(r, scheme) ||
-              wa_p2_imp_set_authority(r, 1, ADDR(authority.ptr), (I32)authority.len) ||
-              wa_p2_imp_set_path(r, 1, ADDR(path.ptr), (I32)path.len);
-    return wa_p2_outgoing(r, bad, wa_p2_imp_request_body, wa_p2_imp_request_out_drop, req, body);
+              wa_p2_imp_http_set_authority(r, 1, ADDR(authority.ptr), (I32)authority.len) ||
+              wa_p2_imp_http_set_path(r, 1, ADDR(path.ptr), (I32)path.len);
+    return wa_p2_outgoing(r, bad, wa_p2_imp_http_request_body, wa_p2_imp_http_request_out_drop, req, body);
 }
 
 int wa_p2_http_send(uint32_t req, uint32_t *future)
@@ -264,14 +264,14 @@ int wa_p2_http_send(uint32_t req, uint32_t *future)
     return 0;
 }
 
-uint32_t wa_p2_future_subscribe(uint32_t future) { return wa_p2_live++, (uint32_t)wa_p2_imp_future_subscribe((I32)future); }
+uint32_t wa_p2_future_subscribe(uint32_t future) { return wa_p2_live++, (uint32_t)wa_p2_imp_http_future_subscribe((I32)future); }
 
 int wa_p2_future_get(uint32_t future, uint32_t *resp)
 {
     /* option<result<result<own<incoming-response>, error-code>, ()>>:
      * each level's payload 8 bytes on */
     _Alignas(8) unsigned char ret[56];
-    wa_p2_imp_future_get((I32)future, ADDR(ret));
+    wa_p2_imp_http_future_get((I32)future, ADDR(ret));
     if (!ret[0])
         return 0;
     if (ret[8]) /* taken already */
@@ -286,29 +286,29 @@ int wa_p2_future_get(uint32_t future, uint32_t *resp)
 void wa_p2_future_drop(uint32_t future)
 {
     wa_p2_live--;
-    wa_p2_imp_future_drop((I32)future);
+    wa_p2_imp_http_future_drop((I32)future);
 }
 
-int wa_p2_response_status(uint32_t resp) { return wa_p2_imp_response_status((I32)resp); }
+int wa_p2_response_status(uint32_t resp) { return wa_p2_imp_http_response_status((I32)resp); }
 
 int wa_p2_response_header_list(uint32_t resp, wa_http_header **list, size_t *n)
 {
-    return wa_p2_header_list(wa_p2_imp_response_headers, resp, list, n);
+    return wa_p2_header_list(wa_p2_imp_http_response_headers, resp, list, n);
 }
 
 int wa_p2_response_consume(uint32_t resp, uint32_t *body, uint32_t *stream)
 {
-    return wa_p2_consume(wa_p2_imp_response_consume, resp, body, stream);
+    return wa_p2_consume(wa_p2_imp_http_response_consume, resp, body, stream);
 }
 
 void wa_p2_incoming_body_drop(uint32_t body)
 {
     wa_p2_live--;
-    wa_p2_imp_incoming_body_drop((I32)body);
+    wa_p2_imp_http_incoming_body_drop((I32)body);
 }
 
 void wa_p2_incoming_response_drop(uint32_t resp)
 {
     wa_p2_live--;
-    wa_p2_imp_incoming_response_drop((I32)resp);
+    wa_p2_imp_http_incoming_response_drop((I32)resp);
 }

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "cabi.h"
+
 /* What an async export's entry or callback returns: done (after
  * task.return), call me back soon, or call me back with an event of the
  * set. WAIT carries the set in the bits above the low four. */
@@ -147,7 +149,7 @@ struct wa_wasip3_future_type {
     void (*drop_writable)(uint32_t end);
 };
 
-#define WA_P3_END_IMPORT_(module, op, fn) __attribute__((import_module(module), import_name(op fn)))
+#define WA_P3_END_IMPORT_(module, op, fn) WA_WASI_IMPORT(module, op fn)
 
 /* Defines `const struct wa_wasip3_stream_type var` from the built-ins of
  * the stream type numbered idx (a literal) in function fn of module. */

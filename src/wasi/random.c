@@ -9,8 +9,8 @@
 
 #define WA_P2_RANDOM "wasi:random/random@0.2.12"
 
-WA_P2_IMPORT(WA_P2_RANDOM, "get-random-bytes") void wa_p2_imp_random_bytes(int64_t len, int32_t ret);
-WA_P2_IMPORT(WA_P2_RANDOM, "get-random-u64") int64_t wa_p2_imp_random_u64(void);
+WA_WASI_IMPORT(WA_P2_RANDOM, "get-random-bytes") void wa_p2_imp_random_bytes(int64_t len, int32_t ret);
+WA_WASI_IMPORT(WA_P2_RANDOM, "get-random-u64") int64_t wa_p2_imp_random_u64(void);
 
 int wa_wasi_random(void *buf, size_t len)
 {

@@ -12,26 +12,26 @@
 #define TCP "wasi:sockets/tcp@0.2.12"
 #define I32 int32_t
 
-WA_P2_IMPORT("wasi:sockets/instance-network@0.2.12", "instance-network") I32 wa_p2_imp_instance_network(void);
-WA_P2_IMPORT("wasi:sockets/network@0.2.12", "[resource-drop]network") void wa_p2_imp_network_drop(I32);
-WA_P2_IMPORT("wasi:sockets/tcp-create-socket@0.2.12", "create-tcp-socket") void wa_p2_imp_tcp_create(I32, I32);
-WA_P2_IMPORT(TCP, "[method]tcp-socket.start-bind")
-void wa_p2_imp_start_bind(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
-WA_P2_IMPORT(TCP, "[method]tcp-socket.finish-bind") void wa_p2_imp_finish_bind(I32, I32);
-WA_P2_IMPORT(TCP, "[method]tcp-socket.start-listen") void wa_p2_imp_start_listen(I32, I32);
-WA_P2_IMPORT(TCP, "[method]tcp-socket.finish-listen") void wa_p2_imp_finish_listen(I32, I32);
-WA_P2_IMPORT(TCP, "[method]tcp-socket.accept") void wa_p2_imp_accept(I32, I32);
-WA_P2_IMPORT(TCP, "[method]tcp-socket.start-connect")
-void wa_p2_imp_start_connect(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
-WA_P2_IMPORT(TCP, "[method]tcp-socket.finish-connect") void wa_p2_imp_finish_connect(I32, I32);
-WA_P2_IMPORT(TCP, "[method]tcp-socket.local-address") void wa_p2_imp_local_address(I32, I32);
-WA_P2_IMPORT(TCP, "[method]tcp-socket.subscribe") I32 wa_p2_imp_tcp_subscribe(I32);
-WA_P2_IMPORT(TCP, "[resource-drop]tcp-socket") void wa_p2_imp_tcp_drop(I32);
+WA_WASI_IMPORT("wasi:sockets/instance-network@0.2.12", "instance-network") I32 wa_p2_imp_sockets_instance_network(void);
+WA_WASI_IMPORT("wasi:sockets/network@0.2.12", "[resource-drop]network") void wa_p2_imp_sockets_network_drop(I32);
+WA_WASI_IMPORT("wasi:sockets/tcp-create-socket@0.2.12", "create-tcp-socket") void wa_p2_imp_sockets_tcp_create(I32, I32);
+WA_WASI_IMPORT(TCP, "[method]tcp-socket.start-bind")
+void wa_p2_imp_sockets_start_bind(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+WA_WASI_IMPORT(TCP, "[method]tcp-socket.finish-bind") void wa_p2_imp_sockets_finish_bind(I32, I32);
+WA_WASI_IMPORT(TCP, "[method]tcp-socket.start-listen") void wa_p2_imp_sockets_start_listen(I32, I32);
+WA_WASI_IMPORT(TCP, "[method]tcp-socket.finish-listen") void wa_p2_imp_sockets_finish_listen(I32, I32);
+WA_WASI_IMPORT(TCP, "[method]tcp-socket.accept") void wa_p2_imp_sockets_accept(I32, I32);
+WA_WASI_IMPORT(TCP, "[method]tcp-socket.start-connect")
+void wa_p2_imp_sockets_start_connect(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+WA_WASI_IMPORT(TCP, "[method]tcp-socket.finish-connect") void wa_p2_imp_sockets_finish_connect(I32, I32);
+WA_WASI_IMPORT(TCP, "[method]tcp-socket.local-address") void wa_p2_imp_sockets_local_address(I32, I32);
+WA_WASI_IMPORT(TCP, "[method]tcp-socket.subscribe") I32 wa_p2_imp_sockets_tcp_subscribe(I32);
+WA_WASI_IMPORT(TCP, "[resource-drop]tcp-socket") void wa_p2_imp_sockets_tcp_drop(I32);
 #define DNS "wasi:sockets/ip-name-lookup@0.2.12"
-WA_P2_IMPORT(DNS, "resolve-addresses") void wa_p2_imp_resolve(I32, I32, I32, I32);
-WA_P2_IMPORT(DNS, "[method]resolve-address-stream.resolve-next-address") void wa_p2_imp_resolve_next(I32, I32);
-WA_P2_IMPORT(DNS, "[method]resolve-address-stream.subscribe") I32 wa_p2_imp_resolve_subscribe(I32);
-WA_P2_IMPORT(DNS, "[resource-drop]resolve-address-stream") void wa_p2_imp_resolve_drop(I32);
+WA_WASI_IMPORT(DNS, "resolve-addresses") void wa_p2_imp_sockets_resolve(I32, I32, I32, I32);
+WA_WASI_IMPORT(DNS, "[method]resolve-address-stream.resolve-next-address") void wa_p2_imp_sockets_resolve_next(I32, I32);
+WA_WASI_IMPORT(DNS, "[method]resolve-address-stream.subscribe") I32 wa_p2_imp_sockets_resolve_subscribe(I32);
+WA_WASI_IMPORT(DNS, "[resource-drop]resolve-address-stream") void wa_p2_imp_sockets_resolve_drop(I32);
 
 /* wasi:sockets/network error-code, in declaration order. */
 static int wa_p2_net_error(uint8_t code)
@@ -63,12 +63,12 @@ static uint32_t wa_p2_u32(const unsigned char *p)
     return v;
 }
 
-uint32_t wa_p2_instance_network(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_instance_network(); }
+uint32_t wa_p2_instance_network(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_sockets_instance_network(); }
 
 void wa_p2_network_drop(uint32_t net)
 {
     wa_p2_live--;
-    wa_p2_imp_network_drop((I32)net);
+    wa_p2_imp_sockets_network_drop((I32)net);
 }
 
 /* result<tuple<own, ...>, error-code>: n handles from offset 4, now ours */
@@ -86,7 +86,7 @@ static int wa_p2_handles(const unsigned char *ret, uint32_t *h[], int n)
 int wa_p2_tcp_create(int v6, uint32_t *sock)
 {
     _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
+    wa_p2_imp_sockets_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
     return wa_p2_handles(ret, (uint32_t *[]){sock}, 1);
 }
 
@@ -140,12 +140,12 @@ static int wa_p2_addr_call(wa_p2_addr_imp imp, uint32_t sock, uint32_t net, cons
 
 int wa_p2_tcp_start_bind(uint32_t sock, uint32_t net, const wa_p2_addr *a)
 {
-    return wa_p2_addr_call(wa_p2_imp_start_bind, sock, net, a);
+    return wa_p2_addr_call(wa_p2_imp_sockets_start_bind, sock, net, a);
 }
 
 int wa_p2_tcp_start_connect(uint32_t sock, uint32_t net, const wa_p2_addr *a)
 {
-    return wa_p2_addr_call(wa_p2_imp_start_connect, sock, net, a);
+    return wa_p2_addr_call(wa_p2_imp_sockets_start_connect, sock, net, a);
 }
 
 #define WA_P2_UNIT_CALL(name, imp)                      \
@@ -155,28 +155,28 @@ int wa_p2_tcp_start_connect(uint32_t sock, uint32_t net, const wa_p2_addr *a)
         imp((I32)sock, (I32)(uintptr_t)ret);            \
         return wa_p2_result_unit(ret);                  \
     }
-WA_P2_UNIT_CALL(wa_p2_tcp_finish_bind, wa_p2_imp_finish_bind)
-WA_P2_UNIT_CALL(wa_p2_tcp_start_listen, wa_p2_imp_start_listen)
-WA_P2_UNIT_CALL(wa_p2_tcp_finish_listen, wa_p2_imp_finish_listen)
+WA_P2_UNIT_CALL(wa_p2_tcp_finish_bind, wa_p2_imp_sockets_finish_bind)
+WA_P2_UNIT_CALL(wa_p2_tcp_start_listen, wa_p2_imp_sockets_start_listen)
+WA_P2_UNIT_CALL(wa_p2_tcp_finish_listen, wa_p2_imp_sockets_finish_listen)
 
 int wa_p2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t *out)
 {
     _Alignas(4) unsigned char ret[16];
-    wa_p2_imp_accept((I32)sock, (I32)(uintptr_t)ret);
+    wa_p2_imp_sockets_accept((I32)sock, (I32)(uintptr_t)ret);
     return wa_p2_handles(ret, (uint32_t *[]){conn, in, out}, 3);
 }
 
 int wa_p2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out)
 {
     _Alignas(4) unsigned char ret[12];
-    wa_p2_imp_finish_connect((I32)sock, (I32)(uintptr_t)ret);
+    wa_p2_imp_sockets_finish_connect((I32)sock, (I32)(uintptr_t)ret);
     return wa_p2_handles(ret, (uint32_t *[]){in, out}, 2);
 }
 
 int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a)
 {
     _Alignas(4) unsigned char ret[36];
-    wa_p2_imp_local_address((I32)sock, (I32)(uintptr_t)ret);
+    wa_p2_imp_sockets_local_address((I32)sock, (I32)(uintptr_t)ret);
     int rc = wa_p2_result(ret);
     if (rc)
         return rc;
@@ -193,18 +193,18 @@ int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a)
     return 0;
 }
 
-uint32_t wa_p2_tcp_subscribe(uint32_t sock) { return wa_p2_live++, (uint32_t)wa_p2_imp_tcp_subscribe((I32)sock); }
+uint32_t wa_p2_tcp_subscribe(uint32_t sock) { return wa_p2_live++, (uint32_t)wa_p2_imp_sockets_tcp_subscribe((I32)sock); }
 
 void wa_p2_tcp_drop(uint32_t sock)
 {
     wa_p2_live--;
-    wa_p2_imp_tcp_drop((I32)sock);
+    wa_p2_imp_sockets_tcp_drop((I32)sock);
 }
 
 int wa_p2_resolve(uint32_t net, const char *name, uint32_t *stream)
 {
     _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_resolve((I32)net, (I32)(uintptr_t)name, (I32)strlen(name), (I32)(uintptr_t)ret);
+    wa_p2_imp_sockets_resolve((I32)net, (I32)(uintptr_t)name, (I32)strlen(name), (I32)(uintptr_t)ret);
     return wa_p2_handles(ret, (uint32_t *[]){stream}, 1);
 }
 
@@ -214,7 +214,7 @@ int wa_p2_resolve_next(uint32_t stream, wa_p2_addr *a)
      * result's payload at 2 (the option's tag, or the error), the address's
      * case at 4 and its fields at 6 */
     _Alignas(4) unsigned char ret[24];
-    wa_p2_imp_resolve_next((I32)stream, (I32)(uintptr_t)ret);
+    wa_p2_imp_sockets_resolve_next((I32)stream, (I32)(uintptr_t)ret);
     if (ret[0])
         return wa_p2_net_error(ret[2]);
     if (!ret[2])
@@ -224,10 +224,10 @@ int wa_p2_resolve_next(uint32_t stream, wa_p2_addr *a)
     return 1;
 }
 
-uint32_t wa_p2_resolve_subscribe(uint32_t stream) { return wa_p2_live++, (uint32_t)wa_p2_imp_resolve_subscribe((I32)stream); }
+uint32_t wa_p2_resolve_subscribe(uint32_t stream) { return wa_p2_live++, (uint32_t)wa_p2_imp_sockets_resolve_subscribe((I32)stream); }
 
 void wa_p2_resolve_drop(uint32_t stream)
 {
     wa_p2_live--;
-    wa_p2_imp_resolve_drop((I32)stream);
+    wa_p2_imp_sockets_resolve_drop((I32)stream);
 }

@@ -15,16 +15,16 @@
 #define LOOKUP "wasi:sockets/ip-name-lookup@0.3.0"
 #define I32 int32_t
 
-WA_P2_IMPORT(TYPES, "[static]tcp-socket.create") void wa_p3_imp_tcp_create(I32, I32);
-WA_P2_IMPORT(TYPES, "[method]tcp-socket.bind")
-void wa_p3_imp_bind(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
-WA_P2_IMPORT(TYPES, "[async-lower][method]tcp-socket.connect") uint32_t wa_p3_imp_connect(I32, I32);
-WA_P2_IMPORT(TYPES, "[method]tcp-socket.listen") void wa_p3_imp_listen(I32, I32);
-WA_P2_IMPORT(TYPES, "[method]tcp-socket.send") I32 wa_p3_imp_send(I32, I32);
-WA_P2_IMPORT(TYPES, "[method]tcp-socket.receive") void wa_p3_imp_receive(I32, I32);
-WA_P2_IMPORT(TYPES, "[method]tcp-socket.get-local-address") void wa_p3_imp_local_address(I32, I32);
-WA_P2_IMPORT(TYPES, "[resource-drop]tcp-socket") void wa_p3_imp_tcp_drop(I32);
-WA_P2_IMPORT(LOOKUP, "[async-lower]resolve-addresses") uint32_t wa_p3_imp_resolve(I32, I32, I32);
+WA_WASI_IMPORT(TYPES, "[static]tcp-socket.create") void wa_p3_imp_sockets_tcp_create(I32, I32);
+WA_WASI_IMPORT(TYPES, "[method]tcp-socket.bind")
+void wa_p3_imp_sockets_bind(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+WA_WASI_IMPORT(TYPES, "[async-lower][method]tcp-socket.connect") uint32_t wa_p3_imp_sockets_connect(I32, I32);
+WA_WASI_IMPORT(TYPES, "[method]tcp-socket.listen") void wa_p3_imp_sockets_listen(I32, I32);
+WA_WASI_IMPORT(TYPES, "[method]tcp-socket.send") I32 wa_p3_imp_sockets_send(I32, I32);
+WA_WASI_IMPORT(TYPES, "[method]tcp-socket.receive") void wa_p3_imp_sockets_receive(I32, I32);
+WA_WASI_IMPORT(TYPES, "[method]tcp-socket.get-local-address") void wa_p3_imp_sockets_local_address(I32, I32);
+WA_WASI_IMPORT(TYPES, "[resource-drop]tcp-socket") void wa_p3_imp_sockets_tcp_drop(I32);
+WA_WASI_IMPORT(LOOKUP, "[async-lower]resolve-addresses") uint32_t wa_p3_imp_sockets_resolve(I32, I32, I32);
 
 WA_P3_STREAM_TYPE(wa_wasip3_tcp_sockets, TYPES, 0, "[method]tcp-socket.listen");
 WA_P3_FUTURE_TYPE(wa_wasip3_tcp_result, TYPES, 1, "[method]tcp-socket.send");
@@ -83,7 +83,7 @@ int wa_p3_tcp_result_error(const unsigned char *value) { return wa_p3_result(val
 int wa_p3_tcp_create(int v6, uint32_t *sock)
 {
     _Alignas(4) unsigned char ret[20];
-    wa_p3_imp_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
+    wa_p3_imp_sockets_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
     int rc = wa_p3_result(ret);
     if (rc == 0) {
         *sock = wa_p3_u32(ret + 4);
@@ -113,7 +113,7 @@ int wa_p3_tcp_bind(uint32_t sock, const wa_ip *ip, uint16_t port)
     _Alignas(4) unsigned char ret[20];
     I32 f[12];
     wa_p3_flat_addr(ip, port, f);
-    wa_p3_imp_bind((I32)sock, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11],
+    wa_p3_imp_sockets_bind((I32)sock, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11],
                    (I32)(uintptr_t)ret);
     return wa_p3_result(ret);
 }
@@ -121,7 +121,7 @@ int wa_p3_tcp_bind(uint32_t sock, const wa_ip *ip, uint16_t port)
 int wa_p3_tcp_listen(uint32_t sock, uint32_t *accepts)
 {
     _Alignas(4) unsigned char ret[20];
-    wa_p3_imp_listen((I32)sock, (I32)(uintptr_t)ret);
+    wa_p3_imp_sockets_listen((I32)sock, (I32)(uintptr_t)ret);
     int rc = wa_p3_result(ret);
     if (rc == 0) {
         *accepts = wa_p3_u32(ret + 4);
@@ -133,7 +133,7 @@ int wa_p3_tcp_listen(uint32_t sock, uint32_t *accepts)
 int wa_p3_tcp_local_port(uint32_t sock, uint16_t *port)
 {
     _Alignas(4) unsigned char ret[36];
-    wa_p3_imp_local_address((I32)sock, (I32)(uintptr_t)ret);
+    wa_p3_imp_sockets_local_address((I32)sock, (I32)(uintptr_t)ret);
     int rc = wa_p3_result(ret);
     if (rc == 0) /* the address's record at 8, its port first */
         memcpy(port, ret + 8, 2);
@@ -143,13 +143,13 @@ int wa_p3_tcp_local_port(uint32_t sock, uint16_t *port)
 uint32_t wa_p3_tcp_send(uint32_t sock, uint32_t readable)
 {
     /* (one end handed over, one taken: the count stays) */
-    return (uint32_t)wa_p3_imp_send((I32)sock, (I32)readable);
+    return (uint32_t)wa_p3_imp_sockets_send((I32)sock, (I32)readable);
 }
 
 void wa_p3_tcp_receive(uint32_t sock, uint32_t *stream, uint32_t *result)
 {
     _Alignas(4) uint32_t ret[2];
-    wa_p3_imp_receive((I32)sock, (I32)(uintptr_t)ret);
+    wa_p3_imp_sockets_receive((I32)sock, (I32)(uintptr_t)ret);
     *stream = ret[0];
     *result = ret[1];
     wa_p3_live_ends += 2;
@@ -158,7 +158,7 @@ void wa_p3_tcp_receive(uint32_t sock, uint32_t *stream, uint32_t *result)
 void wa_p3_tcp_drop(uint32_t sock)
 {
     wa_p3_resources--;
-    wa_p3_imp_tcp_drop((I32)sock);
+    wa_p3_imp_sockets_tcp_drop((I32)sock);
 }
 
 /* The arguments in memory: the socket, then the ip-socket-address at 4
@@ -178,7 +178,7 @@ uint32_t wa_p3_tcp_connect(wa_p3_connect_call *c, uint32_t sock, const wa_ip *ip
             a[17 + 2 * i] = ip->bytes[2 * i];
         }
     }
-    return wa_p3_imp_connect((I32)(uintptr_t)c->args, (I32)(uintptr_t)c->ret);
+    return wa_p3_imp_sockets_connect((I32)(uintptr_t)c->args, (I32)(uintptr_t)c->ret);
 }
 
 int wa_p3_tcp_connect_result(wa_p3_connect_call *c) { return wa_p3_result(c->ret); }
@@ -186,7 +186,7 @@ int wa_p3_tcp_connect_result(wa_p3_connect_call *c) { return wa_p3_result(c->ret
 uint32_t wa_p3_resolve(const char *name, unsigned char *ret)
 {
     memset(ret, 0, 20);
-    return wa_p3_imp_resolve((I32)(uintptr_t)name, (I32)strlen(name), (I32)(uintptr_t)ret);
+    return wa_p3_imp_sockets_resolve((I32)(uintptr_t)name, (I32)strlen(name), (I32)(uintptr_t)ret);
 }
 
 /* ip-name-lookup's error-code at e, in declaration order. */
