@@ -188,6 +188,12 @@ static void host_calls(wa_rt *rt)
 #elif defined(WASYNC_HOST_JS)
     /* js.h */
     CHECK(wa_js_rt() == rt);
+#elif defined(WASYNC_HOST_WASIP1)
+    /* backend.h's WASI 0.1 part: a second runtime on its backend */
+    (void)rt;
+    wa_rt *other = NULL;
+    REQUIRE(wa_rt_new_on(&other, wa_backend_wasip1_new(NULL)) == 0);
+    CHECK_RT_EMPTY_FREE(other);
 #else
     (void)rt;
 #endif
