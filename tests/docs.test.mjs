@@ -70,3 +70,14 @@ test('no file refers to documents outside the repository', () => {
     .map(([p, n, line]) => `${p}:${n}: ${line.trim()}`);
   assert.deepEqual(found, []);
 });
+
+test("docs/wasip3.md lists the npm packages and versions of the repository's package.json", () => {
+  const block = read('docs/wasip3.md').match(/## The npm packages of a project[\s\S]*?```json\n([\s\S]*?)```/);
+  assert.ok(block, 'docs/wasip3.md has the package.json block');
+  const listed = JSON.parse(block[1]);
+  const ours = JSON.parse(read('package.json'));
+  const pick = (deps) => Object.fromEntries(Object.entries(deps ?? {}).filter(([n]) => n !== 'playwright-core'));
+  assert.deepEqual({ ...pick(listed.devDependencies), ...pick(listed.optionalDependencies) },
+    { ...pick(ours.devDependencies), ...pick(ours.optionalDependencies) });
+  assert.deepEqual(listed.overrides, ours.overrides);
+});
