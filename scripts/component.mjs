@@ -14,7 +14,7 @@
 //
 // OPTIONS:
 //   --node-modules DIR  the npm folder with @bytecodealliance/jco and
-//                       preview2-shim (default: node_modules next to scripts/)
+//                       preview2-shim (default: scripts/node_modules.mjs's)
 //   --wit DIR           (default build/wit) caches the WIT folder: our
 //                       wit/*.wit plus copies of jco's wasi:* packages in
 //                       deps/ (wit-parser does not follow symlinks there): the
@@ -25,9 +25,9 @@
 //                       deps/ if any); the first one given is the main package,
 //                       in DIR itself, and ours and the others go to deps/
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { importFrom, nodeModules as findNodeModules } from './node_modules.mjs';
 
 const WASI = ['0.2.12', '0.3.0'];
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -201,15 +201,13 @@ async function check(wit, input, world, kind = 'command') {
 // Loads jco's wasm-tools and preview2-shim from the npm folder nodeModules
 // (a user's, not necessarily next to this script).
 async function load(nodeModules) {
-    const require = createRequire(join(resolve(nodeModules), 'x.js'));
-    const from = async name => import(pathToFileURL(require.resolve(name)).href);
-    ({ _setPreopens } = await from('@bytecodealliance/preview2-shim/filesystem'));
-    ({ componentEmbed, componentNew } = await from('@bytecodealliance/jco-transpile/wasm-tools'));
-    jco = join(resolve(nodeModules), '@bytecodealliance/jco/lib');
+    ({ _setPreopens } = await importFrom(nodeModules, '@bytecodealliance/preview2-shim/filesystem'));
+    ({ componentEmbed, componentNew } = await importFrom(nodeModules, '@bytecodealliance/jco-transpile/wasm-tools'));
+    jco = join(nodeModules, '@bytecodealliance/jco/lib');
 }
 
 async function main(args) {
-    let wit = join(root, 'build/wit'), nodeModules = join(root, 'node_modules');
+    let wit = join(root, 'build/wit'), nodeModules;
     const packages = [];
     for (;;) {
         if (args[0] === '--wit') [, wit] = args.splice(0, 2);
@@ -217,7 +215,7 @@ async function main(args) {
         else if (args[0] === '--package') packages.push(resolve(args.splice(0, 2)[1]));
         else break;
     }
-    await load(nodeModules);
+    await load(findNodeModules(nodeModules));
     // The embedded wasm-tools reads files through preview2-shim, which has no
     // preopened folders unless told.
     _setPreopens({ '/': '/' });

@@ -1,25 +1,41 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# wasync as a user outside the repository gets it: the build BUILD_DIR (of
-# host HOST) installed to a prefix in a temporary folder, and programs built
-# there against it.
+# wasync as a user outside the repository gets it: an optimised build of
+# host HOST installed to a prefix in a temporary folder, and programs built
+# there against it. The native and JS builds are BUILD_DIR (the release and
+# js presets); a WASI host's is its release preset (HOST-release), built
+# here, library only. Each program reports a misuse: the call returns
+# WA_EMISUSE, its report goes to stderr, and the program goes on, on every
+# host and build.
 #   native: one with `pkg-config --cflags --libs wasync`, one with
 #           find_package(wasync) and wasync::wasync, both run; a project that
 #           adds the source tree with add_subdirectory (and has a target
 #           `hello`) builds only the library of ours.
+#   wasip1: a module built with the installed toolchain file, run by the
+#           installed scripts/wasi1.mjs (node:wasi).
 #   wasip2: a component of the user's own WIT world, made by the installed
 #           wasync_component(), run under jco; and one made by
 #           wasync_component() right after add_subdirectory.
+#   wasip3: a command-p3 component made by the installed
+#           wasync_component(), run by the installed scripts/run-p3.mjs
+#           from the user's project (its own node_modules), once with main
+#           returning non-zero: status 1 and nothing but the program's words.
 #   js:     a module that calls printf, made by the installed
 #           wasync_js_module(), run in Node by the installed glue imported
 #           as the package @wasync/js, whose parts are not exported.
-# Usage: tests/consume.sh native|wasip2|js BUILD_DIR
+# Usage: tests/consume.sh native|wasip1|wasip2|wasip3|js BUILD_DIR
 set -euo pipefail
 host=$1 build=$(cd "$2" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
+if [[ $host == wasip* ]]; then
+  build=$tmp/lib
+  cmake -S "$src" -B "$build" --preset "$host-release" -DWASYNC_BUILD_TESTS=OFF -DWASYNC_BUILD_EXAMPLES=OFF \
+    -DWASYNC_BUILD_BENCH=OFF -DWASYNC_NODE_MODULES="$src/node_modules" >"$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
+  cmake --build "$build" >"$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
+fi
 cmake --install "$build" --prefix "$prefix" >/dev/null
 # configure and build the project in folder $1 (more -D in the rest)
 project() {
@@ -38,7 +54,9 @@ expect() { # $1: what ran, $2: its output, $3: the output wanted
 }
 wasm() { echo "-DCMAKE_TOOLCHAIN_FILE=$prefix/share/wasync/cmake/wasm32.cmake"; }
 
-# A program of the user's: a task sleeps, then prints.
+# A program of the user's: a task sleeps, then prints; then a misuse (a
+# handle dropped twice), reported and returned. With an argument, main
+# returns 3.
 mkdir -p "$tmp/app"
 cat >"$tmp/app/app.c" <<'C'
 #include <stdio.h>
@@ -54,23 +72,33 @@ WA_ASYNC(app, a, cx)
     WA_END();
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    (void)argv;
     wa_rt *rt;
     if (wa_rt_new(&rt) < 0) return 1;
     app a = {0};
     int rc = wa_block_on(rt, app_init(&a));
     wa_rt_free(rt);
-    return rc < 0;
+    printf("then: %s\n", wa_strerror(wa_join_drop(NULL)));
+    fflush(stdout);
+    return rc < 0 || argc > 1 ? 3 : 0;
 }
 C
 version=$(sed -n 's/^#define WASYNC_VERSION_STRING "\(.*\)"$/\1/p' "$src/include/wasync/version.h")
+# what app prints on host $1
+said() { printf 'wasync %s on %s\nthen: API misuse' "$version" "$1"; }
+# the report app's misuse gives, on stderr ($1: the file)
+reported() {
+  grep -q 'wasync: misuse: wa_join_drop: ' "$1" || { echo "no misuse report in:"; cat "$1"; exit 1; }
+}
 
 case $host in
 native)
   # shellcheck disable=SC2046 # (the flags are words)
   clang-19 -std=c11 -Wall -Werror "$tmp/app/app.c" -o "$tmp/app/pc" \
     $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs wasync)
-  expect pkg-config "$("$tmp/app/pc")" "wasync $version on native"
+  expect pkg-config "$("$tmp/app/pc" 2>"$tmp/err")" "$(said native)"
+  reported "$tmp/err"
 
   cat >"$tmp/app/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.25)
@@ -80,7 +108,7 @@ add_executable(app app.c)
 target_link_libraries(app PRIVATE wasync::wasync)
 CMAKE
   project "$tmp/app"
-  expect find_package "$("$tmp/app/build/app")" "wasync $version on native"
+  expect find_package "$("$tmp/app/build/app" 2>/dev/null)" "$(said native)"
 
   # Our tests and examples have targets named like a user's (hello,
   # demo): none may be built, nor any test registered.
@@ -97,7 +125,7 @@ target_link_libraries(hello PRIVATE wasync::wasync)
 target_link_libraries(demo PRIVATE wasync::wasync)
 CMAKE
   project "$tmp/sub"
-  expect add_subdirectory "$("$tmp/sub/build/hello")" "wasync $version on native"
+  expect add_subdirectory "$("$tmp/sub/build/hello" 2>/dev/null)" "$(said native)"
   ours=$(cd "$tmp/sub/build/wasync" && find . -type f -perm -u+x | sort)
   expect "add_subdirectory builds nothing else" "$ours" ""
   expect "add_subdirectory adds no test" "$(cd "$tmp/sub/build" && ctest -N | tail -1)" "Total Tests: 0"
@@ -130,8 +158,9 @@ CMAKE
   project "$tmp/app" "$(wasm)" -DWASYNC_NODE_MODULES="$src/node_modules"
   # (the world's own import is unused by app.c: wit-component drops it)
   expect "component of the world app" \
-    "$(node "$src/node_modules/@bytecodealliance/jco/dist/jco.js" run "$tmp/app/build/app.component.wasm")" \
-    "wasync $version on wasip2"
+    "$(node "$src/node_modules/@bytecodealliance/jco/dist/jco.js" run "$tmp/app/build/app.component.wasm" 2>"$tmp/err")" \
+    "$(said wasip2)"
+  reported "$tmp/err"
   # wasync_component() right after add_subdirectory, of one of our worlds
   mkdir -p "$tmp/sub"
   cp "$tmp/app/app.c" "$tmp/sub/app.c"
@@ -145,8 +174,41 @@ CMAKE
   project "$tmp/sub" -DCMAKE_TOOLCHAIN_FILE="$src/cmake/wasm32.cmake" -DWASYNC_HOST=wasip2 \
     -DWASYNC_NODE_MODULES="$src/node_modules"
   expect "component after add_subdirectory" \
-    "$(node "$src/node_modules/@bytecodealliance/jco/dist/jco.js" run "$tmp/sub/build/app.component.wasm")" \
-    "wasync $version on wasip2"
+    "$(node "$src/node_modules/@bytecodealliance/jco/dist/jco.js" run "$tmp/sub/build/app.component.wasm" 2>/dev/null)" \
+    "$(said wasip2)"
+  ;;
+wasip1)
+  cat >"$tmp/app/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(app C)
+find_package(wasync 0.1 REQUIRED)
+add_executable(app app.c)
+target_link_libraries(app PRIVATE wasync::wasync)
+CMAKE
+  project "$tmp/app" "$(wasm)"
+  expect "WASI 0.1 module" "$(node --no-warnings "$prefix/share/wasync/scripts/wasi1.mjs" "$tmp/app/build/app" 2>"$tmp/err")" \
+    "$(said wasip1)"
+  reported "$tmp/err"
+  ;;
+wasip3)
+  cat >"$tmp/app/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(app C)
+find_package(wasync 0.1 REQUIRED)
+add_executable(app app.c)
+wasync_component(app command-p3 reactor)
+CMAKE
+  # The user's project has its own node_modules (here, ours linked).
+  ln -s "$src/node_modules" "$tmp/app/node_modules"
+  project "$tmp/app" "$(wasm)"
+  run=$prefix/share/wasync/scripts/run-p3.mjs
+  expect "WASI 0.3 component" "$(cd "$tmp/app" && node "$run" build/app.component.wasm 2>"$tmp/err")" "$(said wasip3)"
+  reported "$tmp/err"
+  status=0
+  out=$(cd "$tmp/app" && node "$run" build/app.component.wasm -- fail 2>"$tmp/err") || status=$?
+  expect "main returning 3: the output" "$out" "$(said wasip3)"
+  expect "main returning 3: the status" "$status" 1
+  expect "main returning 3: stderr" "$(grep -v 'wasync: misuse' "$tmp/err" || true)" ""
   ;;
 js)
   cat >"$tmp/app/app.c" <<'C'
@@ -158,6 +220,7 @@ __attribute__((export_name("hello"))) int hello(int n)
     char buf[64];
     snprintf(buf, sizeof buf, "wasync %s on %s", WASYNC_VERSION_STRING, WASYNC_HOST);
     printf("%s: %d\n", buf, n);
+    printf("then: %s\n", wa_strerror(wa_join_drop(NULL)));
     return 0;
 }
 C
@@ -178,7 +241,9 @@ const rt = await instantiate(readFile(process.argv[2]));
 rt.call('hello', 7);
 rt.close();
 JS
-  expect "JS module" "$(node "$tmp/app/run.mjs" "$tmp/app/build/app.wasm")" "wasync $version on js: 7"
+  expect "JS module" "$(node "$tmp/app/run.mjs" "$tmp/app/build/app.wasm" 2>"$tmp/err")" \
+    "$(printf 'wasync %s on js: 7\nthen: API misuse' "$version")"
+  reported "$tmp/err"
   # ...and the package's parts are not its API: only the entry is exported.
   cat >"$tmp/app/part.mjs" <<'JS'
 try {
@@ -191,7 +256,7 @@ JS
   expect "a part of @wasync/js" "$(node "$tmp/app/part.mjs")" "ERR_PACKAGE_PATH_NOT_EXPORTED"
   ;;
 *)
-  echo "usage: $0 native|wasip2|js BUILD_DIR" >&2
+  echo "usage: $0 native|wasip1|wasip2|wasip3|js BUILD_DIR" >&2
   exit 2
   ;;
 esac

@@ -70,3 +70,26 @@ test('no file refers to documents outside the repository', () => {
     .map(([p, n, line]) => `${p}:${n}: ${line.trim()}`);
   assert.deepEqual(found, []);
 });
+
+test("docs/wasip3.md lists the npm packages and versions of the repository's package.json", () => {
+  const block = read('docs/wasip3.md').match(/## The npm packages of a project[\s\S]*?```json\n([\s\S]*?)```/);
+  assert.ok(block, 'docs/wasip3.md has the package.json block');
+  const listed = JSON.parse(block[1]);
+  const ours = JSON.parse(read('package.json'));
+  const pick = (deps) => Object.fromEntries(Object.entries(deps ?? {}).filter(([n]) => n !== 'playwright-core'));
+  assert.deepEqual({ ...pick(listed.devDependencies), ...pick(listed.optionalDependencies) },
+    { ...pick(ours.devDependencies), ...pick(ours.optionalDependencies) });
+  assert.deepEqual(listed.overrides, ours.overrides);
+});
+
+// Steps 1 to 4 are shown whole, each followed by its output: the files
+// examples/tutorial/NAME.c and NAME.out, as they are.
+test('the tutorial shows steps 1 to 4 whole, with what they print', () => {
+  const tutorial = read('docs/tutorial.md');
+  for (const name of ['1_coroutine', '2_tasks', '3_timeout', '4_channel']) {
+    const shown = tutorial.match(new RegExp(`The whole program, \`examples/tutorial/${name}\\.c\`:\\n\\n\`\`\`c\\n([\\s\\S]*?)^\`\`\`\\n\\nIt prints[^\\n]*:\\n\\n\`\`\`text\\n([\\s\\S]*?)^\`\`\`$`, 'm'));
+    assert.ok(shown, `${name}: shown whole with its output`);
+    assert.equal(shown[1], read(`examples/tutorial/${name}.c`), `${name}.c`);
+    assert.equal(shown[2], read(`examples/tutorial/${name}.out`), `${name}.out`);
+  }
+});

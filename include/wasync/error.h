@@ -46,8 +46,10 @@ const char *wa_strerror(int err);
  * call returns WA_EMISUSE, WA_ESTALE or WA_EINVAL. `what` is the whole
  * report: the call, what was wrong, and the task being polled if any
  * ("wasync: misuse: wa_block_on: called inside a task's poll... [in task 3
- * \"server\"]"). The default hook prints it to stderr and, in debug builds
- * (NDEBUG undefined), aborts. Tests install a counting hook. */
+ * \"server\"]"). The default hook prints it to stderr (on the JS host, to
+ * the console) and the call returns its code, in every build and on every
+ * host; a program that wants to stop at the first misuse installs a hook
+ * that aborts. Tests install a counting hook. */
 typedef void (*wa_misuse_fn)(const char *what);
 
 /* Sets the process-wide misuse hook (NULL restores the default); returns

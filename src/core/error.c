@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* Error strings and the misuse hook. */
-#include <stdlib.h>
-
 #include "dump.h"
 #include "rt.h"
 
@@ -25,13 +23,12 @@ const char *wa_strerror(int err)
  * task. Here, at the bottom, so that reporting calls nothing above it. */
 _Thread_local wa_rt *wa_ticking_;
 
-static void wa_misuse_default(const char *what)
-{
-    wa_log_(what);
-#ifndef NDEBUG
-    abort();
-#endif
-}
+/* Reports and lets the call return its code, in every build and on every
+ * host: a program handles misuse as it does any error, and debug and
+ * release (or native and wasm, where an abort is a trap without a word)
+ * behave alike. A program that wants to stop at the first misuse installs
+ * a hook that aborts. */
+static void wa_misuse_default(const char *what) { wa_log_(what); }
 
 static wa_misuse_fn wa_misuse_hook = wa_misuse_default;
 
