@@ -519,6 +519,33 @@ static void test_many(void)
     wa_rt_free(rt);
 }
 
+/* A future that nothing ever wakes. */
+static int stuck_poll(wa_future *f, wa_cx *cx)
+{
+    (void)f, (void)cx;
+    return WA_PENDING;
+}
+static const wa_future_vt stuck_vt = {stuck_poll, NULL, "stuck"};
+
+static char report[512];
+static void keep_report(void *arg, const char *text)
+{
+    (void)arg;
+    snprintf(report, sizeof report, "%s", text);
+}
+
+/* block_on of a future nothing wakes, on rt after its requests: still a
+ * deadlock (the parked driver is no reason to wait), reported with the
+ * program's task alone. */
+static void check_stuck(wa_rt *rt)
+{
+    wa_rt_set_report(rt, keep_report, NULL);
+    report[0] = 0;
+    wa_future stuck = {&stuck_vt};
+    CHECK_EQ(wa_block_on(rt, &stuck), WA_EDEADLK);
+    CHECK(strstr(report, "block_on(stuck)") && !strstr(report, "http_curl"));
+}
+
 /* The client's own task (curl's driver) is not the program's: a fetch in
  * flight keeps wa_rt_run going, and once it is done wa_rt_run returns 0
  * (it said WA_EDEADLK, waiting on the parked driver); the stats count the
@@ -543,6 +570,7 @@ static void test_internal_task(void)
     CHECK_EQ(st.tasks, 0);
     CHECK_EQ(st.spawned, 2); /* the spawn and block_on's */
     CHECK_EQ(wa_rt_dump(rt, NULL, 0), 0);
+    check_stuck(rt);
     wa_rt_free(rt);
 }
 
@@ -569,6 +597,7 @@ static void test_mt_fetches(unsigned workers)
     CHECK_EQ(st.tasks, 0);
     CHECK_EQ(st.spawned, n);
     CHECK_EQ(st.sources, 0);
+    check_stuck(rt);
     wa_rt_free(rt);
 }
 

@@ -306,27 +306,6 @@ static int wa_mt_drive(wa_rt *rt, wa_join *root)
 }
 #endif
 
-static int wa_root_poll(wa_future *f, wa_cx *cx) { return wa_poll(((wa_root *)f)->inner, cx); }
-static void wa_root_drop(wa_future *f) { wa_drop(((wa_root *)f)->inner); }
-const wa_future_vt wa_root_vt_ = {wa_root_poll, wa_root_drop, "block_on"};
-
-/* An internal task's future: the root's, and the runtime whose count of
- * internal tasks its drop lowers (on many threads, the many-threads
- * executor does not count it live: mt.c). */
-typedef struct wa_internal {
-    wa_root root;
-    wa_rt *rt;
-} wa_internal;
-
-static void wa_internal_drop(wa_future *f)
-{
-    wa_internal *w = (wa_internal *)f;
-    wa_drop(w->root.inner);
-    __atomic_sub_fetch(&w->rt->internal, 1, __ATOMIC_RELAXED);
-}
-
-const wa_future_vt wa_internal_vt_ = {wa_root_poll, wa_internal_drop, "internal"};
-
 int wa_spawn_internal_(wa_rt *rt, wa_future *inner)
 {
     rt = wa_rt_home_(rt);

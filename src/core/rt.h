@@ -146,15 +146,25 @@ static inline uintptr_t wa_thread_self_(void) { return 0; } /* one thread */
  * as wa_now's. */
 uint64_t wa_now_fresh_(wa_rt *rt);
 
-/* executor.c: block_on's root task polls the caller's future in place;
- * its vtable tells that task from others (dumps and misuse reports name
- * the future it runs), with no field of the runtime that its workers
- * would read while block_on writes it. */
+/* root.c: the futures of the tasks the executor spawns for block_on and
+ * for the library, told from the program's by their vtables (by dumps and
+ * misuse reports, and the many-threads executor's count of live tasks):
+ * no field of the runtime marks them, which workers would read while the
+ * creating thread writes it. block_on's root task polls the caller's
+ * future in place (dumps name that future). */
 typedef struct wa_root {
     wa_future fut;
     wa_future *inner;
 } wa_root;
 extern const wa_future_vt wa_root_vt_;
+
+/* An internal task's: the root's, and the runtime whose count of internal
+ * tasks its drop lowers. */
+typedef struct wa_internal {
+    wa_root root;
+    wa_rt *rt;
+} wa_internal;
+extern const wa_future_vt wa_internal_vt_;
 
 /* executor.c: spawns on rt (or the runtime of the view rt) a task of the
  * library's own that polls inner (borrowed: kept by its caller, such as a
@@ -162,10 +172,9 @@ extern const wa_future_vt wa_root_vt_;
  * not in wa_rt_stats_get's tasks and spawned, nor in dumps and deadlock
  * reports, and wa_rt_run does not wait for it; what it waits on (a
  * source, a timer) still counts, so that what the program awaits through
- * it is no deadlock. Its future is a wa_root of this vtable (the task's
- * name is inner's). Returns 0, or the spawn's error (inner not dropped). */
+ * it is no deadlock. Its name is inner's. Returns 0, or the spawn's error
+ * (inner not dropped). */
 int wa_spawn_internal_(wa_rt *rt, wa_future *inner);
-extern const wa_future_vt wa_internal_vt_;
 
 #if WA_MT
 /* remote.c (where there are threads): runs on rt's thread what other
