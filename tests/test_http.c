@@ -574,17 +574,21 @@ static void test_internal_task(void)
     wa_rt_free(rt);
 }
 
-/* On many threads: 50 fetches at once from tasks on every worker, one
- * multi handle for the runtime, freed with it (LeakSanitizer under the
- * asan preset, races under tsan). */
+/* On many threads: 50 fetches at once (GETs and POSTs) from tasks on every
+ * worker, one multi handle for the runtime, freed with it (LeakSanitizer
+ * under the asan preset, races under tsan). */
 static void test_mt_fetches(unsigned workers)
 {
     wa_rt *rt;
     REQUIRE(wa_rt_new_mt(&rt, workers) == 0);
-    const char *hello = url("/hello"); /* (written once: the workers read it) */
+    char hello[128], echo[128]; /* (written once: the workers read them) */
+    snprintf(hello, sizeof hello, "%s", url("/hello"));
+    snprintf(echo, sizeof echo, "%s", url("/echo"));
     int ok = 0, n = 0;
-    for (; n < 50; n++) {
+    for (; n < 50; n++) { /* every fifth one a POST (curl reads its body: the upload callback) */
         one o = {.req = {.url = hello}, .ok = &ok};
+        if (n % 5 == 0)
+            o.req = (wa_http_request){.method = "POST", .url = echo, .body = "hello", .body_len = 5};
         one_init(&o);
         if (wa_spawn_of(rt, &o, NULL) < 0)
             break;
