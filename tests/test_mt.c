@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The many-threads executor (wa_rt_new_mt): spawn and join across workers,
  * wakes and spawns from foreign threads, steals under contention,
- * cancellation racing completion, shutdown under load, timers. Run under
+ * cancellation racing completion, shutdown under load, timers, misuse
+ * reports naming tasks while wa_block_on runs. Run under
  * TSan by the tsan preset; the counts are smaller under a sanitizer, and
  * smaller still under tests/faults (which runs the binary once per
  * allocation it samples). A setup that fails there (the runtime, a spawn)
