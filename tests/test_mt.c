@@ -439,6 +439,10 @@ static void test_mt_misuse_names(void)
         wa_future root = {&rooter_vt};
         n += wa_block_on(rt, &root) == 0;
     }
+    for (int i = 0; i < 1000 && !__atomic_load_n(&reports_bg, __ATOMIC_RELAXED); i++) { /* (a loaded machine) */
+        wa_sleep z;
+        wa_block_on(rt, wa_sleep_init(&z, WA_MS(1)));
+    }
     __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(__atomic_load_n(&reports_root, __ATOMIC_RELAXED), n);
