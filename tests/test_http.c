@@ -4,7 +4,9 @@
  * out (from memory, from a stream), a large body read slowly (the server
  * is held back: backpressure), timeouts, cancellation at every step, a
  * refused connection, bad requests; after each, no registration is left
- * (wa_rt_stats' sources back to 0). */
+ * (wa_rt_stats' sources back to 0). The client's driver is no task of the
+ * program's (wa_rt_run ends, the stats leave it out), and 50 fetches run
+ * at once on 2 and on 4 workers. */
 #define _GNU_SOURCE /* (strcasestr) */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -488,7 +490,7 @@ WA_ASYNC(one, t, cx)
 {
     WA_BEGIN(t, cx);
     WA_TRY(wa_http_fetch_init(&t->f, &t->req, 0));
-    *t->ok += t->f.len == 5;
+    __atomic_add_fetch(t->ok, t->f.len == 5, __ATOMIC_RELAXED); /* (tasks on several workers) */
     fetch_free(&t->f);
     WA_END();
 }
@@ -519,6 +521,95 @@ static void test_many(void)
     wa_rt_free(rt);
 }
 
+/* A future that nothing ever wakes. */
+static int stuck_poll(wa_future *f, wa_cx *cx)
+{
+    (void)f, (void)cx;
+    return WA_PENDING;
+}
+static const wa_future_vt stuck_vt = {stuck_poll, NULL, "stuck"};
+
+static char report[512];
+static void keep_report(void *arg, const char *text)
+{
+    (void)arg;
+    snprintf(report, sizeof report, "%s", text);
+}
+
+/* block_on of a future nothing wakes, on rt after its requests: still a
+ * deadlock (the parked driver is no reason to wait), reported with the
+ * program's task alone. */
+static void check_stuck(wa_rt *rt)
+{
+    wa_rt_set_report(rt, keep_report, NULL);
+    report[0] = 0;
+    wa_future stuck = {&stuck_vt};
+    CHECK_EQ(wa_block_on(rt, &stuck), WA_EDEADLK);
+    CHECK(strstr(report, "block_on(stuck)") && !strstr(report, "http_curl"));
+}
+
+/* The client's own task (curl's driver) is not the program's: a fetch in
+ * flight keeps wa_rt_run going, and once it is done wa_rt_run returns 0
+ * (it said WA_EDEADLK, waiting on the parked driver); the stats count the
+ * program's tasks only, and a dump shows none. */
+static void test_internal_task(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new(&rt) == 0);
+    int ok = 0;
+    one o = {.req = {.url = url("/hello")}, .ok = &ok};
+    one_init(&o);
+    REQUIRE_OR(wa_spawn_of(rt, &o, NULL) == 0, wa_rt_free(rt));
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(ok, 1);
+    wa_http_request req = {.url = url("/hello")};
+    wa_http_fetch f;
+    if (fetch(rt, &req, &f) == 0)
+        fetch_free(&f);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    wa_rt_stats st;
+    wa_rt_stats_get(rt, &st);
+    CHECK_EQ(st.tasks, 0);
+    CHECK_EQ(st.spawned, 2); /* the spawn and block_on's */
+    CHECK_EQ(wa_rt_dump(rt, NULL, 0), 0);
+    check_stuck(rt);
+    wa_rt_free(rt);
+}
+
+/* On many threads: 50 fetches at once (GETs and POSTs) from tasks on every
+ * worker, one multi handle for the runtime, freed with it (LeakSanitizer
+ * under the asan preset, races under tsan). */
+static void test_mt_fetches(unsigned workers)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, workers) == 0);
+    char hello[128], echo[128]; /* (written once: the workers read them) */
+    snprintf(hello, sizeof hello, "%s", url("/hello"));
+    snprintf(echo, sizeof echo, "%s", url("/echo"));
+    int ok = 0, n = 0;
+    for (; n < 50; n++) { /* every fifth one a POST (curl reads its body: the upload callback) */
+        one o = {.req = {.url = hello}, .ok = &ok};
+        if (n % 5 == 0)
+            o.req = (wa_http_request){.method = "POST", .url = echo, .body = "hello", .body_len = 5};
+        one_init(&o);
+        if (wa_spawn_of(rt, &o, NULL) < 0)
+            break;
+    }
+    CHECK_EQ(n, 50);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(__atomic_load_n(&ok, __ATOMIC_RELAXED), n);
+    wa_rt_stats st;
+    wa_rt_stats_get(rt, &st);
+    CHECK_EQ(st.tasks, 0);
+    CHECK_EQ(st.spawned, n);
+    CHECK_EQ(st.sources, 0);
+    check_stuck(rt);
+    wa_rt_free(rt);
+}
+
+static void test_mt_2(void) { test_mt_fetches(2); }
+static void test_mt_4(void) { test_mt_fetches(4); }
+
 int main(void)
 {
     if (start_server() < 0) {
@@ -533,6 +624,9 @@ int main(void)
     RUN(test_timeout);
     RUN(test_errors);
     RUN(test_many);
+    RUN(test_internal_task);
+    RUN(test_mt_2);
+    RUN(test_mt_4);
     close(listen_fd);
     return check_finish();
 }

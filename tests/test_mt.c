@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The many-threads executor (wa_rt_new_mt): spawn and join across workers,
  * wakes and spawns from foreign threads, steals under contention,
- * cancellation racing completion, shutdown under load, timers. Run under
+ * cancellation racing completion, shutdown under load, timers, misuse
+ * reports naming tasks while wa_block_on runs. Run under
  * TSan by the tsan preset; the counts are smaller under a sanitizer, and
  * smaller still under tests/faults (which runs the binary once per
  * allocation it samples). A setup that fails there (the runtime, a spawn)
@@ -388,6 +389,68 @@ static void test_mt_misuse(void)
     wa_rt_free(rt);
 }
 
+/* Misuse reported on a worker names its task while wa_block_on runs on
+ * the creating thread: block_on's own task is told by its future, not by
+ * a field of the runtime that wa_block_on wrote while workers read it to
+ * name theirs (a race under TSan, and a root named without "block_on"). */
+static int reports_bg, reports_root, reports_wrong;
+static void sort_misuse(const char *what)
+{
+    int *n = strstr(what, "\"block_on(rooter)\"]") ? &reports_root
+             : strstr(what, "\"reporter\"]")        ? &reports_bg
+                                                      : &reports_wrong;
+    __atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
+}
+
+/* Reports a misuse (a spawn of nothing) at each poll, yielding, until
+ * *stop. */
+typedef struct reporter {
+    wa_future fut;
+    int *stop;
+} reporter;
+
+static int reporter_poll(wa_future *f, wa_cx *cx)
+{
+    if (__atomic_load_n(((reporter *)f)->stop, __ATOMIC_RELAXED))
+        return 0;
+    wa_spawn(cx->rt, NULL, sizeof(wa_future), NULL);
+    wa_waker_wake_by_ref(&cx->waker);
+    return WA_PENDING;
+}
+static const wa_future_vt reporter_vt = {reporter_poll, NULL, "reporter"};
+
+static int rooter_poll(wa_future *f, wa_cx *cx)
+{
+    (void)f;
+    wa_spawn(cx->rt, NULL, sizeof(wa_future), NULL);
+    return 0;
+}
+static const wa_future_vt rooter_vt = {rooter_poll, NULL, "rooter"};
+
+static void test_mt_misuse_names(void)
+{
+    wa_misuse_set_hook(sort_misuse);
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    int stop = 0, n = 0;
+    reporter r = {{&reporter_vt}, &stop};
+    REQUIRE_OR(wa_spawn_of(rt, &r, NULL) == 0, wa_rt_free(rt));
+    for (int i = 0; i < 400 / CHECK_SCALE(20, 1); i++) {
+        wa_future root = {&rooter_vt};
+        n += wa_block_on(rt, &root) == 0;
+    }
+    for (int i = 0; i < 1000 && !__atomic_load_n(&reports_bg, __ATOMIC_RELAXED); i++) { /* (a loaded machine) */
+        wa_sleep z;
+        wa_block_on(rt, wa_sleep_init(&z, WA_MS(1)));
+    }
+    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(__atomic_load_n(&reports_root, __ATOMIC_RELAXED), n);
+    CHECK(__atomic_load_n(&reports_bg, __ATOMIC_RELAXED) > 0);
+    CHECK_EQ(__atomic_load_n(&reports_wrong, __ATOMIC_RELAXED), 0);
+    wa_rt_free(rt);
+}
+
 int main(void)
 {
     RUN(test_mt_spawn_join);
@@ -397,5 +460,6 @@ int main(void)
     RUN(test_mt_shutdown_under_load);
     RUN(test_mt_timers);
     RUN(test_mt_misuse);
+    RUN(test_mt_misuse_names);
     return check_finish();
 }

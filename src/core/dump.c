@@ -29,8 +29,8 @@ void wa_text_uint_(wa_text *d, uint64_t v)
 void wa_text_task_(wa_text *d, const wa_task *t)
 {
     const wa_future *f = wa_task_future((wa_task *)t);
-    bool root = t == t->rt->root; /* name the future block_on runs */
-    const wa_future *named = root ? ((const wa_root *)f)->inner : f;
+    bool root = f->vt == &wa_root_vt_; /* name the future block_on runs */
+    const wa_future *named = root || f->vt == &wa_internal_vt_ ? ((const wa_root *)f)->inner : f;
     wa_text_str_(d, "task ");
     wa_text_uint_(d, t->id);
     wa_text_str_(d, root ? " \"block_on(" : " \"");
@@ -40,6 +40,8 @@ void wa_text_task_(wa_text *d, const wa_task *t)
 
 static void wa_dump_task(wa_text *d, const wa_task *t, const char *indent)
 {
+    if (wa_task_future((wa_task *)t)->vt == &wa_internal_vt_)
+        return; /* the library's own (rt.h): not the program's to look at */
     uint32_t st = wa_word_load(t) & WA_STATE_MASK;
     wa_text_str_(d, indent);
     wa_text_task_(d, t);

@@ -269,7 +269,7 @@ static inline __attribute__((always_inline)) int wa_rt_drive(wa_rt *rt, const wa
             wa_rt_cancel_all(rt);
         uint64_t deadline;
         int runnable = wa_rt_round(rt, &deadline);
-        if (root ? wa_word_load(root->task) & WA_T_DONE : rt->spawned == rt->finished) /* (block_on's handle, never polled) */
+        if (root ? wa_word_load(root->task) & WA_T_DONE : rt->spawned - rt->finished == rt->internal) /* (block_on's handle, never polled) */
             return 0;
         if (stop && wa_now_fresh_(rt) >= *stop)
             return WA_ETIMEDOUT;
@@ -306,9 +306,19 @@ static int wa_mt_drive(wa_rt *rt, wa_join *root)
 }
 #endif
 
-static int wa_root_poll(wa_future *f, wa_cx *cx) { return wa_poll(((wa_root *)f)->inner, cx); }
-static void wa_root_drop(wa_future *f) { wa_drop(((wa_root *)f)->inner); }
-static const wa_future_vt wa_root_vt = {wa_root_poll, wa_root_drop, "block_on"};
+int wa_spawn_internal_(wa_rt *rt, wa_future *inner)
+{
+    rt = wa_rt_home_(rt);
+    wa_internal w = {{{&wa_internal_vt_}, inner}, rt};
+    /* counted before it can run: on many threads a worker may drop it at once */
+    __atomic_add_fetch(&rt->internal, 1, __ATOMIC_RELAXED);
+    int rc = wa_spawn(rt, &w.root.fut, sizeof w, NULL);
+    if (rc < 0)
+        __atomic_sub_fetch(&rt->internal, 1, __ATOMIC_RELAXED);
+    else
+        __atomic_add_fetch(&rt->internal_spawned, 1, __ATOMIC_RELAXED);
+    return rc;
+}
 
 int wa_block_on(wa_rt *rt, wa_future *fut)
 {
@@ -319,14 +329,13 @@ int wa_block_on(wa_rt *rt, wa_future *fut)
         wa_drop(fut); /* taken, whatever happens */
         return rc;
     }
-    wa_root r = {{&wa_root_vt}, fut};
+    wa_root r = {{&wa_root_vt_}, fut};
     wa_join j;
     rc = wa_spawn(rt, &r.fut, sizeof r, &j);
     if (rc < 0) {
         wa_drop(fut);
         return rc;
     }
-    rt->root = j.task;
 #if WA_MT
     if (rt->mt)
         rc = wa_mt_drive(rt, &j);
@@ -342,7 +351,6 @@ int wa_block_on(wa_rt *rt, wa_future *fut)
             wa_mt_wait_(rt, &j, true);
 #endif
     }
-    rt->root = NULL;
     wa_join_drop(&j);
     return rc;
 }
@@ -404,10 +412,10 @@ void wa_rt_stats_get(const wa_rt *rt, wa_rt_stats *st)
         st->tasks = wa_mt_live_(rt);
     else
 #endif
-        st->tasks = (size_t)(rt->spawned - rt->finished);
+        st->tasks = (size_t)(rt->spawned - rt->finished) - rt->internal;
     st->timers = (size_t)rt->heap_len + rt->arming_len;
     st->sources = rt->backend->sources;
-    st->spawned = rt->spawned;
+    st->spawned = __atomic_load_n(&rt->spawned, __ATOMIC_RELAXED) - __atomic_load_n(&rt->internal_spawned, __ATOMIC_RELAXED);
     st->polls = rt->polls;
     st->ticks = rt->ticks;
     st->waits = rt->waits;

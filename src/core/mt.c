@@ -83,7 +83,7 @@ typedef struct wa_mt {
     wa_scope *scopes;
     /* Written at each spawn and finish, so each on a line of its own: the
      * state above is read at each push. */
-    _Alignas(64) size_t live; /* atomic */
+    _Alignas(64) size_t live; /* atomic; the program's tasks only (not internal ones: rt.h) */
     wa_shard shard[WA_SHARDS];
 } wa_mt;
 
@@ -513,6 +513,7 @@ static void wa_mt_drop_scopes(wa_mt *mt, wa_task *t, bool report);
  * its joiner. The caller drops the alive reference. */
 static void wa_mt_finish(wa_mt *mt, wa_task *t, int rc)
 {
+    bool live = wa_task_future(t)->vt != &wa_internal_vt_; /* counted in mt->live */
     t->status = rc;
     wa_drop(wa_task_future(t));
     if (wa_word_load(t) & WA_SCOPE_MASK)
@@ -531,7 +532,7 @@ static void wa_mt_finish(wa_mt *mt, wa_task *t, int rc)
     __atomic_fetch_xor(&t->word, WA_T_LOCKED | WA_T_DONE, __ATOMIC_RELEASE); /* unlocked and done at once */
     if (jw.vt)
         wa_waker_wake(&jw);
-    if (__atomic_sub_fetch(&mt->live, 1, __ATOMIC_ACQ_REL) == 0)
+    if (live && __atomic_sub_fetch(&mt->live, 1, __ATOMIC_ACQ_REL) == 0)
         wa_mt_signal(mt);
 }
 
@@ -703,7 +704,8 @@ int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa
         join->task = t;
         join->waker = (wa_waker){NULL, NULL};
     }
-    __atomic_add_fetch(&mt->live, 1, __ATOMIC_RELAXED);
+    if (fut->vt != &wa_internal_vt_) /* the library's own tasks are not waited for (rt.h) */
+        __atomic_add_fetch(&mt->live, 1, __ATOMIC_RELAXED);
     wa_shard *s = wa_shard_of(mt, t);
     wa_shard_lock(s);
     wa_list_push_(&s->head, t);

@@ -15,7 +15,10 @@
 /* State a layer above the core keeps per runtime (natively, the HTTP
  * client's curl multi handle and its connection cache): made by that
  * layer, found by its free function, freed by wa_rt_free once every task
- * is gone and while the backend still is (it may hold registrations). */
+ * is gone and while the backend still is (it may hold registrations).
+ * Kept on the runtime itself, never on a worker's view (wa_rt_home_). The
+ * list takes no lock: a layer whose calls run on several workers makes
+ * its extension under a lock of its own. */
 typedef struct wa_rt_ext {
     struct wa_rt_ext *next;
     void (*free)(struct wa_rt_ext *e);
@@ -27,7 +30,6 @@ struct wa_rt {
     wa_task *rest;               /* the round under way: the tasks it has yet to poll */
     wa_task *roots;              /* linked live tasks owned by no scope (task.h) */
     wa_scope *scopes;            /* live scopes */
-    wa_task *root;               /* block_on's task while it runs, or NULL */
     wa_backend *backend;
     /* timers: a 4-ary min-heap of entries ordered by (deadline, tie) */
     wa_timer **heap;
@@ -45,6 +47,11 @@ struct wa_rt {
     uint64_t finished;           /* local tasks finished: spawned - finished are live (one counter per spawn, not two) */
     wa_slab slab;                /* task allocations (in place: one load less per spawn) */
     uint64_t spawned, polls, ticks, waits;
+    /* The library's internal tasks (wa_spawn_internal_), counted in
+     * spawned and finished but not the program's: live ones, and how many
+     * were spawned. Atomic (on many threads, workers spawn and drop them). */
+    size_t internal;
+    uint64_t internal_spawned;
     wa_report_fn report;
     void *report_arg;
     uintptr_t owner;             /* the thread that created it */
@@ -91,10 +98,26 @@ static inline void wa_timers_lock_(wa_rt *rt) { (void)rt; }
 static inline void wa_timers_unlock_(wa_rt *rt) { (void)rt; }
 #endif
 
-/* rt's extension whose free function is free_fn, or NULL. */
-static inline wa_rt_ext *wa_rt_ext_find_(const wa_rt *rt, void (*free_fn)(wa_rt_ext *))
+#if WA_MT
+/* mt.c: the runtime whose worker's view rt is (rt itself for the runtime). */
+wa_rt *wa_mt_home_(wa_rt *rt);
+#endif
+
+/* The runtime rt is, or whose worker's view it is (a poll's cx->rt on
+ * many threads): where per-runtime state lives. */
+static inline wa_rt *wa_rt_home_(wa_rt *rt)
 {
-    wa_rt_ext *e = rt->exts;
+#if WA_MT
+    if (rt->mt)
+        return wa_mt_home_(rt);
+#endif
+    return rt;
+}
+
+/* rt's extension whose free function is free_fn, or NULL. */
+static inline wa_rt_ext *wa_rt_ext_find_(wa_rt *rt, void (*free_fn)(wa_rt_ext *))
+{
+    wa_rt_ext *e = wa_rt_home_(rt)->exts;
     while (e && e->free != free_fn)
         e = e->next;
     return e;
@@ -103,6 +126,7 @@ static inline wa_rt_ext *wa_rt_ext_find_(const wa_rt *rt, void (*free_fn)(wa_rt_
 /* Hands e (taken, its free set) to rt: freed by wa_rt_free. */
 static inline void wa_rt_ext_add_(wa_rt *rt, wa_rt_ext *e)
 {
+    rt = wa_rt_home_(rt);
     e->next = rt->exts;
     rt->exts = e;
 }
@@ -122,12 +146,35 @@ static inline uintptr_t wa_thread_self_(void) { return 0; } /* one thread */
  * as wa_now's. */
 uint64_t wa_now_fresh_(wa_rt *rt);
 
-/* executor.c: block_on's root task polls the caller's future in place
- * (rt->root is that task, so that dumps name the future it runs). */
+/* root.c: the futures of the tasks the executor spawns for block_on and
+ * for the library, told from the program's by their vtables (by dumps and
+ * misuse reports, and the many-threads executor's count of live tasks):
+ * no field of the runtime marks them, which workers would read while the
+ * creating thread writes it. block_on's root task polls the caller's
+ * future in place (dumps name that future). */
 typedef struct wa_root {
     wa_future fut;
     wa_future *inner;
 } wa_root;
+extern const wa_future_vt wa_root_vt_;
+
+/* An internal task's: the root's, and the runtime whose count of internal
+ * tasks its drop lowers. */
+typedef struct wa_internal {
+    wa_root root;
+    wa_rt *rt;
+} wa_internal;
+extern const wa_future_vt wa_internal_vt_;
+
+/* executor.c: spawns on rt (or the runtime of the view rt) a task of the
+ * library's own that polls inner (borrowed: kept by its caller, such as a
+ * runtime extension, until the task drops it). It is not the program's:
+ * not in wa_rt_stats_get's tasks and spawned, nor in dumps and deadlock
+ * reports, and wa_rt_run does not wait for it; what it waits on (a
+ * source, a timer) still counts, so that what the program awaits through
+ * it is no deadlock. Its name is inner's. Returns 0, or the spawn's error
+ * (inner not dropped). */
+int wa_spawn_internal_(wa_rt *rt, wa_future *inner);
 
 #if WA_MT
 /* remote.c (where there are threads): runs on rt's thread what other

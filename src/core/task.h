@@ -194,8 +194,6 @@ void wa_mt_signal_task_(wa_task *t, uint32_t bit);
 /* Shutdown: cancels every task (again, for those spawned since) until none
  * is left (0) or the clock reaches stop (WA_ETIMEDOUT). */
 int wa_mt_drain_(wa_rt *rt, uint64_t stop);
-/* The runtime whose worker's view rt is (rt itself for the runtime). */
-wa_rt *wa_mt_home_(wa_rt *rt);
 #endif
 
 /* Subtracts v from t's word, freeing t if that dropped its last

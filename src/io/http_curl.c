@@ -6,12 +6,23 @@
  * on those and hands curl what happened, and curl's callbacks fill the
  * transfers: the head, the body into a bounded buffer read as a stream.
  *
- * One multi handle per runtime, kept as a runtime extension (rt.h): made
- * by the first send, freed by wa_rt_free. It outlives transfers because it
- * holds curl's cache of open connections, reused by the next request to
- * the same host; the driver task lives as long, parked while there is
- * nothing to wait for (it is aborted with the other tasks, before the
- * extension goes). */
+ * One multi handle per runtime (on many threads, not one per worker),
+ * kept as a runtime extension (rt.h): made by the first send, freed by
+ * wa_rt_free. It outlives transfers because it holds curl's cache of open
+ * connections, reused by the next request to the same host; the driver
+ * lives as long, parked while there is nothing to wait for. The driver is
+ * an internal task (wa_spawn_internal_): not the program's, so wa_rt_run
+ * ends without it and it is in no stats or dump; a fetch in flight keeps
+ * the program's task waiting, and the driver's fd waits and timer keep
+ * that from being a deadlock. It is aborted with the other tasks, before
+ * the extension goes.
+ *
+ * On many threads the sends, the body reads and the driver run on any
+ * worker, at once: the multi handle, every call into curl (whose callbacks
+ * then run) and the state those callbacks share with the transfers' tasks
+ * are under the handle's lock. A task's poll holds it for its own look,
+ * never while it polls something else that might take it (a request body
+ * streamed from another response). */
 #include <curl/curl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -27,16 +38,28 @@
 #define WA_CURL_BODY_MAX (256 * 1024)
 
 typedef struct wa_curl_sock wa_curl_sock;
+typedef struct wa_curl wa_curl;
 
-typedef struct wa_curl {
+/* The driver's future: waits on curl's sockets and timer. */
+typedef struct wa_curl_driver {
+    wa_future fut;
+    wa_curl *c;
+    int sleeping;
+    uint64_t until; /* the sleep's deadline */
+    wa_sleep sleep;
+} wa_curl_driver;
+
+struct wa_curl {
     wa_rt_ext ext;
-    wa_rt *rt;
+    wa_rt *rt;             /* the runtime (not a worker's view) */
+    pthread_mutex_t lock;  /* what follows, curl's calls and the transfers' shared state */
     CURLM *multi;
-    wa_curl_sock *socks; /* the sockets curl watches */
-    uint64_t deadline;   /* curl's timer; WA_NEVER: none */
-    int driving;         /* the driver task is alive */
-    wa_waker driver;     /* the driver, parked */
-} wa_curl;
+    wa_curl_sock *socks;   /* the sockets curl watches */
+    uint64_t deadline;     /* curl's timer; WA_NEVER: none */
+    int driving;           /* the driver task is alive */
+    wa_waker driver;       /* the driver, parked */
+    wa_curl_driver drv;    /* its future (the internal task borrows it) */
+};
 
 struct wa_curl_sock {
     wa_curl_sock *next;
@@ -148,12 +171,15 @@ static int wa_curl_on_socket(CURL *e, curl_socket_t fd, int what, void *arg, voi
     return 0;
 }
 
-/* CURLMOPT_TIMERFUNCTION: call back in ms (-1: no timer). */
+/* CURLMOPT_TIMERFUNCTION: call back in ms (-1: no timer). The clock is
+ * read from the backend: the runtime's cache of it is its thread's, and
+ * this runs on whichever worker called into curl. */
 static int wa_curl_on_timer(CURLM *m, long ms, void *arg)
 {
     (void)m;
     wa_curl *c = arg;
-    c->deadline = ms < 0 ? WA_NEVER : wa_add_sat_(wa_now(c->rt), (uint64_t)ms * 1000000);
+    wa_backend *b = c->rt->backend;
+    c->deadline = ms < 0 ? WA_NEVER : wa_add_sat_(b->vt->now(b), (uint64_t)ms * 1000000);
     wa_curl_wake_driver(c);
     return 0;
 }
@@ -191,18 +217,10 @@ static void wa_curl_act(wa_curl *c, curl_socket_t fd, int ev)
     }
 }
 
-typedef struct wa_curl_driver {
-    wa_future fut;
-    wa_curl *c;
-    int sleeping;
-    uint64_t until; /* the sleep's deadline */
-    wa_sleep sleep;
-} wa_curl_driver;
-
-/* Waits on every socket curl watches and on its timer; never finishes. */
-static int wa_curl_driver_poll(wa_future *f, wa_cx *cx)
+/* Waits on every socket curl watches and on its timer; never finishes.
+ * Under the lock (wa_curl_driver_poll). */
+static int wa_curl_drive(wa_curl_driver *d, wa_cx *cx)
 {
-    wa_curl_driver *d = (wa_curl_driver *)f;
     wa_curl *c = d->c;
 again:
     for (wa_curl_sock *s = c->socks; s; s = s->next) {
@@ -237,7 +255,7 @@ again:
         goto again;
     }
     if (c->deadline != WA_NEVER) {
-        if (c->deadline <= wa_now(c->rt)) {
+        if (c->deadline <= wa_now(cx->rt)) {
             c->deadline = WA_NEVER;
             wa_drop_held(&d->sleep.fut, &d->sleeping);
             wa_curl_act(c, CURL_SOCKET_TIMEOUT, 0);
@@ -257,25 +275,38 @@ again:
     return WA_PENDING;
 }
 
+static int wa_curl_driver_poll(wa_future *f, wa_cx *cx)
+{
+    wa_curl *c = ((wa_curl_driver *)f)->c;
+    pthread_mutex_lock(&c->lock);
+    int rc = wa_curl_drive((wa_curl_driver *)f, cx);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
 static void wa_curl_driver_drop(wa_future *f)
 {
     wa_curl_driver *d = (wa_curl_driver *)f;
     wa_curl *c = d->c;
+    pthread_mutex_lock(&c->lock);
     wa_drop_held(&d->sleep.fut, &d->sleeping);
     for (wa_curl_sock *s = c->socks; s; s = s->next)
         wa_drop_held(&s->wait.fut, &s->waiting);
     wa_waker_drop(&c->driver);
-    c->driving = 0;
+    c->driving = 0; /* (the next send spawns it again) */
+    pthread_mutex_unlock(&c->lock);
 }
 
 static const wa_future_vt wa_curl_driver_vt = {wa_curl_driver_poll, wa_curl_driver_drop, "http_curl"};
 
+/* (every task is gone, the driver with them: no lock) */
 static void wa_curl_free(wa_rt_ext *e)
 {
     wa_curl *c = (wa_curl *)e;
     curl_multi_cleanup(c->multi); /* its cached connections: REMOVE each */
     while (c->socks)
         wa_curl_sock_free(c, c->socks);
+    pthread_mutex_destroy(&c->lock);
     free(c);
 }
 
@@ -283,39 +314,54 @@ static void wa_curl_free(wa_rt_ext *e)
 static CURLcode wa_curl_global_rc;
 static void wa_curl_global_init(void) { wa_curl_global_rc = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
-/* rt's multi handle, made with its driver on first use. */
-static int wa_curl_of(wa_rt *rt, wa_curl **out)
+/* Makes rt's multi handle, added to rt (the runtime, not a view). */
+static int wa_curl_new(wa_rt *rt, wa_curl **out)
 {
-    wa_curl *c = (wa_curl *)wa_rt_ext_find_(rt, wa_curl_free);
-    if (!c) {
-        static pthread_once_t once = PTHREAD_ONCE_INIT;
-        pthread_once(&once, wa_curl_global_init);
-        if (wa_curl_global_rc != CURLE_OK)
-            return WA_ENOMEM;
-        if (!(c = calloc(1, sizeof *c)))
-            return WA_ENOMEM;
-        if (!(c->multi = curl_multi_init())) {
-            free(c);
-            return WA_ENOMEM;
-        }
-        c->rt = rt;
-        c->deadline = WA_NEVER;
-        c->ext.free = wa_curl_free;
-        curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, wa_curl_on_socket);
-        curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
-        curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, wa_curl_on_timer);
-        curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
-        wa_rt_ext_add_(rt, &c->ext);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, wa_curl_global_init);
+    if (wa_curl_global_rc != CURLE_OK)
+        return WA_ENOMEM;
+    wa_curl *c = calloc(1, sizeof *c);
+    if (!c)
+        return WA_ENOMEM;
+    if (!(c->multi = curl_multi_init())) {
+        free(c);
+        return WA_ENOMEM;
     }
-    if (!c->driving) {
-        wa_curl_driver d = {{&wa_curl_driver_vt}, c, 0, 0, {0}};
-        int rc = wa_spawn_of(rt, &d, NULL);
-        if (rc < 0)
-            return rc;
-        c->driving = 1;
-    }
+    pthread_mutex_init(&c->lock, NULL);
+    c->rt = wa_rt_home_(rt);
+    c->deadline = WA_NEVER;
+    c->ext.free = wa_curl_free;
+    curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, wa_curl_on_socket);
+    curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
+    curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, wa_curl_on_timer);
+    curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
+    wa_rt_ext_add_(rt, &c->ext);
     *out = c;
     return 0;
+}
+
+/* rt's multi handle, made on first use, with its driver running. The
+ * extension list is made under a lock of this file's: the first sends of
+ * a many-threads runtime may come from several workers at once. */
+static int wa_curl_of(wa_rt *rt, wa_curl **out)
+{
+    static pthread_mutex_t made = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&made);
+    wa_curl *c = (wa_curl *)wa_rt_ext_find_(rt, wa_curl_free);
+    int rc = c ? 0 : wa_curl_new(rt, &c);
+    pthread_mutex_unlock(&made);
+    if (rc < 0)
+        return rc;
+    pthread_mutex_lock(&c->lock);
+    if (!c->driving) {
+        c->drv = (wa_curl_driver){{&wa_curl_driver_vt}, c, 0, 0, {0}};
+        rc = wa_spawn_internal_(rt, &c->drv.fut);
+        c->driving = rc == 0;
+    }
+    pthread_mutex_unlock(&c->lock);
+    *out = c;
+    return rc;
 }
 
 /* ---- curl's callbacks of one transfer ---- */
@@ -456,16 +502,13 @@ static void wa_curl_unpause(wa_http_response *r, int bits)
 
 /* ---- the response and its body stream ---- */
 
-static int wa_curl_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
+static int wa_curl_body_read_locked(wa_http_response *r, void *buf, size_t cap, size_t *n)
 {
-    wa_http_response *r = ((wa_curl_body *)s)->r;
-    if (!r)
-        return WA_ECLOSED;
     if (!r->len) {
         if (r->done)
             return r->result < 0 ? r->result : WA_ECLOSED;
         wa_curl_unpause(r, CURLPAUSE_RECV);
-        return r->len ? wa_curl_body_try_read(s, buf, cap, n) : WA_EAGAIN;
+        return r->len ? wa_curl_body_read_locked(r, buf, cap, n) : WA_EAGAIN;
     }
     size_t m = r->len < cap ? r->len : cap;
     memcpy(buf, r->buf, m);
@@ -474,6 +517,17 @@ static int wa_curl_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
     *n = m;
     wa_curl_unpause(r, CURLPAUSE_RECV); /* room again */
     return 0;
+}
+
+static int wa_curl_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
+{
+    wa_http_response *r = ((wa_curl_body *)s)->r;
+    if (!r)
+        return WA_ECLOSED;
+    pthread_mutex_lock(&r->c->lock);
+    int rc = wa_curl_body_read_locked(r, buf, cap, n);
+    pthread_mutex_unlock(&r->c->lock);
+    return rc;
 }
 
 static int wa_curl_body_try_write(wa_stream *s, const void *buf, size_t len, size_t *n)
@@ -496,17 +550,26 @@ typedef struct wa_curl_body_wait {
 static int wa_curl_body_wait_poll(wa_future *f, wa_cx *cx)
 {
     wa_http_response *r = ((wa_curl_body_wait *)f)->b->r;
-    if (!r || r->len || r->done || (r->paused & CURLPAUSE_RECV))
-        return WA_READY; /* (paused: the read resumes it) */
-    wa_waker_store(&r->reader, cx);
-    return WA_PENDING;
+    if (!r)
+        return WA_READY;
+    pthread_mutex_lock(&r->c->lock);
+    int rc = WA_READY; /* (paused: the read resumes it) */
+    if (!(r->len || r->done || (r->paused & CURLPAUSE_RECV))) {
+        wa_waker_store(&r->reader, cx);
+        rc = WA_PENDING;
+    }
+    pthread_mutex_unlock(&r->c->lock);
+    return rc;
 }
 
 static void wa_curl_body_wait_drop(wa_future *f)
 {
     wa_http_response *r = ((wa_curl_body_wait *)f)->b->r;
-    if (r)
-        wa_waker_drop(&r->reader);
+    if (!r)
+        return;
+    pthread_mutex_lock(&r->c->lock);
+    wa_waker_drop(&r->reader);
+    pthread_mutex_unlock(&r->c->lock);
 }
 
 static const wa_future_vt wa_curl_body_wait_vt = {wa_curl_body_wait_poll, wa_curl_body_wait_drop, "http_body_wait"};
@@ -537,9 +600,11 @@ void wa_http_response_free(wa_http_response *r)
 {
     if (!r)
         return;
-    if (r->added) {
+    if (r->added) { /* (then the driver no longer reaches r) */
+        pthread_mutex_lock(&r->c->lock);
         curl_multi_remove_handle(r->c->multi, r->easy); /* aborts it if unfinished */
         wa_curl_wake_driver(r->c);
+        pthread_mutex_unlock(&r->c->lock);
     }
     curl_easy_cleanup(r->easy);
     curl_slist_free_all(r->out_headers);
@@ -643,8 +708,11 @@ static void wa_http_call_free(wa_http_send *s)
 {
     struct wa_http_call *k = s->call;
     wa_drop_held(&k->rd.fut, &k->reading);
-    if (k->r)
+    if (k->r && k->r->c) { /* (the upload callback reads it) */
+        pthread_mutex_lock(&k->r->c->lock);
         k->r->call = NULL;
+        pthread_mutex_unlock(&k->r->c->lock);
+    }
     wa_http_response_free(k->r);
     free(k);
 }
@@ -676,16 +744,19 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
         return WA_ENOMEM;
     if ((rc = wa_curl_setup(r, q, method)) < 0)
         return rc;
-    if (curl_multi_add_handle(c->multi, r->easy) != CURLM_OK)
-        return WA_ENOMEM;
-    r->added = 1;
-    k->eof = !q->body_stream && !q->body_len;
-    return 0;
+    k->eof = !q->body_stream && !q->body_len; /* (before the driver may run it) */
+    pthread_mutex_lock(&c->lock);
+    rc = curl_multi_add_handle(c->multi, r->easy) == CURLM_OK ? 0 : WA_ENOMEM;
+    r->added = rc == 0;
+    pthread_mutex_unlock(&c->lock);
+    return rc;
 }
 
 /* Reads the request body's stream into the chunk whenever curl took it
  * all, and resumes the upload. 0 once the stream ended, WA_PENDING, or
- * the stream's error. */
+ * the stream's error. Under the lock, but the stream's read is polled
+ * without it (the stream may be another response's body, whose read
+ * takes it): curl leaves the chunk alone while it is empty. */
 static int wa_http_send_body(struct wa_http_call *k, wa_cx *cx)
 {
     const wa_http_request *q = k->req;
@@ -696,7 +767,9 @@ static int wa_http_send_body(struct wa_http_call *k, wa_cx *cx)
             wa_read_init(&k->rd, q->body_stream, k->chunk, sizeof k->chunk);
             k->reading = 1;
         }
+        pthread_mutex_unlock(&k->r->c->lock);
         int rc = wa_poll_held(&k->rd.fut, &k->reading, cx);
+        pthread_mutex_lock(&k->r->c->lock);
         if (rc == WA_PENDING)
             return WA_PENDING;
         if (rc == WA_ECLOSED)
@@ -711,7 +784,7 @@ static int wa_http_send_body(struct wa_http_call *k, wa_cx *cx)
 }
 
 /* Feeds the body to curl until the head arrived and the body went. */
-static int wa_http_run(wa_http_send *s, wa_cx *cx)
+static int wa_http_run_locked(wa_http_send *s, wa_cx *cx)
 {
     wa_http_response *r = s->call->r;
     wa_waker_store(&r->waker, cx); /* (before the body: curl may call back) */
@@ -729,6 +802,15 @@ static int wa_http_run(wa_http_send *s, wa_cx *cx)
     s->call->r = NULL;
     s->response = r; /* handed over */
     return 0;
+}
+
+static int wa_http_run(wa_http_send *s, wa_cx *cx)
+{
+    wa_curl *c = s->call->r->c;
+    pthread_mutex_lock(&c->lock);
+    int rc = wa_http_run_locked(s, cx);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
 }
 
 const wa_http_client_ops wa_http_client_host = {wa_http_start, wa_http_run, wa_http_call_free};
