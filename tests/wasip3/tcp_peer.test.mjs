@@ -62,8 +62,11 @@ test('a write to a reset peer fails', async () => {
   assert.match(r.out, /^read \d+ bytes, then connection reset\nwrite: connection reset\nheld 0\n$/);
 });
 
-test('out of file descriptors, a connect fails with WA_EMFILE', async () => {
+// wasi:sockets@0.3.0's error-code has no case for it: preview3-shim says
+// other("EMFILE"), read as WA_EMFILE (src/wasi/sockets_p3.c); wasmtime 49
+// says other(none), which can only be WA_EIO.
+test(`out of file descriptors, a connect fails with ${wasmtime ? 'WA_EIO' : 'WA_EMFILE'}`, async () => {
   const r = await against(() => {}, 'many', 200);
   assert.equal(r.status, 0, r.err);
-  assert.equal(r.out, 'connect: too many open files\nheld 0\n');
+  assert.equal(r.out, `connect: ${wasmtime ? 'I/O error' : 'too many open files'}\nheld 0\n`);
 });
