@@ -36,7 +36,8 @@ struct wa_http_call {
  * its first 8 KiB). Nothing in wasi:http@0.3.0 (types.wit, request.new:
  * "the returned future resolves to result of transmission of this
  * request") asks a reader to keep it, and a dropped readable end only
- * tells the writer nobody reads (the Component Model's future.drop-readable). */
+ * tells the writer that nobody reads (the Component Model's
+ * future.drop-readable). */
 static void wa_http_drop_sent(uint32_t *sent)
 {
     if (*sent) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// backpressure under `jco run` or wasmtime (runner.mjs): the component connects to a Node server
-// here that does not read for PAUSE_MS, and writes BYTES, more than the
+// backpressure under `jco run` or wasmtime (runner.mjs): the component
+// connects to a Node server here that does not read for PAUSE_MS, and
+// writes BYTES, more than the
 // kernel's buffers and Node's (16 KiB high-water mark) can hold, so
 // check-write must return 0 and the writer wait on the pollable
 // (write_waits > 0). Then the server reads: every byte must arrive, in

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The HTTP client suite (tests/wasip2/http_client.c) under `jco run`, or
 // as a 0.3 command under run-p3.mjs ($WASYNC_RUN_P3), either under
-// wasmtime (runner.mjs), against this Node
-// server: it echoes bodies, reports what it was sent, serves 1 MiB, never
+// wasmtime (runner.mjs), against this Node server: it echoes bodies, reports what it was sent, serves 1 MiB, never
 // answers /hang, sends 90 empty headers on /empty (http_client.c says why
 // not more), and counts what it saw.
 import { test } from 'node:test';

@@ -21,10 +21,10 @@ export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT) =>
 // (concurrent.rs; a handler's task still writing its body when the next
 // request comes is enough), where the Component Model lets several tasks
 // wait on a set and hands an event to one of them (CanonicalABI
-// definitions.py: WaitableSet.wait_for_event_and). -S cli: our components import
-// wasi:filesystem/types and preopens through the preview1 reactor adapter
-// (libc's preopens and fd calls), which world wasi:http/proxy does not
-// have (docs/wasip3.md, "On wasmtime").
+// definitions.py: WaitableSet.wait_for_event_and). -S cli: our components
+// import wasi:filesystem/types and preopens through the preview1 reactor
+// adapter (libc's preopens and fd calls), which world wasi:http/proxy does
+// not have (docs/wasip3.md, "On wasmtime").
 export const wasmtimeServe = (port, file = process.env.WASYNC_COMPONENT) =>
   [process.env.WASYNC_WASMTIME, ['serve', ...flags(), '-S', 'cli', '--addr', `127.0.0.1:${port}`,
     '--max-instance-reuse-count', flags().includes('p3') ? '1' : '1000000',

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// stdin_sum under `jco run` or wasmtime (runner.mjs), stdin piped from here: the byte count and
-// FNV-1a must match exactly, for 1 MiB at once, for nothing at all, and for
+// stdin_sum under `jco run` or wasmtime (runner.mjs), stdin piped from
+// here: the byte count and FNV-1a must match exactly, for 1 MiB at once, for nothing at all, and for
 // 1 MiB in chunks with pauses between them, where every pause must find the
 // component waiting on stdin's pollable (read_waits).
 //

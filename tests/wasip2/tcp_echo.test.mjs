@@ -2,12 +2,11 @@
 // examples/tcp_echo.c, as a component under `jco run`, natively
 // ($WASYNC_NATIVE) or as a WASI 0.3 command ($WASYNC_P3, run by
 // $WASYNC_RUN_P3 into $WASYNC_OUT), either under wasmtime (runner.mjs),
-// with Node clients: several at once, each sending
-// 256 KiB and reading it all back (the server's writes meet TCP
-// backpressure), then the server ends after its N connections; over IPv4
-// and over IPv6. Natively also with few file descriptors: more clients at
-// once than the server has fds for, all served, as the server waits out
-// WA_EMFILE instead of stopping. (Not under jco: Node's own accept loop
+// with Node clients: several at once, each sending 256 KiB and reading it
+// all back (the server's writes meet TCP backpressure), then the server
+// ends after its N connections; over IPv4 and over IPv6. Natively also
+// with few file descriptors: more clients at once than the server has fds
+// for, all served, as the server waits out WA_EMFILE instead of stopping. (Not under jco: Node's own accept loop
 // meets the limit first, and closes the connections it cannot take.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
