@@ -12,9 +12,10 @@ export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT) =>
   [process.env.WASYNC_WASMTIME, ['run', ...flags(), file, ...args]];
 
 // [command, args]: `wasmtime serve` of the file on 127.0.0.1:port. A 0.2
-// component serves every request in one instance, as under jco serve
-// (wasmtime's default is an instance per request, and none kept idle past
-// a second), so that what a request leaves behind shows in the next. A 0.3
+// component's instances are kept for every request they can take, one at
+// a time each (wasmtime's default is an instance per request, and none
+// kept idle past a second), so that what a request leaves behind shows in
+// the next, as under jco serve's one instance. A 0.3
 // component gets an instance per request: wasmtime 49.0.3 traps two tasks
 // of one instance that wait on one waitable set, as every task of a
 // wasync instance does, with "BUG: delivering non-present event"
