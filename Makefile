@@ -15,7 +15,9 @@ deps:
 # modules on Node 20, Node 24 and headless Chromium), then WASI 0.2
 # components (the core suite and the wasip2 backend's, under jco), then
 # WASI 0.3 components (the core suite, the wasip3 backend's and the
-# built-ins' probe: jco, preview3-shim and Node 24), then WASI 0.1 modules (the core suite and the wasip1 backend's, node:wasi).
+# built-ins' probe: jco, preview3-shim and Node 24), then WASI 0.1 modules (the core suite and the wasip1 backend's, node:wasi);
+# each WASI preset runs its modules or components under wasmtime too (label
+# wasmtime: tests/wasmtime.cmake), whose CLI deps installs.
 test: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan

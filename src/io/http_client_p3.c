@@ -14,12 +14,14 @@
 struct wa_http_response {
     wa_http_response_head h; /* fields read before consume-body took the response */
     uint32_t result;         /* the writable end of consume-body's result */
+    uint32_t sent;           /* the readable end of request.new's result (not read) */
 };
 
 /* What a send holds while it runs (one allocation, sized for its body). */
 struct wa_http_call {
     wa_rt *rt;
     uint32_t trailers; /* the writable end of the request's trailers */
+    uint32_t sent;     /* the readable end of request.new's result, until the response has it */
     int writing, waiting;
     wa_subtask send;
     wa_p3_http_value ret, value;
@@ -27,6 +29,23 @@ struct wa_http_call {
     wa_http_response *response;
     wa_http_body_out body; /* (last: sized for its write or copy) */
 };
+
+/* Drops the readable end of request.new's result, not read. It is kept
+ * while the response lives: wasmtime 49.0.3 aborts the connection when it
+ * goes, and the response body then ends early as if whole (1 MiB read as
+ * its first 8 KiB). Nothing in wasi:http@0.3.0 (types.wit, request.new:
+ * "the returned future resolves to result of transmission of this
+ * request") asks a reader to keep it, and a dropped readable end only
+ * tells the writer that nobody reads (the Component Model's
+ * future.drop-readable). */
+static void wa_http_drop_sent(uint32_t *sent)
+{
+    if (*sent) {
+        wa_wasip3_http_result.drop_readable(*sent);
+        wa_p3_live_ends--;
+    }
+    *sent = 0;
+}
 
 /* Ends a future's writable end that the library holds, once written. */
 static void wa_http_end_future(const wa_wasip3_future_type *t, uint32_t *end, int failed)
@@ -43,18 +62,22 @@ void wa_http_response_free(wa_http_response *r)
     if (r->h.body)
         wa_stream_close(&r->h.body);
     wa_http_end_future(&wa_wasip3_http_result, &r->result, 0);
+    wa_http_drop_sent(&r->sent);
     wa_http_fields_free(&r->h.fields);
     free(r);
 }
 
-/* Takes resp: its status and headers read, its body open as a stream. */
-static int wa_http_response_new(wa_rt *rt, uint32_t resp, wa_http_response **out)
+/* Takes resp: its status and headers read, its body open as a stream;
+ * and *sent, which goes with it. */
+static int wa_http_response_new(wa_rt *rt, uint32_t resp, uint32_t *sent, wa_http_response **out)
 {
     wa_http_response *r = calloc(1, sizeof *r);
     if (!r) {
         wa_p3_response_drop(resp);
         return WA_ENOMEM;
     }
+    r->sent = *sent;
+    *sent = 0;
     r->h.status = wa_p3_response_status(resp);
     wa_p3_response_header_list(resp, &r->h.fields.list, &r->h.fields.n); /* (none without memory) */
     r->h.fields.loaded = 1;
@@ -76,6 +99,7 @@ static void wa_http_call_free(wa_http_send *s)
     wa_http_body_out_drop_(&c->body);
     wa_drop_held(&c->write.fut, &c->writing);
     wa_http_end_future(&wa_wasip3_http_trailers, &c->trailers, 1);
+    wa_http_drop_sent(&c->sent);
     if (c->waiting) { /* cancelled: a response it still gave is ours to drop */
         wa_drop_held(&c->send.fut, &c->waiting);
         uint32_t resp;
@@ -116,7 +140,8 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     if ((rc = wa_p3_request_new(fields, contents, (uint32_t)trailers, method, u->scheme, u->authority, u->path, &req,
                                 &result)) < 0)
         return rc;
-    wa_wasip3_http_result.drop_readable(result); /* (how the host sent it: not asked) */
+    c->sent = result; /* (how the host sent it: not asked; wa_http_drop_sent) */
+    wa_p3_live_ends++;
     wa_subtask_init(&c->send, wa_p3_client_send(req, &c->ret));
     c->waiting = 1;
     if (body)
@@ -153,7 +178,7 @@ static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
     uint32_t resp;
     if ((rc = wa_p3_client_result(&c->ret, &resp)) < 0)
         return rc;
-    return wa_http_response_new(c->rt, resp, &c->response);
+    return wa_http_response_new(c->rt, resp, &c->sent, &c->response);
 }
 
 /* Drives the response in, then the body out. */

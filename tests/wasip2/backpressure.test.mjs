@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// backpressure under `jco run`: the component connects to a Node server
-// here that does not read for PAUSE_MS, and writes BYTES, more than the
+// backpressure under `jco run` or wasmtime (runner.mjs): the component
+// connects to a Node server here that does not read for PAUSE_MS, and
+// writes BYTES, more than the
 // kernel's buffers and Node's (16 KiB high-water mark) can hold, so
 // check-write must return 0 and the writer wait on the pollable
 // (write_waits > 0). Then the server reads: every byte must arrive, in
@@ -9,6 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { wasmtime, wasmtimeRun } from './runner.mjs';
 
 const BYTES = 16 << 20, PAUSE_MS = 1000;
 
@@ -32,9 +34,9 @@ test('a paused reader makes check-write say 0; every byte still arrives', async 
     sock.on('error', rejectEnd);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const child = spawn(process.execPath,
-    [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, String(server.address().port), String(BYTES)],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [String(server.address().port), String(BYTES)];
+  const child = wasmtime ? spawn(...wasmtimeRun(args), { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '', err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));

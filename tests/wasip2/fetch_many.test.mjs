@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The HTTP client (examples/fetch_many.c) against a Node server, as a
 // component under `jco run`, as a 0.3 command under run-p3.mjs
-// ($WASYNC_RUN_P3), natively ($WASYNC_NATIVE), or as a JS host module
-// ($WASYNC_JS_MODULE) run by $WASYNC_JS_RUNNER: a Node binary
+// ($WASYNC_RUN_P3), either under wasmtime (runner.mjs), natively
+// ($WASYNC_NATIVE), or as a JS host module ($WASYNC_JS_MODULE) run by $WASYNC_JS_RUNNER: a Node binary
 // (tests/js/call.mjs calls its export fetch_many), or `chromium` (the same
 // call in a page of headless Chromium): 20 concurrent GETs all answered;
 // 20 GETs of a route that never answers all time out, and every event
@@ -14,6 +14,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wasmtime, wasmtimeRun } from './runner.mjs';
 
 const run = promisify(execFile);
 
@@ -65,6 +66,7 @@ async function inChromium(args) {
 
 const fetchMany = (base, n, ms, path) => {
   const args = [base + path, String(n), String(ms)];
+  if (wasmtime) return run(...wasmtimeRun(args), { timeout: 60000 });
   if (native) return run(native, args, { timeout: 60000 });
   if (jsModule && jsRunner === 'chromium') return inChromium([base + path, n, ms]);
   if (jsModule)

@@ -11,8 +11,10 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { hostCalls, serve } from './jco_serve.mjs';
+import { wasmtime } from './runner.mjs';
 
 const TOTAL = 1000, CONCURRENCY = 50;
+const p3 = process.env.WASYNC_RUN_P3;
 
 test('http-hello answers curl and a bounded concurrent load', async () => {
   const { base, stop } = await serve(process.env.WASYNC_COMPONENT);
@@ -39,14 +41,14 @@ test('http-hello answers curl and a bounded concurrent load', async () => {
     }));
     assert.deepEqual(errors.slice(0, 5), []);
     assert.equal(ok, TOTAL);
-    assert.equal(await stats(), before, 'no task, source, handle or memory left behind by 1,000 requests');
+    // (under wasmtime a 0.3 service gets an instance per request: runner.mjs)
+    if (!(wasmtime && p3)) assert.equal(await stats(), before, 'no task, source, handle or memory left behind by 1,000 requests');
   } finally {
     stop();
   }
 });
 
-const p3 = process.env.WASYNC_RUN_P3;
-test(`a hello costs ${p3 ? 17 : 11} host calls`, async () => {
+test(`a hello costs ${p3 ? (wasmtime ? 5 : 17) : 11} host calls`, async () => {
   if (!p3) {
     // path-with-query, method, authority; fields.from-list, the response,
     // its body, outparam.set, the body's stream; check-write, one
@@ -64,5 +66,7 @@ test(`a hello costs ${p3 ? 17 : 11} host calls`, async () => {
   // written and dropped; the request dropped. No context.set: the call
   // began alone. The floor's 13 (bench/wasip3/floor.c) are these but the
   // method, the authority, the poll and the unjoin (it drops its end joined).
-  assert.equal(await hostCalls(process.env.WASYNC_COMPONENT, '/', 20, p3, `${process.env.WASYNC_OUT}.trace`), 17);
+  // wasmtime traces the WIT functions alone: method, path-with-query,
+  // authority, fields.from-list and response.new, the rest being built-ins.
+  assert.equal(await hostCalls(process.env.WASYNC_COMPONENT, '/', 20, p3, `${process.env.WASYNC_OUT}.trace`), wasmtime ? 5 : 17);
 });

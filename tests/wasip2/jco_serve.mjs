@@ -4,8 +4,10 @@
 // (default: WASYNC_RUN_P3) set, the component is a 0.3 service (world
 // service-p3), served by preview3-shim's HttpServer through `run-p3.mjs
 // --serve` (transpiled into out, default WASYNC_OUT). hostArgs go to jco
-// serve (0.2) or run-p3.mjs (0.3).
+// serve (0.2) or run-p3.mjs (0.3). Under wasmtime (runner.mjs), `wasmtime
+// serve` serves either.
 import { spawn } from 'node:child_process';
+import { wasmtime, wasmtimeServe, WASMTIME_TRACE, wasmtimeCalls } from './runner.mjs';
 
 export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = process.env.WASYNC_OUT, hostArgs = []) {
   // The port is drawn at random and other tests on the machine draw too:
@@ -14,7 +16,7 @@ export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = 
     try {
       return await serveAt(20000 + Math.floor(Math.random() * 20000), component, runP3, out, hostArgs);
     } catch (e) {
-      if (tries === 5 || !/EADDRINUSE/.test(e.message)) throw e;
+      if (tries === 5 || !/EADDRINUSE|Address already in use/.test(e.message)) throw e;
     }
   }
 }
@@ -22,21 +24,21 @@ export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = 
 async function serveAt(port, component, runP3, out, hostArgs) {
   // In its own process group: jco serve runs the component in a child
   // process, which a kill of jco alone would leave running.
-  const args = runP3
-    ? [runP3, ...hostArgs, '--serve', String(port), component, out]
-    : [process.env.JCO, 'serve', '--port', String(port), ...hostArgs, component];
-  const server = spawn(process.execPath, args,
-    { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const [command, args] = wasmtime ? wasmtimeServe(port, component)
+    : [process.execPath, runP3 ? [runP3, ...hostArgs, '--serve', String(port), component, out]
+      : [process.env.JCO, 'serve', '--port', String(port), ...hostArgs, component]];
+  const env = wasmtime && hostArgs.includes('--trace') ? { ...process.env, ...WASMTIME_TRACE } : process.env;
+  const server = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env });
   let log = '';
   await new Promise((resolve, reject) => {
     const seen = (d) => {
       log += d;
-      if (/listening/i.test(log)) resolve();
+      if (/listening|^Serving HTTP on/im.test(log)) resolve();
     };
     server.stdout.on('data', seen);
     server.stderr.on('data', seen);
     // ('close': after its output, which says why)
-    server.on('close', (code) => reject(new Error(`jco serve exited (${code}): ${log}`)));
+    server.on('close', (code) => reject(new Error(`the server exited (${code}): ${log}`)));
   });
   return {
     base: `http://127.0.0.1:${port}`,
@@ -56,10 +58,12 @@ async function serveAt(port, component, runP3, out, hostArgs) {
 // or not. On 0.2 (runP3 empty), the import calls `jco serve --jco-trace`
 // logs (every WIT import function called; a resource drop is not a call
 // there); on 0.3 (served by runP3 into out), every call into the host,
-// the async built-ins and drops included (run-p3.mjs --trace).
+// the async built-ins and drops included (run-p3.mjs --trace). Under
+// wasmtime (runner.mjs), the calls of WIT import functions its bindings
+// trace, on 0.2 and 0.3 (built-ins and drops are not among them).
 export async function hostCalls(component, path, n = 20, runP3 = '', out = '') {
-  const server = await serve(component, runP3, out, [runP3 ? '--trace' : '--jco-trace']);
-  const count = runP3
+  const server = await serve(component, runP3, out, [runP3 || wasmtime ? '--trace' : '--jco-trace']);
+  const count = wasmtime ? () => wasmtimeCalls(server.log()) : runP3
     ? () => (server.log().match(/^\[host-call\] /gm) ?? []).length
     : () => (server.log().match(/^\[iface="wasi:.*\] call /gm) ?? []).length
       - (server.log().match(/^\[iface="wasi:http\/incoming-handler[^\]]*\] call /gm) ?? []).length;

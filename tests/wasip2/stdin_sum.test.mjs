@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// stdin_sum under `jco run`, stdin piped from here: the byte count and
-// FNV-1a must match exactly, for 1 MiB at once, for nothing at all, and for
+// stdin_sum under `jco run` or wasmtime (runner.mjs), stdin piped from
+// here: the byte count and FNV-1a must match exactly, for 1 MiB at once, for nothing at all, and for
 // 1 MiB in chunks with pauses between them, where every pause must find the
 // component waiting on stdin's pollable (read_waits).
 //
@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { wasmtime, wasmtimeRun } from './runner.mjs';
 
 function fnv1a(buf) {
   let h = 0x811c9dc5;
@@ -24,8 +25,8 @@ function fnv1a(buf) {
 // and gapMs before each but the first); resolves with its "key value" lines
 // as an object.
 async function run(chunks, gapMs = 0) {
-  const child = spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT],
-    { stdio: ['pipe', 'pipe', 'pipe'] });
+  const [command, args] = wasmtime ? wasmtimeRun() : [process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT]];
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '', err = '', cue;
   const reading = new Promise((resolve) => (cue = resolve));
   child.stdout.on('data', (d) => {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // examples/stdio_copy.c natively ($WASYNC_NATIVE), as a WASI 0.1 module
 // under node:wasi ($WASYNC_WASI1, run by $WASI1_RUN), as a WASI 0.3
-// component ($WASYNC_P3, run by $WASYNC_RUN_P3 into $WASYNC_OUT) or as a
-// 0.2 component under `jco run`: stdin to stdout byte for byte through pipes (fed in
+// component ($WASYNC_P3, run by $WASYNC_RUN_P3 into $WASYNC_OUT), as a
+// 0.2 component under `jco run`, or any of these under wasmtime
+// (runner.mjs): stdin to stdout byte for byte through pipes (fed in
 // chunks with pauses, so the reads wait), from a file to a file (no
 // waiting possible: regular files), and for empty input.
 import { test } from 'node:test';
@@ -13,13 +14,15 @@ import { mkdtempSync, openSync, readFileSync, writeFileSync, closeSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { wasmtime, wasmtimeRun } from './runner.mjs';
 
 const native = process.env.WASYNC_NATIVE, wasi1 = process.env.WASYNC_WASI1, p3 = process.env.WASYNC_P3;
 // jco's stdout drops what a pipe holds at exit if the reader lags: keep a
 // component's output small (the other hosts stream any size).
-const SIZE = native || wasi1 || p3 ? 1 << 20 : 48 * 1024;
+const SIZE = native || wasi1 || p3 || wasmtime ? 1 << 20 : 48 * 1024;
 
 function start(stdio) {
+  if (wasmtime) return spawn(...wasmtimeRun(), { stdio });
   if (native) return spawn(native, [], { stdio });
   if (wasi1) return spawn(process.execPath, ['--no-warnings', process.env.WASI1_RUN, wasi1], { stdio });
   if (p3) return spawn(process.execPath, [process.env.WASYNC_RUN_P3, p3, process.env.WASYNC_OUT], { stdio });

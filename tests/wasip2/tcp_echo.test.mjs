@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 // examples/tcp_echo.c, as a component under `jco run`, natively
 // ($WASYNC_NATIVE) or as a WASI 0.3 command ($WASYNC_P3, run by
-// $WASYNC_RUN_P3 into $WASYNC_OUT), with Node clients: several at once, each sending
-// 256 KiB and reading it all back (the server's writes meet TCP
-// backpressure), then the server ends after its N connections; over IPv4
-// and over IPv6. Natively also with few file descriptors: more clients at
-// once than the server has fds for, all served, as the server waits out
-// WA_EMFILE instead of stopping. (Not under jco: Node's own accept loop
+// $WASYNC_RUN_P3 into $WASYNC_OUT), either under wasmtime (runner.mjs),
+// with Node clients: several at once, each sending 256 KiB and reading it
+// all back (the server's writes meet TCP backpressure), then the server
+// ends after its N connections; over IPv4 and over IPv6. Natively also
+// with few file descriptors: more clients at once than the server has fds
+// for, all served, as the server waits out WA_EMFILE instead of stopping. (Not under jco: Node's own accept loop
 // meets the limit first, and closes the connections it cannot take.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { wasmtime, wasmtimeRun } from './runner.mjs';
 
 const native = process.env.WASYNC_NATIVE, p3 = process.env.WASYNC_P3;
 const CLIENTS = 3, BYTES = 256 * 1024;
@@ -37,7 +38,9 @@ function echoOnce(host, port, seed, bytes = BYTES) {
 // Resolves to its port, the promise of its exit status, and its stderr.
 function startServer(args, fds) {
   let server;
-  if (p3)
+  if (wasmtime)
+    server = spawn(...wasmtimeRun(args), { stdio: ['ignore', 'pipe', 'pipe'] });
+  else if (p3)
     server = spawn(process.execPath, [process.env.WASYNC_RUN_P3, p3, process.env.WASYNC_OUT, '--', ...args],
       { stdio: ['ignore', 'pipe', 'pipe'] });
   else if (!native)

@@ -3,18 +3,21 @@
 // then slowly (the pipe paused 100 ms per 64 KiB): every byte arrives, and
 // a slow reader makes the writes wait (backpressure, measured: the times
 // the component reports). Also shows how printf (the preview1 adapter's
-// 0.2 stdout) and the 0.3 stream interleave.
+// 0.2 stdout) and the 0.3 stream interleave. Under run-p3.mjs or wasmtime
+// (../wasip2/runner.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { wasmtime, wasmtimeRun } from '../wasip2/runner.mjs';
 
 const SIZE = 1 << 20;
 
 const PAUSE = 100; // ms per 64 KiB read, in the slow run
 
 async function run(pauseMs) {
-  const child = spawn(process.execPath, [process.env.WASYNC_RUN_P3, process.env.WASYNC_COMPONENT, process.env.WASYNC_OUT]);
+  const child = wasmtime ? spawn(...wasmtimeRun())
+    : spawn(process.execPath, [process.env.WASYNC_RUN_P3, process.env.WASYNC_COMPONENT, process.env.WASYNC_OUT]);
   const out = [];
   let err = '', got = 0;
   child.stderr.on('data', (d) => (err += d));

@@ -5,11 +5,13 @@
 // stream; one that resets it, as WA_ECONNRESET (receive's result future:
 // preview3-shim does not end the stream), and a write to it fails the same
 // way (send's); with few file descriptors, a connect fails with WA_EMFILE.
-// Nothing is left held in any case.
+// Nothing is left held in any case. Under wasmtime too
+// (../wasip2/runner.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { wasmtime, wasmtimeRun } from '../wasip2/runner.mjs';
 
 // Runs the component in mode against a server whose connections get
 // onConnection; fds: its limit of open files. Resolves to its exit status
@@ -21,12 +23,13 @@ async function against(onConnection, mode, fds) {
     onConnection(s);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const args = [process.env.WASYNC_RUN_P3, process.env.WASYNC_COMPONENT, process.env.WASYNC_OUT, '--',
-    String(server.address().port), mode];
+  const [command, args] = wasmtime ? wasmtimeRun([String(server.address().port), mode])
+    : [process.execPath, [process.env.WASYNC_RUN_P3, process.env.WASYNC_COMPONENT, process.env.WASYNC_OUT, '--',
+      String(server.address().port), mode]];
   // (its own process group: a hung run is killed with the Node it started)
   const child = fds
-    ? spawn('/bin/sh', ['-c', `ulimit -n ${fds} && exec "$0" "$@"`, process.execPath, ...args], { detached: true })
-    : spawn(process.execPath, args, { detached: true });
+    ? spawn('/bin/sh', ['-c', `ulimit -n ${fds} && exec "$0" "$@"`, command, ...args], { detached: true })
+    : spawn(command, args, { detached: true });
   let out = '', err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
@@ -59,8 +62,11 @@ test('a write to a reset peer fails', async () => {
   assert.match(r.out, /^read \d+ bytes, then connection reset\nwrite: connection reset\nheld 0\n$/);
 });
 
-test('out of file descriptors, a connect fails with WA_EMFILE', async () => {
+// wasi:sockets@0.3.0's error-code has no case for it: preview3-shim says
+// other("EMFILE"), read as WA_EMFILE (src/wasi/sockets_p3.c); wasmtime 49
+// says other(none), which can only be WA_EIO.
+test(`out of file descriptors, a connect fails with ${wasmtime ? 'WA_EIO' : 'WA_EMFILE'}`, async () => {
   const r = await against(() => {}, 'many', 200);
   assert.equal(r.status, 0, r.err);
-  assert.equal(r.out, 'connect: too many open files\nheld 0\n');
+  assert.equal(r.out, `connect: ${wasmtime ? 'I/O error' : 'too many open files'}\nheld 0\n`);
 });

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The WASI 0.3 backend under a real component host (jco + preview3-shim):
+/* The WASI 0.3 backend under a real component host (jco + preview3-shim,
+ * or wasmtime):
  * sleeps sharing one wait-until, the timer replaced only when the deadline
  * moves earlier, waitable registrations and their stale keys, and
  * wa_subtask over an async-lowered call of our own binding (as a user
@@ -7,6 +8,7 @@
  * and bounded: on this host an async-lowered call costs about 1 ms. */
 #include "../futures.h"
 #include "../../src/wasi/p3.h"
+#include <stdlib.h>
 
 /* (Pending calls last 1 s at most: preview3-shim does not clear the
  * setTimeout of a cancelled wait, which keeps Node running until it ends.)
@@ -23,6 +25,14 @@ static wa_rt *p3_rt(void)
 {
     wa_rt *rt;
     return wa_rt_new(&rt) == 0 ? rt : NULL;
+}
+
+/* Under wasmtime (tests/wasmtime.cmake says so in WASYNC_RUNNER), whose
+ * timers differ from jco's. */
+static int on_wasmtime(void)
+{
+    const char *r = getenv("WASYNC_RUNNER");
+    return r && strcmp(r, "wasmtime") == 0;
 }
 
 static uint64_t host_calls(const wa_wasip3_stats *st)
@@ -63,8 +73,10 @@ static void test_sleeps_share_one_wait(void)
     /* One wait-until per wakeup, and jco wakes about every 10 ms: some 10
      * over 100 ms. 50 leaves room for a loaded machine's late wakeups,
      * which pass more deadlines each, never fewer; a call per sleep would
-     * be 100. */
-    CHECK(st.async_calls >= 1 && st.async_calls <= 50);
+     * be 100. wasmtime wakes on time to the millisecond, the deadlines'
+     * spacing: a wakeup per deadline or two (72 seen), never more than one
+     * per sleep. */
+    CHECK(st.async_calls >= 1 && st.async_calls <= (on_wasmtime() ? N : 50));
     /* A wakeup: the wait, the timer's drop, the drain's empty poll, the
      * runtime's clock read, then the next wait-until, its join and the
      * check that its deadline is ahead: 7 per wait-until. (A wait-until
@@ -74,7 +86,8 @@ static void test_sleeps_share_one_wait(void)
      * that finds more deadlines passed runs more rounds, each reading the
      * clock once: 9 per wait-until was seen there (63 for 7). */
     CHECK(calls <= 10 * st.async_calls + 4);
-    CHECK(calls <= 2 * N);
+    if (!on_wasmtime())
+        CHECK(calls <= 2 * N); /* (jco's 10 ms wakeups) */
     CHECK(took >= WA_MS(119) && took < WA_SEC(5)); /* (a loaded host is slow) */
     CHECK_EQ(st.stale, 0);
     CHECK_RT_EMPTY_FREE(rt);

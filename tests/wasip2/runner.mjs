@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// The wasmtime runner of the Node tests: with WASYNC_RUNNER=wasmtime
+// (tests/wasmtime.cmake), a test runs its WASI module or component
+// ($WASYNC_COMPONENT) with the wasmtime CLI ($WASYNC_WASMTIME) and the
+// flags the C tests get ($WASYNC_WASMTIME_FLAGS) instead of its other hosts.
+export const wasmtime = process.env.WASYNC_RUNNER === 'wasmtime';
+
+const flags = () => process.env.WASYNC_WASMTIME_FLAGS.split(' ');
+
+// [command, args]: `wasmtime run` of the file with args.
+export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT) =>
+  [process.env.WASYNC_WASMTIME, ['run', ...flags(), file, ...args]];
+
+// [command, args]: `wasmtime serve` of the file on 127.0.0.1:port. A 0.2
+// component's instances are kept for every request they can take, one at
+// a time each (wasmtime's default is an instance per request, and none
+// kept idle past a second), so that what a request leaves behind shows in
+// the next, as under jco serve's one instance. A 0.3
+// component gets an instance per request: wasmtime 49.0.3 traps two tasks
+// of one instance that wait on one waitable set, as every task of a
+// wasync instance does, with "BUG: delivering non-present event"
+// (concurrent.rs; a handler's task still writing its body when the next
+// request comes is enough), where the Component Model lets several tasks
+// wait on a set and hands an event to one of them (CanonicalABI
+// definitions.py: WaitableSet.wait_for_event_and). -S cli: our components
+// import wasi:filesystem/types and preopens through the preview1 reactor
+// adapter (libc's preopens and fd calls), which world wasi:http/proxy does
+// not have (docs/wasip3.md, "On wasmtime").
+export const wasmtimeServe = (port, file = process.env.WASYNC_COMPONENT) =>
+  [process.env.WASYNC_WASMTIME, ['serve', ...flags(), '-S', 'cli', '--addr', `127.0.0.1:${port}`,
+    '--max-instance-reuse-count', flags().includes('p3') ? '1' : '1000000',
+    '--max-instance-concurrent-reuse-count', '1', '--idle-instance-timeout', '1000000s', file]];
+
+// The environment that makes wasmtime log each call of a WIT import
+// (its bindings' trace) to stderr, and the count of those calls in a log.
+export const WASMTIME_TRACE = { WASMTIME_LOG: 'wasmtime_wasi=trace,wasmtime_wasi_io=trace,wasmtime_wasi_http=trace' };
+export const wasmtimeCalls = (log) => (log.match(/ TRACE wit-bindgen import\{[^}]*\}: \S+: call /g) ?? []).length;
