@@ -12,8 +12,9 @@
  * a list of held areas instead of free(), with its late hook; an area is
  * freed once its hook sees the host's write whole (the area's bytes are
  * WA_SUBTASK_UNWRITTEN until written), having released what the host
- * lowered in it. The list is per instance (its memory is), and is looked
- * at when an area is made: a new call is when memory is wanted again. */
+ * lowered in it. The list is per instance (its memory is), and a few of
+ * it are looked at when an area is made: a new call is when memory is
+ * wanted again. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -36,36 +37,46 @@ typedef union wa_area {
     max_align_t align_;
 } wa_area;
 
-static wa_area *wa_areas_held;
+/* The held areas, oldest first: a queue, so that a look at a few from
+ * its head at every new area visits them all in turn at a bounded cost
+ * (a host that honours cancels never writes them, and they add up). */
+static wa_area *wa_areas_head, **wa_areas_tail = &wa_areas_head;
 static long wa_areas_count;
 
 static wa_area *wa_area_of(void *area) { return (wa_area *)area - 1; }
 
-/* Frees the held areas whose late write came whole. */
-static void wa_areas_sweep(void)
+static void wa_areas_push(wa_area *a)
 {
-    for (wa_area **p = &wa_areas_held; *p;) {
-        wa_area *a = *p;
-        if (a->h.late && a->h.late(a + 1)) {
-            *p = a->h.next;
-            wa_areas_count--;
+    a->h.next = NULL;
+    *wa_areas_tail = a;
+    wa_areas_tail = &a->h.next;
+    wa_areas_count++;
+}
+
+/* Looks at up to n held areas from the head: frees those whose late
+ * write came whole, puts the others back at the tail. */
+static void wa_areas_sweep(long n)
+{
+    while (n-- > 0 && wa_areas_head) {
+        wa_area *a = wa_areas_head;
+        if (!(wa_areas_head = a->h.next))
+            wa_areas_tail = &wa_areas_head;
+        wa_areas_count--;
+        if (a->h.late && a->h.late(a + 1))
             free(a);
-        } else {
-            p = &a->h.next;
-        }
+        else
+            wa_areas_push(a);
     }
 }
 
 void *wa_subtask_area_new(size_t size, int (*late)(void *area))
 {
-    if (wa_areas_held)
-        wa_areas_sweep();
+    wa_areas_sweep(4); /* (more than one a call: they are looked at faster than they come) */
     if (size > SIZE_MAX - sizeof(wa_area))
         return NULL;
     wa_area *a = malloc(sizeof *a + size);
     if (!a)
         return NULL;
-    a->h.next = NULL;
     a->h.late = late;
     memset(a + 1, WA_SUBTASK_UNWRITTEN, size);
     return a + 1;
@@ -79,18 +90,15 @@ void wa_subtask_area_free(void *area)
 
 long wa_wasip3_held_areas(void)
 {
-    wa_areas_sweep();
+    wa_areas_sweep(wa_areas_count);
     return wa_areas_count;
 }
 
 /* Keeps s's area from the host: its call was dropped unreturned. */
 static void wa_subtask_hold_area(wa_subtask *s)
 {
-    wa_area *a = wa_area_of(s->area);
+    wa_areas_push(wa_area_of(s->area));
     s->area = NULL;
-    a->h.next = wa_areas_held;
-    wa_areas_held = a;
-    wa_areas_count++;
 }
 
 /* RETURNED, or cancelled: the subtask says nothing more. */
