@@ -96,10 +96,10 @@ void wa_subtask_area_free(void *area);
  * area is held until its late hook saw the host's write whole. */
 wa_future *wa_subtask_init_area(wa_subtask *s, uint32_t packed, void *area);
 
-/* How many cancelled calls' areas the library holds from the host now, after
- * releasing those whose late write came whole (which it also does at
- * every wa_subtask_area_new). A host that honours the cancel never
- * writes them: they are held for the instance's life. */
+/* How many cancelled calls' areas the library holds from the host now,
+ * after releasing those whose late write came whole (as it does for a
+ * few at every wa_subtask_area_new). A host that honours the cancel
+ * never writes them: they are held for the instance's life. */
 long wa_wasip3_held_areas(void);
 
 /* How many subtask handles the library holds now: those its own calls
