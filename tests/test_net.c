@@ -345,6 +345,52 @@ static void test_close(void)
     CHECK_EQ(held(), before);
 }
 
+/* A read dropped by its timeout gives its buffer back at once: what the
+ * peer sends after goes to the next read's buffer, never into the dropped
+ * one's, which its owner reuses (on WASI 0.3 the read's buffer was the
+ * host's while its copy was BLOCKED, until the cancel). */
+static void test_read_timeout_buffer(void)
+{
+    long before = held();
+    wa_rt *rt = net_rt();
+    REQUIRE(rt);
+    wa_tcp_op op, con, acc;
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
+    wa_tcp *l = op.listener;
+    WA_COMBO(2) both;
+    int rc = wa_block_on(rt, wa_all_init(&both, wa_tcp_connect_init(&con, rt, "127.0.0.1", wa_tcp_port(l)),
+                                         wa_tcp_accept_init(&acc, l)));
+    CHECK_EQ(rc, 0);
+    if (rc == 0) {
+        static unsigned char dropped[64], next[64];
+        wa_read rd;
+        wa_write wr;
+        wa_timeout to;
+        wa_sleep sl;
+        CHECK_EQ(wa_block_on(rt, wa_timeout_init(&to, wa_read_init(&rd, con.conn, dropped, sizeof dropped), WA_MS(20))),
+                 WA_ETIMEDOUT);
+        memset(dropped, 0x5a, sizeof dropped); /* reused by its owner */
+        CHECK_EQ(wa_block_on(rt, wa_write_init(&wr, acc.conn, "hello", 5)), 0);
+        size_t got = 0;
+        while (got < 5 && wa_block_on(rt, wa_read_init(&rd, con.conn, next + got, sizeof next - got)) == 0)
+            got += rd.n;
+        CHECK_EQ(got, 5);
+        CHECK(memcmp(next, "hello", 5) == 0);
+        wa_block_on(rt, wa_sleep_init(&sl, WA_MS(20))); /* (a late copy would land by now) */
+        size_t kept = 0;
+        while (kept < sizeof dropped && dropped[kept] == 0x5a)
+            kept++;
+        CHECK_EQ(kept, sizeof dropped);
+    }
+    if (con.conn)
+        wa_stream_close(&con.conn);
+    if (acc.conn)
+        wa_stream_close(&acc.conn);
+    wa_tcp_close(&l);
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_EQ(held(), before);
+}
+
 #if !defined(WASYNC_HOST_WASIP2) && !defined(WASYNC_HOST_WASIP3)
 /* Our parser and the libc's inet_pton agree, on both families. */
 static void test_ip_parse(void)
@@ -584,6 +630,7 @@ int main(void)
     RUN(test_cancel);
     RUN(test_close);
     RUN(test_two_accepts);
+    RUN(test_read_timeout_buffer);
 #if !defined(WASYNC_HOST_WASIP2) && !defined(WASYNC_HOST_WASIP3)
     RUN(test_ip_parse);
     RUN(test_emfile);

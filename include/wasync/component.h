@@ -57,21 +57,50 @@ int wa_waitable_payload(wa_rt *rt, wa_waitable_key key, uint32_t *payload);
  * then dropped. Status 0 when it returned, WA_ECANCELED when the callee
  * cancelled it, WA_EINVAL (misuse) for a result that names no subtask yet
  * did not return. The caller keeps the call's arguments and result area
- * alive until the future completes or is dropped. Dropped while pending,
- * it cancels the subtask (synchronously) and drops it: if `state` then
- * says WA_SUBTASK_RETURNED, the call did finish and its results were
- * written (handles among them are the caller's to drop). */
+ * alive until the future completes or is dropped, unless it gives them
+ * to the future (wa_subtask_init_area). Dropped while pending, it cancels
+ * the subtask (synchronously) and drops it: if `state` then says
+ * WA_SUBTASK_RETURNED, the call did finish and its results were written
+ * (handles among them are the caller's to drop). */
 enum { WA_SUBTASK_STARTING, WA_SUBTASK_STARTED, WA_SUBTASK_RETURNED };
 typedef struct wa_subtask {
     wa_future fut;
     uint32_t subtask;      /* the handle while held, else 0 */
     uint32_t state;        /* the last state the host gave */
+    void *area;            /* the call's memory (wa_subtask_init_area), or NULL */
     wa_rt *rt;             /* private: set by the first poll */
     wa_waitable_wait wait; /* private: on the subtask's registration */
 } wa_subtask;
 /* Initialises s over the call result packed (its subtask taken); returns
  * the future. */
 wa_future *wa_subtask_init(wa_subtask *s, uint32_t packed);
+
+/* Returns a new area of size bytes (8-aligned) for an async-lowered
+ * call's arguments and results, or NULL without memory. Its bytes are
+ * WA_SUBTASK_UNWRITTEN until written, so that late (may be NULL) can tell
+ * a result the host wrote after a cancel: late(area) returns nonzero once
+ * that write is whole, having released what it lowered (a handle, a
+ * string), else 0. Freed with wa_subtask_area_free, or given to a call's
+ * future with wa_subtask_init_area. */
+#define WA_SUBTASK_UNWRITTEN 0xa5u
+void *wa_subtask_area_new(size_t size, int (*late)(void *area));
+/* Frees area (from wa_subtask_area_new; NULL: nothing). */
+void wa_subtask_area_free(void *area);
+/* As wa_subtask_init, s taking area, which holds the call's arguments and
+ * results (NULL: none). When the future completes, or is dropped after the
+ * call returned, the area is the caller's again at s->area, to read and
+ * free. Dropped before, the area stays from the host until it can no
+ * longer write it, s->area is NULL and the area is freed by the library:
+ * the Canonical ABI says a cancelled call writes nothing, but a host may
+ * still write its results late (jco 1.35 does), so a cancelled call's
+ * area is held until its late hook saw the host's write whole. */
+wa_future *wa_subtask_init_area(wa_subtask *s, uint32_t packed, void *area);
+
+/* How many cancelled calls' areas the library holds from the host now,
+ * after releasing those whose late write came whole (as it does for a
+ * few at every wa_subtask_area_new). A host that honours the cancel
+ * never writes them: they are held for the instance's life. */
+long wa_wasip3_held_areas(void);
 
 /* How many subtask handles the library holds now: those its own calls
  * started (its timers) and those given to wa_subtask_init, less those it

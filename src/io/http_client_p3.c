@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTTP client on WASI 0.3: client.send is an async-lowered call
- * awaited as a wa_subtask (its result area in the call). A send drives
+ * awaited as a wa_subtask, which holds its result area (kept from the host
+ * past a cancel: src/io/subtask.c). A send drives
  * two things at once: the request body going out (a write or a copy into
  * a stream<u8> whose readable end the request took, then its trailers
  * future written ok) and the subtask. It completes when both are done. */
@@ -23,8 +24,8 @@ struct wa_http_call {
     uint32_t trailers; /* the writable end of the request's trailers */
     uint32_t sent;     /* the readable end of request.new's result, until the response has it */
     int writing, waiting;
-    wa_subtask send;
-    wa_p3_http_value ret, value;
+    wa_subtask send; /* its area: the result, a wa_p3_http_value */
+    wa_p3_http_value value;
     wa_wasip3_future_write write;
     wa_http_response *response;
     wa_http_body_out body; /* (last: sized for its write or copy) */
@@ -103,9 +104,10 @@ static void wa_http_call_free(wa_http_send *s)
     if (c->waiting) { /* cancelled: a response it still gave is ours to drop */
         wa_drop_held(&c->send.fut, &c->waiting);
         uint32_t resp;
-        if (c->send.state == WA_SUBTASK_RETURNED && wa_p3_client_result(&c->ret, &resp) == 0)
+        if (c->send.state == WA_SUBTASK_RETURNED && wa_p3_client_result(c->send.area, &resp) == 0)
             wa_p3_response_drop(resp);
     }
+    wa_subtask_area_free(c->send.area); /* (NULL if kept from the host) */
     wa_http_response_free(c->response);
     free(c);
 }
@@ -121,6 +123,10 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     s->call = c;
     uint32_t fields, req, result, contents = 0;
     int rc, body = q->body_stream || q->body_len;
+    void *ret = wa_subtask_area_new(sizeof(wa_p3_http_value), wa_p3_client_late);
+    if (!ret)
+        return WA_ENOMEM;
+    c->send.area = ret; /* (freed with the call until the send takes it) */
     if (body) {
         uint64_t ends = wa_wasip3_http_bytes.new_();
         contents = (uint32_t)ends;
@@ -142,7 +148,7 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
         return rc;
     c->sent = result; /* (how the host sent it: not asked; wa_http_drop_sent) */
     wa_p3_live_ends++;
-    wa_subtask_init(&c->send, wa_p3_client_send(req, &c->ret));
+    wa_subtask_init_area(&c->send, wa_p3_client_send(req, ret), ret);
     c->waiting = 1;
     if (body)
         wa_http_body_out_start_(&c->body, q);
@@ -176,7 +182,10 @@ static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
     if (rc == WA_PENDING || rc < 0)
         return rc;
     uint32_t resp;
-    if ((rc = wa_p3_client_result(&c->ret, &resp)) < 0)
+    rc = wa_p3_client_result(c->send.area, &resp);
+    wa_subtask_area_free(c->send.area);
+    c->send.area = NULL;
+    if (rc < 0)
         return rc;
     return wa_http_response_new(c->rt, resp, &c->sent, &c->response);
 }

@@ -6,8 +6,9 @@
  * next, and only the close cancels it. One accept at a time waits on the
  * stream's registration (a cancel needs the end out of the set, and the
  * waiter's wait says whether the event came); others wait for their turn.
- * connect is an async func: a wa_subtask over the call, its argument and
- * return areas in the op. A connection is a wasync stream over receive's
+ * connect is an async func: a wa_subtask over the call, which holds its
+ * area (arguments and result: kept from the host past a cancel,
+ * src/io/subtask.c). A connection is a wasync stream over receive's
  * stream<u8> and the writable end of one given to send. */
 #include <stdlib.h>
 
@@ -27,9 +28,8 @@ typedef struct wa_tcp_host {
         wa_waitable_wait wait;
         wa_notified turn;
         struct {
-            wa_subtask call;
-            wa_p3_connect_call areas;
-            uint32_t sock; /* 0: none */
+            wa_subtask call; /* its area: a wa_p3_connect_call */
+            uint32_t sock;   /* 0: none */
         } c;
     } u;
 } wa_tcp_host;
@@ -234,8 +234,10 @@ static void wa_tcp_connect_drop(wa_future *f)
         wa_drop(&h->u.c.call.fut);
         op->waiting = 0;
         if (h->u.c.call.state == WA_SUBTASK_RETURNED)
-            wa_p3_tcp_connect_result(&h->u.c.areas);
+            wa_p3_tcp_connect_result(h->u.c.call.area);
     }
+    wa_subtask_area_free(h->u.c.call.area); /* (NULL if kept from the host) */
+    h->u.c.call.area = NULL;
     if (h->u.c.sock) {
         wa_p3_tcp_drop(h->u.c.sock);
         h->u.c.sock = 0;
@@ -251,17 +253,22 @@ static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
     if (op->step < 0)
         return WA_EINVAL;
     if (op->step == 0) {
-        if ((rc = wa_p3_tcp_create(op->ip.v6, &h->u.c.sock)) < 0)
+        wa_p3_connect_call *area = wa_subtask_area_new(sizeof *area, wa_p3_tcp_connect_late);
+        if (!area)
+            return WA_ENOMEM;
+        if ((rc = wa_p3_tcp_create(op->ip.v6, &h->u.c.sock)) < 0) {
+            wa_subtask_area_free(area);
             return rc;
+        }
         wa_tcp_stats(op->rt)->async_calls++;
-        wa_subtask_init(&h->u.c.call, wa_p3_tcp_connect(&h->u.c.areas, h->u.c.sock, &op->ip, op->port));
+        wa_subtask_init_area(&h->u.c.call, wa_p3_tcp_connect(area, h->u.c.sock, &op->ip, op->port), area);
         op->waiting = 1;
         op->step = 1;
     }
     rc = wa_poll_held(&h->u.c.call.fut, &op->waiting, cx);
     if (rc == WA_PENDING)
         return rc;
-    if (rc == 0 && (rc = wa_p3_tcp_connect_result(&h->u.c.areas)) == 0) {
+    if (rc == 0 && (rc = wa_p3_tcp_connect_result(h->u.c.call.area)) == 0) {
         rc = wa_tcp_conn_open(op->rt, h->u.c.sock, &op->conn);
         h->u.c.sock = 0;
     }

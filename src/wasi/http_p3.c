@@ -214,6 +214,20 @@ int wa_p3_client_result(wa_p3_http_value *ret, uint32_t *resp)
     return 0;
 }
 
+int wa_p3_client_late(void *area)
+{
+    wa_p3_http_value *ret = area;
+    if (!wa_p3_written(ret->b, 1) || !wa_p3_written(ret->b + 8, 4))
+        return 0; /* (the tag and the response or error case come at once) */
+    const unsigned char *str = ret->b[0] ? wa_p2_error_code_string(ret->b + 8) : NULL;
+    if (str && str[0] && !wa_p3_written(str + 4, 4))
+        return 0; /* its string is still being lowered (its pointer comes last) */
+    uint32_t resp;
+    if (wa_p3_client_result(ret, &resp) == 0)
+        wa_p3_response_drop(resp);
+    return 1;
+}
+
 void wa_p3_handler_return(uint32_t resp)
 {
     wa_p3_resources--;

@@ -70,11 +70,15 @@ int wa_p3_request_new(uint32_t headers, uint32_t contents, uint32_t trailers, co
                       wa_p2_str authority, wa_p2_str path, uint32_t *req, uint32_t *result);
 
 /* client.send, async-lowered: takes req; the result<response,
- * error-code> goes to ret (kept alive until the subtask returns). Returns
+ * error-code> goes to ret (an area given to the call's wa_subtask). Returns
  * the packed state | subtask << 4 (wa_subtask_init). */
 uint32_t wa_p3_client_send(uint32_t req, wa_p3_http_value *ret);
 /* The send's result at ret: 0 with the response (owned), or the error. */
 int wa_p3_client_result(wa_p3_http_value *ret, uint32_t *resp);
+/* The late hook of a send's area (a wa_p3_http_value: wa_subtask_area_new):
+ * once the host's write of a cancelled send's result is whole, drops the
+ * response or frees the error's string and returns 1; else 0. */
+int wa_p3_client_late(void *area);
 
 /* handler.handle's task.return of ok(resp) (taken). */
 void wa_p3_handler_return(uint32_t resp);

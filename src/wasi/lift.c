@@ -187,19 +187,14 @@ static void wa_p2_option_free(const unsigned char *at)
         wa_p2_host_free((void *)(uintptr_t)wa_p2_lift_u32(at + 4), wa_p2_lift_u32(at + 8));
 }
 
-/* An error-code at ec, as a WA_E* code; the strings some cases carry (at
- * these offsets in the payload, which is at 8) are freed. */
-int wa_p2_lift_error_code(const unsigned char *ec)
+const unsigned char *wa_p2_error_code_string(const unsigned char *ec)
 {
-    const unsigned char *pl = ec + 8;
+    const unsigned char *pl = ec + 8; /* the payload */
     switch (ec[0]) {
     case 14: /* TLS-alert-received: alert-message after option<u8> */
-        wa_p2_option_free(pl + 4);
-        break;
+        return pl + 4;
     case 22: /* HTTP-request-header-size: option<field-size-payload> */
-        if (pl[0])
-            wa_p2_option_free(pl + 4);
-        break;
+        return pl[0] ? pl + 4 : NULL;
     case 1:  /* DNS-error: rcode */
     case 24: /* the field-size-payloads: field-name */
     case 27:
@@ -207,9 +202,19 @@ int wa_p2_lift_error_code(const unsigned char *ec)
     case 31: /* transfer- and content-coding */
     case 32:
     case 38: /* internal-error */
-        wa_p2_option_free(pl);
-        break;
+        return pl;
+    default:
+        return NULL;
     }
+}
+
+/* An error-code at ec, as a WA_E* code; the string its case may carry is
+ * freed. */
+int wa_p2_lift_error_code(const unsigned char *ec)
+{
+    const unsigned char *str = wa_p2_error_code_string(ec);
+    if (str)
+        wa_p2_option_free(str);
     switch (ec[0]) {
     case 6:
         return WA_ECONNREFUSED;

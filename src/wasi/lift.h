@@ -83,5 +83,8 @@ int wa_p2_lower_scheme(wa_p2_str s);
  * ECONNRESET, timeouts ETIMEDOUT, else EIO); the strings some cases carry
  * are freed. */
 int wa_p2_lift_error_code(const unsigned char *ec);
+/* The option<string> an error-code at ec carries in its case (its tag,
+ * then the string at 4), or NULL. */
+const unsigned char *wa_p2_error_code_string(const unsigned char *ec);
 
 #endif

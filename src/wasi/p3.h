@@ -81,6 +81,20 @@ uint32_t wa_p3_subtask_cancel(uint32_t subtask);
 /* Consumes subtask, which must have RETURNED or been cancelled. */
 void wa_p3_subtask_drop(uint32_t subtask);
 
+/* The bytes of an async-lowered call's area until the host writes them
+ * (WA_SUBTASK_UNWRITTEN): whether the n bytes at p were written (are not
+ * all that byte still). A late hook (wa_subtask_area_new) checks with it
+ * the parts of a result the host writes last. */
+#define WA_P3_UNWRITTEN 0xa5u
+static inline int wa_p3_written(const void *p, unsigned n)
+{
+    const unsigned char *b = p;
+    for (unsigned i = 0; i < n; i++)
+        if (b[i] != WA_P3_UNWRITTEN)
+            return 1;
+    return 0;
+}
+
 /* Subtask handles the library holds: started by the calls below, or taken
  * from a caller (wa_subtask_init counts those), less those dropped. */
 extern long wa_p3_live;

@@ -29,6 +29,10 @@ WA_WASI_IMPORT(LOOKUP, "[async-lower]resolve-addresses") uint32_t wa_p3_imp_sock
 WA_P3_STREAM_TYPE(wa_wasip3_tcp_sockets, TYPES, 0, "[method]tcp-socket.listen");
 WA_P3_FUTURE_TYPE(wa_wasip3_tcp_result, TYPES, 1, "[method]tcp-socket.send");
 
+/* The case `other` of types' and of ip-name-lookup's error-code. */
+#define WA_P3_NET_OTHER 14
+#define WA_P3_LOOKUP_OTHER 5
+
 static uint32_t wa_p3_u32(const unsigned char *p)
 {
     uint32_t v;
@@ -57,7 +61,7 @@ static void wa_p3_take_other(const unsigned char *e, uint8_t other, char code[8]
 static int wa_p3_net_error(const unsigned char *e)
 {
     char code[8];
-    wa_p3_take_other(e, 14, code);
+    wa_p3_take_other(e, WA_P3_NET_OTHER, code);
     if (!strcmp(code, "EMFILE") || !strcmp(code, "ENFILE"))
         return WA_EMFILE;
     switch (e[0]) {
@@ -166,7 +170,7 @@ void wa_p3_tcp_drop(uint32_t sock)
 uint32_t wa_p3_tcp_connect(wa_p3_connect_call *c, uint32_t sock, const wa_ip *ip, uint16_t port)
 {
     unsigned char *a = c->args;
-    memset(c, 0, sizeof *c);
+    memset(a, 0, sizeof c->args); /* (the result's bytes stay unwritten) */
     memcpy(a, &sock, 4);
     a[4] = (unsigned char)ip->v6;
     memcpy(a + 8, &port, 2);
@@ -183,17 +187,49 @@ uint32_t wa_p3_tcp_connect(wa_p3_connect_call *c, uint32_t sock, const wa_ip *ip
 
 int wa_p3_tcp_connect_result(wa_p3_connect_call *c) { return wa_p3_result(c->ret); }
 
-uint32_t wa_p3_resolve(const char *name, unsigned char *ret)
+/* Whether a result<T, error-code> at ret that the host wrote late is
+ * whole: its tag comes first, then the ok case's pointer at ok_last
+ * (0: none) or the error's case, whose other(some(s)) string's pointer
+ * comes last. */
+static int wa_p3_late_whole(const unsigned char *ret, unsigned ok_last, uint8_t other)
 {
-    memset(ret, 0, 20);
-    return wa_p3_imp_sockets_resolve((I32)(uintptr_t)name, (I32)strlen(name), (I32)(uintptr_t)ret);
+    if (!wa_p3_written(ret, 1))
+        return 0;
+    if (!ret[0])
+        return !ok_last || wa_p3_written(ret + ok_last, 4);
+    const unsigned char *e = ret + 4;
+    return wa_p3_written(e, 1) && (e[0] != other || !e[4] || wa_p3_written(e + 8, 4));
+}
+
+int wa_p3_tcp_connect_late(void *area)
+{
+    wa_p3_connect_call *c = area;
+    if (!wa_p3_late_whole(c->ret, 0, WA_P3_NET_OTHER))
+        return 0;
+    wa_p3_tcp_connect_result(c);
+    return 1;
+}
+
+int wa_p3_resolve_late(void *area)
+{
+    int n;
+    if (!wa_p3_late_whole(area, 4, WA_P3_LOOKUP_OTHER))
+        return 0;
+    wa_p3_resolve_result(area, NULL, 0, &n);
+    return 1;
+}
+
+uint32_t wa_p3_resolve(unsigned char *area)
+{
+    const char *name = (const char *)area + WA_P3_RESOLVE_NAME;
+    return wa_p3_imp_sockets_resolve((I32)(uintptr_t)name, (I32)strlen(name), (I32)(uintptr_t)area);
 }
 
 /* ip-name-lookup's error-code at e, in declaration order. */
 static int wa_p3_lookup_error(const unsigned char *e)
 {
     char code[8];
-    wa_p3_take_other(e, 5, code);
+    wa_p3_take_other(e, WA_P3_LOOKUP_OTHER, code);
     return e[0] == 1 ? WA_EINVAL : WA_EIO; /* invalid-argument; unresolvable, failures */
 }
 

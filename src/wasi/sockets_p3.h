@@ -35,21 +35,30 @@ int wa_p3_tcp_result_error(const unsigned char *value);
 /* Consumes sock. */
 void wa_p3_tcp_drop(uint32_t sock);
 
-/* connect, async-lowered: its argument area (the socket, borrowed, and the
- * address) and its return area, which the caller keeps until the subtask
- * resolves or is cancelled. */
+/* connect, async-lowered: its area (wa_subtask_area_new, with
+ * wa_p3_tcp_connect_late) holds its arguments (the socket, borrowed, and
+ * the address) and its result. */
 typedef struct wa_p3_connect_call {
     _Alignas(4) unsigned char args[36];
     _Alignas(4) unsigned char ret[20];
 } wa_p3_connect_call;
-/* Fills c and starts the call: the packed state | subtask << 4. */
+/* Fills c's arguments and starts the call: the packed state | subtask << 4. */
 uint32_t wa_p3_tcp_connect(wa_p3_connect_call *c, uint32_t sock, const wa_ip *ip, uint16_t port);
 /* The result of a connect that returned (frees what the host lowered). */
 int wa_p3_tcp_connect_result(wa_p3_connect_call *c);
+/* The late hook of a connect's area: 1 once the host's write of a
+ * cancelled connect's result is whole (what it lowered freed), else 0. */
+int wa_p3_tcp_connect_late(void *area);
 
-/* resolve-addresses, async-lowered: name is borrowed, ret (20 bytes,
- * 4-aligned) kept, until the subtask resolves or is cancelled. */
-uint32_t wa_p3_resolve(const char *name, unsigned char *ret);
+/* resolve-addresses, async-lowered, on an area (wa_subtask_area_new, with
+ * wa_p3_resolve_late) that holds the result (20 bytes, 4-aligned) and
+ * then, at WA_P3_RESOLVE_NAME, the name, NUL-terminated: the host reads
+ * it from there (jco a turn of its loop after the call, maybe after a
+ * cancel). */
+#define WA_P3_RESOLVE_NAME 20
+uint32_t wa_p3_resolve(unsigned char *area);
+/* The late hook of a resolve's area, as wa_p3_tcp_connect_late. */
+int wa_p3_resolve_late(void *area);
 /* The result of a resolve that returned: up to max addresses into out,
  * their count in *n (frees what the host lowered). */
 int wa_p3_resolve_result(unsigned char *ret, wa_ip *out, int max, int *n);

@@ -320,6 +320,60 @@ static void test_dropped_subtask_cancels(void)
     CHECK_EQ(wa_wasip3_live_subtasks(), live);
 }
 
+/* The late hook of the test's areas: the host's write is its first byte. */
+static int late_seen;
+static int late_first_byte(void *area)
+{
+    unsigned char *b = area;
+    if (b[0] == WA_SUBTASK_UNWRITTEN)
+        return 0;
+    late_seen = b[0];
+    return 1;
+}
+
+/* A call's area given to its wa_subtask is the caller's again once the
+ * call returned. Dropped unreturned, the subtask keeps it from the host
+ * (which may still write its results: jco 1.35 does) until its late hook
+ * sees the write whole, then frees it. The test plays the late host. */
+static void test_area_kept_from_host(void)
+{
+    long held = wa_wasip3_held_areas();
+    wa_rt *rt = p3_rt();
+    REQUIRE(rt);
+    wa_subtask s;
+    unsigned char *a = wa_subtask_area_new(16, late_first_byte);
+    REQUIRE_OR(a, wa_rt_free(rt));
+    CHECK(a[0] == WA_SUBTASK_UNWRITTEN && a[15] == WA_SUBTASK_UNWRITTEN);
+    CHECK_EQ((uintptr_t)a % 8, 0);
+    CHECK_EQ(wa_block_on(rt, wa_subtask_init_area(&s, test_wait_for(WA_MS(5)), a)), 0);
+    CHECK(s.area == a); /* returned: the caller's */
+    wa_subtask_area_free(s.area);
+    CHECK_EQ(wa_wasip3_held_areas(), held);
+    /* dropped pending: cancelled, and the area held */
+    a = wa_subtask_area_new(16, late_first_byte);
+    REQUIRE_OR(a, wa_rt_free(rt));
+    wa_subtask_init_area(&s, test_wait_for(WA_SEC(1)), a);
+    wa_drop(&s.fut);
+    CHECK_EQ(s.state, WA_P3_SUBTASK_CANCELLED_BEFORE_RETURNED);
+    CHECK(s.area == NULL);
+    CHECK_EQ(wa_wasip3_held_areas(), held + 1); /* nothing written yet */
+    a[0] = 7;                                   /* the host's late write */
+    CHECK_EQ(wa_wasip3_held_areas(), held);
+    CHECK_EQ(late_seen, 7);
+    /* ...also freed when the next call's area is made */
+    late_seen = 0;
+    a = wa_subtask_area_new(16, late_first_byte);
+    REQUIRE_OR(a, wa_rt_free(rt));
+    wa_subtask_init_area(&s, test_wait_for(WA_SEC(1)), a);
+    wa_drop(&s.fut);
+    a[0] = 9;
+    unsigned char *b = wa_subtask_area_new(16, NULL);
+    CHECK_EQ(late_seen, 9);
+    wa_subtask_area_free(b);
+    CHECK_EQ(wa_wasip3_held_areas(), held);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_sleeps_share_one_wait);
@@ -328,5 +382,6 @@ int main(void)
     RUN(test_unwaited_registration_deadlocks);
     RUN(test_subtask_completes);
     RUN(test_dropped_subtask_cancels);
+    RUN(test_area_kept_from_host);
     return check_finish();
 }
