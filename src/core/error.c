@@ -5,6 +5,18 @@
 #include "dump.h"
 #include "rt.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WA_ASAN_ 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(WA_ASAN_)
+#define WA_ASAN_ 1
+#endif
+#ifdef WA_ASAN_
+#include <sanitizer/asan_interface.h>
+#endif
+
 const char *wa_strerror(int err)
 {
     switch (err) {
@@ -63,3 +75,34 @@ int wa_misuse_in_(int err, const char *call, const char *what)
 }
 
 int wa_misuse(int err, const char *what) { return wa_misuse_in_(err, NULL, what); }
+
+/* Out of line, so that this frame lies below every frame of the poll
+ * that called it. */
+__attribute__((noinline)) bool wa_poll_local_(const void *p)
+{
+    const wa_rt *rt = wa_ticking_;
+    if (!rt)
+        return false;
+    const char *a = p;
+#ifdef WA_ASAN_
+    /* ASan moves address-taken locals to fake frames off the stack; a fake
+     * frame knows where on the stack its function ran (just below its
+     * frame), which is below poll_top if the function is the poll's. */
+    void *fake = __asan_get_current_fake_stack();
+    const char *real = fake ? __asan_addr_is_in_fake_stack(fake, (void *)a, NULL, NULL) : NULL;
+    if (real)
+        return real < rt->poll_top;
+#endif
+    return a >= (const char *)__builtin_frame_address(0) && a < rt->poll_top;
+}
+
+int wa_misuse_local_(const char *call, const wa_future *f)
+{
+    char what[224];
+    wa_text d = {what, sizeof what, 0};
+    wa_text_str_(&d, "the future \"");
+    wa_text_str_(&d, f->vt && f->vt->name ? f->vt->name : "?");
+    wa_text_str_(&d, "\" is stored in the poll's own stack frame, which ends when the poll returns: "
+                     "keep it in the task's future (a field of the coroutine's struct)");
+    return wa_misuse_in_(WA_EMISUSE, call, what);
+}
