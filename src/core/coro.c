@@ -24,6 +24,18 @@ static int wa_coro_unwind(wa_coro *co, wa_cx *cx)
     return 2;
 }
 
+/* co's child, left pending, lies in the frames of the poll running (the
+ * caller's and those above it, up to the executor's poll_top). The first
+ * test, against this frame, below the poll's, turns away a child in a
+ * task or other heap memory without a call. (Not under ASan, whose fake
+ * frames are off the stack.) Its callers are kept out of line, link-time
+ * inlining included, so that this frame is one below the poll's. */
+static inline bool wa_coro_child_local(const wa_coro *co)
+{
+    return (WA_ASAN_ || (const char *)co->child >= (const char *)__builtin_frame_address(0)) &&
+           wa_poll_local_(co->child);
+}
+
 /* An await left pending on a future stored in the poll's own frames (a
  * local of the poll function, the classic mistake): at the next poll it
  * would be garbage, its registrations (a timer, a waker) dangling. Drops
@@ -43,7 +55,7 @@ static int wa_coro_misplaced(wa_coro *co)
 
 /* An await in the cleanup section: shielded from the cancellation, and
  * claiming it so that nobody drops us meanwhile. */
-static int wa_coro_step_unwinding(wa_coro *co, wa_cx *cx)
+static __attribute__((noinline)) int wa_coro_step_unwinding(wa_coro *co, wa_cx *cx)
 {
     cx->shield++;
     int rc = co->child->vt->poll(co->child, cx);
@@ -53,7 +65,7 @@ static int wa_coro_step_unwinding(wa_coro *co, wa_cx *cx)
         wa_coro_release_(co);
         return 0;
     }
-    if (wa_poll_local_(co->child))
+    if (wa_coro_child_local(co))
         return wa_coro_misplaced(co);
     wa_cancel_claim(cx);
     return 1;
@@ -67,11 +79,11 @@ int wa_coro_step_(wa_coro *co, wa_cx *cx)
     return wa_coro_settle_(co, cx);
 }
 
-int wa_coro_settle_(wa_coro *co, wa_cx *cx)
+__attribute__((noinline)) int wa_coro_settle_(wa_coro *co, wa_cx *cx)
 {
     int rc = co->rc;
     if (rc == WA_PENDING) {
-        if (wa_poll_local_(co->child))
+        if (wa_coro_child_local(co))
             return wa_coro_misplaced(co);
         return wa_cx_cancel_requested_(cx) ? wa_coro_unwind(co, cx) : 1;
     }

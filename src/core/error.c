@@ -5,15 +5,7 @@
 #include "dump.h"
 #include "rt.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define WA_ASAN_ 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(WA_ASAN_)
-#define WA_ASAN_ 1
-#endif
-#ifdef WA_ASAN_
+#if WA_ASAN_
 #include <sanitizer/asan_interface.h>
 #endif
 
@@ -84,7 +76,7 @@ __attribute__((noinline)) bool wa_poll_local_(const void *p)
     if (!rt)
         return false;
     const char *a = p;
-#ifdef WA_ASAN_
+#if WA_ASAN_
     /* ASan moves address-taken locals to fake frames off the stack; a fake
      * frame knows where on the stack its function ran (just below its
      * frame), which is below poll_top if the function is the poll's. */

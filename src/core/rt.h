@@ -173,6 +173,20 @@ extern _Thread_local wa_rt *wa_ticking_;
  * being polled, if any; returns err. */
 int wa_misuse_in_(int err, const char *call, const char *what);
 
+/* Built with AddressSanitizer, which may keep a function's locals in fake
+ * frames off the stack (wa_poll_local_). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WA_ASAN_ 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(WA_ASAN_)
+#define WA_ASAN_ 1
+#endif
+#ifndef WA_ASAN_
+#define WA_ASAN_ 0
+#endif
+
 /* error.c: p lies in the stack frames of the poll running on this thread,
  * which its return frees: in the frames from the caller of this call up to
  * the executor's poll_top. False outside a tick. */
