@@ -35,7 +35,15 @@
  *
  * Rules:
  * - Stack locals do not survive an await; keep such state in the struct.
- * - At most one WA_AWAIT or WA_YIELD per source line.
+ *   An await that waits on a future stored in the poll function's own
+ *   frame is reported as misuse naming it, and ends the coroutine with
+ *   WA_EMISUSE.
+ * - At most one WA_AWAIT or WA_YIELD per source line, and every macro of
+ *   the body after WA_BEGIN: either mistake fails to compile, the message
+ *   naming the rule.
+ * - Names beginning wa_ and WA_ are the library's: the macros' hidden
+ *   locals, labels and parameters are wa_*_, so type, self and cx may be
+ *   any other names (c, f, t, cx...).
  * - The awaited future is owned by the await: it is dropped as soon as it
  *   completes (or when the coroutine is dropped mid-await). Drop never
  *   clears outputs, so its output fields stay readable after the await.
