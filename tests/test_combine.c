@@ -307,7 +307,7 @@ static void test_local_child_refused(void)
     local_child t = {0};
     CHECK_EQ(wa_block_on(rt, local_child_init(&t)), WA_EMISUSE);
     CHECK_EQ(check_misuses - before, 1);
-    CHECK(strstr(misuse_text, "wa_combo_init: the future \"sleep\" is stored in the poll's own stack frame"));
+    CHECK(strstr(misuse_text, "wa_combo_init: the future \"sleep\" is in the poll's own stack frame"));
     CHECK_EQ(wa_now(rt), 0);
     CHECK_RT_EMPTY_FREE(rt);
 }

@@ -877,7 +877,7 @@ static void test_await_local_refused(void)
     local_await bad = {.ns = WA_MS(5)};
     CHECK_EQ(wa_block_on(rt, local_await_init(&bad)), WA_EMISUSE);
     CHECK_EQ(check_misuses - before, 1);
-    CHECK(strstr(misuse_text, "WA_AWAIT: the future \"sleep\" is stored in the poll's own stack frame"));
+    CHECK(strstr(misuse_text, "WA_AWAIT: the future \"sleep\" is in the poll's own stack frame"));
     CHECK(strstr(misuse_text, "\"block_on(local_await)\""));
     CHECK_EQ(bad.after, 0);
     local_outer outer = {.inner = {.ns = WA_MS(5)}};

@@ -518,7 +518,7 @@ static void test_timeout_local_inner_refused(void)
     local_inner t = {0};
     CHECK_EQ(wa_block_on(rt, local_inner_init(&t)), WA_EMISUSE);
     CHECK_EQ(local_inner_misuses, 1);
-    CHECK(strstr(local_inner_text, "wa_timeout_init: the future \"sleep\" is stored in the poll's own stack frame"));
+    CHECK(strstr(local_inner_text, "wa_timeout_init: the future \"sleep\" is in the poll's own stack frame"));
     CHECK_EQ(wa_now(rt), 0);
     CHECK_RT_EMPTY_FREE(rt);
 }

@@ -145,8 +145,8 @@ struct wa_co_begun_ {
         int wa_x_;                                                           \
     }))
 /* A resume point's label, one per source line: a second WA_AWAIT or
- * WA_YIELD on the line redefines it, an error that names the rule (and
- * comes before the duplicate case value of the switch). */
+ * WA_YIELD on the line redefines it, an error that names the rule (beside
+ * the switch's duplicate case value, which does not). */
 #define WA_CO_CAT2_(a_, b_) a_##b_
 #define WA_CO_CAT_(a_, b_) WA_CO_CAT2_(a_, b_)
 #define WA_CO_ONE_PER_LINE_                                                 \

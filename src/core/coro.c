@@ -55,7 +55,7 @@ static int wa_coro_misplaced(wa_coro *co)
 
 /* An await in the cleanup section: shielded from the cancellation, and
  * claiming it so that nobody drops us meanwhile. */
-static __attribute__((noinline)) int wa_coro_step_unwinding(wa_coro *co, wa_cx *cx)
+static int wa_coro_step_unwinding(wa_coro *co, wa_cx *cx)
 {
     cx->shield++;
     int rc = co->child->vt->poll(co->child, cx);
@@ -71,7 +71,7 @@ static __attribute__((noinline)) int wa_coro_step_unwinding(wa_coro *co, wa_cx *
     return 1;
 }
 
-int wa_coro_step_(wa_coro *co, wa_cx *cx)
+__attribute__((noinline)) int wa_coro_step_(wa_coro *co, wa_cx *cx)
 {
     if (co->flags & WA_CO_UNWINDING)
         return wa_coro_step_unwinding(co, cx);

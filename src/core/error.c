@@ -78,8 +78,10 @@ __attribute__((noinline)) bool wa_poll_local_(const void *p)
     const char *a = p;
 #if WA_ASAN_
     /* ASan moves address-taken locals to fake frames off the stack; a fake
-     * frame knows where on the stack its function ran (just below its
-     * frame), which is below poll_top if the function is the poll's. */
+     * frame knows where on the stack its function ran (a few bytes below
+     * its frame): below poll_top for a function of the poll's, above it
+     * for block_on's caller, whose frame lies above block_on's and the
+     * round's. */
     void *fake = __asan_get_current_fake_stack();
     const char *real = fake ? __asan_addr_is_in_fake_stack(fake, (void *)a, NULL, NULL) : NULL;
     if (real)
@@ -90,11 +92,10 @@ __attribute__((noinline)) bool wa_poll_local_(const void *p)
 
 int wa_misuse_local_(const char *call, const wa_future *f)
 {
-    char what[224];
+    char what[160];
     wa_text d = {what, sizeof what, 0};
     wa_text_str_(&d, "the future \"");
     wa_text_str_(&d, f->vt && f->vt->name ? f->vt->name : "?");
-    wa_text_str_(&d, "\" is stored in the poll's own stack frame, which ends when the poll returns: "
-                     "keep it in the task's future (a field of the coroutine's struct)");
+    wa_text_str_(&d, "\" is in the poll's own stack frame, gone when it returns: keep it in the struct");
     return wa_misuse_in_(WA_EMISUSE, call, what);
 }
