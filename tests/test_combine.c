@@ -273,6 +273,45 @@ static void test_empty(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A join held in the coroutine's struct over a child that is a local of
+ * the poll function: the join would outlive it. Reported at the init,
+ * naming the child; the join finishes with WA_EMISUSE, every timer gone. */
+typedef struct local_child {
+    WA_CORO;
+    WA_COMBO(2) j;
+    wa_sleep b;
+} local_child;
+
+WA_ASYNC(local_child, t, cx)
+{
+    wa_sleep a;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_all_init(&t->j, wa_sleep_init(&a, WA_MS(5)), wa_sleep_init(&t->b, WA_MS(5))));
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+
+static char misuse_text[512];
+static void copy_misuse(const char *what)
+{
+    check_misuses++;
+    snprintf(misuse_text, sizeof misuse_text, "%s", what);
+}
+
+static void test_local_child_refused(void)
+{
+    wa_misuse_set_hook(copy_misuse);
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    int before = check_misuses;
+    local_child t = {0};
+    CHECK_EQ(wa_block_on(rt, local_child_init(&t)), WA_EMISUSE);
+    CHECK_EQ(check_misuses - before, 1);
+    CHECK(strstr(misuse_text, "wa_combo_init: the future \"sleep\" is in the poll's own stack frame"));
+    CHECK_EQ(wa_now(rt), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_join_all);
@@ -281,5 +320,6 @@ int main(void)
     RUN(test_dynamic_join);
     RUN(test_cancel_reaches_children);
     RUN(test_empty);
+    RUN(test_local_child_refused);
     return check_finish();
 }

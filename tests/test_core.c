@@ -831,6 +831,71 @@ static void test_async_cleanup_every_path(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* The classic mistake: the awaited future is a local of the poll
+ * function, whose storage ends when the poll returns (a crash at -O0; at
+ * -O2 a false deadlock, then a hang in the next block_on). Reported naming
+ * the future, its task ends with WA_EMISUSE, its timer gone with it; an
+ * await of the same in a caller's frame (block_on's caller here) is
+ * right, and so is a local that completes before the poll returns. */
+typedef struct local_await {
+    WA_CORO;
+    uint64_t ns;
+    wa_sleep *theirs; /* NULL: a local of the poll */
+    int after;
+} local_await;
+
+WA_ASYNC(local_await, t, cx)
+{
+    wa_sleep mine;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_sleep_init(t->theirs ? t->theirs : &mine, t->ns));
+    t->after = WA_STATUS == 0;
+    WA_END();
+}
+
+/* Awaits a local_await of its own: the misuse is its child's status. */
+typedef struct local_outer {
+    WA_CORO;
+    local_await inner;
+    int status;
+} local_outer;
+
+WA_ASYNC(local_outer, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_AWAIT(local_await_init(&t->inner));
+    t->status = WA_STATUS;
+    WA_END();
+}
+
+static void test_await_local_refused(void)
+{
+    wa_misuse_set_hook(copy_misuse);
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    int before = check_misuses;
+    local_await bad = {.ns = WA_MS(5)};
+    CHECK_EQ(wa_block_on(rt, local_await_init(&bad)), WA_EMISUSE);
+    CHECK_EQ(check_misuses - before, 1);
+    CHECK(strstr(misuse_text, "WA_AWAIT: the future \"sleep\" is in the poll's own stack frame"));
+    CHECK(strstr(misuse_text, "\"block_on(local_await)\""));
+    CHECK_EQ(bad.after, 0);
+    local_outer outer = {.inner = {.ns = WA_MS(5)}};
+    CHECK_EQ(wa_block_on(rt, local_outer_init(&outer)), 0);
+    CHECK_EQ(outer.status, WA_EMISUSE);
+    CHECK_EQ(check_misuses - before, 2);
+    /* right: in the caller's frame, or a local done at once */
+    wa_sleep caller;
+    local_await good = {.ns = WA_MS(5), .theirs = &caller}, now = {.ns = 0};
+    CHECK_EQ(wa_block_on(rt, local_await_init(&good)), 0);
+    CHECK_EQ(good.after, 1);
+    CHECK_EQ(wa_block_on(rt, local_await_init(&now)), 0);
+    CHECK_EQ(now.after, 1);
+    CHECK_EQ(check_misuses - before, 2);
+    CHECK_RT_EMPTY_FREE(rt);
+    wa_misuse_set_hook(NULL);
+}
+
 int main(void)
 {
     RUN(test_spawn_join);
@@ -852,5 +917,6 @@ int main(void)
 #endif
     RUN(test_bad_arguments);
     RUN(test_async_cleanup_every_path);
+    RUN(test_await_local_refused);
     return check_finish();
 }

@@ -372,7 +372,24 @@ static int nester_poll(wa_future *f, wa_cx *cx)
 }
 static const wa_future_vt nester_vt = {nester_poll, NULL, "nester"};
 
-/* What the workers own is refused: ticking it, blocking inside a poll. */
+/* Awaits a sleep that is a local of its poll function (mine), or one in
+ * its caller's frame (theirs). */
+typedef struct local_nap {
+    WA_CORO;
+    wa_sleep *theirs;
+} local_nap;
+
+WA_ASYNC(local_nap, t, cx)
+{
+    wa_sleep mine;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_sleep_init(t->theirs ? t->theirs : &mine, WA_MS(2)));
+    WA_END();
+}
+
+/* What the workers own is refused: ticking it, blocking inside a poll; an
+ * await of a local of the poll (on a worker's stack), not one of the
+ * caller's (on block_on's). */
 static void test_mt_misuse(void)
 {
     wa_misuse_set_hook(count_misuse);
@@ -386,6 +403,13 @@ static void test_mt_misuse(void)
     CHECK_EQ(rc, 0);
     CHECK_EQ(n.rc, WA_EMISUSE);
     CHECK_EQ(misuses, 3);
+    local_nap bad = {0};
+    CHECK_EQ(wa_block_on(rt, local_nap_init(&bad)), WA_EMISUSE);
+    CHECK_EQ(misuses, 4);
+    wa_sleep caller;
+    local_nap good = {.theirs = &caller};
+    CHECK_EQ(wa_block_on(rt, local_nap_init(&good)), 0);
+    CHECK_EQ(misuses, 4);
     wa_rt_free(rt);
 }
 

@@ -485,6 +485,44 @@ static void test_huge_durations(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A timeout held in the coroutine's struct over a future that is a local
+ * of the poll function: the timeout would outlive it. Reported at the
+ * init, naming it; the timeout ends with WA_EMISUSE, no timer left. */
+typedef struct local_inner {
+    WA_CORO;
+    wa_timeout to;
+} local_inner;
+
+WA_ASYNC(local_inner, t, cx)
+{
+    wa_sleep s;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_timeout_init(&t->to, wa_sleep_init(&s, WA_MS(5)), WA_MS(9)));
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+
+static int local_inner_misuses;
+static char local_inner_text[512];
+static void local_inner_misuse(const char *what)
+{
+    local_inner_misuses++;
+    snprintf(local_inner_text, sizeof local_inner_text, "%s", what);
+}
+
+static void test_timeout_local_inner_refused(void)
+{
+    wa_misuse_set_hook(local_inner_misuse);
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    local_inner t = {0};
+    CHECK_EQ(wa_block_on(rt, local_inner_init(&t)), WA_EMISUSE);
+    CHECK_EQ(local_inner_misuses, 1);
+    CHECK(strstr(local_inner_text, "wa_timeout_init: the future \"sleep\" is in the poll's own stack frame"));
+    CHECK_EQ(wa_now(rt), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_exact_times_and_fifo_ties);
@@ -494,6 +532,7 @@ int main(void)
     RUN(test_drop_disarms);
     RUN(test_timeout);
     RUN(test_timeout_until);
+    RUN(test_timeout_local_inner_refused);
     RUN(test_interval);
     RUN(test_many_timers);
     RUN(test_late_arm);

@@ -35,7 +35,15 @@
  *
  * Rules:
  * - Stack locals do not survive an await; keep such state in the struct.
- * - At most one WA_AWAIT or WA_YIELD per source line.
+ *   An await that waits on a future stored in the poll function's own
+ *   frame is reported as misuse naming it, and ends the coroutine with
+ *   WA_EMISUSE.
+ * - At most one WA_AWAIT or WA_YIELD per source line, and every macro of
+ *   the body after WA_BEGIN: either mistake fails to compile, the message
+ *   naming the rule.
+ * - Names beginning wa_ and WA_ are the library's: the macros' hidden
+ *   locals, labels and parameters are wa_*_, so type, self and cx may be
+ *   any other names (c, f, t, cx...).
  * - The awaited future is owned by the await: it is dropped as soon as it
  *   completes (or when the coroutine is dropped mid-await). Drop never
  *   clears outputs, so its output fields stay readable after the await.
@@ -122,10 +130,35 @@ int wa_coro_end_(wa_coro *co, int rc);
 #define WA_CO_LABEL_ATTR_
 #endif
 
+/* The mistakes the macros can see fail to compile with the rule as the
+ * message. Outside a body opened by WA_BEGIN the struct below is this one;
+ * WA_BEGIN declares a larger one in the function, and each macro using
+ * its hidden locals asserts that it sees that one. (A struct tag: an
+ * inner declaration of it is no -Wshadow warning.) */
+struct wa_co_begun_ {
+    char no_;
+};
+#define WA_CO_BEGUN_(macro_)                                                \
+    ((void)sizeof(struct {                                                   \
+        _Static_assert(sizeof(struct wa_co_begun_) == 2,                     \
+                       macro_ " needs WA_BEGIN(self, cx) first, at the top of the coroutine body"); \
+        int wa_x_;                                                           \
+    }))
+/* A resume point's label, one per source line: a second WA_AWAIT or
+ * WA_YIELD on the line redefines it, an error that names the rule (beside
+ * the switch's duplicate case value, which does not). */
+#define WA_CO_CAT2_(a_, b_) a_##b_
+#define WA_CO_CAT_(a_, b_) WA_CO_CAT2_(a_, b_)
+#define WA_CO_ONE_PER_LINE_                                                 \
+    WA_CO_CAT_(wa_at_most_one_WA_AWAIT_or_WA_YIELD_per_line_, __LINE__) : WA_CO_LABEL_ATTR_
+
 /* Opens the coroutine body of self (the struct) polled with cx. */
-#define WA_BEGIN(self, cx)                                                  \
-    wa_coro *const wa_co_ = &(self)->wa;                                     \
-    wa_cx *const wa_cx_ = (cx);                                              \
+#define WA_BEGIN(self_, cx_)                                                \
+    struct wa_co_begun_ {                                                    \
+        char yes_[2];                                                        \
+    };                                                                       \
+    wa_coro *const wa_co_ = &(self_)->wa;                                    \
+    wa_cx *const wa_cx_ = (cx_);                                             \
     (void)wa_cx_;                                                            \
 wa_resume_:                                                                  \
     WA_CO_LABEL_ATTR_;                                                       \
@@ -134,11 +167,13 @@ wa_resume_:                                                                  \
 
 /* Awaits the future returned by init, evaluated once. The resume point is
  * saved only when the await waits: one that is ready at once writes none. */
-#define WA_AWAIT(init)                                                      \
+#define WA_AWAIT(init_)                                                     \
     do {                                                                     \
-        wa_co_->child = (init);                                              \
+        WA_CO_BEGUN_("WA_AWAIT");                                            \
+        wa_co_->child = (init_);                                             \
         if (0) {                                                             \
-    case __LINE__:;                                                          \
+    case __LINE__:                                                           \
+    WA_CO_ONE_PER_LINE_;                                                     \
         }                                                                    \
         int wa_step_ = wa_coro_poll_(wa_co_, wa_cx_);                        \
         if (wa_step_ == 1) {                                                 \
@@ -152,18 +187,20 @@ wa_resume_:                                                                  \
 /* Lets every other ready task run before continuing (a cancellation point). */
 #define WA_YIELD()                                                          \
     do {                                                                     \
+        WA_CO_BEGUN_("WA_YIELD");                                            \
         wa_co_->line = __LINE__;                                             \
         if (wa_coro_yield_(wa_co_, wa_cx_) == 2)                             \
             goto wa_resume_;                                                 \
         return WA_PENDING;                                                   \
-    case __LINE__:;                                                          \
+    case __LINE__:                                                           \
+    WA_CO_ONE_PER_LINE_;                                                     \
     } while (0)
 
 /* The status of the last await. */
-#define WA_STATUS (wa_co_->rc)
+#define WA_STATUS (WA_CO_BEGUN_("WA_STATUS"), wa_co_->rc)
 
 /* Ends the coroutine with status rc (0 or a negative WA_E* code). */
-#define WA_RETURN(rc) return wa_coro_end_(wa_co_, (rc))
+#define WA_RETURN(rc_) return WA_CO_BEGUN_("WA_RETURN"), wa_coro_end_(wa_co_, (rc_))
 
 /* Starts the cleanup section, run on cancellation. Normal flow reaching it
  * ends the coroutine with status 0. */
@@ -174,9 +211,9 @@ wa_resume_:                                                                  \
 
 /* Awaits like WA_AWAIT, then ends the coroutine with the status if it is
  * an error (Rust's `?`). */
-#define WA_TRY(init)                                                        \
+#define WA_TRY(init_)                                                       \
     do {                                                                     \
-        WA_AWAIT(init);                                                      \
+        WA_AWAIT(init_);                                                     \
         if (WA_STATUS < 0)                                                   \
             WA_RETURN(WA_STATUS);                                            \
     } while (0)
@@ -188,28 +225,33 @@ wa_resume_:                                                                  \
         WA_RETURN(WA_ECANCELED);                                             \
         }
 
-/* WA_ASYNC(type, self, cx [, cleanup]): see the top of this file. */
+/* WA_ASYNC(type, self, cx [, cleanup]): see the top of this file. The
+ * functions it defines name their own parameters wa_*_, so that type, self
+ * and cx may be any names but those. */
 #define WA_ASYNC(...) WA_ASYNC_PICK_(__VA_ARGS__, WA_ASYNC4_, WA_ASYNC3_, )(__VA_ARGS__)
-#define WA_ASYNC_PICK_(a, b, c, d, which, ...) which
-#define WA_ASYNC3_(type, self, cx) WA_ASYNC_(type, self, cx, wa_coro_drop)
-#define WA_ASYNC4_(type, self, cx, cleanup)                                 \
-    static void cleanup(type *);                                             \
-    static void type##_drop_(wa_future *f)                                   \
+#define WA_ASYNC_PICK_(a_, b_, c_, d_, which_, ...) which_
+#define WA_ASYNC3_(type_, self_, cx_) WA_ASYNC_(type_, self_, cx_, wa_coro_drop)
+#define WA_ASYNC4_(type_, self_, cx_, cleanup_)                             \
+    static void cleanup_(type_ *);                                           \
+    static void type_##_drop_(wa_future *wa_f_)                              \
     {                                                                        \
-        wa_coro_drop(f);                                                     \
-        cleanup((type *)f);                                                  \
+        wa_coro_drop(wa_f_);                                                 \
+        cleanup_((type_ *)wa_f_);                                            \
     }                                                                        \
-    WA_ASYNC_(type, self, cx, type##_drop_)
-#define WA_ASYNC_(type, self, cx, drop)                                     \
-    static int type##_poll_(type *self, wa_cx *cx);                          \
-    static int type##_poll_vt_(wa_future *f, wa_cx *c) { return type##_poll_((type *)f, c); } \
-    static const wa_future_vt type##_vt_ = {type##_poll_vt_, drop, #type};   \
-    static inline wa_future *type##_init(type *self)                         \
+    WA_ASYNC_(type_, self_, cx_, type_##_drop_)
+#define WA_ASYNC_(type_, self_, cx_, drop_)                                 \
+    static int type_##_poll_(type_ *self_, wa_cx *cx_);                      \
+    static int type_##_poll_vt_(wa_future *wa_f_, wa_cx *wa_c_)              \
     {                                                                        \
-        _Static_assert(offsetof(type, wa) == 0, #type ": WA_CORO must come first"); \
-        return wa_coro_init(&self->wa, &type##_vt_);                         \
+        return type_##_poll_((type_ *)wa_f_, wa_c_);                         \
     }                                                                        \
-    static int type##_poll_(type *self, wa_cx *cx)
+    static const wa_future_vt type_##_vt_ = {type_##_poll_vt_, drop_, #type_}; \
+    static inline wa_future *type_##_init(type_ *wa_self_)                   \
+    {                                                                        \
+        _Static_assert(offsetof(type_, wa) == 0, #type_ ": WA_CORO must come first"); \
+        return wa_coro_init(&wa_self_->wa, &type_##_vt_);                    \
+    }                                                                        \
+    static int type_##_poll_(type_ *self_, wa_cx *cx_)
 
 #ifdef __cplusplus
 }

@@ -145,18 +145,45 @@ static void wa_combo_drop(wa_future *f)
 
 static const wa_future_vt wa_combo_vt = {wa_combo_poll, wa_combo_drop, "join"};
 
+/* The futs (or the branch storage br) that c, stored outside the running
+ * poll's frames, would outlive: a child stored in them (a local of the
+ * poll function) is reported, and c finishes with WA_EMISUSE. (When c is
+ * in them too, its await reports it, if it waits.) */
+static bool wa_combo_misplaced(const wa_combo *c, const wa_branch *br, size_t n, wa_future *const *futs)
+{
+    if (wa_poll_local_(c))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (wa_poll_local_(futs[i])) {
+            wa_misuse_local_("wa_combo_init", futs[i]);
+            return true;
+        }
+    if (br && n && wa_poll_local_(br)) {
+        wa_misuse_local_("wa_combo_init", &c->fut);
+        return true;
+    }
+    return false;
+}
+
+/* c, failed before it began (err): drops the futs; its poll says err. */
+static wa_future *wa_combo_fail(wa_combo *c, int mode, size_t n, wa_future *const *futs, int err)
+{
+    for (size_t i = 0; i < n; i++)
+        wa_drop(futs[i]);
+    wa_combo_init(c, mode, NULL, 0, NULL);
+    c->status = err;
+    return &c->fut;
+}
+
 wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n, wa_future *const *futs)
 {
     unsigned flags = 0;
+    if (wa_ticking_ && wa_combo_misplaced(c, br, n, futs))
+        return wa_combo_fail(c, mode, n, futs, WA_EMISUSE);
     if (!br && n) {
         br = malloc(n * sizeof *br);
-        if (!br) {
-            for (size_t i = 0; i < n; i++)
-                wa_drop(futs[i]);
-            wa_combo_init(c, mode, NULL, 0, NULL);
-            c->status = WA_ENOMEM;
-            return &c->fut;
-        }
+        if (!br)
+            return wa_combo_fail(c, mode, n, futs, WA_ENOMEM);
         flags = WA_COMBO_OWNS_BR;
     }
     c->fut.vt = &wa_combo_vt;

@@ -4,8 +4,8 @@
 #include "task.h"
 #include "wasync/coro.h"
 
-enum { WA_CO_UNWINDING = 1 };
-enum { WA_CO_LINE_DONE = -2 };
+enum { WA_CO_UNWINDING = 1, WA_CO_FAILED = 2 };
+enum { WA_CO_LINE_DONE = -2, WA_CO_LINE_FAILED = -3 };
 
 /* wa_coro_poll_ (coro.h) tells WA_PENDING and WA_ECANCELED from every
  * other status in one test, which holds while they are a power of two
@@ -24,6 +24,35 @@ static int wa_coro_unwind(wa_coro *co, wa_cx *cx)
     return 2;
 }
 
+/* co's child, left pending, lies in the frames of the poll running (the
+ * caller's and those above it, up to the executor's poll_top). The first
+ * test, against this frame, below the poll's, turns away a child in a
+ * task or other heap memory without a call. (Not under ASan, whose fake
+ * frames are off the stack.) Its callers are kept out of line, link-time
+ * inlining included, so that this frame is one below the poll's. */
+static inline bool wa_coro_child_local(const wa_coro *co)
+{
+    return (WA_ASAN_ || (const char *)co->child >= (const char *)__builtin_frame_address(0)) &&
+           wa_poll_local_(co->child);
+}
+
+/* An await left pending on a future stored in the poll's own frames (a
+ * local of the poll function, the classic mistake): at the next poll it
+ * would be garbage, its registrations (a timer, a waker) dangling. Drops
+ * it while its storage lives and ends the coroutine with WA_EMISUSE. Only
+ * a wait is checked: a future that completes at once never outlives the
+ * frame, and the check costs nothing on the ready path. Returns 2: the
+ * jump to WA_CO_LINE_FAILED, which no case names, lands on WA_END's
+ * default, whose end (wa_coro_end_) says WA_EMISUSE. */
+static int wa_coro_misplaced(wa_coro *co)
+{
+    wa_misuse_local_("WA_AWAIT", co->child);
+    wa_coro_release_(co);
+    co->flags |= WA_CO_FAILED;
+    co->line = WA_CO_LINE_FAILED;
+    return 2;
+}
+
 /* An await in the cleanup section: shielded from the cancellation, and
  * claiming it so that nobody drops us meanwhile. */
 static int wa_coro_step_unwinding(wa_coro *co, wa_cx *cx)
@@ -36,11 +65,13 @@ static int wa_coro_step_unwinding(wa_coro *co, wa_cx *cx)
         wa_coro_release_(co);
         return 0;
     }
+    if (wa_coro_child_local(co))
+        return wa_coro_misplaced(co);
     wa_cancel_claim(cx);
     return 1;
 }
 
-int wa_coro_step_(wa_coro *co, wa_cx *cx)
+__attribute__((noinline)) int wa_coro_step_(wa_coro *co, wa_cx *cx)
 {
     if (co->flags & WA_CO_UNWINDING)
         return wa_coro_step_unwinding(co, cx);
@@ -48,11 +79,14 @@ int wa_coro_step_(wa_coro *co, wa_cx *cx)
     return wa_coro_settle_(co, cx);
 }
 
-int wa_coro_settle_(wa_coro *co, wa_cx *cx)
+__attribute__((noinline)) int wa_coro_settle_(wa_coro *co, wa_cx *cx)
 {
     int rc = co->rc;
-    if (rc == WA_PENDING)
+    if (rc == WA_PENDING) {
+        if (wa_coro_child_local(co))
+            return wa_coro_misplaced(co);
         return wa_cx_cancel_requested_(cx) ? wa_coro_unwind(co, cx) : 1;
+    }
     /* A child that finished unwinding unwinds its parent, whatever claims
      * were made below in this poll. */
     if (rc == WA_ECANCELED && wa_cx_cancelling_(cx))
@@ -75,7 +109,9 @@ int wa_coro_end_(wa_coro *co, int rc)
 {
     if (co->line == WA_CO_LINE_DONE)
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed coroutine");
-    if ((co->flags & WA_CO_UNWINDING) && rc == 0)
+    if (co->flags & WA_CO_FAILED)
+        rc = WA_EMISUSE;
+    else if ((co->flags & WA_CO_UNWINDING) && rc == 0)
         rc = WA_ECANCELED;
     co->line = WA_CO_LINE_DONE;
     return rc;

@@ -3,6 +3,10 @@
 #include "dump.h"
 #include "rt.h"
 
+#if WA_ASAN_
+#include <sanitizer/asan_interface.h>
+#endif
+
 const char *wa_strerror(int err)
 {
     switch (err) {
@@ -60,3 +64,35 @@ int wa_misuse_in_(int err, const char *call, const char *what)
 }
 
 int wa_misuse(int err, const char *what) { return wa_misuse_in_(err, NULL, what); }
+
+/* Out of line, so that this frame lies below every frame of the poll
+ * that called it. */
+__attribute__((noinline)) bool wa_poll_local_(const void *p)
+{
+    const wa_rt *rt = wa_ticking_;
+    if (!rt)
+        return false;
+    const char *a = p;
+#if WA_ASAN_
+    /* ASan moves address-taken locals to fake frames off the stack; a fake
+     * frame knows where on the stack its function ran (a few bytes below
+     * its frame): below poll_top for a function of the poll's, above it
+     * for block_on's caller, whose frame lies above block_on's and the
+     * round's. */
+    void *fake = __asan_get_current_fake_stack();
+    const char *real = fake ? __asan_addr_is_in_fake_stack(fake, (void *)a, NULL, NULL) : NULL;
+    if (real)
+        return real < rt->poll_top;
+#endif
+    return a >= (const char *)__builtin_frame_address(0) && a < rt->poll_top;
+}
+
+int wa_misuse_local_(const char *call, const wa_future *f)
+{
+    char what[160];
+    wa_text d = {what, sizeof what, 0};
+    wa_text_str_(&d, "the future \"");
+    wa_text_str_(&d, f->vt && f->vt->name ? f->vt->name : "?");
+    wa_text_str_(&d, "\" is in the poll's own stack frame, gone when it returns: keep it in the struct");
+    return wa_misuse_in_(WA_EMISUSE, call, what);
+}

@@ -648,6 +648,7 @@ static void *wa_worker_main(void *arg)
     wa_self = w;
     w->view.owner = wa_thread_self_();
     wa_ticking_ = &w->view; /* polls must not block on or tick a runtime */
+    w->view.poll_top = __builtin_frame_address(0);
     while (!__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE)) {
         if (w->view.polls % WA_INJECT_EVERY == 0) {
             wa_worker_fire(w);

@@ -64,6 +64,10 @@ struct wa_rt {
     /* Cross-thread state (remote.c: remotes, events, the blocking pool),
      * made at its first use; NULL until then, and on hosts without threads. */
     struct wa_remote *xt;
+    /* While it ticks (wa_ticking_): the frame address of the function that
+     * calls its tasks' polls. Stacks grow down, so the frames of a running
+     * poll lie below it (wa_poll_local_). */
+    const char *poll_top;
 };
 
 /* The task being polled on rt (a worker's view, on many threads), or NULL. */
@@ -215,6 +219,28 @@ extern _Thread_local wa_rt *wa_ticking_;
 /* error.c: reports misuse of call ("wa_spawn: what"), naming the task
  * being polled, if any; returns err. */
 int wa_misuse_in_(int err, const char *call, const char *what);
+
+/* Built with AddressSanitizer, which may keep a function's locals in fake
+ * frames off the stack (wa_poll_local_). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WA_ASAN_ 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(WA_ASAN_)
+#define WA_ASAN_ 1
+#endif
+#ifndef WA_ASAN_
+#define WA_ASAN_ 0
+#endif
+
+/* error.c: p lies in the stack frames of the poll running on this thread,
+ * which its return frees: in the frames from the caller of this call up to
+ * the executor's poll_top. False outside a tick. */
+bool wa_poll_local_(const void *p);
+/* error.c: reports f, stored in the frames of the poll running (above),
+ * as misuse of call; returns WA_EMISUSE. */
+int wa_misuse_local_(const char *call, const wa_future *f);
 
 /* Writes diagnostic text where the host shows it (stderr; the JS console).
  * One definition per host: backend/log_stderr.c, or the JS backend's. */

@@ -129,8 +129,25 @@ static int wa_timeout_poll(wa_future *f, wa_cx *cx)
 
 static const wa_future_vt wa_timeout_vt = {wa_timeout_poll, wa_timeout_drop, "timeout"};
 
+/* What a timeout holds instead of an inner future it would outlive (one
+ * stored in the running poll's frames, which wa_timeout_init reports and
+ * drops): its poll ends the timeout with WA_EMISUSE. */
+static int wa_misplaced_poll(wa_future *f, wa_cx *cx)
+{
+    (void)f;
+    (void)cx;
+    return WA_EMISUSE;
+}
+static const wa_future_vt wa_misplaced_vt = {wa_misplaced_poll, NULL, "misplaced"};
+static wa_future wa_misplaced = {&wa_misplaced_vt}; /* (never written) */
+
 wa_future *wa_timeout_init(wa_timeout *t, wa_future *inner, uint64_t ns)
 {
+    if (wa_ticking_ && !wa_poll_local_(t) && wa_poll_local_(inner)) {
+        wa_misuse_local_("wa_timeout_init", inner);
+        wa_drop(inner);
+        inner = &wa_misplaced;
+    }
     t->fut.vt = &wa_timeout_vt;
     t->inner = inner;
     wa_sleep_init(&t->sleep, ns);
