@@ -75,6 +75,8 @@ typedef struct wa_subtask {
  * the future. */
 wa_future *wa_subtask_init(wa_subtask *s, uint32_t packed);
 
+/* The byte every byte of a new call area holds until the host writes it. */
+#define WA_SUBTASK_UNWRITTEN 0xa5u
 /* Returns a new area of size bytes (8-aligned) for an async-lowered
  * call's arguments and results, or NULL without memory. Its bytes are
  * WA_SUBTASK_UNWRITTEN until written, so that late (may be NULL) can tell
@@ -82,7 +84,6 @@ wa_future *wa_subtask_init(wa_subtask *s, uint32_t packed);
  * that write is whole, having released what it lowered (a handle, a
  * string), else 0. Freed with wa_subtask_area_free, or given to a call's
  * future with wa_subtask_init_area. */
-#define WA_SUBTASK_UNWRITTEN 0xa5u
 void *wa_subtask_area_new(size_t size, int (*late)(void *area));
 /* Frees area (from wa_subtask_area_new; NULL: nothing). */
 void wa_subtask_area_free(void *area);
