@@ -15,8 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "check.h"
 #include "rt_setup.h"
+#include "wasync/net.h"
 
 #define SCALE CHECK_SCALE(20, 5)
 
@@ -216,10 +220,523 @@ static void test_mt_wake_all_settled_ring(void)
     CHECK_EQ(r.round, r.rounds);
 }
 
+/* Every future type, its wake from elsewhere. A case's waiter task awaits
+ * the case's future alone, as a race's child (against a long sleep) or as
+ * a join's child (beside a child that yields), while its wake comes from
+ * another thread (kick, once the waiter armed) or from another worker (a
+ * task, a timer, the epoll driver, the blocking pool). PAIRS waiters at a
+ * time, so that their tasks spread over the workers. */
+#define PAIRS 8
+#define WORKERS 4
+
+typedef struct wctx wctx;
+typedef struct wcase {
+    const char *name;
+    int (*prep)(wctx *c, wa_rt *rt);        /* on the test's thread: 0 or an error (NULL: nothing) */
+    wa_future *(*pre)(wctx *c, wa_rt *rt);  /* awaited by the waiter first (NULL: nothing) */
+    wa_future *(*wait)(wctx *c, wa_rt *rt); /* the future whose wake comes from elsewhere */
+    void (*kick)(wctx *c);                  /* on another thread once armed (NULL: no kick) */
+    int expect;                             /* the wait's status */
+    void (*done)(wctx *c);                  /* releases what prep and the waiter made (NULL: nothing) */
+} wcase;
+
+struct wctx {
+    const wcase *k;
+    int armed;   /* atomic: 1 once the wait is about to be awaited, 2 if it never will be */
+    int rc;      /* the wait's status */
+    int fds[2];
+    long v, out;
+    unsigned char buf[8];
+    wa_tx tx;
+    wa_rx rx;
+    wa_notify n;
+    wa_sem sem;
+    wa_mutex m;
+    wa_event *ev;
+    wa_stream *in;
+    wa_tcp *l;
+    uint16_t port;
+    wa_interval iv;
+    wa_scope scope;
+    wa_join jh;
+    /* the futures */
+    wa_tcp_op op;
+    wa_recv recv;
+    wa_send send;
+    wa_notified nf;
+    wa_acquire acq;
+    wa_event_wait ew;
+    wa_blocking bl;
+    wa_dns dns;
+    wa_read rd;
+    wa_write wr;
+    wa_sleep sl;
+    wa_timeout to;
+};
+
+/* A child that yields a few times: the join's sibling, a scope's child. */
+typedef struct yields {
+    WA_CORO;
+    wa_yield y;
+    int i, n;
+} yields;
+
+WA_ASYNC(yields, t, cx)
+{
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->n; t->i++)
+        WA_AWAIT(wa_yield_init(&t->y));
+    WA_END();
+}
+
+static int prep_chan(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_mpsc_new_shared(1, sizeof(long), &c->tx, &c->rx);
+}
+static int prep_full_chan(wctx *c, wa_rt *rt)
+{
+    int rc = prep_chan(c, rt);
+    return rc < 0 ? rc : wa_tx_try_send(&c->tx, &c->v);
+}
+static int prep_oneshot(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_oneshot_new_shared(sizeof(long), &c->tx, &c->rx);
+}
+static void done_chan(wctx *c)
+{
+    if (c->tx.ch)
+        wa_tx_drop(&c->tx);
+    if (c->rx.ch)
+        wa_rx_drop(&c->rx);
+}
+static wa_future *wait_recv(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_recv_init(&c->recv, &c->rx, &c->out);
+}
+static wa_future *wait_send(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_send_init(&c->send, &c->tx, &c->v);
+}
+static void kick_send(wctx *c) { wa_tx_try_send(&c->tx, &c->v); }
+static void kick_recv(wctx *c) { wa_rx_try_recv(&c->rx, &c->out); }
+
+static int prep_notify(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    wa_notify_init_shared(&c->n);
+    return 0;
+}
+static wa_future *wait_notified(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_notified_init(&c->nf, &c->n);
+}
+static void kick_notify(wctx *c) { wa_notify_one(&c->n); }
+
+static int prep_sem(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    wa_sem_init_shared(&c->sem, 0, 16);
+    return 0;
+}
+static wa_future *wait_acquire(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_acquire_init(&c->acq, &c->sem, 1);
+}
+static void kick_release(wctx *c) { wa_sem_release(&c->sem, 1); }
+
+static int prep_mutex(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    wa_mutex_init_shared(&c->m);
+    return wa_sem_try_acquire(&c->m.sem, 1); /* held by the kicker until its kick */
+}
+static wa_future *wait_lock(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_lock_init(&c->acq, &c->m);
+}
+static void kick_unlock(wctx *c) { wa_mutex_unlock(&c->m); }
+
+static int prep_event(wctx *c, wa_rt *rt) { return wa_event_new(rt, &c->ev); }
+static wa_future *wait_event(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_event_wait_init(&c->ew, c->ev);
+}
+static void kick_event(wctx *c) { wa_event_set(c->ev); }
+static void done_event(wctx *c) { wa_event_drop(c->ev); }
+
+static void *napping(void *arg)
+{
+    usleep(200);
+    return arg;
+}
+static wa_future *wait_blocking(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_blocking_init(&c->bl, napping, NULL, NULL);
+}
+
+static wa_future *wait_dns(wctx *c, wa_rt *rt) { return wa_dns_lookup_init(&c->dns, rt, "localhost"); }
+
+static wa_future *wait_sleep(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_sleep_init(&c->sl, WA_MS(1));
+}
+
+/* a timeout whose inner future wins (a send from another thread), and one
+ * whose time runs out (its notify never comes) */
+static wa_future *wait_timeout_inner(wctx *c, wa_rt *rt)
+{
+    return wa_timeout_init(&c->to, wait_recv(c, rt), WA_SEC(60));
+}
+static wa_future *wait_timeout_expires(wctx *c, wa_rt *rt)
+{
+    return wa_timeout_init(&c->to, wait_notified(c, rt), WA_MS(1));
+}
+
+/* the first tick is ready at once; the second comes from a timer */
+static wa_future *pre_tick(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    wa_interval_init(&c->iv, WA_MS(1));
+    return wa_interval_tick(&c->iv);
+}
+static wa_future *wait_tick(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_interval_tick(&c->iv);
+}
+static void done_tick(wctx *c) { wa_interval_drop(&c->iv); }
+
+/* a task of its own, which yields and finishes on any worker */
+static wa_future *wait_join(wctx *c, wa_rt *rt)
+{
+    yields y = {.n = 3};
+    yields_init(&y);
+    if (wa_spawn_of(rt, &y, &c->jh) < 0)
+        c->jh = (wa_join){0};
+    return &c->jh.fut;
+}
+
+/* a scope of three such children */
+static wa_future *wait_scope(wctx *c, wa_rt *rt)
+{
+    wa_scope_init(&c->scope, rt, 0);
+    for (int i = 0; i < 3; i++) {
+        yields y = {.n = 3};
+        yields_init(&y);
+        wa_scope_spawn_of(&c->scope, &y, NULL);
+    }
+    return wa_scope_wait(&c->scope);
+}
+
+/* fd streams over OS pipes, woken by the epoll driver */
+static int prep_pipe(wctx *c, wa_rt *rt)
+{
+    c->fds[0] = c->fds[1] = -1;
+    if (pipe2(c->fds, O_CLOEXEC) < 0)
+        return WA_EIO;
+    int rc = wa_fd_stream_open(rt, c->fds[0], &c->in); /* (it takes the fd) */
+    c->fds[0] = -1;
+    return rc;
+}
+static wa_future *wait_read(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_read_init(&c->rd, c->in, c->buf, 1);
+}
+static void kick_write(wctx *c)
+{
+    ssize_t n = write(c->fds[1], "x", 1);
+    (void)n;
+}
+static void done_pipe(wctx *c)
+{
+    if (c->in)
+        wa_stream_close(&c->in);
+    if (c->fds[0] >= 0)
+        close(c->fds[0]);
+    if (c->fds[1] >= 0)
+        close(c->fds[1]);
+}
+
+/* the write end as the stream, the pipe filled: a write waits for room */
+static int prep_full_pipe(wctx *c, wa_rt *rt)
+{
+    c->fds[0] = c->fds[1] = -1;
+    if (pipe2(c->fds, O_CLOEXEC | O_NONBLOCK) < 0)
+        return WA_EIO;
+    static const char chunk[4096];
+    while (write(c->fds[1], chunk, sizeof chunk) > 0)
+        ;
+    int rc = wa_fd_stream_open(rt, c->fds[1], &c->in);
+    c->fds[1] = -1;
+    return rc;
+}
+static wa_future *wait_write(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_write_init(&c->wr, c->in, "x", 1);
+}
+static void kick_drain(wctx *c)
+{
+    char chunk[4096];
+    while (read(c->fds[0], chunk, sizeof chunk) > 0)
+        ;
+}
+
+/* TCP: an accept woken by a connect from another thread; a connect to a
+ * plain listening socket, woken by the driver */
+static wa_future *pre_listen(wctx *c, wa_rt *rt) { return wa_tcp_listen_init(&c->op, rt, "127.0.0.1", 0); }
+static wa_future *wait_accept(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    c->l = c->op.listener;
+    c->port = wa_tcp_port(c->l);
+    return wa_tcp_accept_init(&c->op, c->l);
+}
+static void kick_connect(wctx *c)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(c->port), .sin_addr.s_addr = htonl(0x7f000001)};
+    c->fds[1] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (c->fds[1] >= 0 && connect(c->fds[1], (struct sockaddr *)&a, sizeof a) < 0) {
+        close(c->fds[1]);
+        c->fds[1] = -1;
+    }
+}
+static void done_tcp(wctx *c)
+{
+    if (c->op.conn)
+        wa_stream_close(&c->op.conn);
+    if (c->l)
+        wa_tcp_close(&c->l);
+    done_pipe(c);
+}
+static int prep_listener(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001)};
+    socklen_t len = sizeof a;
+    c->fds[0] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    c->fds[1] = -1;
+    if (c->fds[0] < 0 || bind(c->fds[0], (struct sockaddr *)&a, sizeof a) < 0 || listen(c->fds[0], PAIRS) < 0 ||
+        getsockname(c->fds[0], (struct sockaddr *)&a, &len) < 0)
+        return WA_EIO;
+    c->port = ntohs(a.sin_port);
+    return 0;
+}
+static wa_future *wait_connect(wctx *c, wa_rt *rt) { return wa_tcp_connect_init(&c->op, rt, "127.0.0.1", c->port); }
+
+static const wcase cases[] = {
+    {"recv", prep_chan, NULL, wait_recv, kick_send, 0, done_chan},
+    {"send", prep_full_chan, NULL, wait_send, kick_recv, 0, done_chan},
+    {"oneshot", prep_oneshot, NULL, wait_recv, kick_send, 0, done_chan},
+    {"notified", prep_notify, NULL, wait_notified, kick_notify, 0, NULL},
+    {"acquire", prep_sem, NULL, wait_acquire, kick_release, 0, NULL},
+    {"lock", prep_mutex, NULL, wait_lock, kick_unlock, 0, NULL},
+    {"event", prep_event, NULL, wait_event, kick_event, 0, done_event},
+    {"blocking", NULL, NULL, wait_blocking, NULL, 0, NULL},
+    {"dns", NULL, NULL, wait_dns, NULL, 0, NULL},
+    {"sleep", NULL, NULL, wait_sleep, NULL, 0, NULL},
+    {"timeout", prep_chan, NULL, wait_timeout_inner, kick_send, 0, done_chan},
+    {"timeout_expires", prep_notify, NULL, wait_timeout_expires, NULL, WA_ETIMEDOUT, NULL},
+    {"interval", NULL, pre_tick, wait_tick, NULL, 0, done_tick},
+    {"join", NULL, NULL, wait_join, NULL, 0, NULL},
+    {"scope", NULL, NULL, wait_scope, NULL, 0, NULL},
+    {"read", prep_pipe, NULL, wait_read, kick_write, 0, done_pipe},
+    {"write", prep_full_pipe, NULL, wait_write, kick_drain, 0, done_pipe},
+    {"accept", NULL, pre_listen, wait_accept, kick_connect, 0, done_tcp},
+    {"connect", prep_listener, NULL, wait_connect, NULL, 0, done_tcp},
+};
+
+enum { ALONE, IN_RACE, IN_JOIN, SHAPES };
+
+typedef struct waiter {
+    WA_CORO;
+    WA_COMBO(2) j;
+    wa_sleep never;
+    yields sib;
+    wctx *c;
+    int shape;
+} waiter;
+
+static void waiter_cleanup(waiter *t) { __atomic_store_n(&t->c->armed, 2, __ATOMIC_RELEASE); }
+
+WA_ASYNC(waiter, t, cx, waiter_cleanup)
+{
+    WA_BEGIN(t, cx);
+    if (t->c->k->pre) {
+        WA_AWAIT(t->c->k->pre(t->c, cx->rt));
+        if (WA_STATUS < 0)
+            WA_RETURN(t->c->rc = WA_STATUS);
+    }
+    wa_future *f = t->c->k->wait(t->c, cx->rt);
+    __atomic_store_n(&t->c->armed, 1, __ATOMIC_RELEASE);
+    if (t->shape == ALONE) {
+        WA_AWAIT(f);
+        t->c->rc = WA_STATUS;
+    } else if (t->shape == IN_RACE) {
+        WA_AWAIT(wa_race_init(&t->j, f, wa_sleep_init(&t->never, WA_SEC(60))));
+        t->c->rc = wa_race_winner(&t->j.c) == 0 ? WA_STATUS : WA_EIO;
+    } else {
+        t->sib = (yields){.n = 3};
+        yields_init(&t->sib);
+        WA_AWAIT(wa_all_settled_init(&t->j, f, &t->sib.wa.fut));
+        t->c->rc = wa_combo_status(&t->j.c, 0);
+    }
+    WA_END();
+}
+
+/* Kicks each waiter of a round once it armed, from this thread. */
+static void *kicker(void *arg)
+{
+    wctx *cs = arg;
+    for (int i = 0; i < PAIRS; i++) {
+        int a;
+        while ((a = __atomic_load_n(&cs[i].armed, __ATOMIC_ACQUIRE)) == 0)
+            sched_yield();
+        if (a == 1) {
+            usleep((useconds_t)(i * 37 % 50)); /* (now before its first poll, now after) */
+            cs[i].k->kick(&cs[i]);
+        }
+    }
+    return NULL;
+}
+
+/* One round of case k in shape: PAIRS waiters, their wakes from
+ * elsewhere. Returns 0, or WA_ENOMEM when a setup failed. */
+static int wake_round(wa_rt *rt, const wcase *k, int shape)
+{
+    wctx cs[PAIRS];
+    wa_join js[PAIRS];
+    int made = 0, rc = 0;
+    memset(cs, 0, sizeof cs);
+    memset(js, 0, sizeof js);
+    for (; made < PAIRS; made++) {
+        cs[made].k = k;
+        cs[made].rc = WA_PENDING;
+        if (k->prep && k->prep(&cs[made], rt) < 0) {
+            if (k->done)
+                k->done(&cs[made]);
+            rc = WA_ENOMEM;
+            break;
+        }
+        waiter w = {.c = &cs[made], .shape = shape};
+        waiter_init(&w);
+        if (wa_spawn_of(rt, &w, &js[made]) < 0) {
+            cs[made].armed = 2;
+            wa_drop(&w.wa.fut);
+            made++;
+            rc = WA_ENOMEM;
+            break;
+        }
+    }
+    for (int i = made; i < PAIRS; i++)
+        cs[i].armed = 2; /* (never made: the kicker passes them) */
+    pthread_t th;
+    bool kicking = k->kick && pthread_create(&th, NULL, kicker, cs) == 0;
+    if (k->kick && !kicking)
+        for (int i = 0; i < made; i++) /* (no thread: kicked from here) */
+            if (__atomic_load_n(&cs[i].armed, __ATOMIC_ACQUIRE) != 2)
+                k->kick(&cs[i]), rc = WA_ENOMEM;
+    int run = wa_rt_run(rt);
+    if (kicking)
+        pthread_join(th, NULL);
+    for (int i = 0; i < made; i++) {
+        if (js[i].task)
+            wa_join_drop(&js[i]);
+        if (cs[i].rc == WA_ENOMEM)
+            rc = WA_ENOMEM;
+        else if (cs[i].rc != k->expect && rc == 0) {
+            fprintf(stderr, "[%s] %s, shape %d: status %d\n", check_current, k->name, shape, cs[i].rc);
+            rc = WA_EIO;
+        }
+        if (k->done)
+            k->done(&cs[i]);
+    }
+    return run < 0 ? run : rc;
+}
+
+/* Each future type awaited alone, in a race and in a join, its wake from
+ * another thread or worker: no lost wake (the watchdog), no race (TSan),
+ * no use after free (ASan: a combinator that ended while a wake moved out
+ * of a lock was still on its way). */
+static void test_mt_wake_every_future(void)
+{
+    wa_rt *rt;
+    wa_remote *r; /* held: the kicks come from a thread of ours */
+    REQUIRE(check_rt_new(&rt, WORKERS, &r, NULL) == 0);
+    int rounds = 20 / SCALE + 1;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int shape = 0; shape < SHAPES; shape++)
+            for (int i = 0; i < rounds; i++) {
+                int rc = wake_round(rt, &cases[k], shape);
+                REQUIRE_OR(rc != WA_ENOMEM, (wa_remote_drop(r), wa_rt_free(rt)));
+                CHECK_EQ(rc, 0);
+                step();
+            }
+    wa_remote_drop(r);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* The in-process pipe has no lock: a task of a many-threads runtime that
+ * reads or writes it is refused (WA_EMISUSE, reported naming
+ * wa_pipe_new), rather than sharing it between two workers. */
+typedef struct pipe_user {
+    WA_CORO;
+    wa_stream *s;
+    int write;
+    unsigned char b[4];
+    wa_read r;
+    wa_write w;
+    int rc;
+} pipe_user;
+
+WA_ASYNC(pipe_user, t, cx)
+{
+    WA_BEGIN(t, cx);
+    if (t->write)
+        WA_AWAIT(wa_write_init(&t->w, t->s, "abc", 3));
+    else
+        WA_AWAIT(wa_read_init(&t->r, t->s, t->b, sizeof t->b));
+    t->rc = WA_STATUS;
+    WA_END();
+}
+
+static void test_mt_wake_pipe_refused(void)
+{
+    wa_rt *rt;
+    wa_stream *rd, *wr;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    REQUIRE_OR(wa_pipe_new(16, &rd, &wr) == 0, wa_rt_free(rt));
+    check_catch_misuse();
+    check_misuses = 0;
+    for (int write = 0; write < 2; write++) {
+        pipe_user u = {.s = write ? wr : rd, .write = write};
+        pipe_user_init(&u);
+        REQUIRE_OR(wa_block_on(rt, &u.wa.fut) == 0, (wa_stream_close(&rd), wa_stream_close(&wr), wa_rt_free(rt)));
+        CHECK_EQ(u.rc, WA_EMISUSE);
+    }
+    CHECK_EQ(check_misuses, 2);
+    wa_stream_close(&rd);
+    wa_stream_close(&wr);
+    wa_rt_free(rt);
+}
+
 int main(void)
 {
     watchdog_start();
     RUN(test_mt_wake_all_settled_ring);
+    RUN(test_mt_wake_every_future);
+    RUN(test_mt_wake_pipe_refused);
     watchdog_stop();
     return check_finish();
 }
