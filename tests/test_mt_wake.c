@@ -272,7 +272,19 @@ struct wctx {
     wa_write wr;
     wa_sleep sl;
     wa_timeout to;
+    struct failed {
+        wa_future fut;
+        int err;
+    } failed;
 };
+
+/* A future that fails with WA_ENOMEM: a wait whose setup failed. */
+static int failed_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    return ((struct failed *)f)->err;
+}
+static const wa_future_vt failed_vt = {failed_poll, NULL, "failed"};
 
 /* A child that yields a few times: the join's sibling, a scope's child. */
 typedef struct yields {
@@ -421,8 +433,10 @@ static wa_future *wait_join(wctx *c, wa_rt *rt)
 {
     yields y = {.n = 3};
     yields_init(&y);
-    if (wa_spawn_of(rt, &y, &c->jh) < 0)
-        c->jh = (wa_join){0};
+    if (wa_spawn_of(rt, &y, &c->jh) < 0) {
+        c->failed = (struct failed){{&failed_vt}, WA_ENOMEM};
+        return &c->failed.fut;
+    }
     return &c->jh.fut;
 }
 

@@ -22,7 +22,7 @@
 #include "task.h"
 #include "wasync/combine.h"
 
-enum { WA_COMBO_OWNS_BR = 1, WA_COMBO_RETURNED = 2, WA_COMBO_CANCELLING = 4, WA_COMBO_MT = 8 };
+enum { WA_COMBO_OWNS_BR = 1, WA_COMBO_RETURNED = 2, WA_COMBO_CANCELLING = 4 };
 
 static const wa_waker_vt wa_branch_waker_vt;
 
@@ -139,7 +139,6 @@ static __attribute__((noinline)) void wa_combo_quiesce(wa_combo *c)
 {
     while (__atomic_load_n(&c->wakers, __ATOMIC_ACQUIRE))
         sched_yield();
-    c->woken = NULL;
 }
 #endif
 
@@ -191,7 +190,7 @@ static inline const wa_waker_vt *wa_branch_vt_in(bool mt)
     return &wa_branch_waker_vt;
 }
 
-static void wa_combo_drop_children(wa_combo *c)
+static inline void wa_combo_drop_children(wa_combo *c, bool mt)
 {
     for (size_t i = 0; i < c->n; i++) {
         wa_future *f = c->br[i].f;
@@ -199,17 +198,18 @@ static void wa_combo_drop_children(wa_combo *c)
         wa_drop(f);
     }
 #if WA_MT
-    if (c->flags & WA_COMBO_MT)
+    if (mt)
         wa_combo_quiesce(c);
 #endif
+    (void)mt;
     c->woken = NULL;
 }
 
-static int wa_combo_finish(wa_combo *c, int rc)
+static inline int wa_combo_finish(wa_combo *c, int rc, bool mt)
 {
     c->status = rc;
     c->flags |= WA_COMBO_RETURNED;
-    wa_combo_drop_children(c);
+    wa_combo_drop_children(c, mt);
     wa_waker_drop(&c->waker); /* (no wake reads it now) */
     return rc;
 }
@@ -221,12 +221,12 @@ static inline __attribute__((always_inline)) int wa_combo_poll_in(wa_combo *c, w
     if (c->flags & WA_COMBO_RETURNED)
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed join/race");
     if (c->status != WA_PENDING || (c->n == 0 && c->mode == WA_RACE))
-        return wa_combo_finish(c, c->status != WA_PENDING ? c->status : WA_EINVAL);
+        return wa_combo_finish(c, c->status != WA_PENDING ? c->status : WA_EINVAL, mt);
     if (!wa_waker_will_wake(&c->waker, &cx->waker)) {
 #if WA_MT
         if (mt)
             wa_combo_store_mt(c, &cx->waker);
-        else if (cx->rt && cx->rt->mt) /* the first poll, on many threads */
+        else if (cx->rt->mt) /* the first poll, on many threads */
             return wa_combo_poll_mt_(c, cx);
         else
 #endif
@@ -275,10 +275,10 @@ static inline __attribute__((always_inline)) int wa_combo_poll_in(wa_combo *c, w
                  * cancellation at its next await. */
                 if (c->mode == WA_RACE && (!cancelling || rc != WA_ECANCELED)) {
                     c->winner = (int)(b - c->br);
-                    return wa_combo_finish(c, rc);
+                    return wa_combo_finish(c, rc, mt);
                 }
                 if (!cancelling && rc < 0 && c->mode == WA_ALL)
-                    return wa_combo_finish(c, rc);
+                    return wa_combo_finish(c, rc, mt);
                 /* (cancelling: wait for every child's cleanup) */
             }
         }
@@ -288,15 +288,15 @@ static inline __attribute__((always_inline)) int wa_combo_poll_in(wa_combo *c, w
         wa_word_set_(cx->task, WA_T_CLAIMED);
     if (c->left)
         return WA_PENDING;
-    return wa_combo_finish(c, (c->flags & WA_COMBO_CANCELLING) ? WA_ECANCELED : 0);
+    return wa_combo_finish(c, (c->flags & WA_COMBO_CANCELLING) ? WA_ECANCELED : 0, mt);
 }
 
 static int wa_combo_poll(wa_future *f, wa_cx *cx) { return wa_combo_poll_in((wa_combo *)f, cx, false); }
 
-static void wa_combo_drop(wa_future *f)
+static inline void wa_combo_drop_in(wa_future *f, bool mt)
 {
     wa_combo *c = (wa_combo *)f;
-    wa_combo_drop_children(c);
+    wa_combo_drop_children(c, mt);
     wa_waker_drop(&c->waker);
     /* Outputs stay readable after a drop: fixed storage keeps the per-child
      * statuses; allocated storage goes (status and winner stay). */
@@ -308,18 +308,20 @@ static void wa_combo_drop(wa_future *f)
     c->flags &= ~(unsigned)WA_COMBO_OWNS_BR;
 }
 
+static void wa_combo_drop(wa_future *f) { wa_combo_drop_in(f, false); }
+
 static const wa_future_vt wa_combo_vt = {wa_combo_poll, wa_combo_drop, "join"};
 
 #if WA_MT
 static int wa_combo_poll_mt(wa_future *f, wa_cx *cx) { return wa_combo_poll_in((wa_combo *)f, cx, true); }
+static void wa_combo_drop_mt(wa_future *f) { wa_combo_drop_in(f, true); }
 
-static const wa_future_vt wa_combo_mt_vt = {wa_combo_poll_mt, wa_combo_drop, "join"};
+static const wa_future_vt wa_combo_mt_vt = {wa_combo_poll_mt, wa_combo_drop_mt, "join"};
 
 /* The first poll on many threads: from now on, the functions above. */
 static __attribute__((noinline, cold)) int wa_combo_poll_mt_(wa_combo *c, wa_cx *cx)
 {
     c->fut.vt = &wa_combo_mt_vt;
-    c->flags |= WA_COMBO_MT;
     c->wakers = 0; /* (set here: the local executor's init stays as it was) */
     c->lock = 0;
     return wa_combo_poll_mt(&c->fut, cx);
