@@ -149,6 +149,7 @@ static __attribute__((noinline, cold)) int wa_combo_poll_mt_(wa_combo *c, wa_cx 
 
 static inline void wa_branch_push_in(wa_branch *b, bool mt)
 {
+    (void)mt;
 #if WA_MT
     if (mt) {
         wa_branch_push_mt(b);
@@ -161,6 +162,7 @@ static inline void wa_branch_push_in(wa_branch *b, bool mt)
 /* Takes the list of woken children as it stands. */
 static inline wa_branch *wa_combo_take_in(wa_combo *c, bool mt)
 {
+    (void)mt;
 #if WA_MT
     if (mt)
         return __atomic_exchange_n(&c->woken, NULL, __ATOMIC_ACQUIRE);
@@ -172,6 +174,7 @@ static inline wa_branch *wa_combo_take_in(wa_combo *c, bool mt)
 
 static inline void wa_branch_clear_in(wa_branch *b, bool mt)
 {
+    (void)mt;
 #if WA_MT
     if (mt) {
         __atomic_store_n(&b->woken, 0, __ATOMIC_RELEASE);
@@ -183,6 +186,7 @@ static inline void wa_branch_clear_in(wa_branch *b, bool mt)
 
 static inline const wa_waker_vt *wa_branch_vt_in(bool mt)
 {
+    (void)mt;
 #if WA_MT
     if (mt)
         return &wa_branch_mt_vt;
@@ -192,6 +196,7 @@ static inline const wa_waker_vt *wa_branch_vt_in(bool mt)
 
 static inline void wa_combo_drop_children(wa_combo *c, bool mt)
 {
+    (void)mt;
     for (size_t i = 0; i < c->n; i++) {
         wa_future *f = c->br[i].f;
         c->br[i].f = NULL;
@@ -201,7 +206,6 @@ static inline void wa_combo_drop_children(wa_combo *c, bool mt)
     if (mt)
         wa_combo_quiesce(c);
 #endif
-    (void)mt;
     c->woken = NULL;
 }
 
