@@ -18,8 +18,8 @@ static int wa_pipe_refused(void)
 #if WA_MT
     if (wa_ticking_ && wa_ticking_->mt)
         return wa_misuse_in_(WA_EMISUSE, "wa_pipe_new",
-                             "its pipe used by a task of a many-threads runtime, whose workers it cannot be "
-                             "shared by: use an OS pipe (wa_fd_stream_open)");
+                             "its pipe used by a task of a many-threads runtime, whose workers would use its two "
+                             "ends at once with no lock: use an OS pipe (wa_fd_stream_open)");
 #endif
     return 0;
 }
