@@ -237,14 +237,14 @@ typedef struct wcase {
     wa_future *(*wait)(wctx *c, wa_rt *rt); /* the future whose wake comes from elsewhere */
     void (*kick)(wctx *c);                  /* on another thread once armed (NULL: no kick) */
     int expect;                             /* the wait's status */
-    void (*done)(wctx *c);                  /* releases what prep and the waiter made (NULL: nothing) */
+    void (*done)(wctx *c);                  /* checks outputs (rc), releases what prep and the waiter made */
 } wcase;
 
 struct wctx {
     const wcase *k;
     int armed;   /* atomic: 1 once the wait is about to be awaited, 2 if it never will be */
     int rc;      /* the wait's status */
-    int fds[2];
+    int fds[2], outfd;
     long v, out;
     unsigned char buf[8];
     wa_tx tx;
@@ -253,7 +253,7 @@ struct wctx {
     wa_sem sem;
     wa_mutex m;
     wa_event *ev;
-    wa_stream *in;
+    wa_stream *in, *out_s;
     wa_tcp *l;
     uint16_t port;
     wa_interval iv;
@@ -272,6 +272,7 @@ struct wctx {
     wa_write wr;
     wa_sleep sl;
     wa_timeout to;
+    wa_copy copy;
     struct failed {
         wa_future fut;
         int err;
@@ -507,6 +508,41 @@ static void kick_drain(wctx *c)
         ;
 }
 
+/* a copy from one OS pipe into another: its read woken by the driver,
+ * after a write and the close of the writing end from another thread */
+static int prep_copy(wctx *c, wa_rt *rt)
+{
+    int rc = prep_pipe(c, rt), b[2];
+    c->outfd = -1;
+    if (rc < 0)
+        return rc;
+    if (pipe2(b, O_CLOEXEC | O_NONBLOCK) < 0)
+        return WA_EIO;
+    c->outfd = b[0];
+    return wa_fd_stream_open(rt, b[1], &c->out_s);
+}
+static wa_future *wait_copy(wctx *c, wa_rt *rt)
+{
+    (void)rt;
+    return wa_copy_init(&c->copy, c->in, c->out_s);
+}
+static void kick_write_close(wctx *c)
+{
+    kick_write(c);
+    close(c->fds[1]);
+    c->fds[1] = -1;
+}
+static void done_copy(wctx *c)
+{
+    if (c->rc == 0 && (c->copy.copied != 1 || read(c->outfd, c->buf, sizeof c->buf) != 1))
+        c->rc = WA_EIO;
+    if (c->out_s)
+        wa_stream_close(&c->out_s);
+    if (c->outfd >= 0)
+        close(c->outfd);
+    done_pipe(c);
+}
+
 /* TCP: an accept woken by a connect from another thread; a connect to a
  * plain listening socket, woken by the driver */
 static wa_future *pre_listen(wctx *c, wa_rt *rt) { return wa_tcp_listen_init(&c->op, rt, "127.0.0.1", 0); }
@@ -567,6 +603,7 @@ static const wcase cases[] = {
     {"scope", NULL, NULL, wait_scope, NULL, 0, NULL},
     {"read", prep_pipe, NULL, wait_read, kick_write, 0, done_pipe},
     {"write", prep_full_pipe, NULL, wait_write, kick_drain, 0, done_pipe},
+    {"copy", prep_copy, NULL, wait_copy, kick_write_close, 0, done_copy},
     {"accept", NULL, pre_listen, wait_accept, kick_connect, 0, done_tcp},
     {"connect", prep_listener, NULL, wait_connect, NULL, 0, done_tcp},
 };
@@ -667,14 +704,14 @@ static int wake_round(wa_rt *rt, const wcase *k, int shape)
     for (int i = 0; i < made; i++) {
         if (js[i].task)
             wa_join_drop(&js[i]);
+        if (k->done)
+            k->done(&cs[i]); /* (which may check outputs: copy) */
         if (cs[i].rc == WA_ENOMEM)
             rc = WA_ENOMEM;
         else if (cs[i].rc != k->expect && rc == 0) {
             fprintf(stderr, "[%s] %s, shape %d: status %d\n", check_current, k->name, shape, cs[i].rc);
             rc = WA_EIO;
         }
-        if (k->done)
-            k->done(&cs[i]);
     }
     return run < 0 ? run : rc;
 }
