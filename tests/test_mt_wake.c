@@ -5,7 +5,8 @@
  * channels of the ring (a combinator's children woken from other workers
  * while it is polled), round after round; then, for every future type of
  * the library, its wake arranged from another worker or thread, each
- * awaited alone, as a race's child and as a join's child. Run under TSan
+ * awaited alone, as a race's child and as a join's child; and the
+ * in-process pipe, which has no lock, refused there. Run under TSan
  * by the tsan preset, and under tests/faults (smaller there): a setup that
  * fails stops its test, releasing what it made. */
 #define _GNU_SOURCE
