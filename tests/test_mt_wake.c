@@ -739,6 +739,120 @@ static void test_mt_wake_every_future(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A wake moved out of a lock and made after it, as a primitive's grant
+ * does, that lands after the combinator ended: a handoff future keeps its
+ * waker in a slot under a mutex; another thread takes it out (granting),
+ * and wakes it 50 ms later. Meanwhile the race's other child, ready once
+ * the grant is made, wins: the combinator drops the handoff (its slot is
+ * empty) and ends, and its task with it. The end waits for the wake in
+ * flight; before, the wake wrote into the freed task (ASan). */
+typedef struct slot {
+    pthread_mutex_t lock;
+    wa_waker waker;
+    int granted; /* atomic */
+} slot;
+
+typedef struct handoff {
+    wa_future fut;
+    slot *sl;
+} handoff;
+
+static int handoff_poll(wa_future *f, wa_cx *cx)
+{
+    slot *sl = ((handoff *)f)->sl;
+    pthread_mutex_lock(&sl->lock);
+    int granted = __atomic_load_n(&sl->granted, __ATOMIC_RELAXED);
+    if (!granted)
+        wa_waker_store(&sl->waker, cx);
+    pthread_mutex_unlock(&sl->lock);
+    return granted ? WA_READY : WA_PENDING;
+}
+
+static void handoff_drop(wa_future *f)
+{
+    slot *sl = ((handoff *)f)->sl;
+    pthread_mutex_lock(&sl->lock);
+    wa_waker_drop(&sl->waker);
+    pthread_mutex_unlock(&sl->lock);
+}
+
+static const wa_future_vt handoff_vt = {handoff_poll, handoff_drop, "handoff"};
+
+/* Ready once the slot was granted; until then it yields. */
+typedef struct after_grant {
+    wa_future fut;
+    slot *sl;
+} after_grant;
+
+static int after_grant_poll(wa_future *f, wa_cx *cx)
+{
+    if (__atomic_load_n(&((after_grant *)f)->sl->granted, __ATOMIC_ACQUIRE))
+        return WA_READY;
+    wa_waker_wake_by_ref(&cx->waker);
+    return WA_PENDING;
+}
+
+static const wa_future_vt after_grant_vt = {after_grant_poll, NULL, "after_grant"};
+
+typedef struct racer {
+    WA_CORO;
+    WA_COMBO(2) j;
+    handoff h;
+    after_grant a;
+    int *winner;
+} racer;
+
+WA_ASYNC(racer, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_race_init(&t->j, &t->h.fut, &t->a.fut));
+    *t->winner = wa_race_winner(&t->j.c);
+    WA_END();
+}
+
+static void *granter(void *arg)
+{
+    slot *sl = arg;
+    wa_waker w = {NULL, NULL};
+    while (!w.vt) {
+        pthread_mutex_lock(&sl->lock);
+        w = sl->waker;
+        sl->waker = (wa_waker){NULL, NULL};
+        if (w.vt)
+            __atomic_store_n(&sl->granted, 1, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&sl->lock);
+        if (!w.vt)
+            sched_yield();
+    }
+    usleep(50000);
+    wa_waker_wake(&w);
+    return NULL;
+}
+
+static void test_mt_wake_lands_after_the_end(void)
+{
+    wa_rt *rt;
+    wa_remote *r; /* held: the wake comes from a thread of ours */
+    REQUIRE(check_rt_new(&rt, 2, &r, NULL) == 0);
+    for (int i = 0; i < 3; i++) {
+        slot sl = {.lock = PTHREAD_MUTEX_INITIALIZER};
+        int winner = -1;
+        racer t = {.h = {{&handoff_vt}, &sl}, .a = {{&after_grant_vt}, &sl}, .winner = &winner};
+        racer_init(&t);
+        wa_join j;
+        REQUIRE_OR(wa_spawn_of(rt, &t, &j) == 0, (wa_remote_drop(r), wa_rt_free(rt)));
+        pthread_t th;
+        REQUIRE_OR(pthread_create(&th, NULL, granter, &sl) == 0, (wa_join_drop(&j), wa_remote_drop(r), wa_rt_free(rt)));
+        wa_join_drop(&j); /* (detached: its task is freed when it ends) */
+        CHECK_EQ(wa_rt_run(rt), 0);
+        pthread_join(th, NULL);
+        CHECK_EQ(winner, 1);
+        step();
+    }
+    wa_remote_drop(r);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 /* The in-process pipe has no lock: a task of a many-threads runtime that
  * reads or writes it is refused (WA_EMISUSE, reported naming
  * wa_pipe_new), rather than sharing it between two workers. */
@@ -788,6 +902,7 @@ int main(void)
     watchdog_start();
     RUN(test_mt_wake_all_settled_ring);
     RUN(test_mt_wake_every_future);
+    RUN(test_mt_wake_lands_after_the_end);
     RUN(test_mt_wake_pipe_refused);
     watchdog_stop();
     return check_finish();
