@@ -14,6 +14,10 @@
  *                       (wa_mpsc_new_shared; the two tasks go where the
  *                       runtime puts them)
  *   mt_yield T K WORKERS   yield_many there
+ *   join_race M         one task awaits M joins (wa_all_init) and M races
+ *                       (wa_race_init) of two children that each yield
+ *                       once: a branch's wake, the parent's, the polls
+ *   mt_join_race M WORKERS  join_race there
  *
  * Wall time runs from just before the first spawn to just after the last
  * join. Under callgrind only that region is counted (client requests), so
@@ -202,6 +206,48 @@ static int yielders_poll(wa_future *f, wa_cx *cx)
 }
 static const wa_future_vt yielders_vt = {yielders_poll, wa_coro_drop, "yielders"};
 
+/* join_race: a child ready at its second poll, having woken itself at
+ * its first (through its branch's waker). */
+typedef struct once {
+    wa_future fut;
+    int polled;
+} once;
+
+static int once_poll(wa_future *f, wa_cx *cx)
+{
+    once *o = (once *)f;
+    if (o->polled++)
+        return WA_READY;
+    wa_waker_wake_by_ref(&cx->waker);
+    return WA_PENDING;
+}
+static const wa_future_vt once_vt = {once_poll, NULL, "once"};
+
+typedef struct combiner {
+    WA_CORO;
+    WA_COMBO(2) j;
+    once a, b;
+    long m, i;
+} combiner;
+
+static int combiner_poll(wa_future *f, wa_cx *cx)
+{
+    combiner *t = (combiner *)f;
+    WA_BEGIN(t, cx);
+    region_begin();
+    for (t->i = 0; t->i < t->m; t->i++) {
+        t->a = t->b = (once){{&once_vt}, 0};
+        WA_AWAIT(wa_all_init(&t->j, &t->a.fut, &t->b.fut));
+        t->a = t->b = (once){{&once_vt}, 0};
+        WA_AWAIT(wa_race_init(&t->j, &t->a.fut, &t->b.fut));
+        if (WA_STATUS)
+            WA_RETURN(WA_STATUS);
+    }
+    region_end();
+    WA_END();
+}
+static const wa_future_vt combiner_vt = {combiner_poll, wa_coro_drop, "combiner"};
+
 /* timers: every task is a bare sleep, in a scope. */
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -300,7 +346,8 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T MAX_MS] | yield_many [T K]"
-                        " | sleepers [N] | mt_spawn [N WORKERS] | mt_pingpong [M WORKERS] | mt_yield [T K WORKERS]\n", argv[0]);
+                        " | sleepers [N] | join_race [M] | mt_spawn [N WORKERS] | mt_pingpong [M WORKERS]"
+                        " | mt_yield [T K WORKERS] | mt_join_race [M WORKERS]\n", argv[0]);
         return 2;
     }
     const char *w = argv[1];
@@ -333,6 +380,11 @@ int main(int argc, char **argv)
         y.jh = malloc((size_t)y.t * sizeof *y.jh);
         rc = y.jh ? wa_block_on(rt, &y.wa.fut) : WA_ENOMEM;
         free(y.jh);
+    } else if (!strcmp(w, "join_race") || !strcmp(w, "mt_join_race")) {
+        n = arg(argc, argv, 2, 1000000);
+        combiner c = {.m = n};
+        wa_coro_init(&c.wa, &combiner_vt);
+        rc = wa_block_on(rt, &c.wa.fut);
     } else if (!strcmp(w, "timers")) {
         n = arg(argc, argv, 2, 100000);
         sleepers s = {.t = n, .max_ms = arg(argc, argv, 3, 100)};

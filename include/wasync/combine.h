@@ -56,6 +56,8 @@ struct wa_combo {
     int status;
     int winner;       /* WA_RACE: index of the child that finished first */
     unsigned flags;   /* private */
+    unsigned wakers;  /* many threads: live clones of the children's wakers (private) */
+    unsigned lock;    /* many threads: held around a change or read of waker (private) */
 };
 
 /* Initialises c over the n futures (taken) in futs with branch storage br

@@ -6,6 +6,16 @@
  * children, so a wake costs O(1) whatever N is. Children woken during the
  * poll (a child that yields wakes itself) wait for the next poll, which the
  * parent's waker has already scheduled: no child can spin the poll forever.
+ *
+ * On many threads a child's waker may be called from any thread (a channel
+ * granted on another worker, an event, the blocking pool) while the
+ * combinator is polled on one worker: the combinator switches at its first
+ * poll to a second set of functions, where the push is lock-free (the
+ * branch's flag and the list head swapped atomically), the parent's waker
+ * is read under a small lock, and each clone of a branch's waker is
+ * counted, so that the combinator's end waits for the wakes that were
+ * moved out of a primitive's lock and are still on their way. The local
+ * executor's path is unchanged.
  */
 #include <stdlib.h>
 
@@ -44,52 +54,209 @@ static void wa_branch_nop(void *p) { (void)p; }
 static const wa_waker_vt wa_branch_waker_vt = {wa_branch_clone, wa_branch_wake, wa_branch_wake,
                                                wa_branch_nop};
 
-static void wa_combo_drop_children(wa_combo *c)
+#if WA_MT
+#include <sched.h>
+
+static const wa_waker_vt wa_branch_mt_vt;
+
+/* c->waker's lock: held by the poll that changes it and by a wake that
+ * clones it (a few instructions, by a thread that may be descheduled). */
+static void wa_combo_lock(wa_combo *c)
 {
+    while (__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+static void wa_combo_unlock(wa_combo *c) { __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); }
+
+/* wa_branch_push from any thread. A finished branch may be pushed (its
+ * f is the poll's to read): the poll skips it. */
+static bool wa_branch_push_mt(wa_branch *b)
+{
+    if (__atomic_exchange_n(&b->woken, 1, __ATOMIC_ACQ_REL))
+        return false;
+    wa_combo *c = b->owner;
+    wa_branch *head = __atomic_load_n(&c->woken, __ATOMIC_RELAXED);
+    do
+        b->next = head;
+    while (!__atomic_compare_exchange_n(&c->woken, &head, b, true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+    return true;
+}
+
+/* Pushes b, then wakes a clone of the parent's waker, taken under the
+ * lock: a poll that stored a new waker before taking the list sees b, or
+ * this wake reaches the new waker. */
+static void wa_branch_wake_by_ref_mt(void *p)
+{
+    wa_branch *b = p;
+    if (!wa_branch_push_mt(b))
+        return;
+    wa_combo *c = b->owner;
+    wa_combo_lock(c);
+    wa_waker w = wa_waker_clone(&c->waker);
+    wa_combo_unlock(c);
+    wa_waker_wake(&w);
+}
+
+/* Each clone is counted until it is dropped or woken: the last touch of c. */
+static void wa_branch_drop_mt(void *p)
+{
+    wa_branch *b = p;
+    __atomic_sub_fetch(&b->owner->wakers, 1, __ATOMIC_RELEASE);
+}
+
+static void wa_branch_wake_mt(void *p)
+{
+    wa_branch_wake_by_ref_mt(p);
+    wa_branch_drop_mt(p);
+}
+
+static wa_waker wa_branch_clone_mt(void *p)
+{
+    wa_branch *b = p;
+    __atomic_add_fetch(&b->owner->wakers, 1, __ATOMIC_RELAXED);
+    return (wa_waker){p, &wa_branch_mt_vt};
+}
+
+static const wa_waker_vt wa_branch_mt_vt = {wa_branch_clone_mt, wa_branch_wake_mt, wa_branch_wake_by_ref_mt,
+                                            wa_branch_drop_mt};
+
+/* Makes c->waker a reference to w (the poll's: no other thread writes it). */
+static void wa_combo_store_mt(wa_combo *c, const wa_waker *w)
+{
+    wa_waker nw = wa_waker_clone(w), old;
+    wa_combo_lock(c);
+    old = c->waker;
+    c->waker = nw;
+    wa_combo_unlock(c);
+    wa_waker_drop(&old);
+}
+
+/* The children dropped, waits for the wakes still on their way: a
+ * primitive moves a waiter's waker out under its lock and wakes it after
+ * the unlock, by which time the child may be dropped. */
+static __attribute__((noinline)) void wa_combo_quiesce(wa_combo *c)
+{
+    while (__atomic_load_n(&c->wakers, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+#endif
+
+/* The steps of a poll that differ on many threads (mt: a constant). */
+#if WA_MT
+static __attribute__((noinline, cold)) int wa_combo_poll_mt_(wa_combo *c, wa_cx *cx);
+#endif
+
+static inline void wa_branch_push_in(wa_branch *b, bool mt)
+{
+    (void)mt;
+#if WA_MT
+    if (mt) {
+        wa_branch_push_mt(b);
+        return;
+    }
+#endif
+    wa_branch_push(b);
+}
+
+/* Takes the list of woken children as it stands. */
+static inline wa_branch *wa_combo_take_in(wa_combo *c, bool mt)
+{
+    (void)mt;
+#if WA_MT
+    if (mt)
+        return __atomic_exchange_n(&c->woken, NULL, __ATOMIC_ACQUIRE);
+#endif
+    wa_branch *b = c->woken;
+    c->woken = NULL;
+    return b;
+}
+
+static inline void wa_branch_clear_in(wa_branch *b, bool mt)
+{
+    (void)mt;
+#if WA_MT
+    if (mt) {
+        __atomic_store_n(&b->woken, 0, __ATOMIC_RELEASE);
+        return;
+    }
+#endif
+    b->woken = 0;
+}
+
+static inline const wa_waker_vt *wa_branch_vt_in(bool mt)
+{
+    (void)mt;
+#if WA_MT
+    if (mt)
+        return &wa_branch_mt_vt;
+#endif
+    return &wa_branch_waker_vt;
+}
+
+static inline void wa_combo_drop_children(wa_combo *c, bool mt)
+{
+    (void)mt;
     for (size_t i = 0; i < c->n; i++) {
         wa_future *f = c->br[i].f;
         c->br[i].f = NULL;
         wa_drop(f);
     }
+#if WA_MT
+    if (mt)
+        wa_combo_quiesce(c);
+#endif
     c->woken = NULL;
 }
 
-static int wa_combo_finish(wa_combo *c, int rc)
+static inline int wa_combo_finish(wa_combo *c, int rc, bool mt)
 {
     c->status = rc;
     c->flags |= WA_COMBO_RETURNED;
-    wa_combo_drop_children(c);
-    wa_waker_drop(&c->waker);
+    wa_combo_drop_children(c, mt);
+    wa_waker_drop(&c->waker); /* (no wake reads it now) */
     return rc;
 }
 
-static int wa_combo_poll(wa_future *f, wa_cx *cx)
+/* The poll; mt, a constant in each of the two polls below: the branches'
+ * wakers may be called from other threads. */
+static inline __attribute__((always_inline)) int wa_combo_poll_in(wa_combo *c, wa_cx *cx, bool mt)
 {
-    wa_combo *c = (wa_combo *)f;
     if (c->flags & WA_COMBO_RETURNED)
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed join/race");
     if (c->status != WA_PENDING || (c->n == 0 && c->mode == WA_RACE))
-        return wa_combo_finish(c, c->status != WA_PENDING ? c->status : WA_EINVAL);
-    wa_waker_store(&c->waker, cx);
+        return wa_combo_finish(c, c->status != WA_PENDING ? c->status : WA_EINVAL, mt);
+    if (!wa_waker_will_wake(&c->waker, &cx->waker)) {
+#if WA_MT
+        if (mt)
+            wa_combo_store_mt(c, &cx->waker);
+        else if (cx->rt->mt) /* the first poll, on many threads */
+            return wa_combo_poll_mt_(c, cx);
+        else
+#endif
+        {
+            wa_waker_drop(&c->waker);
+            c->waker = wa_waker_clone(&cx->waker);
+        }
+    }
     if (!(c->flags & WA_COMBO_CANCELLING) && wa_cx_cancelling_(cx)) {
         /* Poll every child once: coroutines among them reach their
          * cancellation point and start their cleanup. */
         c->flags |= WA_COMBO_CANCELLING;
         for (size_t i = 0; i < c->n; i++)
-            wa_branch_push(&c->br[i]);
+            wa_branch_push_in(&c->br[i], mt);
     }
     wa_cx sub = *cx;
-    wa_branch *b = c->woken;
-    c->woken = NULL;
+    wa_branch *b = wa_combo_take_in(c, mt);
     /* Each child takes the task's cancellation for itself: a sibling's
      * claim must not stop it. A child that claimed is cleaning up until it
      * finishes, and holds the parent back meanwhile, polled or not. */
     bool claimed = cx->task && (wa_word_peek_(cx->task) & WA_T_CLAIMED);
     while (b) {
         wa_branch *next = b->next;
-        b->woken = 0;
+        wa_branch_clear_in(b, mt); /* (after next is read: a wake may push b again now) */
         if (b->f) {
-            sub.waker = (wa_waker){b, &wa_branch_waker_vt};
+            sub.waker = (wa_waker){b, wa_branch_vt_in(mt)};
             if (claimed)
                 wa_word_clear_(cx->task, WA_T_CLAIMED);
             int rc = wa_poll(b->f, &sub);
@@ -112,10 +279,10 @@ static int wa_combo_poll(wa_future *f, wa_cx *cx)
                  * cancellation at its next await. */
                 if (c->mode == WA_RACE && (!cancelling || rc != WA_ECANCELED)) {
                     c->winner = (int)(b - c->br);
-                    return wa_combo_finish(c, rc);
+                    return wa_combo_finish(c, rc, mt);
                 }
                 if (!cancelling && rc < 0 && c->mode == WA_ALL)
-                    return wa_combo_finish(c, rc);
+                    return wa_combo_finish(c, rc, mt);
                 /* (cancelling: wait for every child's cleanup) */
             }
         }
@@ -125,13 +292,15 @@ static int wa_combo_poll(wa_future *f, wa_cx *cx)
         wa_word_set_(cx->task, WA_T_CLAIMED);
     if (c->left)
         return WA_PENDING;
-    return wa_combo_finish(c, (c->flags & WA_COMBO_CANCELLING) ? WA_ECANCELED : 0);
+    return wa_combo_finish(c, (c->flags & WA_COMBO_CANCELLING) ? WA_ECANCELED : 0, mt);
 }
 
-static void wa_combo_drop(wa_future *f)
+static int wa_combo_poll(wa_future *f, wa_cx *cx) { return wa_combo_poll_in((wa_combo *)f, cx, false); }
+
+static inline void wa_combo_drop_in(wa_future *f, bool mt)
 {
     wa_combo *c = (wa_combo *)f;
-    wa_combo_drop_children(c);
+    wa_combo_drop_children(c, mt);
     wa_waker_drop(&c->waker);
     /* Outputs stay readable after a drop: fixed storage keeps the per-child
      * statuses; allocated storage goes (status and winner stay). */
@@ -143,7 +312,25 @@ static void wa_combo_drop(wa_future *f)
     c->flags &= ~(unsigned)WA_COMBO_OWNS_BR;
 }
 
+static void wa_combo_drop(wa_future *f) { wa_combo_drop_in(f, false); }
+
 static const wa_future_vt wa_combo_vt = {wa_combo_poll, wa_combo_drop, "join"};
+
+#if WA_MT
+static int wa_combo_poll_mt(wa_future *f, wa_cx *cx) { return wa_combo_poll_in((wa_combo *)f, cx, true); }
+static void wa_combo_drop_mt(wa_future *f) { wa_combo_drop_in(f, true); }
+
+static const wa_future_vt wa_combo_mt_vt = {wa_combo_poll_mt, wa_combo_drop_mt, "join"};
+
+/* The first poll on many threads: from now on, the functions above. */
+static __attribute__((noinline, cold)) int wa_combo_poll_mt_(wa_combo *c, wa_cx *cx)
+{
+    c->fut.vt = &wa_combo_mt_vt;
+    c->wakers = 0; /* (set here: the local executor's init stays as it was) */
+    c->lock = 0;
+    return wa_combo_poll_mt(&c->fut, cx);
+}
+#endif
 
 /* The futs (or the branch storage br) that c, stored outside the running
  * poll's frames, would outlive: a child stored in them (a local of the

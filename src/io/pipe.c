@@ -1,11 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /* An in-process byte pipe: a bounded ring buffer with a stream at each end
  * (stream.h), for tasks of one runtime. A full pipe makes writers wait; an
- * empty one, readers; closing either end is seen by the other. */
+ * empty one, readers; closing either end is seen by the other. It has no
+ * lock: a task of a many-threads runtime that reads or writes it is
+ * refused (its two ends would be used on two workers), and is pointed to
+ * an OS pipe, whose fd streams are. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/rt.h"
 #include "wasync/stream.h"
+
+/* A read or write of the pipe on a worker of a many-threads runtime:
+ * reports it and returns WA_EMISUSE; else 0. */
+static int wa_pipe_refused(void)
+{
+#if WA_MT
+    if (wa_ticking_ && wa_ticking_->mt)
+        return wa_misuse_in_(WA_EMISUSE, "wa_pipe_new",
+                             "its pipe used by a task of a many-threads runtime, whose workers would use its two "
+                             "ends at once with no lock: use an OS pipe (wa_fd_stream_open)");
+#endif
+    return 0;
+}
 
 typedef struct wa_pipe wa_pipe;
 
@@ -39,6 +56,9 @@ static int wa_pipe_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
     wa_pipe *p = ((wa_pipe_end *)s)->p;
     if (s != &p->r.base)
         return WA_EINVAL; /* the writing end has nothing to read */
+    int rc = wa_pipe_refused();
+    if (rc < 0)
+        return rc;
     if (!p->len)
         return p->open[1] ? WA_EAGAIN : WA_ECLOSED;
     size_t k = 0, want = cap < p->len ? cap : p->len;
@@ -59,6 +79,9 @@ static int wa_pipe_try_write(wa_stream *s, const void *buf, size_t len, size_t *
     wa_pipe *p = ((wa_pipe_end *)s)->p;
     if (s != &p->w.base)
         return WA_EINVAL;
+    int rc = wa_pipe_refused();
+    if (rc < 0)
+        return rc;
     if (!p->open[0])
         return WA_ECLOSED;
     size_t room = p->cap - p->len, want = len < room ? len : room, k = 0;
