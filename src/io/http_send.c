@@ -2,6 +2,8 @@
 /* The send future and the response's getters of every host's HTTP client
  * (see http_send.h): the request is checked here, the same everywhere,
  * then the host's ops build, drive and free the call. */
+#include <stdio.h>
+
 #include "http_send.h"
 
 static const wa_http_response_head *wa_http_head(const wa_http_response *r)
@@ -44,10 +46,10 @@ static int wa_http_send_poll(wa_future *f, wa_cx *cx)
         const char *method;
         wa_http_url u;
         s->step = WA_SEND_RUN;
-        if (wa_http_request_check(s->req, &u, &method) < 0)
-            rc = WA_EINVAL;
-        else
+        if ((rc = wa_http_request_check(s->req, &u, &method)) == 0)
             rc = wa_http_client_host.start(s, cx->rt, &u, method);
+        else if (rc == WA_E2BIG)
+            snprintf(s->reason, sizeof s->reason, "request headers over %d bytes", WA_HTTP_HEAD_MAX);
     }
     if (rc == 0)
         rc = wa_http_client_host.run(s, cx);
@@ -55,6 +57,8 @@ static int wa_http_send_poll(wa_future *f, wa_cx *cx)
         wa_http_send_end(s);
     return rc;
 }
+
+const char *wa_http_send_reason(const wa_http_send *s) { return s->reason; }
 
 static void wa_http_send_drop(wa_future *f) { wa_http_send_end((wa_http_send *)f); }
 

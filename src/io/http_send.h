@@ -31,7 +31,8 @@ typedef struct wa_http_client_ops {
      * made is in s->call either way, for call_free. */
     int (*start)(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method);
     /* Polls a started s: WA_PENDING, an error, or 0 with s->response (a
-     * new response, no longer in the call). */
+     * new response, no longer in the call). start and run say why they
+     * failed in s->reason, in the host's words, when it has any. */
     int (*run)(wa_http_send *s, wa_cx *cx);
     /* Frees s->call (not NULL) with whatever it still holds. */
     void (*call_free)(wa_http_send *s);
