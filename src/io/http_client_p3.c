@@ -79,7 +79,7 @@ static void wa_http_call_free(wa_http_send *s)
     if (c->waiting) { /* cancelled: a response it still gave is ours to drop */
         wa_drop_held(&c->send.fut, &c->waiting);
         uint32_t resp;
-        if (c->send.state == WA_SUBTASK_RETURNED && wa_p3_client_result(&c->ret, &resp) == 0)
+        if (c->send.state == WA_SUBTASK_RETURNED && wa_p3_client_result(&c->ret, &resp, NULL) == 0)
             wa_p3_response_drop(resp);
     }
     wa_http_response_free(c->response);
@@ -105,7 +105,7 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
             return rc;
         }
     }
-    if ((rc = wa_p3_fields_from_list(q->headers, q->nheaders, &fields)) < 0) {
+    if ((rc = wa_http_call_fields_(q, method, wa_p3_fields_from_list, &fields)) < 0) {
         if (contents)
             wa_wasip3_http_bytes.drop_readable(contents);
         return rc;
@@ -142,8 +142,8 @@ static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
     return 0; /* (a reader gone is the host's business: the response says how it went) */
 }
 
-/* Polls the response coming in. */
-static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
+/* Polls the response coming in (why it failed into why). */
+static int wa_http_receive(struct wa_http_call *c, wa_cx *cx, char *why)
 {
     if (c->response)
         return 0;
@@ -151,7 +151,7 @@ static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
     if (rc == WA_PENDING || rc < 0)
         return rc;
     uint32_t resp;
-    if ((rc = wa_p3_client_result(&c->ret, &resp)) < 0)
+    if ((rc = wa_p3_client_result(&c->ret, &resp, why)) < 0)
         return rc;
     return wa_http_response_new(c->rt, resp, &c->response);
 }
@@ -160,7 +160,7 @@ static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
 static int wa_http_run(wa_http_send *s, wa_cx *cx)
 {
     struct wa_http_call *c = s->call;
-    int in = wa_http_receive(c, cx);
+    int in = wa_http_receive(c, cx, s->reason);
     int out = in < 0 ? 0 : wa_http_send_body(c, cx);
     return wa_http_call_settle_(s, in, out, &c->response);
 }

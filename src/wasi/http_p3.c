@@ -206,10 +206,10 @@ uint32_t wa_p3_client_send(uint32_t req, wa_p3_http_value *ret)
     return wa_p3_imp_send((I32)req, ADDR(ret->b));
 }
 
-int wa_p3_client_result(wa_p3_http_value *ret, uint32_t *resp)
+int wa_p3_client_result(wa_p3_http_value *ret, uint32_t *resp, char *why)
 {
     if (ret->b[0])
-        return wa_p2_lift_error_code(ret->b + 8);
+        return wa_p2_lift_error_code(ret->b + 8, why, why ? WA_HTTP_REASON_MAX : 0);
     *resp = wa_p2_lift_u32(ret->b + 8);
     wa_p3_resources++;
     return 0;

@@ -73,8 +73,9 @@ int wa_p3_request_new(uint32_t headers, uint32_t contents, uint32_t trailers, co
  * error-code> goes to ret (kept alive until the subtask returns). Returns
  * the packed state | subtask << 4 (wa_subtask_init). */
 uint32_t wa_p3_client_send(uint32_t req, wa_p3_http_value *ret);
-/* The send's result at ret: 0 with the response (owned), or the error. */
-int wa_p3_client_result(wa_p3_http_value *ret, uint32_t *resp);
+/* The send's result at ret: 0 with the response (owned), or the error
+ * and why (NULL, or WA_HTTP_REASON_MAX bytes: wa_p2_lift_error_code). */
+int wa_p3_client_result(wa_p3_http_value *ret, uint32_t *resp, char *why);
 
 /* handler.handle's task.return of ok(resp) (taken). */
 void wa_p3_handler_return(uint32_t resp);

@@ -2,7 +2,9 @@
 // The HTTP client suite (tests/wasip2/http_client.c) under `jco run`, or
 // as a 0.3 command under run-p3.mjs ($WASYNC_RUN_P3), against this Node
 // server: it echoes bodies, reports what it was sent, serves 1 MiB, never
-// answers /hang, sends 100 empty headers on /empty, and counts what it saw.
+// answers /hang, sends 100 empty headers on /empty, garbage on /garbage, a
+// header of 1 MiB on /bigheader, says the length headers it got on
+// /length, and counts what it saw.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -24,6 +26,13 @@ test('the HTTP client suite', async () => {
     } else if (path === 'empty') {
       for (let i = 0; i < 100; i++) res.setHeader(`x-empty-${i}`, '');
       res.end();
+    } else if (path === 'garbage') {
+      req.socket.end('garbage\r\n\r\n');
+    } else if (path === 'bigheader') {
+      req.socket.end(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(1 << 20)}\r\ncontent-length: 0\r\n\r\n`);
+    } else if (path === 'length') {
+      const te = req.headers['transfer-encoding'];
+      res.end(`length=${req.headers['content-length'] ?? -1} chunked=${te === undefined ? 0 : 1}`);
     } else if (path === 'big') {
       res.end(Buffer.alloc(1 << 20, 'x'));
     } else if (path === 'count') { // (and starts counting anew)
