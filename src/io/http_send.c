@@ -2,7 +2,7 @@
 /* The send future and the response's getters of every host's HTTP client
  * (see http_send.h): the request is checked here, the same everywhere,
  * then the host's ops build, drive and free the call. */
-#include <stdio.h>
+#include <string.h>
 
 #include "http_send.h"
 
@@ -43,13 +43,14 @@ static int wa_http_send_poll(wa_future *f, wa_cx *cx)
     if (s->step == WA_SEND_DONE)
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP send");
     if (s->step == WA_SEND_START) {
+        static const char too_big[] = "request headers over 64 KiB (WA_HTTP_HEAD_MAX)";
         const char *method;
         wa_http_url u;
         s->step = WA_SEND_RUN;
         if ((rc = wa_http_request_check(s->req, &u, &method)) == 0)
             rc = wa_http_client_host.start(s, cx->rt, &u, method);
         else if (rc == WA_E2BIG)
-            snprintf(s->reason, sizeof s->reason, "request headers over %d bytes", WA_HTTP_HEAD_MAX);
+            wa_http_reason_set_(s, too_big, sizeof too_big - 1);
     }
     if (rc == 0)
         rc = wa_http_client_host.run(s, cx);
@@ -59,6 +60,15 @@ static int wa_http_send_poll(wa_future *f, wa_cx *cx)
 }
 
 const char *wa_http_send_reason(const wa_http_send *s) { return s->reason; }
+
+void wa_http_reason_set_(wa_http_send *s, const char *text, size_t len)
+{
+    if (len >= sizeof s->reason)
+        len = sizeof s->reason - 1;
+    if (len)
+        memcpy(s->reason, text, len);
+    s->reason[len] = 0;
+}
 
 static void wa_http_send_drop(wa_future *f) { wa_http_send_end((wa_http_send *)f); }
 

@@ -19,8 +19,10 @@ for (const name of ['prog', 'minimal', 'timeline', 'bench_js']) {
 // 16 KiB until its fetch became http.h's (wa_http_fetch): about 8 KiB more,
 // all of it code the fetch runs (the request checks of http_url.c, the
 // body as a stream read whole, the send; measured 24,700 bytes), so the
-// bound is the next KiB up.
-test('minimal.wasm is under 25 KiB', async () => {
+// bound is the next KiB up. 25,531 bytes before failures had reasons,
+// 25,824 after (the reason's copy, the request head's size, the empty
+// body's length, two more codes): 26 KiB.
+test('minimal.wasm is under 26 KiB', async () => {
   const bytes = await readFile(join(dir, 'minimal.wasm'));
-  assert.ok(bytes.length < 25 * 1024, `${bytes.length} bytes`);
+  assert.ok(bytes.length < 26 * 1024, `${bytes.length} bytes`);
 });

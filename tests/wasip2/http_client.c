@@ -276,6 +276,8 @@ static int suite_poll(wa_future *f, wa_cx *cx)
     WA_AWAIT(wa_http_fetch_init(&t->fetch, &t->req, 0)); /* (refused before it goes) */
     CHECK_EQ(WA_STATUS, WA_E2BIG);
     CHECK(strstr(wa_http_fetch_reason(&t->fetch), "request headers over"));
+    if (WA_STATUS == 0)
+        fetched_free(t);
     free(t->big);
     CHECK_EQ(wa_wasi_live_handles(), t->handles);
 
