@@ -201,9 +201,9 @@ static const signed char wa_p2_error_codes[] = {
     WA_ETIMEDOUT, WA_ENOTFOUND, WA_ENOTFOUND, WA_EIO, WA_EIO, WA_EIO,  /* DNS, destination */
     WA_ECONNREFUSED, WA_ECONNRESET, WA_ETIMEDOUT, WA_ETIMEDOUT, WA_ETIMEDOUT, WA_EIO, /* connection */
     WA_EPROTO, WA_EPROTO, WA_EPROTO,                                   /* TLS */
-    WA_EIO, WA_EIO, WA_E2BIG, WA_EINVAL, WA_EINVAL, WA_E2BIG,         /* request */
+    WA_EIO, WA_EIO, WA_EIO, WA_EINVAL, WA_EINVAL, WA_E2BIG,           /* request (a body-size: not its length) */
     WA_E2BIG, WA_E2BIG, WA_E2BIG, WA_E2BIG,                            /* request's sizes */
-    WA_EPROTO, WA_E2BIG, WA_E2BIG, WA_E2BIG, WA_E2BIG, WA_E2BIG,      /* response */
+    WA_EPROTO, WA_E2BIG, WA_E2BIG, WA_EIO, WA_E2BIG, WA_E2BIG,        /* response */
     WA_EPROTO, WA_EPROTO, WA_ETIMEDOUT, WA_EPROTO, WA_EPROTO,          /* response, protocol */
     WA_EIO, WA_EIO, WA_EIO};                                           /* the rest */
 _Static_assert(sizeof wa_p2_error_codes == sizeof wa_p2_error_cases / sizeof wa_p2_error_cases[0], "one code a case");

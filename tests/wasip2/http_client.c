@@ -449,6 +449,9 @@ static void test_error_codes(void)
     CHECK(!lifts_bad(35, p, 0, WA_EPROTO, "HTTP-protocol-error"));
     p[0] = 1, put_u32(p + 4, 70000);
     CHECK(!lifts_bad(26, p, 8, WA_E2BIG, "HTTP-response-header-section-size: 70000 bytes"));
+    memset(p, 0, sizeof p); /* a body's size other than it said: not too large */
+    p[0] = 1, put_u32(p + 8, 5);
+    CHECK(!lifts_bad(28, p, 16, WA_EIO, "HTTP-response-body-size: 5 bytes"));
     memset(p, 0, sizeof p);
     CHECK(!lifts_bad(0, p, 0, WA_ETIMEDOUT, "DNS-timeout"));
     CHECK(!lifts_bad(2, p, 0, WA_ENOTFOUND, "destination-not-found"));
