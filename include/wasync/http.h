@@ -107,10 +107,10 @@ WA_HTTP_CLIENT_ wa_future *wa_http_send_init(wa_http_send *s, const wa_http_requ
 /* Why s failed, in the host's words: natively curl's message, on WASI the
  * wasi:http error-code's case and payload ("DNS-error: ENOTFOUND
  * (info-code 3008)"), on the JS host the exception's name and message.
- * "" before s completed, after a success, and for a request refused
- * before it went out (WA_EINVAL; WA_E2BIG says what). Borrowed from s: a
- * string in its storage, readable after s completed and was dropped (as
- * an await drops it), until the storage is initialised again. */
+ * "" before s completed, after a success, and for a request the checks
+ * refused (WA_EINVAL; docs/http.md has each host's codes). Borrowed from
+ * s: a string in its storage, readable after s completed and was dropped
+ * (as an await drops it), until the storage is initialised again. */
 WA_HTTP_CLIENT_ const char *wa_http_send_reason(const wa_http_send *s);
 
 /* The response's status code (200, 404, ...). */

@@ -425,7 +425,7 @@ static size_t wa_curl_on_header(char *line, size_t size, size_t n, void *arg)
     if (len >= 5 && !memcmp(line, "HTTP/", 5)) {
         wa_curl_drop_headers(r);
         r->h.status = 0;
-        r->head_size = 0;
+        r->head_size = n;
         const char *sp = memchr(line, ' ', len);
         for (size_t i = sp ? (size_t)(sp - line) + 1 : len; i < len && line[i] >= '0' && line[i] <= '9'; i++)
             r->h.status = r->h.status * 10 + (line[i] - '0');
