@@ -166,7 +166,7 @@ static int wa_curl_on_timer(CURLM *m, long ms, void *arg)
 /* The code of r's transfer that ended with rc. */
 static int wa_curl_error(const wa_http_response *r, CURLcode rc)
 {
-    switch ((int)rc) {
+    switch (rc) {
     case CURLE_OK:
         return 0;
     case CURLE_COULDNT_RESOLVE_HOST:
@@ -182,8 +182,10 @@ static int wa_curl_error(const wa_http_response *r, CURLcode rc)
         /* curl (before 8.6) says this of a header line past its limit too,
          * where nothing failed to allocate: amid a head, that is it */
         return r->h.status && !r->head ? WA_E2BIG : WA_ENOMEM;
-    case 100: /* CURLE_TOO_LARGE (8.6) */
+#if LIBCURL_VERSION_NUM >= 0x080600
+    case CURLE_TOO_LARGE:
         return WA_E2BIG;
+#endif
     case CURLE_URL_MALFORMAT:
         return WA_EINVAL;
     case CURLE_UNSUPPORTED_PROTOCOL: /* (the scheme was checked: the server's answer) */

@@ -40,8 +40,9 @@ typedef struct wa_http_client_ops {
 
 extern const wa_http_client_ops wa_http_client_host;
 
-/* Sets s's reason to len bytes of text (cut to fit): without printf, which
- * would bring stdio into a JS host module. */
+/* Sets s's reason to len bytes of text (cut to fit, between UTF-8
+ * characters): without printf, which would bring stdio into a JS host
+ * module. */
 void wa_http_reason_set_(wa_http_send *s, const char *text, size_t len);
 
 #endif

@@ -153,12 +153,15 @@ test('a custom fetch is used, and its failure is WA_EIO', async () => {
     fetch: async (url, init) => {
       seen.push([url, init.method, init.signal instanceof AbortSignal]);
       if (url.endsWith('/bad')) throw new Error('custom failure');
+      if (url.endsWith('/long')) throw new Error(`a${'é'.repeat(100)}`);
       return new Response('custom body', { status: 201 });
     },
   });
   assert.deepEqual(await rt.callAsync('fetch_body', 'http://test/ok'), utf8('custom body'));
   await assert.rejects(rt.callAsync('fetch_body', 'http://test/bad'), { code: codes.EIO, detail: 'Error: custom failure' });
-  assert.deepEqual(seen, [['http://test/ok', 'GET', true], ['http://test/bad', 'GET', true]]);
+  // a reason past WA_HTTP_REASON_MAX is cut between characters
+  await assert.rejects(rt.callAsync('fetch_body', 'http://test/long'), { detail: `Error: a${'é'.repeat(59)}` });
+  assert.deepEqual(seen.slice(0, 2), [['http://test/ok', 'GET', true], ['http://test/bad', 'GET', true]]);
   rt.close();
 });
 
