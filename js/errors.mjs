@@ -23,6 +23,8 @@ const ERRORS = new Map([
   [-15, ['ECONNRESET', 'connection reset']],
   [-16, ['E2BIG', 'too large']],
   [-17, ['EMFILE', 'too many open files']],
+  [-18, ['EPROTO', 'protocol error']],
+  [-19, ['ENOTFOUND', 'name not found']],
 ]);
 
 /** The WA_E* codes by name: codes.EIO === -10. */

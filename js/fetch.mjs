@@ -5,6 +5,7 @@
 // delivers one chunk of its body, read from the body's reader only then,
 // so nothing is read ahead of C.
 
+import { messageBytes } from './bytes.mjs';
 import { codes } from './errors.mjs';
 
 /** Host operation kinds (src/io/js_ops.h). */
@@ -51,16 +52,38 @@ function encodeHead(headers) {
   return new Uint8Array(out);
 }
 
-/** What a fetch's failure is for C. Node's fetch (undici) names the
- * socket's error in its cause; a browser tells nothing apart (a refused
- * connection, a DNS failure, CORS: all one TypeError), so there it is EIO. */
+// The code Node's fetch (undici) puts in a failure's cause: the socket's,
+// the resolver's, its HTTP parser's (HPE_*), TLS's, or its own (UND_ERR_*);
+// else the cause's class (Node 24's undici leaves HTTPParserError's code
+// undefined).
+const causeCode = (e) => {
+  const code = e?.cause?.code ?? e?.cause?.errors?.[0]?.code ?? e?.cause?.name;
+  return typeof code === 'string' ? code : '';
+};
+
+/** What a fetch's failure is for C. Node's fetch (undici) names its cause;
+ * a browser tells nothing apart (a refused connection, a DNS failure,
+ * CORS: all one TypeError), so there it is EIO. */
 export function fetchError(e) {
-  const cause = e?.cause;
-  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  const code = causeCode(e);
   if (code === 'ECONNREFUSED') return codes.ECONNREFUSED;
+  if (code === 'ECONNRESET') return codes.ECONNRESET;
+  if (code === 'ENOTFOUND') return codes.ENOTFOUND;
   if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT')
     return codes.ETIMEDOUT;
+  if (code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'HPE_HEADER_OVERFLOW') return codes.E2BIG;
+  if (code.startsWith('HPE_') || code === 'HTTPParserError' || code === 'EPROTO' || code.startsWith('ERR_SSL_'))
+    return codes.EPROTO;
   return codes.EIO;
+}
+
+/** Why a fetch failed, for C (http.h's reason): the exception's name and
+ * message, and its cause's code and message ("TypeError: fetch failed
+ * (ENOTFOUND: getaddrinfo ENOTFOUND x.invalid)"). */
+export function fetchReason(e) {
+  if (!(e instanceof Error)) return String(e);
+  const code = causeCode(e), cause = e.cause?.message ?? (e.cause ? String(e.cause) : '');
+  return `${e.name}: ${e.message}${cause || code ? ` (${code && `${code}: `}${cause})` : ''}`;
 }
 
 /**
@@ -78,7 +101,7 @@ export function startSend(op, exchange, bytes, fetchImpl, post) {
   try {
     new Request(url, init); // (what fetch would refuse before any network)
   } catch (e) {
-    return Promise.resolve(post(op, codes.EINVAL, null));
+    return Promise.resolve(post(op, codes.EINVAL, messageBytes(fetchReason(e))));
   }
   // fetch is called from a microtask, not from inside the import, so an
   // embedder's fetch can do anything (even call the runtime).

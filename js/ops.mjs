@@ -6,7 +6,7 @@
 
 import { codes, PENDING } from './errors.mjs';
 import { messageBytes, valueToResult } from './bytes.mjs';
-import { HTTP_READ, HTTP_SEND, fetchError, startRead, startSend } from './fetch.mjs';
+import { HTTP_READ, HTTP_SEND, fetchError, fetchReason, startRead, startSend } from './fetch.mjs';
 
 function abortOp(op) {
   op.cancelled = true;
@@ -90,7 +90,7 @@ export class HostOps {
     const post = this.post;
     try {
       if (kind === HTTP_SEND || kind === HTTP_READ) {
-        const fail = (e) => { if (!op.cancelled) post(op, fetchError(e), messageBytes(e)); };
+        const fail = (e) => { if (!op.cancelled) post(op, fetchError(e), messageBytes(fetchReason(e))); };
         if (kind === HTTP_READ) {
           startRead(op, this.table.get(handle), post).catch(fail);
         } else if (!this.fetch) {

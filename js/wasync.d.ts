@@ -4,7 +4,8 @@
 /** The WA_E* codes by name: codes.EIO === -10. */
 export declare const codes: Readonly<Record<
   'ENOMEM' | 'EINVAL' | 'ECANCELED' | 'ETIMEDOUT' | 'ECLOSED' | 'EAGAIN' | 'EDEADLK' | 'ESTALE' | 'EMISUSE'
-  | 'EIO' | 'EBUSY' | 'ENOSYS' | 'ECONNREFUSED' | 'EADDRINUSE' | 'ECONNRESET' | 'E2BIG' | 'EMFILE', number>>;
+  | 'EIO' | 'EBUSY' | 'ENOSYS' | 'ECONNREFUSED' | 'EADDRINUSE' | 'ECONNRESET' | 'E2BIG' | 'EMFILE'
+  | 'EPROTO' | 'ENOTFOUND', number>>;
 
 /** The name of a WA_E* code ('EIO'), or 'E<code>' for an unknown one. */
 export declare function errorName(code: number): string;

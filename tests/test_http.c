@@ -106,8 +106,15 @@ static char *read_body(int fd, const char *head, char *buf, size_t *have, size_t
 static void *serve_conn(void *arg)
 {
     int fd = (int)(intptr_t)arg;
-    char buf[65536], head[4096], out[512];
+    char buf[2 * WA_HTTP_HEAD_MAX], head[4096], out[512];
     size_t have = 0, n;
+    unsigned char first;
+    if (recv(fd, &first, 1, MSG_PEEK) == 1 && first == 0x16) { /* a TLS handshake: refused as a server does */
+        const char *r = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n";
+        send_all(fd, r, strlen(r));
+        close(fd);
+        return NULL;
+    }
     while ((n = read_head(fd, buf, sizeof buf, &have))) {
         size_t hl = n < sizeof head ? n : sizeof head - 1;
         memcpy(head, buf, hl);
@@ -138,6 +145,30 @@ static void *serve_conn(void *arg)
                 send_all(fd, chunk, sizeof chunk);
                 atomic_store(&big_sent, at + sizeof chunk);
             }
+        } else if (!strcmp(path, "/length")) { /* says the request's length headers */
+            const char *cl = strcasestr(head, "\r\ncontent-length:"), *te = strcasestr(head, "\r\ntransfer-encoding:");
+            char said[64];
+            int m = snprintf(said, sizeof said, "length=%ld chunked=%d", cl ? strtol(cl + 17, NULL, 10) : -1L, te != NULL);
+            int k = snprintf(out, sizeof out, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", m, said);
+            send_all(fd, out, (size_t)k);
+        } else if (!strcmp(path, "/garbage")) {
+            send_all(fd, "garbage\r\n\r\n", 11);
+            free(body);
+            break;
+        } else if (!strcmp(path, "/bigheader") || !strcmp(path, "/bighead")) {
+            /* one header of 1 MiB, or 100 of 1000 bytes: over the limit either way */
+            size_t line = !strcmp(path, "/bigheader") ? 1u << 20 : 1000, lines = line > 1000 ? 1 : 100;
+            char *h = malloc(line);
+            const char *status = "HTTP/1.1 200 OK\r\n";
+            send_all(fd, status, strlen(status));
+            for (size_t i = 0; h && i < lines; i++) {
+                int k = snprintf(h, line, "x-big-%zu: ", i);
+                memset(h + k, 'a', line - (size_t)k - 2);
+                memcpy(h + line - 2, "\r\n", 2);
+                send_all(fd, h, line);
+            }
+            free(h);
+            send_all(fd, "Content-Length: 0\r\n\r\n", 21);
         } else if (!strcmp(path, "/missing")) {
             const char *r = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
             send_all(fd, r, strlen(r));
@@ -477,6 +508,96 @@ static void test_errors(void)
     wa_rt_free(rt);
 }
 
+/* Failures get the right code and curl's words for them. */
+static void test_failures(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new(&rt) == 0);
+    wa_http_fetch f;
+    /* not HTTP: was WA_EINVAL, the caller's fault */
+    wa_http_request req = {.url = url("/garbage")};
+    CHECK_EQ(fetch(rt, &req, &f), WA_EPROTO);
+    CHECK(strstr(wa_http_fetch_reason(&f), "HTTP/0.9"));
+    /* a head too large: one header of 1 MiB (curl's own limit; was
+     * WA_ENOMEM), many small ones (ours) */
+    req.url = url("/bigheader");
+    CHECK_EQ(fetch(rt, &req, &f), WA_E2BIG);
+    CHECK(strstr(wa_http_fetch_reason(&f), "header line over curl's limit"));
+    req.url = url("/bighead");
+    CHECK_EQ(fetch(rt, &req, &f), WA_E2BIG);
+    CHECK(!strcmp(wa_http_fetch_reason(&f), "response head over 65536 bytes"));
+    /* request headers too large: refused before anything goes (was WA_ENOMEM) */
+    char *big = malloc(1u << 20);
+    REQUIRE(big);
+    memset(big, 'a', (1u << 20) - 1);
+    big[(1u << 20) - 1] = 0;
+    wa_http_header h = {"x-big", big};
+    req = (wa_http_request){.url = url("/hello"), .headers = &h, .nheaders = 1};
+    CHECK_EQ(fetch(rt, &req, &f), WA_E2BIG);
+    CHECK(strstr(wa_http_fetch_reason(&f), "request headers over"));
+    h.value = big + (1u << 20) - 1 - (WA_HTTP_HEAD_MAX - 9); /* exactly the limit: sent */
+    if (fetch(rt, &req, &f) == 0) {
+        CHECK_EQ(wa_http_response_status(f.response), 200);
+        CHECK_EQ(wa_http_fetch_reason(&f)[0], 0);
+        fetch_free(&f);
+    } else {
+        CHECK(!"a request at the limit failed");
+    }
+    free(big);
+    /* a name that does not resolve: was WA_EIO */
+    req = (wa_http_request){.url = "http://no-such-host.invalid/"};
+    CHECK_EQ(fetch(rt, &req, &f), WA_ENOTFOUND);
+    CHECK(strstr(wa_http_fetch_reason(&f), "no-such-host.invalid"));
+    /* TLS to a server of plain HTTP: was WA_EIO */
+    char https[64];
+    snprintf(https, sizeof https, "https://127.0.0.1:%u/hello", port);
+    req.url = https;
+    CHECK_EQ(fetch(rt, &req, &f), WA_EPROTO);
+    CHECK(wa_http_fetch_reason(&f)[0] != 0);
+    printf("  (TLS to plain HTTP: %s)\n", wa_http_fetch_reason(&f));
+    /* a refused connection says so too */
+    char refused[64];
+    snprintf(refused, sizeof refused, "http://127.0.0.1:%u/", closed_port());
+    req.url = refused;
+    CHECK_EQ(fetch(rt, &req, &f), WA_ECONNREFUSED);
+    CHECK(wa_http_fetch_reason(&f)[0] != 0);
+    CHECK_EQ(sources(rt), 0);
+    wa_rt_free(rt);
+}
+
+/* A POST, PUT or PATCH without a body says its length is 0 (nginx answers
+ * 411 to one that says nothing); a GET says nothing, nor a POST whose
+ * headers said it. */
+static void test_empty_body(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new(&rt) == 0);
+    static const wa_http_header own[] = {{"Content-Length", "0"}};
+    const struct {
+        wa_http_request req;
+        const char *seen;
+    } cases[] = {
+        {{.method = "POST", .url = url("/length")}, "length=0 chunked=0"},
+        {{.method = "PUT", .url = url("/length")}, "length=0 chunked=0"},
+        {{.method = "PATCH", .url = url("/length")}, "length=0 chunked=0"},
+        {{.method = "POST", .url = url("/length"), .headers = own, .nheaders = 1}, "length=0 chunked=0"},
+        {{.url = url("/length")}, "length=-1 chunked=0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wa_http_fetch f;
+        int rc = fetch(rt, &cases[i].req, &f);
+        CHECK_EQ(rc, 0);
+        if (rc == 0) {
+            CHECK(!strcmp((char *)f.data, cases[i].seen));
+            if (strcmp((char *)f.data, cases[i].seen))
+                printf("  %s: %s\n", cases[i].req.method ? cases[i].req.method : "GET", (char *)f.data);
+            fetch_free(&f);
+        }
+    }
+    CHECK_EQ(sources(rt), 0);
+    wa_rt_free(rt);
+}
+
 /* Many at once on one runtime, all answered; then the runtime is freed
  * with transfers still running (the runtime drops them). */
 typedef struct one {
@@ -623,6 +744,8 @@ int main(void)
     RUN(test_drop_response);
     RUN(test_timeout);
     RUN(test_errors);
+    RUN(test_failures);
+    RUN(test_empty_body);
     RUN(test_many);
     RUN(test_internal_task);
     RUN(test_mt_2);

@@ -29,7 +29,7 @@ static int floor_body(uint32_t body)
     wa_p2_output_drop(out); /* the stream goes before its body */
     if (rc < 0)
         return wa_p2_outgoing_body_drop(body), rc;
-    return wa_p2_body_finish(body);
+    return wa_p2_body_finish(body, NULL);
 }
 
 __attribute__((export_name("wasi:http/incoming-handler@0.2.12#handle"))) void floor_handle(uint32_t req,

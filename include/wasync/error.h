@@ -30,7 +30,9 @@ extern "C" {
     X(WA_EADDRINUSE, -14, "address in use")                                 \
     X(WA_ECONNRESET, -15, "connection reset")                               \
     X(WA_E2BIG, -16, "too large")                                           \
-    X(WA_EMFILE, -17, "too many open files")
+    X(WA_EMFILE, -17, "too many open files")                                \
+    X(WA_EPROTO, -18, "protocol error")                                     \
+    X(WA_ENOTFOUND, -19, "name not found")
 
 enum wa_errno {
 #define WA_ERRNO_ENUM_(name, val, msg) name = val,

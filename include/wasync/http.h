@@ -68,24 +68,51 @@ typedef struct wa_http_request {
 /* A response received: its status and headers, and its body as a stream. */
 typedef struct wa_http_response wa_http_response;
 
+/* The most bytes of header fields a request may send (each name, ": ",
+ * value and CRLF counted), and natively the most a response's head may
+ * bring (its status line too): past it, WA_E2BIG. Other hosts have limits
+ * of their own (Node's: 16 KiB), see docs/http.md. */
+#define WA_HTTP_HEAD_MAX (64 * 1024)
+
+/* The longest failure reason kept, its NUL included (a longer one is cut). */
+#define WA_HTTP_REASON_MAX 128
+
 /* Sends a request and completes once its whole body is sent and the
  * response's head has arrived: status 0 with s->response (a new response,
- * the caller's to free), WA_EINVAL for a bad URL, method or header, WA_EIO
- * (or WA_ECONNREFUSED) when the request failed. The URL is checked first:
- * visible ASCII only (a space, control or 8-bit byte is WA_EINVAL, not
- * escaped for you: write it as %20 and the like), every '%' an escape, a
- * scheme, a host (a name or a bracketed IP literal), a port from 1 to
- * 65535, no userinfo ("user@"), no query without a path; a "#fragment" is
- * not sent. A method must be a token. */
+ * the caller's to free), or an error:
+ *   WA_EINVAL       a bad URL, method or header (nothing was sent)
+ *   WA_E2BIG        request headers, or natively the response's head,
+ *                   over WA_HTTP_HEAD_MAX; the host's limit elsewhere
+ *   WA_ENOTFOUND    the host name does not resolve
+ *   WA_ECONNREFUSED, WA_ECONNRESET, WA_ETIMEDOUT  as they say
+ *   WA_EPROTO       the server's answer is not HTTP, or TLS failed
+ *   WA_EIO          another failure of the host's
+ * and wa_http_send_reason says why in the host's words. The URL is
+ * checked first: visible ASCII only (a space, control or 8-bit byte is
+ * WA_EINVAL, not escaped for you: write it as %20 and the like), every '%'
+ * an escape, a scheme, a host (a name or a bracketed IP literal), a port
+ * from 1 to 65535, no userinfo ("user@"), no query without a path; a
+ * "#fragment" is not sent. A method must be a token. A POST, PUT or PATCH
+ * without a body says "Content-Length: 0" (unless its headers give one). */
 typedef struct wa_http_send {
     wa_future fut;
     const wa_http_request *req;
     int step;
     struct wa_http_call *call; /* private */
     wa_http_response *response;
+    char reason[WA_HTTP_REASON_MAX]; /* private: wa_http_send_reason */
 } wa_http_send;
 /* Initialises s to send req (borrowed); returns the future. */
 WA_HTTP_CLIENT_ wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req);
+
+/* Why s failed, in the host's words: natively curl's message, on WASI the
+ * wasi:http error-code's case and payload ("DNS-error: ENOTFOUND
+ * (info-code 3008)"), on the JS host the exception's name and message.
+ * "" before s completed, after a success, and for a request the checks
+ * refused (WA_EINVAL; docs/http.md has each host's codes). Borrowed from
+ * s: a string in its storage, readable after s completed and was dropped
+ * (as an await drops it), until the storage is initialised again. */
+WA_HTTP_CLIENT_ const char *wa_http_send_reason(const wa_http_send *s);
 
 /* The response's status code (200, 404, ...). */
 WA_HTTP_CLIENT_ int wa_http_response_status(const wa_http_response *r);
@@ -114,6 +141,9 @@ typedef struct wa_http_fetch {
 /* Initialises f to fetch req (borrowed), at most max body bytes; returns
  * the future. */
 WA_HTTP_CLIENT_ wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max);
+/* Why f's send failed (wa_http_send_reason); "" when the send did not
+ * fail, e.g. a body past max. Borrowed from f, as there. */
+WA_HTTP_CLIENT_ const char *wa_http_fetch_reason(const wa_http_fetch *f);
 
 /* ---- Server ---- */
 

@@ -94,8 +94,14 @@ WA_NET_ wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip,
 WA_NET_ int wa_tcp_close(wa_tcp **l);
 
 /* DNS: the addresses of a host name (borrowed until completion), up to
- * WA_DNS_MAX of them. Status 0 (n may be 0), WA_EIO for a name that does
- * not resolve, and the like. Natively getaddrinfo runs on the runtime's
+ * WA_DNS_MAX of them. Status 0 (n may be 0), WA_ENOTFOUND for a name that
+ * does not resolve, WA_ETIMEDOUT when the resolver could not be asked
+ * (EAI_AGAIN, temporary-resolver-failure), WA_EINVAL, WA_EIO. Errors of
+ * DNS and TCP have no reason text (http.h's wa_http_send_reason): the
+ * host's error is one of a few (getaddrinfo's, errno, wasi:sockets'
+ * error-code), each mapped to its own code (the one payload, 0.3's
+ * other(string), is WA_EIO, its text not kept).
+ * Natively getaddrinfo runs on the runtime's
  * blocking pool (it blocks; wa_rt_set_blocking bounds it): a lookup
  * dropped meanwhile lets it finish unobserved, and during shutdown one
  * says WA_ECLOSED. */

@@ -37,7 +37,10 @@ static int wa_dns_eai(int e)
         return WA_ENOMEM;
     case EAI_AGAIN:
         return WA_ETIMEDOUT;
-    default: /* EAI_NONAME, EAI_NODATA, EAI_FAIL... */
+    case EAI_NONAME:
+    case EAI_NODATA: /* (a name with no address) */
+        return WA_ENOTFOUND;
+    default: /* EAI_FAIL... */
         return WA_EIO;
     }
 }

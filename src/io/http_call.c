@@ -2,6 +2,7 @@
 /* What the WASI hosts' sends share (see http_call.h). */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "http_call.h"
 
@@ -9,6 +10,21 @@ void *wa_http_call_new_(size_t at, const wa_http_request *q)
 {
     size_t tx = offsetof(wa_http_body_out, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
     return calloc(1, at + tx);
+}
+
+int wa_http_call_fields_(const wa_http_request *q, const char *method, wa_http_fields_from from, uint32_t *fields)
+{
+    if (!wa_http_empty_content_length(q, method))
+        return from(q->headers, q->nheaders, fields);
+    wa_http_header *h = malloc((q->nheaders + 1) * sizeof *h);
+    if (!h)
+        return WA_ENOMEM;
+    if (q->nheaders)
+        memcpy(h, q->headers, q->nheaders * sizeof *h);
+    h[q->nheaders] = (wa_http_header){"content-length", "0"};
+    int rc = from(h, q->nheaders + 1, fields);
+    free(h);
+    return rc;
 }
 
 void wa_http_body_out_start_(wa_http_body_out *b, const wa_http_request *q)

@@ -20,6 +20,14 @@ typedef struct wa_http_body_out {
     } tx;
 } wa_http_body_out;
 
+/* A version's fields.from-list (wa_p2_fields_from_list, wa_p3_...). */
+typedef int (*wa_http_fields_from)(const wa_http_header *h, size_t n, uint32_t *fields);
+
+/* The fields q (checked, borrowed) goes with, made by from: its headers,
+ * and "content-length: 0" when it is to say so (wa_http_empty_content_length:
+ * a host sends what the fields say). 0, or from's error, or WA_ENOMEM. */
+int wa_http_call_fields_(const wa_http_request *q, const char *method, wa_http_fields_from from, uint32_t *fields);
+
 /* Returns a new zeroed call whose wa_http_body_out is at offset at, sized
  * for q's body (borrowed), or NULL. */
 void *wa_http_call_new_(size_t at, const wa_http_request *q);

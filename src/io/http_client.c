@@ -84,9 +84,9 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     s->call = c;
     uint32_t fields, req, stream;
     int rc;
-    if ((rc = wa_p2_fields_from_list(q->headers, q->nheaders, &fields)) < 0 ||
+    if ((rc = wa_http_call_fields_(q, method, wa_p2_fields_from_list, &fields)) < 0 ||
         (rc = wa_p2_request_new(fields, method, u->scheme, u->authority, u->path, &req, &c->out_body)) < 0 ||
-        (rc = wa_p2_http_send(req, &c->future)) < 0 ||
+        (rc = wa_p2_http_send(req, &c->future, s->reason)) < 0 ||
         (rc = wa_pollable_register(rt, wa_p2_future_subscribe(c->future), &c->key)) < 0)
         return rc;
     c->registered = 1;
@@ -101,8 +101,9 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     return 0;
 }
 
-/* Polls the body going out; once it is all written, finishes it. */
-static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
+/* Polls the body going out; once it is all written, finishes it (why it
+ * failed into why). */
+static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx, char *why)
 {
     int rc = wa_http_body_out_poll_(&c->body, cx); /* (its stream closed before its body ends) */
     if (rc != 0)
@@ -110,20 +111,20 @@ static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
     if (c->out_body != WA_NO_HANDLE) {
         uint32_t body = c->out_body;
         c->out_body = WA_NO_HANDLE;
-        return wa_p2_body_finish(body);
+        return wa_p2_body_finish(body, why);
     }
     return 0;
 }
 
-/* Polls the response coming in. */
-static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
+/* Polls the response coming in (why it failed into why). */
+static int wa_http_receive(struct wa_http_call *c, wa_cx *cx, char *why)
 {
     while (!c->response) {
         int rc;
         if (c->waiting && ((rc = wa_poll_held(&c->wait.fut, &c->waiting, cx)) == WA_PENDING || rc < 0))
             return rc;
         uint32_t resp;
-        if ((rc = wa_p2_future_get(c->future, &resp)) < 0)
+        if ((rc = wa_p2_future_get(c->future, &resp, why)) < 0)
             return rc;
         if (rc == 0) { /* a spurious wakeup */
             wa_pollable_wait_init(&c->wait, c->key);
@@ -139,8 +140,8 @@ static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
 static int wa_http_run(wa_http_send *s, wa_cx *cx)
 {
     struct wa_http_call *c = s->call;
-    int out = wa_http_send_body(c, cx);
-    int in = out < 0 ? 0 : wa_http_receive(c, cx);
+    int out = wa_http_send_body(c, cx, s->reason);
+    int in = out < 0 ? 0 : wa_http_receive(c, cx, s->reason);
     return wa_http_call_settle_(s, out, in, &c->response);
 }
 

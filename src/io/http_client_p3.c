@@ -104,7 +104,7 @@ static void wa_http_call_free(wa_http_send *s)
     if (c->waiting) { /* cancelled: a response it still gave is ours to drop */
         wa_drop_held(&c->send.fut, &c->waiting);
         uint32_t resp;
-        if (c->send.state == WA_SUBTASK_RETURNED && wa_p3_client_result(c->send.area, &resp) == 0)
+        if (c->send.state == WA_SUBTASK_RETURNED && wa_p3_client_result(c->send.area, &resp, NULL) == 0)
             wa_p3_response_drop(resp);
     }
     wa_subtask_area_free(c->send.area); /* (NULL if kept from the host) */
@@ -135,7 +135,7 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
             return rc;
         }
     }
-    if ((rc = wa_p3_fields_from_list(q->headers, q->nheaders, &fields)) < 0) {
+    if ((rc = wa_http_call_fields_(q, method, wa_p3_fields_from_list, &fields)) < 0) {
         if (contents)
             wa_wasip3_http_bytes.drop_readable(contents);
         return rc;
@@ -173,8 +173,8 @@ static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
     return 0; /* (a reader gone is the host's business: the response says how it went) */
 }
 
-/* Polls the response coming in. */
-static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
+/* Polls the response coming in (why it failed into why). */
+static int wa_http_receive(struct wa_http_call *c, wa_cx *cx, char *why)
 {
     if (c->response)
         return 0;
@@ -182,7 +182,7 @@ static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
     if (rc == WA_PENDING || rc < 0)
         return rc;
     uint32_t resp;
-    rc = wa_p3_client_result(c->send.area, &resp);
+    rc = wa_p3_client_result(c->send.area, &resp, why);
     wa_subtask_area_free(c->send.area);
     c->send.area = NULL;
     if (rc < 0)
@@ -194,7 +194,7 @@ static int wa_http_receive(struct wa_http_call *c, wa_cx *cx)
 static int wa_http_run(wa_http_send *s, wa_cx *cx)
 {
     struct wa_http_call *c = s->call;
-    int in = wa_http_receive(c, cx);
+    int in = wa_http_receive(c, cx, s->reason);
     int out = in < 0 ? 0 : wa_http_send_body(c, cx);
     return wa_http_call_settle_(s, in, out, &c->response);
 }

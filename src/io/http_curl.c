@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/rt.h"
 #include "http_send.h"
@@ -80,6 +81,10 @@ struct wa_http_response {
     struct wa_http_call *call; /* the send, while it runs */
     int head, done, result, added;
     int paused;          /* CURLPAUSE_RECV, CURLPAUSE_SEND bits */
+    size_t head_size;    /* of the head arriving: past WA_HTTP_HEAD_MAX it fails */
+    int refused;         /* why a callback of ours failed the transfer: WA_E2BIG, WA_ENOMEM */
+    CURLcode code;       /* how the transfer ended */
+    char error[CURL_ERROR_SIZE]; /* curl's message of it (CURLOPT_ERRORBUFFER) */
     wa_waker waker;      /* the send waiting for the head */
     size_t headers_cap;
     unsigned char *buf; /* the body received and not read yet */
@@ -184,23 +189,71 @@ static int wa_curl_on_timer(CURLM *m, long ms, void *arg)
     return 0;
 }
 
-static int wa_curl_error(CURLcode rc)
+/* The code of r's transfer that ended with rc. */
+static int wa_curl_error(const wa_http_response *r, CURLcode rc)
 {
     switch (rc) {
     case CURLE_OK:
         return 0;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+        return WA_ENOTFOUND;
     case CURLE_COULDNT_CONNECT:
         return WA_ECONNREFUSED;
     case CURLE_OPERATION_TIMEDOUT:
         return WA_ETIMEDOUT;
+    case CURLE_WRITE_ERROR: /* a callback of ours said no */
+        return r->refused ? r->refused : WA_EIO;
     case CURLE_OUT_OF_MEMORY:
-        return WA_ENOMEM;
+        /* curl (before 8.6) says this of a header line past its limit too,
+         * where nothing failed to allocate: amid a head, that is it */
+        return r->h.status && !r->head ? WA_E2BIG : WA_ENOMEM;
+#if LIBCURL_VERSION_NUM >= 0x080600
+    case CURLE_TOO_LARGE:
+        return WA_E2BIG;
+#endif
     case CURLE_URL_MALFORMAT:
-    case CURLE_UNSUPPORTED_PROTOCOL:
         return WA_EINVAL;
+    case CURLE_UNSUPPORTED_PROTOCOL: /* (the scheme was checked: the server's answer) */
+    case CURLE_WEIRD_SERVER_REPLY:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_BAD_CONTENT_ENCODING:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+        return WA_EPROTO;
     default:
         return WA_EIO;
     }
+}
+
+/* r's transfer ended with rc. */
+static void wa_curl_done(wa_http_response *r, CURLcode rc)
+{
+    r->code = rc;
+    wa_curl_finish(r, wa_curl_error(r, rc));
+}
+
+/* Why r's transfer failed (rc), into reason: what our callback refused,
+ * else curl's message, else its code's text. */
+static void wa_curl_reason(const wa_http_response *r, int rc, char *reason, size_t cap)
+{
+    if (r->code == CURLE_OK)
+        return; /* (not curl's failure: a registration's) */
+    const char *said = r->error[0] ? r->error : curl_easy_strerror(r->code);
+    if (r->code == CURLE_WRITE_ERROR && r->refused == WA_E2BIG)
+        snprintf(reason, cap, "response head over %d bytes", WA_HTTP_HEAD_MAX);
+    else if (r->code == CURLE_OUT_OF_MEMORY && rc == WA_E2BIG)
+        snprintf(reason, cap, "a response header line over curl's limit of %d bytes (curl: %s)", CURL_MAX_HTTP_HEADER,
+                 said);
+    else
+        snprintf(reason, cap, "%s", said);
 }
 
 /* Hands curl what happened on fd (or its timer), then finishes the
@@ -213,7 +266,7 @@ static void wa_curl_act(wa_curl *c, curl_socket_t fd, int ev)
     while ((m = curl_multi_info_read(c->multi, &running))) {
         wa_http_response *r;
         if (m->msg == CURLMSG_DONE && curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r) == CURLE_OK)
-            wa_curl_finish(r, wa_curl_error(m->data.result));
+            wa_curl_done(r, m->data.result);
     }
 }
 
@@ -420,6 +473,7 @@ static size_t wa_curl_on_header(char *line, size_t size, size_t n, void *arg)
     if (len >= 5 && !memcmp(line, "HTTP/", 5)) {
         wa_curl_drop_headers(r);
         r->h.status = 0;
+        r->head_size = n;
         const char *sp = memchr(line, ' ', len);
         for (size_t i = sp ? (size_t)(sp - line) + 1 : len; i < len && line[i] >= '0' && line[i] <= '9'; i++)
             r->h.status = r->h.status * 10 + (line[i] - '0');
@@ -428,8 +482,11 @@ static size_t wa_curl_on_header(char *line, size_t size, size_t n, void *arg)
             r->head = 1;
             wa_waker_wake(&r->waker);
         }
-    } else if (wa_curl_keep_header(r, line, len) < 0) {
-        return 0; /* curl fails the transfer (CURLE_WRITE_ERROR: WA_EIO) */
+    } else if ((r->head_size += n) > WA_HTTP_HEAD_MAX) {
+        r->refused = WA_E2BIG;
+        return 0; /* curl fails the transfer (CURLE_WRITE_ERROR) */
+    } else if ((r->refused = wa_curl_keep_header(r, line, len)) < 0) {
+        return 0;
     }
     return n;
 }
@@ -677,13 +734,15 @@ static int wa_curl_headers(const wa_http_request *q, struct curl_slist **out)
 static int wa_curl_setup(wa_http_response *r, const wa_http_request *q, const char *method)
 {
     CURL *e = r->easy;
-    int has_body = q->body_stream || q->body_len;
+    /* (an empty body of a POST, PUT, PATCH: curl says "Content-Length: 0") */
+    int has_body = q->body_stream || q->body_len || wa_http_empty_content_length(q, method);
     int rc = wa_curl_headers(q, &r->out_headers);
     if (rc < 0)
         return rc;
     if (curl_easy_setopt(e, CURLOPT_URL, q->url) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->out_headers) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_PRIVATE, r) != CURLE_OK ||
+        curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->error) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, wa_curl_on_header) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_HEADERDATA, r) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, wa_curl_on_body) != CURLE_OK ||
@@ -721,7 +780,11 @@ static void wa_http_call_free(wa_http_send *s)
 static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method)
 {
     const wa_http_request *q = s->req;
-    (void)u; /* (curl parses the URL again) */
+    /* (curl parses the URL again; its other schemes are not ours) */
+    if ((u->scheme.len != 4 && u->scheme.len != 5) || strncasecmp(u->scheme.ptr, "https", u->scheme.len)) {
+        snprintf(s->reason, sizeof s->reason, "not an http or https URL");
+        return WA_EINVAL;
+    }
     wa_curl *c;
     int rc = wa_curl_of(rt, &c);
     if (rc < 0)
@@ -791,12 +854,16 @@ static int wa_http_run_locked(wa_http_send *s, wa_cx *cx)
     int out = wa_http_send_body(s->call, cx);
     if (out < 0 && out != WA_PENDING)
         return out;
-    if (r->done && r->result < 0)
+    if (r->done && r->result < 0) {
+        wa_curl_reason(r, r->result, s->reason, sizeof s->reason);
         return r->result;
+    }
     if (out == WA_PENDING || !(r->head || r->done))
         return WA_PENDING;
-    if (!r->head)
-        return WA_EIO; /* ended without a response */
+    if (!r->head) {
+        snprintf(s->reason, sizeof s->reason, "the transfer ended without a response");
+        return WA_EIO;
+    }
     wa_waker_drop(&r->waker);
     r->call = NULL;
     s->call->r = NULL;

@@ -51,6 +51,8 @@ static void wa_http_fetch_drop(wa_future *f)
     h->step = 2;
 }
 
+const char *wa_http_fetch_reason(const wa_http_fetch *f) { return wa_http_send_reason(&f->send); }
+
 static const wa_future_vt wa_http_fetch_vt = {wa_http_fetch_poll, wa_http_fetch_drop, "http_fetch"};
 
 wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max)

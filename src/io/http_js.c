@@ -270,8 +270,9 @@ static int wa_http_run(wa_http_send *s, wa_cx *cx)
         if ((rc = wa_poll(&k->op.fut, cx)) == WA_PENDING)
             return WA_PENDING;
         s->step = WA_SEND_DONE; /* (the op finished: nothing to abort) */
-        if (rc < 0) {
-            free(k->op.data); /* the failure's message */
+        if (rc < 0) { /* the glue's words for it: the reason */
+            wa_http_reason_set_(s, (const char *)k->op.data, k->op.len);
+            free(k->op.data);
             return rc;
         }
         wa_http_response *r = k->r;

@@ -2,6 +2,8 @@
 /* The send future and the response's getters of every host's HTTP client
  * (see http_send.h): the request is checked here, the same everywhere,
  * then the host's ops build, drive and free the call. */
+#include <string.h>
+
 #include "http_send.h"
 
 static const wa_http_response_head *wa_http_head(const wa_http_response *r)
@@ -41,19 +43,34 @@ static int wa_http_send_poll(wa_future *f, wa_cx *cx)
     if (s->step == WA_SEND_DONE)
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP send");
     if (s->step == WA_SEND_START) {
+        static const char too_big[] = "request headers over 64 KiB (WA_HTTP_HEAD_MAX)";
         const char *method;
         wa_http_url u;
         s->step = WA_SEND_RUN;
-        if (wa_http_request_check(s->req, &u, &method) < 0)
-            rc = WA_EINVAL;
-        else
+        if ((rc = wa_http_request_check(s->req, &u, &method)) == 0)
             rc = wa_http_client_host.start(s, cx->rt, &u, method);
+        else if (rc == WA_E2BIG)
+            wa_http_reason_set_(s, too_big, sizeof too_big - 1);
     }
     if (rc == 0)
         rc = wa_http_client_host.run(s, cx);
     if (rc != WA_PENDING)
         wa_http_send_end(s);
     return rc;
+}
+
+const char *wa_http_send_reason(const wa_http_send *s) { return s->reason; }
+
+void wa_http_reason_set_(wa_http_send *s, const char *text, size_t len)
+{
+    if (len >= sizeof s->reason) {
+        len = sizeof s->reason - 1;
+        while (len && ((unsigned char)text[len] & 0xc0) == 0x80) /* (no UTF-8 character cut in two) */
+            len--;
+    }
+    if (len)
+        memcpy(s->reason, text, len);
+    s->reason[len] = 0;
 }
 
 static void wa_http_send_drop(wa_future *f) { wa_http_send_end((wa_http_send *)f); }

@@ -31,12 +31,18 @@ typedef struct wa_http_client_ops {
      * made is in s->call either way, for call_free. */
     int (*start)(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method);
     /* Polls a started s: WA_PENDING, an error, or 0 with s->response (a
-     * new response, no longer in the call). */
+     * new response, no longer in the call). start and run say why they
+     * failed in s->reason, in the host's words, when it has any. */
     int (*run)(wa_http_send *s, wa_cx *cx);
     /* Frees s->call (not NULL) with whatever it still holds. */
     void (*call_free)(wa_http_send *s);
 } wa_http_client_ops;
 
 extern const wa_http_client_ops wa_http_client_host;
+
+/* Sets s's reason to len bytes of text (cut to fit, between UTF-8
+ * characters): without printf, which would bring stdio into a JS host
+ * module. */
+void wa_http_reason_set_(wa_http_send *s, const char *text, size_t len);
 
 #endif

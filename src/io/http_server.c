@@ -68,7 +68,7 @@ static int wa_http_end_body(wa_http_incoming *in, int abort)
     in->out_body = WA_NO_HANDLE;
     if (abort)
         return wa_p2_outgoing_body_drop(body), 0;
-    return wa_p2_body_finish(body);
+    return wa_p2_body_finish(body, NULL);
 }
 
 int wa_http_incoming_finish(wa_http_incoming *in)

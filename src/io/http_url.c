@@ -120,5 +120,19 @@ int wa_http_request_check(const wa_http_request *q, wa_http_url *u, const char *
     if (!q->url || wa_http_url_parse(q->url, strlen(q->url), u) < 0 || !wa_http_token_ok(*method, strlen(*method)) ||
         (q->body_len && !q->body) || (q->nheaders && !q->headers) || wa_http_headers_check(q->headers, q->nheaders) < 0)
         return WA_EINVAL;
+    size_t size = 0; /* (each header is a C string: no sum of their lengths wraps) */
+    for (size_t i = 0; i < q->nheaders && size <= WA_HTTP_HEAD_MAX; i++)
+        size += strlen(q->headers[i].name) + strlen(q->headers[i].value) + 4;
+    return size > WA_HTTP_HEAD_MAX ? WA_E2BIG : 0;
+}
+
+int wa_http_empty_content_length(const wa_http_request *q, const char *method)
+{
+    static const char *const with_content[] = {"POST", "PUT", "PATCH"};
+    if (q->body_stream || q->body_len || wa_http_headers_find(q->headers, q->nheaders, "content-length"))
+        return 0;
+    for (size_t i = 0; i < sizeof with_content / sizeof with_content[0]; i++)
+        if (!strcmp(method, with_content[i]))
+            return 1;
     return 0;
 }

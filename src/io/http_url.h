@@ -50,7 +50,14 @@ const char *wa_http_headers_find(const wa_http_header *h, size_t n, const char *
 /* Checks a request an application gives (borrowed) before any of it goes
  * to a host, the same on every host: its URL (split into *u), its method
  * (*method, "GET" for NULL: a token), its headers, and a body of body_len
- * bytes that is there. Returns 0 or WA_EINVAL. */
+ * bytes that is there. Returns 0, WA_EINVAL, or WA_E2BIG for headers of
+ * more than WA_HTTP_HEAD_MAX bytes. */
 int wa_http_request_check(const wa_http_request *q, wa_http_url *u, const char **method);
+
+/* 1 if q (checked) is to say "Content-Length: 0": a method whose content
+ * means something (POST, PUT, PATCH: RFC 9110 8.6 asks for a length, and
+ * servers such as nginx answer 411 without one) with no body and no
+ * content-length header of its own. Else 0. */
+int wa_http_empty_content_length(const wa_http_request *q, const char *method);
 
 #endif

@@ -212,12 +212,12 @@ int wa_p2_body_write(uint32_t body, uint32_t *stream)
     return wa_p2_handle_result(ret, stream);
 }
 
-int wa_p2_body_finish(uint32_t body)
+int wa_p2_body_finish(uint32_t body, char *why)
 {
     _Alignas(8) unsigned char ret[40]; /* result<_, error-code> */
     wa_p2_live--;
     wa_p2_imp_http_body_finish((I32)body, 0, 0, ADDR(ret));
-    return ret[0] ? wa_p2_lift_error_code(ret + 8) : 0;
+    return ret[0] ? wa_p2_lift_error_code(ret + 8, why, why ? WA_HTTP_REASON_MAX : 0) : 0;
 }
 
 void wa_p2_outgoing_body_drop(uint32_t body)
@@ -252,13 +252,13 @@ int wa_p2_request_new(uint32_t headers, const char *method, wa_p2_str scheme, wa
     return wa_p2_outgoing(r, bad, wa_p2_imp_http_request_body, wa_p2_imp_http_request_out_drop, req, body);
 }
 
-int wa_p2_http_send(uint32_t req, uint32_t *future)
+int wa_p2_http_send(uint32_t req, uint32_t *future, char *why)
 {
     _Alignas(8) unsigned char ret[40]; /* result<own<future-incoming-response>, error-code> */
     wa_p2_live--;
     wa_p2_imp_http_handle((I32)req, 0, 0, ADDR(ret));
     if (ret[0])
-        return wa_p2_lift_error_code(ret + 8);
+        return wa_p2_lift_error_code(ret + 8, why, why ? WA_HTTP_REASON_MAX : 0);
     memcpy(future, ret + 8, 4);
     wa_p2_live++;
     return 0;
@@ -266,7 +266,7 @@ int wa_p2_http_send(uint32_t req, uint32_t *future)
 
 uint32_t wa_p2_future_subscribe(uint32_t future) { return wa_p2_live++, (uint32_t)wa_p2_imp_http_future_subscribe((I32)future); }
 
-int wa_p2_future_get(uint32_t future, uint32_t *resp)
+int wa_p2_future_get(uint32_t future, uint32_t *resp, char *why)
 {
     /* option<result<result<own<incoming-response>, error-code>, ()>>:
      * each level's payload 8 bytes on */
@@ -277,7 +277,7 @@ int wa_p2_future_get(uint32_t future, uint32_t *resp)
     if (ret[8]) /* taken already */
         return wa_misuse(WA_EMISUSE, "a response taken twice");
     if (ret[16])
-        return wa_p2_lift_error_code(ret + 24);
+        return wa_p2_lift_error_code(ret + 24, why, why ? WA_HTTP_REASON_MAX : 0);
     memcpy(resp, ret + 24, 4);
     wa_p2_live++;
     return 1;

@@ -37,22 +37,24 @@ void wa_p2_request_drop(uint32_t req);
 
 /* The answer: an outgoing-response with headers (taken) and status, and
  * its outgoing-body; the outparam set (both taken); the body's stream;
- * finish (takes the body) or drop (aborts it). */
+ * finish (takes the body) or drop (aborts it). A call that can fail with
+ * an error-code says why in why (NULL, or WA_HTTP_REASON_MAX bytes:
+ * wa_p2_lift_error_code). */
 int wa_p2_response_new(uint32_t headers, int status, uint32_t *resp, uint32_t *body);
 void wa_p2_outparam_set_ok(uint32_t param, uint32_t resp);
 void wa_p2_outparam_drop(uint32_t param);
 int wa_p2_body_write(uint32_t body, uint32_t *stream);
-int wa_p2_body_finish(uint32_t body);
+int wa_p2_body_finish(uint32_t body, char *why);
 void wa_p2_outgoing_body_drop(uint32_t body);
 
 /* The client: an outgoing-request (takes headers) and its body; send it
  * (takes the request): a future-incoming-response. */
 int wa_p2_request_new(uint32_t headers, const char *method, wa_p2_str scheme, wa_p2_str authority, wa_p2_str path,
                       uint32_t *req, uint32_t *body);
-int wa_p2_http_send(uint32_t req, uint32_t *future);
+int wa_p2_http_send(uint32_t req, uint32_t *future, char *why);
 uint32_t wa_p2_future_subscribe(uint32_t future);
 /* 1 with the response in *resp, 0 not yet, < 0 failed. */
-int wa_p2_future_get(uint32_t future, uint32_t *resp);
+int wa_p2_future_get(uint32_t future, uint32_t *resp, char *why);
 void wa_p2_future_drop(uint32_t future);
 int wa_p2_response_status(uint32_t resp);
 int wa_p2_response_header_list(uint32_t resp, wa_http_header **list, size_t *n);

@@ -205,10 +205,10 @@ uint32_t wa_p3_client_send(uint32_t req, wa_p3_http_value *ret)
     return wa_p3_imp_http_send((I32)req, ADDR(ret->b));
 }
 
-int wa_p3_client_result(wa_p3_http_value *ret, uint32_t *resp)
+int wa_p3_client_result(wa_p3_http_value *ret, uint32_t *resp, char *why)
 {
     if (ret->b[0])
-        return wa_p2_lift_error_code(ret->b + 8);
+        return wa_p2_lift_error_code(ret->b + 8, why, why ? WA_HTTP_REASON_MAX : 0);
     *resp = wa_p2_lift_u32(ret->b + 8);
     wa_p3_resources++;
     return 0;
@@ -223,7 +223,7 @@ int wa_p3_client_late(void *area)
     if (str && str[0] && !wa_p3_written(str + 4, 4))
         return 0; /* its string is still being lowered (its pointer comes last) */
     uint32_t resp;
-    if (wa_p3_client_result(ret, &resp) == 0)
+    if (wa_p3_client_result(ret, &resp, NULL) == 0)
         wa_p3_response_drop(resp);
     return 1;
 }

@@ -73,8 +73,9 @@ int wa_p3_request_new(uint32_t headers, uint32_t contents, uint32_t trailers, co
  * error-code> goes to ret (an area given to the call's wa_subtask). Returns
  * the packed state | subtask << 4 (wa_subtask_init). */
 uint32_t wa_p3_client_send(uint32_t req, wa_p3_http_value *ret);
-/* The send's result at ret: 0 with the response (owned), or the error. */
-int wa_p3_client_result(wa_p3_http_value *ret, uint32_t *resp);
+/* The send's result at ret: 0 with the response (owned), or the error
+ * and why (NULL, or WA_HTTP_REASON_MAX bytes: wa_p2_lift_error_code). */
+int wa_p3_client_result(wa_p3_http_value *ret, uint32_t *resp, char *why);
 /* The late hook of a send's area (a wa_p3_http_value: wa_subtask_area_new):
  * once the host's write of a cancelled send's result is whole, drops the
  * response or frees the error's string and returns 1; else 0. */

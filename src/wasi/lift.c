@@ -4,6 +4,7 @@
  * result first, reading only lengths, then checks the bytes, then copies:
  * a list whose lengths lie is refused before its strings are touched. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -180,16 +181,148 @@ int wa_p2_lower_scheme(wa_p2_str s)
     return s.len == 5 && !strncasecmp(s.ptr, "https", 5) ? 1 : 2;
 }
 
-/* Frees an option<string> at `at` the host lowered. */
-static void wa_p2_option_free(const unsigned char *at)
+/* The error-code variant's cases, in declaration order (wasi:http 0.2
+ * and 0.3 alike). */
+static const char *const wa_p2_error_cases[] = {
+    "DNS-timeout", "DNS-error", "destination-not-found", "destination-unavailable", "destination-IP-prohibited",
+    "destination-IP-unroutable", "connection-refused", "connection-terminated", "connection-timeout",
+    "connection-read-timeout", "connection-write-timeout", "connection-limit-reached", "TLS-protocol-error",
+    "TLS-certificate-error", "TLS-alert-received", "HTTP-request-denied", "HTTP-request-length-required",
+    "HTTP-request-body-size", "HTTP-request-method-invalid", "HTTP-request-URI-invalid", "HTTP-request-URI-too-long",
+    "HTTP-request-header-section-size", "HTTP-request-header-size", "HTTP-request-trailer-section-size",
+    "HTTP-request-trailer-size", "HTTP-response-incomplete", "HTTP-response-header-section-size",
+    "HTTP-response-header-size", "HTTP-response-body-size", "HTTP-response-trailer-section-size",
+    "HTTP-response-trailer-size", "HTTP-response-transfer-coding", "HTTP-response-content-coding",
+    "HTTP-response-timeout", "HTTP-upgrade-failed", "HTTP-protocol-error", "loop-detected", "configuration-error",
+    "internal-error"};
+
+/* The WA_E* code of each case: what a caller can do about it. */
+static const signed char wa_p2_error_codes[] = {
+    WA_ETIMEDOUT, WA_ENOTFOUND, WA_ENOTFOUND, WA_EIO, WA_EIO, WA_EIO,  /* DNS, destination */
+    WA_ECONNREFUSED, WA_ECONNRESET, WA_ETIMEDOUT, WA_ETIMEDOUT, WA_ETIMEDOUT, WA_EIO, /* connection */
+    WA_EPROTO, WA_EPROTO, WA_EPROTO,                                   /* TLS */
+    WA_EIO, WA_EIO, WA_EIO, WA_EINVAL, WA_EINVAL, WA_E2BIG,           /* request (a body-size: not its length) */
+    WA_E2BIG, WA_E2BIG, WA_E2BIG, WA_E2BIG,                            /* request's sizes */
+    WA_EPROTO, WA_E2BIG, WA_E2BIG, WA_EIO, WA_E2BIG, WA_E2BIG,        /* response */
+    WA_EPROTO, WA_EPROTO, WA_ETIMEDOUT, WA_EPROTO, WA_EPROTO,          /* response, protocol */
+    WA_EIO, WA_EIO, WA_EIO};                                           /* the rest */
+_Static_assert(sizeof wa_p2_error_codes == sizeof wa_p2_error_cases / sizeof wa_p2_error_cases[0], "one code a case");
+
+/* A reason being written into p: at most cap bytes with its NUL (cut
+ * beyond), n of them so far. */
+typedef struct wa_p2_why {
+    char *p;
+    size_t cap, n;
+} wa_p2_why;
+
+/* Appends len bytes of s; a control byte becomes a space (a reason is one
+ * line of text, whatever the host put in its strings). */
+static void wa_p2_why_add(wa_p2_why *w, const char *s, size_t len)
 {
-    if (at[0])
-        wa_p2_host_free((void *)(uintptr_t)wa_p2_lift_u32(at + 4), wa_p2_lift_u32(at + 8));
+    for (size_t i = 0; i < len && w->n + 1 < w->cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        w->p[w->n++] = (char)(c < ' ' || c == 0x7f ? ' ' : c);
+    }
+    if (w->cap)
+        w->p[w->n] = 0;
+}
+
+static void wa_p2_why_num(wa_p2_why *w, const char *fmt, unsigned long long v)
+{
+    char b[48];
+    int n = snprintf(b, sizeof b, fmt, v);
+    wa_p2_why_add(w, b, n > 0 ? (size_t)n : 0);
+}
+
+/* Appends sep and the option<string> the host lowered at `at`, if some;
+ * frees its block either way. */
+static void wa_p2_why_str(wa_p2_why *w, const char *sep, const unsigned char *at)
+{
+    if (!at[0])
+        return;
+    const char *str = (const char *)(uintptr_t)wa_p2_lift_u32(at + 4);
+    uint32_t len = wa_p2_lift_u32(at + 8);
+    wa_p2_why_add(w, sep, strlen(sep));
+    wa_p2_why_add(w, str, len);
+    wa_p2_host_free((void *)str, len);
+}
+
+/* A field-size-payload at `at`: its field's name and size. */
+static void wa_p2_why_field(wa_p2_why *w, const unsigned char *at)
+{
+    wa_p2_why_str(w, ": ", at);
+    if (at[12])
+        wa_p2_why_num(w, " (%llu bytes)", wa_p2_lift_u32(at + 16));
+}
+
+/* jco gives Node's failures of its HTTP parser (llhttp) and of TLS as
+ * internal-error with Node's message ("Error: Parse Error: Header
+ * overflow", "Error: write EPROTO ..."): their kind, read from it. */
+static int wa_p2_node_error(const char *msg)
+{
+    if (strstr(msg, "Parse Error: Header overflow"))
+        return WA_E2BIG;
+    return strstr(msg, "Parse Error: ") || strstr(msg, " EPROTO ") ? WA_EPROTO : WA_EIO;
+}
+
+int wa_p2_lift_error_code(const unsigned char *ec, char *why, size_t cap)
+{
+    const unsigned char *pl = ec + 8; /* (the payload, 8-aligned) */
+    unsigned c = ec[0];
+    char own[WA_HTTP_REASON_MAX]; /* (the reason decides internal-error's code) */
+    if (cap == 0)
+        why = own, cap = sizeof own;
+    wa_p2_why w = {why, cap, 0};
+    const char *name = c < sizeof wa_p2_error_codes ? wa_p2_error_cases[c] : "error-code";
+    wa_p2_why_add(&w, name, strlen(name));
+    switch (c) {
+    case 1: /* DNS-error: rcode, info-code (an option<u16> at 12) */
+        wa_p2_why_str(&w, ": ", pl);
+        if (pl[12])
+            wa_p2_why_num(&w, " (info-code %llu)", (unsigned)pl[14] | (unsigned)pl[15] << 8);
+        break;
+    case 14: /* TLS-alert-received: alert-id (option<u8>), alert-message at 4 */
+        if (pl[0])
+            wa_p2_why_num(&w, ": alert %llu", pl[1]);
+        wa_p2_why_str(&w, pl[0] ? " " : ": ", pl + 4);
+        break;
+    case 17: /* option<u64> */
+    case 28: {
+        uint64_t v = wa_p2_lift_u32(pl + 8) | (uint64_t)wa_p2_lift_u32(pl + 12) << 32;
+        if (pl[0])
+            wa_p2_why_num(&w, ": %llu bytes", v);
+        break;
+    }
+    case 21: /* option<u32> */
+    case 23:
+    case 26:
+    case 29:
+        if (pl[0])
+            wa_p2_why_num(&w, ": %llu bytes", wa_p2_lift_u32(pl + 4));
+        break;
+    case 22: /* option<field-size-payload>, the record at 4 */
+        if (pl[0])
+            wa_p2_why_field(&w, pl + 4);
+        break;
+    case 24: /* field-size-payload */
+    case 27:
+    case 30:
+        wa_p2_why_field(&w, pl);
+        break;
+    case 31: /* option<string> */
+    case 32:
+    case 38:
+        wa_p2_why_str(&w, ": ", pl);
+        break;
+    }
+    if (c == 38)
+        return wa_p2_node_error(why);
+    return c < sizeof wa_p2_error_codes ? wa_p2_error_codes[c] : WA_EIO;
 }
 
 const unsigned char *wa_p2_error_code_string(const unsigned char *ec)
 {
-    const unsigned char *pl = ec + 8; /* the payload */
+    const unsigned char *pl = ec + 8; /* (as wa_p2_lift_error_code reads it) */
     switch (ec[0]) {
     case 14: /* TLS-alert-received: alert-message after option<u8> */
         return pl + 4;
@@ -205,28 +338,5 @@ const unsigned char *wa_p2_error_code_string(const unsigned char *ec)
         return pl;
     default:
         return NULL;
-    }
-}
-
-/* An error-code at ec, as a WA_E* code; the string its case may carry is
- * freed. */
-int wa_p2_lift_error_code(const unsigned char *ec)
-{
-    const unsigned char *str = wa_p2_error_code_string(ec);
-    if (str)
-        wa_p2_option_free(str);
-    switch (ec[0]) {
-    case 6:
-        return WA_ECONNREFUSED;
-    case 7:
-        return WA_ECONNRESET;
-    case 0:
-    case 8:
-    case 9:
-    case 10:
-    case 33:
-        return WA_ETIMEDOUT;
-    default:
-        return WA_EIO;
     }
 }

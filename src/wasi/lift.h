@@ -79,12 +79,17 @@ int wa_p2_lower_method(const char *m);
 /* The scheme variant's case of s (borrowed): HTTP 0, HTTPS 1 (a scheme's
  * case does not matter, RFC 3986), else other(string) 2. */
 int wa_p2_lower_scheme(wa_p2_str s);
-/* An error-code at ec as a WA_E* code (refused ECONNREFUSED, reset
- * ECONNRESET, timeouts ETIMEDOUT, else EIO); the strings some cases carry
- * are freed. */
-int wa_p2_lift_error_code(const unsigned char *ec);
+/* An error-code at ec as a WA_E* code (DNS ENOTFOUND, refused
+ * ECONNREFUSED, terminated ECONNRESET, timeouts ETIMEDOUT, TLS and
+ * protocol EPROTO, sizes E2BIG, else EIO; an internal-error by the Node
+ * message jco puts in it), and in why (cap bytes, cut to fit; none if cap
+ * is 0) its case's name and payload ("DNS-error: ENOTFOUND (info-code
+ * 3008)"), a control byte in the host's strings a space. The strings some
+ * cases carry are freed. */
+int wa_p2_lift_error_code(const unsigned char *ec, char *why, size_t cap);
 /* The option<string> an error-code at ec carries in its case (its tag,
- * then the string at 4), or NULL. */
+ * then the string at 4), or NULL: where a host writes the string's
+ * pointer last (a late write is whole once it is there). */
 const unsigned char *wa_p2_error_code_string(const unsigned char *ec);
 
 #endif

@@ -48,6 +48,8 @@ static int wa_p2_net_error(uint8_t code)
     case 15:                         /* connection-reset */
     case 16: return WA_ECONNRESET;   /* connection-aborted */
     case 2: return WA_ENOSYS;        /* not-supported */
+    case 18: return WA_ENOTFOUND;    /* name-unresolvable */
+    case 19: return WA_ETIMEDOUT;    /* temporary-resolver-failure */
     default: return WA_EIO;
     }
 }

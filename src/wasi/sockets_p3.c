@@ -230,7 +230,12 @@ static int wa_p3_lookup_error(const unsigned char *e)
 {
     char code[8];
     wa_p3_take_other(e, WA_P3_LOOKUP_OTHER, code);
-    return e[0] == 1 ? WA_EINVAL : WA_EIO; /* invalid-argument; unresolvable, failures */
+    switch (e[0]) {
+    case 1: return WA_EINVAL;     /* invalid-argument */
+    case 2: return WA_ENOTFOUND;  /* name-unresolvable */
+    case 3: return WA_ETIMEDOUT;  /* temporary-resolver-failure */
+    default: return WA_EIO;
+    }
 }
 
 int wa_p3_resolve_result(unsigned char *ret, wa_ip *out, int max, int *n)

@@ -55,6 +55,28 @@ test('a request fetch refuses is WA_EINVAL', async () => {
   rt.close();
 });
 
+test('failures: their codes, and the host\'s words as the reason', async () => {
+  const rt = await prog();
+  // not HTTP, a header of 1 MiB, a name under .invalid, TLS to plain HTTP
+  // (were WA_EIO, with no reason)
+  await assert.rejects(rt.callAsync('fetch_body', server.url('/garbage')),
+    { code: codes.EPROTO, detail: /^TypeError: fetch failed \((HPE_|HTTPParserError)/ });
+  await assert.rejects(rt.callAsync('fetch_body', server.url('/bigheader')),
+    { code: codes.E2BIG, detail: /^TypeError: fetch failed \(UND_ERR_HEADERS_OVERFLOW: / });
+  await assert.rejects(rt.callAsync('fetch_body', 'http://no-such-host.invalid/'),
+    { code: codes.ENOTFOUND, detail: /ENOTFOUND: getaddrinfo ENOTFOUND no-such-host\.invalid/ });
+  await assert.rejects(rt.callAsync('fetch_body', server.url('/').replace('http:', 'https:')),
+    { code: codes.EPROTO, detail: /^TypeError: fetch failed \((ERR_SSL_|EPROTO)/ });
+  assert.equal(rt.stats().hostOps, 0);
+  rt.close();
+});
+
+test('an empty POST says its length', async () => {
+  const rt = await prog();
+  assert.equal(new TextDecoder().decode(await rt.callAsync('post_empty', server.url('/length'))), 'length=0 chunked=0');
+  rt.close();
+});
+
 test('the body is read one chunk per read, none ahead of the reader', async () => {
   let pulls = 0;
   const rt = await prog({
@@ -110,7 +132,8 @@ test('a refused connection is WA_ECONNREFUSED (Node\'s fetch names the cause)', 
   const port = await new Promise((res) => {
     const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); });
   });
-  await assert.rejects(rt.callAsync('fetch_body', `http://127.0.0.1:${port}/`), { code: codes.ECONNREFUSED });
+  await assert.rejects(rt.callAsync('fetch_body', `http://127.0.0.1:${port}/`),
+    { code: codes.ECONNREFUSED, detail: /^TypeError: fetch failed \(ECONNREFUSED: / });
   assert.equal(rt.stats().hostOps, 0);
   rt.close();
 });
@@ -130,12 +153,15 @@ test('a custom fetch is used, and its failure is WA_EIO', async () => {
     fetch: async (url, init) => {
       seen.push([url, init.method, init.signal instanceof AbortSignal]);
       if (url.endsWith('/bad')) throw new Error('custom failure');
+      if (url.endsWith('/long')) throw new Error(`a${'é'.repeat(100)}`);
       return new Response('custom body', { status: 201 });
     },
   });
   assert.deepEqual(await rt.callAsync('fetch_body', 'http://test/ok'), utf8('custom body'));
-  await assert.rejects(rt.callAsync('fetch_body', 'http://test/bad'), { code: codes.EIO });
-  assert.deepEqual(seen, [['http://test/ok', 'GET', true], ['http://test/bad', 'GET', true]]);
+  await assert.rejects(rt.callAsync('fetch_body', 'http://test/bad'), { code: codes.EIO, detail: 'Error: custom failure' });
+  // a reason past WA_HTTP_REASON_MAX is cut between characters
+  await assert.rejects(rt.callAsync('fetch_body', 'http://test/long'), { detail: `Error: a${'é'.repeat(59)}` });
+  assert.deepEqual(seen.slice(0, 2), [['http://test/ok', 'GET', true], ['http://test/bad', 'GET', true]]);
   rt.close();
 });
 

@@ -106,15 +106,18 @@ EXPORT(late_sleep_ms) int late_sleep_ms(uint32_t call, double busy, double ms)
 }
 
 /* fetch_body(url): resolves with the body (http.h's wa_http_fetch), or
- * with the HTTP status when the body is empty; rejects on failure. */
+ * with the HTTP status when the body is empty; rejects on failure, the
+ * host's reason as the error's detail. post_empty(url): the same of a POST
+ * without a body. */
 static int fetcher_poll(wa_future *f, wa_cx *cx)
 {
     job *j = (job *)f;
     WA_BEGIN(j, cx);
-    j->req = (wa_http_request){.url = j->url};
+    j->req = (wa_http_request){.method = j->n ? "POST" : NULL, .url = j->url};
     WA_AWAIT(wa_http_fetch_init(&j->fetch, &j->req, 0));
     if (WA_STATUS < 0) {
-        wa_js_settle(j->call, WA_STATUS, NULL, 0, 0);
+        const char *why = wa_http_fetch_reason(&j->fetch);
+        wa_js_settle(j->call, WA_STATUS, why, strlen(why), 0);
         WA_RETURN(0);
     }
     wa_js_settle(j->call, 0, j->fetch.len ? j->fetch.data : NULL, j->fetch.len,
@@ -128,6 +131,12 @@ static const wa_future_vt fetcher_vt = {fetcher_poll, job_drop, "fetcher"};
 EXPORT(fetch_body) int fetch_body(uint32_t call, const char *url, size_t len)
 {
     job j = {.call = call, .url = copy_str(url, len)};
+    return j.url ? spawn_job(&fetcher_vt, &j) : WA_ENOMEM;
+}
+
+EXPORT(post_empty) int post_empty(uint32_t call, const char *url, size_t len)
+{
+    job j = {.call = call, .url = copy_str(url, len), .n = 1};
     return j.url ? spawn_job(&fetcher_vt, &j) : WA_ENOMEM;
 }
 

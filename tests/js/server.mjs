@@ -13,6 +13,9 @@
 //   /status?code=N          an empty body with status N
 //   /cut?size=N&at=M        announces N bytes, sends M, then drops the connection
 //   /echo                   201, "METHOD x-test-header body", header x-reply: yes
+//   /length                 "length=N chunked=0|1": the request's length headers
+//   /garbage                not HTTP
+//   /bigheader              a head with a header of 1 MiB
 //   /api/slow?ms=N          "ok" after N ms (the web demo's fetches)
 //   anything else           a file of the repository: /js/wasync.mjs,
 //                           /build/js/..., /tests/browser/cases.html; / is the
@@ -88,6 +91,17 @@ export function serve(port = 0) {
         else later(10000, () => gathering.includes(entry) && (gathering.splice(gathering.indexOf(entry), 1), answer(503, '')));
         break;
       }
+      case '/length': {
+        const te = req.headers['transfer-encoding'];
+        res.end(`length=${req.headers['content-length'] ?? -1} chunked=${te === undefined ? 0 : 1}`);
+        break;
+      }
+      case '/garbage':
+        req.socket.end('garbage\r\n\r\n');
+        break;
+      case '/bigheader':
+        req.socket.end(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(1 << 20)}\r\ncontent-length: 0\r\n\r\n`);
+        break;
       case '/api/slow':
         answerLater(Number(q('ms', 0)), 'ok');
         break;

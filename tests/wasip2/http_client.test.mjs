@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The HTTP client suite (tests/wasip2/http_client.c) under `jco run`, or
 // as a 0.3 command under run-p3.mjs ($WASYNC_RUN_P3), either under
-// wasmtime (runner.mjs), against this Node server: it echoes bodies, reports what it was sent, serves 1 MiB, never
-// answers /hang, sends 90 empty headers on /empty (http_client.c says why
-// not more), and counts what it saw.
+// wasmtime (runner.mjs), against this Node server: it echoes bodies,
+// reports what it was sent, serves 1 MiB, never answers /hang, sends 90
+// empty headers on /empty (http_client.c says why not more), garbage on
+// /garbage, a header of 1 MiB on /bigheader, says the length headers it
+// got on /length, and counts what it saw.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -26,6 +28,13 @@ test('the HTTP client suite', async () => {
     } else if (path === 'empty') {
       for (let i = 0; i < 90; i++) res.setHeader(`x-empty-${i}`, '');
       res.end();
+    } else if (path === 'garbage') {
+      req.socket.end('garbage\r\n\r\n');
+    } else if (path === 'bigheader') {
+      req.socket.end(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(1 << 20)}\r\ncontent-length: 0\r\n\r\n`);
+    } else if (path === 'length') {
+      const te = req.headers['transfer-encoding'];
+      res.end(`length=${req.headers['content-length'] ?? -1} chunked=${te === undefined ? 0 : 1}`);
     } else if (path === 'big') {
       res.end(Buffer.alloc(1 << 20, 'x'));
     } else if (path === 'count') { // (and starts counting anew)
