@@ -45,7 +45,7 @@ test('the HTTP client suite', async () => {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const base = `http://127.0.0.1:${server.address().port}`;
-    const [command, args] = wasmtime ? wasmtimeRun([base])
+    const [command, args] = wasmtime ? wasmtimeRun([base, 'wasmtime'])
       : [process.execPath, p3 ? [p3, process.env.WASYNC_COMPONENT, process.env.WASYNC_OUT, '--', base]
         : [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, base]];
     const { stdout, stderr, killed } = await promisify(execFile)(command, args, { timeout: 60000 })
