@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wasync/stream.h"
+#include "stream_handle.h"
 
 typedef struct wa_pipe wa_pipe;
 
@@ -151,5 +151,12 @@ int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer)
     p->w = (wa_pipe_end){WA_STREAM_INIT(&wa_pipe_vt), p};
     *reader = &p->r.base;
     *writer = &p->w.base;
-    return 0;
+    int rc = wa_stream_handle_(0, reader); /* (closes the reading end if not) */
+    if (rc < 0) {
+        wa_pipe_close(&p->w.base);
+        return rc;
+    }
+    if ((rc = wa_stream_handle_(0, writer)) < 0)
+        wa_stream_close(reader);
+    return rc;
 }

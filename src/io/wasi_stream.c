@@ -10,6 +10,7 @@
 #include "../wasi/io.h"
 #include "wasync/stream.h"
 #include "wasync/wasi.h"
+#include "stream_handle.h"
 #include "wasi_stream.h"
 
 _Static_assert(sizeof(wa_pollable_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
@@ -171,11 +172,11 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
 {
     switch (fd) {
     case 0:
-        return wa_wasi_stream_open(rt, wa_p2_get_stdin(), WA_NO_HANDLE, s);
+        return wa_stream_handle_(wa_wasi_stream_open(rt, wa_p2_get_stdin(), WA_NO_HANDLE, s), s);
     case 1:
-        return wa_wasi_stream_open(rt, WA_NO_HANDLE, wa_p2_get_stdout(), s);
+        return wa_stream_handle_(wa_wasi_stream_open(rt, WA_NO_HANDLE, wa_p2_get_stdout(), s), s);
     case 2:
-        return wa_wasi_stream_open(rt, WA_NO_HANDLE, wa_p2_get_stderr(), s);
+        return wa_stream_handle_(wa_wasi_stream_open(rt, WA_NO_HANDLE, wa_p2_get_stderr(), s), s);
     default:
         return WA_EINVAL;
     }
