@@ -450,6 +450,45 @@ static void test_handle_misuse(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A copy of a stream handle used after the stream was closed through
+ * another copy is misuse, reported by the call, and never touches the
+ * freed stream: a pipe end closed twice, a read and a write through a
+ * closed end's copy, both ends' copies after the pipe is gone, and a copy
+ * kept while a new pipe is made (its memory may be the old one's). */
+static void test_handle_copies(void)
+{
+    check_catch_misuse();
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_stream *rd, *wr;
+    REQUIRE_OR(wa_pipe_new(16, &rd, &wr) == 0, wa_rt_free(rt));
+    wa_stream *rd_copy = rd, *wr_copy = wr, *again = rd;
+    char buf[4];
+    wa_read r;
+    wa_write w;
+    CHECK_EQ(wa_stream_close(&rd), 0);
+    CHECK(rd == NULL);
+    CHECK_MISUSE(wa_stream_close(&rd_copy), WA_EMISUSE, "wa_stream_close");
+    CHECK(rd_copy == NULL);
+    CHECK_MISUSE(wa_block_on(rt, wa_read_init(&r, again, buf, sizeof buf)), WA_EMISUSE, "wa_read");
+    CHECK_MISUSE(wa_stream_head(again) == NULL, 1, "wa_stream_head");
+    CHECK_EQ(wa_block_on(rt, wa_write_init(&w, wr, "x", 1)), WA_ECLOSED); /* the live end sees the close */
+    CHECK_EQ(wa_stream_close(&wr), 0);                                    /* the pipe goes */
+    CHECK_MISUSE(wa_block_on(rt, wa_write_init(&w, wr_copy, "x", 1)), WA_EMISUSE, "wa_write");
+    CHECK_MISUSE(wa_stream_close(&wr_copy), WA_EMISUSE, "wa_stream_close");
+    /* a new pipe does not bring the old handles back */
+    wa_stream *rd2, *wr2;
+    REQUIRE_OR(wa_pipe_new(16, &rd2, &wr2) == 0, wa_rt_free(rt));
+    rd_copy = again;
+    CHECK_MISUSE(wa_stream_close(&rd_copy), WA_EMISUSE, "wa_stream_close");
+    CHECK_EQ(wa_block_on(rt, wa_write_init(&w, wr2, "y", 1)), 0);
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, rd2, buf, sizeof buf)), 0);
+    CHECK_EQ(r.n, 1);
+    CHECK_EQ(wa_stream_close(&rd2), 0);
+    CHECK_EQ(wa_stream_close(&wr2), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 /* A read of capacity 0 finishes at once with n = 0, data or not. */
 static void test_zero_read(void)
 {
@@ -480,6 +519,7 @@ int main(void)
     RUN(test_close_while_writing);
     RUN(test_close_wakes_reader);
     RUN(test_handle_misuse);
+    RUN(test_handle_copies);
     RUN(test_zero_read);
     return check_finish();
 }
