@@ -6,13 +6,15 @@
 #include "wasync/error.h"
 
 #define WA_HANDLE_NONE UINT32_MAX
-#define WA_HANDLE_GEN_BITS (8 * sizeof(uintptr_t) - 1 - WA_HANDLE_SLOT_BITS > 32 ? 32 : 8 * sizeof(uintptr_t) - 1 - WA_HANDLE_SLOT_BITS)
-#define WA_HANDLE_GEN_MASK ((uint32_t)((1ull << WA_HANDLE_GEN_BITS) - 1))
+#define WA_HANDLE_GEN_SHIFT (5 + WA_HANDLE_SLOT_BITS)
+
+_Static_assert(sizeof(wa_handle_slot) == 2 * sizeof(uintptr_t), "a slot's offset is read off its key");
 
 /* The first page is static: a program with few handles never allocates
  * for them (and its clones and opens cannot fail for want of a slot). */
-static wa_handle_slot wa_handle_page0[WA_HANDLE_PAGE];
-wa_handle_slot *wa_handle_pages_[WA_HANDLE_PAGES] = {wa_handle_page0};
+static wa_handle_slot wa_handle_page0[WA_HANDLE_PAGE], wa_handle_empty[WA_HANDLE_PAGE];
+wa_handle_slot *wa_handle_pages_[WA_HANDLE_PAGES] = {[0] = wa_handle_page0,
+                                                     [1 ... WA_HANDLE_PAGES - 1] = wa_handle_empty};
 
 /* Everything but lookups, under the lock: the slots in use (n), and the
  * free ones in the order they were released. */
@@ -37,7 +39,7 @@ static uint32_t wa_handle_take(void)
 {
     uint32_t i = wa_handles.head;
     if (i != WA_HANDLE_NONE) {
-        wa_handles.head = wa_handle_at(i)->next_free;
+        wa_handles.head = wa_handle_at(i)->u.next_free;
         if (wa_handles.head == WA_HANDLE_NONE)
             wa_handles.tail = WA_HANDLE_NONE;
         return i;
@@ -45,7 +47,7 @@ static uint32_t wa_handle_take(void)
     i = wa_handles.n;
     if (i == WA_HANDLE_PAGES * WA_HANDLE_PAGE)
         return WA_HANDLE_NONE;
-    if (!wa_handle_pages_[i / WA_HANDLE_PAGE]) {
+    if (wa_handle_pages_[i / WA_HANDLE_PAGE] == wa_handle_empty) {
         wa_handle_slot *page = calloc(WA_HANDLE_PAGE, sizeof *page);
         if (!page)
             return WA_HANDLE_NONE;
@@ -64,27 +66,26 @@ int wa_handle_new_(void *obj, unsigned kind, uintptr_t *h)
         return WA_ENOMEM;
     }
     wa_handle_slot *s = wa_handle_at(i);
-    s->obj = obj;
-    s->kind = kind;
-    uint32_t gen = (s->gen + 1) & WA_HANDLE_GEN_MASK; /* odd: live */
-    __atomic_store_n(&s->gen, gen, __ATOMIC_RELEASE);
+    uintptr_t gen = (s->key >> WA_HANDLE_GEN_SHIFT) + 1; /* (a fresh slot's first is 1) */
+    uintptr_t key = gen << WA_HANDLE_GEN_SHIFT | (uintptr_t)i << 5 | (uintptr_t)kind << 1 | 1;
+    s->u.obj = obj;
+    __atomic_store_n(&s->key, key, __ATOMIC_RELEASE);
     wa_handles_unlock();
-    *h = (uintptr_t)gen << (1 + WA_HANDLE_SLOT_BITS) | (uintptr_t)i << 1 | 1;
+    *h = key;
     return 0;
 }
 
 void wa_handle_release_(uintptr_t h)
 {
-    uint32_t i = (uint32_t)(h >> 1) & ((1u << WA_HANDLE_SLOT_BITS) - 1);
+    uint32_t i = (uint32_t)(h >> 5) & ((1u << WA_HANDLE_SLOT_BITS) - 1);
     wa_handles_lock();
     wa_handle_slot *s = wa_handle_at(i);
-    __atomic_store_n(&s->gen, (s->gen + 1) & WA_HANDLE_GEN_MASK, __ATOMIC_RELEASE); /* even: free */
-    s->obj = NULL;
-    s->next_free = WA_HANDLE_NONE;
+    __atomic_store_n(&s->key, h & ~(uintptr_t)1, __ATOMIC_RELEASE); /* its generation kept for the next */
+    s->u.next_free = WA_HANDLE_NONE;
     if (wa_handles.tail == WA_HANDLE_NONE)
         wa_handles.head = i;
     else
-        wa_handle_at(wa_handles.tail)->next_free = i;
+        wa_handle_at(wa_handles.tail)->u.next_free = i;
     wa_handles.tail = i;
     wa_handles_unlock();
 }
@@ -95,8 +96,8 @@ int wa_handle_holds_(const void *obj, unsigned kind, uintptr_t *h)
     wa_handles_lock();
     for (uint32_t i = 0; i < wa_handles.n && !found; i++) {
         wa_handle_slot *s = wa_handle_at(i);
-        if ((s->gen & 1) && s->obj == obj && s->kind == kind) {
-            *h = (uintptr_t)s->gen << (1 + WA_HANDLE_SLOT_BITS) | (uintptr_t)i << 1 | 1;
+        if ((s->key & (WA_HANDLE_KIND_MASK | 1)) == ((uintptr_t)kind << 1 | 1) && s->u.obj == obj) {
+            *h = s->key;
             found = 1;
         }
     }
