@@ -12,9 +12,9 @@ _Static_assert(sizeof(wa_handle_slot) == 2 * sizeof(uintptr_t), "a slot's offset
 
 /* The first page is static: a program with few handles never allocates
  * for them (and its clones and opens cannot fail for want of a slot). */
-static wa_handle_slot wa_handle_page0[WA_HANDLE_PAGE], wa_handle_empty[WA_HANDLE_PAGE];
-wa_handle_slot *wa_handle_pages_[WA_HANDLE_PAGES] = {[0] = wa_handle_page0,
-                                                     [1 ... WA_HANDLE_PAGES - 1] = wa_handle_empty};
+wa_handle_slot wa_handle_page0_[WA_HANDLE_PAGE];
+intptr_t wa_handle_pages_[WA_HANDLE_PAGES];
+static uint32_t wa_handle_made = 1; /* pages */
 
 /* Everything but lookups, under the lock: the slots in use (n), and the
  * free ones in the order they were released. */
@@ -23,7 +23,11 @@ static struct {
     uint32_t n, head, tail;
 } wa_handles = {0, 0, WA_HANDLE_NONE, WA_HANDLE_NONE};
 
-static inline wa_handle_slot *wa_handle_at(uint32_t i) { return &wa_handle_pages_[i / WA_HANDLE_PAGE][i % WA_HANDLE_PAGE]; }
+static inline wa_handle_slot *wa_handle_at(uint32_t i)
+{
+    return (wa_handle_slot *)((uintptr_t)wa_handle_page0_ + (uintptr_t)wa_handle_pages_[i / WA_HANDLE_PAGE]) +
+           i % WA_HANDLE_PAGE;
+}
 
 static void wa_handles_lock(void)
 {
@@ -47,11 +51,12 @@ static uint32_t wa_handle_take(void)
     i = wa_handles.n;
     if (i == WA_HANDLE_PAGES * WA_HANDLE_PAGE)
         return WA_HANDLE_NONE;
-    if (wa_handle_pages_[i / WA_HANDLE_PAGE] == wa_handle_empty) {
+    if (i / WA_HANDLE_PAGE == wa_handle_made) {
         wa_handle_slot *page = calloc(WA_HANDLE_PAGE, sizeof *page);
         if (!page)
             return WA_HANDLE_NONE;
-        __atomic_store_n(&wa_handle_pages_[i / WA_HANDLE_PAGE], page, __ATOMIC_RELEASE);
+        __atomic_store_n(&wa_handle_pages_[wa_handle_made++], (intptr_t)((uintptr_t)page - (uintptr_t)wa_handle_page0_),
+                         __ATOMIC_RELEASE);
     }
     wa_handles.n++;
     return i;

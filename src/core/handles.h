@@ -42,9 +42,11 @@ typedef struct wa_handle_slot {
     } u;
 } wa_handle_slot;
 
-/* The pages: those not made yet are an empty page's (no live slot), so
- * that a lookup has no NULL to test. */
-extern wa_handle_slot *wa_handle_pages_[];
+/* The pages, each as its distance in bytes from page 0, which is static.
+ * A page not made yet is 0 too, page 0, whose keys name no other page:
+ * so the table needs no initialised data, and a lookup no NULL test. */
+extern wa_handle_slot wa_handle_page0_[];
+extern intptr_t wa_handle_pages_[];
 
 /* A new handle of kind to obj in *h: 0, or WA_ENOMEM (the first 256
  * handles need no memory). */
@@ -62,10 +64,9 @@ static inline int wa_handle_is_(uintptr_t h) { return (int)(h & 1); }
 static inline void *wa_handle_get_(uintptr_t h, unsigned kind)
 {
     const uintptr_t slot_shift = sizeof(wa_handle_slot) == 16 ? 1 : 2; /* 5 less log2 of the size */
-    const wa_handle_slot *page =
-        __atomic_load_n(&wa_handle_pages_[(h >> (5 + 8)) & (WA_HANDLE_PAGES - 1)], __ATOMIC_ACQUIRE);
-    const wa_handle_slot *s =
-        (const wa_handle_slot *)((const char *)page + ((h >> slot_shift) & ((WA_HANDLE_PAGE - 1) * sizeof *s)));
+    intptr_t page = __atomic_load_n(&wa_handle_pages_[(h >> (5 + 8)) & (WA_HANDLE_PAGES - 1)], __ATOMIC_ACQUIRE);
+    const wa_handle_slot *s = (const wa_handle_slot *)((uintptr_t)wa_handle_page0_ + (uintptr_t)page +
+                                                       ((h >> slot_shift) & ((WA_HANDLE_PAGE - 1) * sizeof *s)));
     uintptr_t want = (h & ~WA_HANDLE_KIND_MASK) | (uintptr_t)kind << 1;
     return __atomic_load_n(&s->key, __ATOMIC_ACQUIRE) == want ? s->u.obj : NULL;
 }

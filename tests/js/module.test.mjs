@@ -19,8 +19,10 @@ for (const name of ['prog', 'minimal', 'timeline', 'bench_js']) {
 // 16 KiB until its fetch became http.h's (wa_http_fetch): about 8 KiB more,
 // all of it code the fetch runs (the request checks of http_url.c, the
 // body as a stream read whole, the send; measured 24,700 bytes), so the
-// bound is the next KiB up.
-test('minimal.wasm is under 25 KiB', async () => {
+// bound was the next KiB up. Then the handle table (core/handles.c, which
+// finds a stale copy of a stream's or a runtime's handle out): 1.3 KiB
+// more (25,531 -> 26,826 bytes), and the bound the next KiB up again.
+test('minimal.wasm is under 27 KiB', async () => {
   const bytes = await readFile(join(dir, 'minimal.wasm'));
-  assert.ok(bytes.length < 25 * 1024, `${bytes.length} bytes`);
+  assert.ok(bytes.length < 27 * 1024, `${bytes.length} bytes`);
 });
