@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the handles users hold and may copy (the streams and TCP
- * listeners the library makes, channel ends; runtimes are registered too).
+ * listeners the library makes, channel ends, remotes, their joins and
+ * events; runtimes are registered too).
  * Such a handle is not the object's address but a key into one
  * process-wide table of slots: bit 0 set (no object's address has it), its
  * kind, its slot, and the slot's generation. A slot holds the key of its
@@ -24,6 +25,9 @@ enum {
     WA_HANDLE_TX,
     WA_HANDLE_RX,
     WA_HANDLE_RT,
+    WA_HANDLE_REMOTE,
+    WA_HANDLE_EVENT,
+    WA_HANDLE_REMOTE_JOIN,
 };
 
 /* A key: bit 0 set, the kind (bits 1-4), the slot (bits 5 up, SLOT_BITS
