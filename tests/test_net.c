@@ -589,25 +589,25 @@ static void test_handle_copies(void)
     wa_tcp_op op, acc, con;
     REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
     wa_tcp *l = op.listener, *copy = l;
-    CHECK_EQ(wa_block_on(rt, wa_tcp_connect_init(&con, rt, "127.0.0.1", wa_tcp_port(l))), 0);
-    CHECK_EQ(wa_block_on(rt, wa_tcp_accept_init(&acc, l)), 0);
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_connect_init(&con, rt, "127.0.0.1", wa_tcp_port(l))) == 0,
+               (wa_tcp_close(&l), wa_rt_free(rt)));
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_accept_init(&acc, l)) == 0,
+               (wa_stream_close(&con.conn), wa_tcp_close(&l), wa_rt_free(rt)));
     wa_stream *c = acc.conn, *c_copy = c;
     char buf[4];
     wa_read r;
     CHECK_EQ(wa_stream_close(&c), 0);
     CHECK_MISUSE(wa_stream_close(&c_copy), WA_EMISUSE, "wa_stream_close");
     CHECK_MISUSE(wa_block_on(rt, wa_read_init(&r, acc.conn, buf, sizeof buf)), WA_EMISUSE, "wa_read");
-    if (con.conn) {
-        CHECK_EQ(wa_block_on(rt, wa_read_init(&r, con.conn, buf, sizeof buf)), WA_ECLOSED);
-        CHECK_EQ(wa_stream_close(&con.conn), 0);
-    }
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, con.conn, buf, sizeof buf)), WA_ECLOSED);
+    CHECK_EQ(wa_stream_close(&con.conn), 0);
     CHECK_EQ(wa_tcp_close(&l), 0);
     CHECK_MISUSE(wa_tcp_close(&copy), WA_EMISUSE, "wa_tcp_close");
     copy = op.listener;
     CHECK_MISUSE(wa_tcp_port(copy), 0, "wa_tcp_port");
     CHECK_MISUSE(wa_block_on(rt, wa_tcp_accept_init(&acc, copy)), WA_EMISUSE, "wa_tcp_accept");
     /* a new listener (perhaps where the old one was) is another handle */
-    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, (wa_misuse_set_hook(NULL), wa_rt_free(rt)));
     CHECK_MISUSE(wa_tcp_close(&copy), WA_EMISUSE, "wa_tcp_close");
     CHECK(wa_tcp_port(op.listener) != 0);
     CHECK_EQ(wa_tcp_close(&op.listener), 0);
