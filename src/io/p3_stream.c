@@ -397,11 +397,16 @@ int wa_wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint3
     return 0;
 }
 
-int wa_wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
-                          wa_stream **s)
+int wa_p3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable, wa_stream **s)
 {
     wa_p3_live_ends += !!readable + !!writable; /* taken */
     return wa_wasip3_stream_open_owned(rt, t, readable, writable, NULL, (uint32_t[2]){0}, NULL, 0, NULL, s);
+}
+
+int wa_wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
+                          wa_stream **s)
+{
+    return wa_stream_handle_(wa_p3_stream_open(rt, t, readable, writable, s), s);
 }
 
 int wa_wasip3_stream_new(wa_rt *rt, const wa_wasip3_stream_type *t, wa_stream **reader, wa_stream **writer)

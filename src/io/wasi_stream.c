@@ -165,18 +165,18 @@ void wa_wasi_stream_flush_writes(wa_stream *s) { ((wa_p2_stream *)s)->flush_writ
 
 int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s)
 {
-    return wa_wasi_stream_open_owned(rt, in, out, 0, NULL, s);
+    return wa_stream_handle_(wa_wasi_stream_open_owned(rt, in, out, 0, NULL, s), s);
 }
 
 int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
 {
     switch (fd) {
     case 0:
-        return wa_stream_handle_(wa_wasi_stream_open(rt, wa_p2_get_stdin(), WA_NO_HANDLE, s), s);
+        return wa_wasi_stream_open(rt, wa_p2_get_stdin(), WA_NO_HANDLE, s);
     case 1:
-        return wa_stream_handle_(wa_wasi_stream_open(rt, WA_NO_HANDLE, wa_p2_get_stdout(), s), s);
+        return wa_wasi_stream_open(rt, WA_NO_HANDLE, wa_p2_get_stdout(), s);
     case 2:
-        return wa_stream_handle_(wa_wasi_stream_open(rt, WA_NO_HANDLE, wa_p2_get_stderr(), s), s);
+        return wa_wasi_stream_open(rt, WA_NO_HANDLE, wa_p2_get_stderr(), s);
     default:
         return WA_EINVAL;
     }
