@@ -10,14 +10,12 @@
 wa_tcp *wa_tcp_new(wa_rt *rt)
 {
     wa_tcp *l = calloc(1, sizeof *l);
-    if (l && wa_handle_new_(l, WA_HANDLE_TCP, &l->h) < 0) {
+    if (!l || wa_handle_new_(l, WA_HANDLE_TCP, &l->h) < 0) {
         free(l);
         return NULL;
     }
-    if (l) {
-        l->rt = rt;
-        l->refs = 1;
-    }
+    l->rt = rt;
+    l->refs = 1;
     return l;
 }
 
@@ -40,9 +38,10 @@ static void wa_tcp_unref(wa_tcp *l)
 int wa_tcp_close_with(wa_tcp **lp, void (*release_socket)(wa_tcp *))
 {
     wa_tcp *l = lp ? wa_tcp_at(*lp) : NULL;
+    if (lp)
+        *lp = NULL;
     if (!l)
         return wa_misuse(WA_EMISUSE, "wa_tcp_close: a listener closed already (through this copy of the handle or another), or NULL");
-    *lp = NULL;
     wa_handle_release_(l->h); /* every copy of the handle goes stale */
     l->closed = 1;
     release_socket(l);

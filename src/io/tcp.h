@@ -70,8 +70,9 @@ wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, con
  * l is freed here). */
 int wa_tcp_listen_poll_with(wa_tcp_op *op, int (*open)(wa_tcp_op *op, wa_tcp *l));
 
-/* Starts op (as above) as an accept with vt on l (borrowed, may be NULL),
- * taking a reference to l until it ends. */
+/* Starts op (as above) as an accept with vt on the listener of handle l
+ * (borrowed; NULL or closed: none, op->listener NULL), taking a reference
+ * to the listener until it ends. */
 wa_future *wa_tcp_accept_start(wa_tcp_op *op, const wa_future_vt *vt, wa_tcp *l);
 
 /* Polls an accept: try_accept (the host's) while its listener is open;
