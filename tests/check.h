@@ -67,14 +67,20 @@ static inline int check_finish(void)
     return check_failed != 0;
 }
 
-/* Misuse reports are counted, not fatal, so tests can provoke them. */
+/* Misuse reports are counted, not fatal, so tests can provoke them; the
+ * last one's text is kept. */
 static int check_misuses;
+static char check_misuse_text[320];
 static inline void check_count_misuse(const char *what)
 {
-    (void)what;
+    snprintf(check_misuse_text, sizeof check_misuse_text, "%s", what);
     check_misuses++;
 }
 static inline void check_catch_misuse(void) { wa_misuse_set_hook(check_count_misuse); }
+
+/* Checks that expr (misuse caught: check_catch_misuse) returns rc and
+ * reports one misuse, whose text names call ("wa_stream_close: "). */
+#define CHECK_MISUSE(expr, rc, call)                                            do {                                                                            int misuses_ = check_misuses;                                               check_misuse_text[0] = 0;                                                   CHECK_EQ((expr), (rc));                                                     CHECK_EQ(check_misuses - misuses_, 1);                                      if (!strstr(check_misuse_text, call ": "))                                      printf("  (%s: the report \"%s\" does not name %s)\n",                          check_current, check_misuse_text, call);                         CHECK(strstr(check_misuse_text, call ": ") != NULL);                    } while (0)
 
 /* A runtime on the sim backend (virtual time; seed 0: FIFO ties). */
 static inline wa_rt *check_sim_rt(uint64_t seed)

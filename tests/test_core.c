@@ -727,6 +727,26 @@ static int await_join_poll(wa_future *f, wa_cx *cx)
 }
 static const wa_future_vt await_join_vt = {await_join_poll, wa_coro_drop, "await_join"};
 
+/* A runtime freed or shut down through one copy of its pointer: a second
+ * free or shutdown through another is reported by the call, without
+ * touching the freed runtime. */
+static void test_rt_copies(void)
+{
+    check_catch_misuse();
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_rt *copy = rt;
+    wa_rt_free(rt);
+    CHECK_MISUSE((wa_rt_free(copy), 0), 0, "wa_rt_free");
+    CHECK_MISUSE(wa_rt_shutdown(copy, 0), WA_EMISUSE, "wa_rt_shutdown");
+    rt = check_sim_rt(0);
+    REQUIRE(rt);
+    copy = rt;
+    CHECK_EQ(wa_rt_shutdown(rt, WA_MS(1)), 0);
+    CHECK_MISUSE(wa_rt_shutdown(copy, WA_MS(1)), WA_EMISUSE, "wa_rt_shutdown");
+    CHECK_MISUSE((wa_rt_free(copy), 0), 0, "wa_rt_free");
+}
+
 static void test_bad_arguments(void)
 {
     wa_misuse_set_hook(copy_misuse);
@@ -916,6 +936,7 @@ int main(void)
     RUN(test_foreign_thread);
 #endif
     RUN(test_bad_arguments);
+    RUN(test_rt_copies);
     RUN(test_async_cleanup_every_path);
     RUN(test_await_local_refused);
     return check_finish();

@@ -612,6 +612,31 @@ static void test_fd_zero_read(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* An fd stream and a stdio stream closed through one copy of the handle:
+ * a close or a write through another copy is reported by the call and
+ * never touches the freed stream (ASan). */
+static void test_fd_stream_copies(void)
+{
+    check_catch_misuse();
+    wa_rt *rt = epoll_rt();
+    REQUIRE(rt);
+    int sv[2];
+    REQUIRE_OR(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, wa_rt_free(rt));
+    wa_stream *s;
+    REQUIRE_OR(wa_fd_stream_open(rt, sv[0], &s) == 0, (close(sv[1]), wa_rt_free(rt))); /* (sv[0] taken) */
+    wa_stream *copy = s;
+    wa_write w;
+    CHECK_EQ(wa_stream_close(&s), 0);
+    CHECK_MISUSE(wa_block_on(rt, wa_write_init(&w, copy, "x", 1)), WA_EMISUSE, "wa_write");
+    CHECK_MISUSE(wa_stream_close(&copy), WA_EMISUSE, "wa_stream_close");
+    close(sv[1]);
+    REQUIRE_OR(wa_stdio_open(rt, 1, &s) == 0, wa_rt_free(rt));
+    copy = s;
+    CHECK_EQ(wa_stream_close(&s), 0);
+    CHECK_MISUSE(wa_stream_close(&copy), WA_EMISUSE, "wa_stream_close");
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_real_sleep);
@@ -628,5 +653,6 @@ int main(void)
     RUN(test_foreign_keys);
     RUN(test_two_waiters_one_fd);
     RUN(test_fd_zero_read);
+    RUN(test_fd_stream_copies);
     return check_finish();
 }

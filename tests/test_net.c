@@ -622,6 +622,46 @@ static void test_two_accepts(void)
     CHECK_EQ(held(), before);
 }
 
+/* Copies of handles used after the close through another copy: a
+ * connection's stream closed twice or read, a listener closed twice, its
+ * port asked, an accept on it, also once a new listener is open. Each is
+ * reported by the call, and none reads the freed object (ASan natively). */
+static void test_handle_copies(void)
+{
+    long before = held();
+    wa_rt *rt = net_rt();
+    REQUIRE(rt);
+    check_catch_misuse();
+    wa_tcp_op op, acc, con;
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
+    wa_tcp *l = op.listener, *copy = l;
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_connect_init(&con, rt, "127.0.0.1", wa_tcp_port(l))) == 0,
+               (wa_tcp_close(&l), wa_rt_free(rt)));
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_accept_init(&acc, l)) == 0,
+               (wa_stream_close(&con.conn), wa_tcp_close(&l), wa_rt_free(rt)));
+    wa_stream *c = acc.conn, *c_copy = c;
+    char buf[4];
+    wa_read r;
+    CHECK_EQ(wa_stream_close(&c), 0);
+    CHECK_MISUSE(wa_stream_close(&c_copy), WA_EMISUSE, "wa_stream_close");
+    CHECK_MISUSE(wa_block_on(rt, wa_read_init(&r, acc.conn, buf, sizeof buf)), WA_EMISUSE, "wa_read");
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, con.conn, buf, sizeof buf)), WA_ECLOSED);
+    CHECK_EQ(wa_stream_close(&con.conn), 0);
+    CHECK_EQ(wa_tcp_close(&l), 0);
+    CHECK_MISUSE(wa_tcp_close(&copy), WA_EMISUSE, "wa_tcp_close");
+    copy = op.listener;
+    CHECK_MISUSE(wa_tcp_port(copy), 0, "wa_tcp_port");
+    CHECK_MISUSE(wa_block_on(rt, wa_tcp_accept_init(&acc, copy)), WA_EMISUSE, "wa_tcp_accept");
+    /* a new listener (perhaps where the old one was) is another handle */
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, (wa_misuse_set_hook(NULL), wa_rt_free(rt)));
+    CHECK_MISUSE(wa_tcp_close(&copy), WA_EMISUSE, "wa_tcp_close");
+    CHECK(wa_tcp_port(op.listener) != 0);
+    CHECK_EQ(wa_tcp_close(&op.listener), 0);
+    wa_misuse_set_hook(NULL);
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_EQ(held(), before);
+}
+
 int main(void)
 {
     RUN(test_echo);
@@ -631,6 +671,7 @@ int main(void)
     RUN(test_close);
     RUN(test_two_accepts);
     RUN(test_read_timeout_buffer);
+    RUN(test_handle_copies);
 #if !defined(WASYNC_HOST_WASIP2) && !defined(WASYNC_HOST_WASIP3)
     RUN(test_ip_parse);
     RUN(test_emfile);

@@ -168,11 +168,13 @@ static void test_write_timeout(void)
     CHECK_EQ(wa_now(rt), WA_MS(10));
     unsigned char buf[32];
     size_t n = 0;
-    CHECK_EQ(rd->vt->try_read(rd, buf, sizeof buf, &n), 0);
+    wa_stream *head = wa_stream_head(rd);
+    REQUIRE_OR(head, (wa_stream_close(&wr), wa_stream_close(&rd), wa_rt_free(rt)));
+    CHECK_EQ(head->vt->try_read(head, buf, sizeof buf, &n), 0);
     CHECK_EQ(n, 16);
-    CHECK_EQ(rd->vt->try_read(rd, buf, sizeof buf, &n), WA_EAGAIN);
+    CHECK_EQ(head->vt->try_read(head, buf, sizeof buf, &n), WA_EAGAIN);
     wa_stream_close(&wr);
-    CHECK_EQ(rd->vt->try_read(rd, buf, sizeof buf, &n), WA_ECLOSED);
+    CHECK_EQ(head->vt->try_read(head, buf, sizeof buf, &n), WA_ECLOSED);
     wa_stream_close(&rd);
     CHECK_RT_EMPTY_FREE(rt);
 }
@@ -204,7 +206,8 @@ static void copier_drop(wa_future *f)
 }
 static const wa_future_vt copier_vt = {copier_poll, copier_drop, "copier"};
 
-/* A stream that passes everything on to another, counting flushes. */
+/* A stream that passes everything on to another (the head behind its
+ * handle), counting flushes. */
 typedef struct counted {
     wa_stream base;
     wa_stream *inner;
@@ -213,23 +216,23 @@ typedef struct counted {
 
 static int counted_read(wa_stream *s, void *buf, size_t cap, size_t *n)
 {
-    wa_stream *in = ((counted *)s)->inner;
+    wa_stream *in = wa_stream_head(((counted *)s)->inner);
     return in->vt->try_read(in, buf, cap, n);
 }
 static int counted_write(wa_stream *s, const void *buf, size_t len, size_t *n)
 {
-    wa_stream *in = ((counted *)s)->inner;
+    wa_stream *in = wa_stream_head(((counted *)s)->inner);
     return in->vt->try_write(in, buf, len, n);
 }
 static int counted_flush(wa_stream *s)
 {
-    wa_stream *in = ((counted *)s)->inner;
+    wa_stream *in = wa_stream_head(((counted *)s)->inner);
     ((counted *)s)->flushes++;
     return in->vt->try_flush(in);
 }
 static wa_future *counted_ready(wa_stream *s, int dir, void *storage)
 {
-    wa_stream *in = ((counted *)s)->inner;
+    wa_stream *in = wa_stream_head(((counted *)s)->inner);
     return in->vt->ready(in, dir, storage);
 }
 static void counted_close(wa_stream *s) { wa_stream_close(&((counted *)s)->inner); }
@@ -447,6 +450,45 @@ static void test_handle_misuse(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A copy of a stream handle used after the stream was closed through
+ * another copy is misuse, reported by the call, and never touches the
+ * freed stream: a pipe end closed twice, a read and a write through a
+ * closed end's copy, both ends' copies after the pipe is gone, and a copy
+ * kept while a new pipe is made (its memory may be the old one's). */
+static void test_handle_copies(void)
+{
+    check_catch_misuse();
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_stream *rd, *wr;
+    REQUIRE_OR(wa_pipe_new(16, &rd, &wr) == 0, wa_rt_free(rt));
+    wa_stream *rd_copy = rd, *wr_copy = wr, *again = rd;
+    char buf[4];
+    wa_read r;
+    wa_write w;
+    CHECK_EQ(wa_stream_close(&rd), 0);
+    CHECK(rd == NULL);
+    CHECK_MISUSE(wa_stream_close(&rd_copy), WA_EMISUSE, "wa_stream_close");
+    CHECK(rd_copy == NULL);
+    CHECK_MISUSE(wa_block_on(rt, wa_read_init(&r, again, buf, sizeof buf)), WA_EMISUSE, "wa_read");
+    CHECK_MISUSE(wa_stream_head(again) == NULL, 1, "wa_stream_head");
+    CHECK_EQ(wa_block_on(rt, wa_write_init(&w, wr, "x", 1)), WA_ECLOSED); /* the live end sees the close */
+    CHECK_EQ(wa_stream_close(&wr), 0);                                    /* the pipe goes */
+    CHECK_MISUSE(wa_block_on(rt, wa_write_init(&w, wr_copy, "x", 1)), WA_EMISUSE, "wa_write");
+    CHECK_MISUSE(wa_stream_close(&wr_copy), WA_EMISUSE, "wa_stream_close");
+    /* a new pipe does not bring the old handles back */
+    wa_stream *rd2, *wr2;
+    REQUIRE_OR(wa_pipe_new(16, &rd2, &wr2) == 0, wa_rt_free(rt));
+    rd_copy = again;
+    CHECK_MISUSE(wa_stream_close(&rd_copy), WA_EMISUSE, "wa_stream_close");
+    CHECK_EQ(wa_block_on(rt, wa_write_init(&w, wr2, "y", 1)), 0);
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, rd2, buf, sizeof buf)), 0);
+    CHECK_EQ(r.n, 1);
+    CHECK_EQ(wa_stream_close(&rd2), 0);
+    CHECK_EQ(wa_stream_close(&wr2), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 /* A read of capacity 0 finishes at once with n = 0, data or not. */
 static void test_zero_read(void)
 {
@@ -477,6 +519,7 @@ int main(void)
     RUN(test_close_while_writing);
     RUN(test_close_wakes_reader);
     RUN(test_handle_misuse);
+    RUN(test_handle_copies);
     RUN(test_zero_read);
     return check_finish();
 }

@@ -1024,6 +1024,58 @@ static void test_chan_bad_arguments(void)
     CHECK_EQ(wa_rx_drop(&rx), 0);
 }
 
+/* A struct copy of a dropped end is stale too, whether the channel lives
+ * on (another sender and the receiver hold it) or is gone: a send, a
+ * clone, a drop through it is reported by the call, a receive through a
+ * dropped receiver's copy too; nothing reaches the channel. The same for a
+ * oneshot, and for a shared channel. */
+static void check_end_copies(int shared)
+{
+    check_catch_misuse();
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_tx tx;
+    wa_rx rx;
+    REQUIRE_OR((shared ? wa_mpsc_new_shared : wa_mpsc_new)(4, sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
+    wa_tx other = wa_tx_clone(&tx);
+    REQUIRE_OR(other.ch, (wa_tx_drop(&tx), wa_rx_drop(&rx), wa_rt_free(rt)));
+    wa_tx copy = tx;
+    int v = 7;
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_MISUSE(wa_tx_try_send(&copy, &v), WA_ESTALE, "wa_tx_try_send");
+    wa_send snd;
+    CHECK_MISUSE(wa_block_on(rt, wa_send_init(&snd, &copy, &v)), WA_ESTALE, "wa_send");
+    CHECK_MISUSE(wa_tx_clone(&copy).ch == NULL, 1, "wa_tx_clone");
+    CHECK_MISUSE(wa_tx_drop(&copy), WA_EMISUSE, "wa_tx_drop");
+    CHECK_EQ(wa_rx_len(&rx), 0); /* nothing got in */
+    CHECK_EQ(wa_tx_try_send(&other, &v), 0); /* the other sender is another handle */
+    wa_rx rx_copy = rx;
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    CHECK_MISUSE(wa_rx_try_recv(&rx_copy, &v), WA_ESTALE, "wa_rx_try_recv");
+    wa_recv rcv;
+    CHECK_MISUSE(wa_block_on(rt, wa_recv_init(&rcv, &rx_copy, &v)), WA_ESTALE, "wa_recv");
+    wa_tx other_copy = other;
+    CHECK_EQ(wa_tx_drop(&other), 0); /* the channel goes */
+    CHECK_MISUSE(wa_rx_drop(&rx_copy), WA_EMISUSE, "wa_rx_drop");
+    CHECK_MISUSE(wa_tx_try_send(&other_copy, &v), WA_ESTALE, "wa_tx_try_send");
+    CHECK_MISUSE(wa_tx_drop(&other_copy), WA_EMISUSE, "wa_tx_drop");
+    /* a oneshot's ends, the channel gone with the first drop of each */
+    REQUIRE_OR((shared ? wa_oneshot_new_shared : wa_oneshot_new)(sizeof(int), &tx, &rx) == 0, wa_rt_free(rt));
+    copy = tx;
+    rx_copy = rx;
+    CHECK_EQ(wa_tx_try_send(&tx, &v), 0);
+    CHECK_EQ(wa_tx_drop(&tx), 0);
+    CHECK_MISUSE(wa_tx_try_send(&copy, &v), WA_ESTALE, "wa_tx_try_send");
+    CHECK_EQ(wa_rx_try_recv(&rx, &v), 0);
+    CHECK_EQ(wa_rx_drop(&rx), 0);
+    CHECK_MISUSE(wa_rx_drop(&rx_copy), WA_EMISUSE, "wa_rx_drop");
+    CHECK_MISUSE(wa_tx_drop(&copy), WA_EMISUSE, "wa_tx_drop");
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+static void test_end_copies(void) { check_end_copies(0); }
+static void test_end_copies_shared(void) { check_end_copies(1); }
+
 /* A guard: the acquire that locked a mutex releases it from the
  * coroutine's cleanup, whichever way the coroutine ends (normal end, a
  * cancel or a hard drop while holding it, a cancel while still waiting). */
@@ -1116,5 +1168,7 @@ int main(void)
     RUN(test_guard_releases_on_every_path);
     RUN(test_race_keeps_completed_recv);
     RUN(test_chan_bad_arguments);
+    RUN(test_end_copies);
+    RUN(test_end_copies_shared);
     return check_finish();
 }

@@ -819,6 +819,51 @@ static void test_misuse(void)
     wa_rt_free(sim);
 }
 
+/* Copies of a remote, a remote join and an event used after their drop
+ * (their objects freed: each was the last holder): a second drop, a clone,
+ * a spawn, a wait, a set, an await, each reported by the call, never a use
+ * after free (ASan). A clone is a holder of its own: dropping it leaves
+ * the original usable. */
+static void test_handle_copies(void)
+{
+    check_catch_misuse();
+    wa_rt *rt;
+    wa_remote *r;
+    REQUIRE(check_rt_new(&rt, 0, &r, NULL) == 0);
+    wa_event *e;
+    REQUIRE_OR(wa_event_new(rt, &e) == 0, (wa_remote_drop(r), wa_rt_free(rt)));
+    wa_future f = {&idle_vt};
+    wa_remote_join *j;
+    REQUIRE_OR(wa_remote_spawn(r, &f, sizeof f, &j) == 0, (wa_event_drop(e), wa_remote_drop(r), wa_rt_free(rt)));
+    CHECK_EQ(wa_remote_join_cancel(j), 0);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    wa_remote_join *j_copy = j;
+    wa_remote_join_drop(j);
+    CHECK_MISUSE((wa_remote_join_drop(j_copy), 0), 0, "wa_remote_join_drop");
+    CHECK_MISUSE(wa_remote_join_status(j_copy), WA_EMISUSE, "wa_remote_join_status");
+    CHECK_MISUSE(wa_remote_join_wait(j_copy), WA_EMISUSE, "wa_remote_join_wait");
+    CHECK_MISUSE(wa_remote_join_cancel(j_copy), WA_EMISUSE, "wa_remote_join_cancel");
+    CHECK_MISUSE(wa_remote_join_abort(j_copy), WA_EMISUSE, "wa_remote_join_abort");
+    wa_remote *r2 = wa_remote_clone(r);
+    REQUIRE_OR(r2, (wa_event_drop(e), wa_remote_drop(r), wa_rt_free(rt)));
+    CHECK(r2 != r);
+    wa_remote_drop(r2);
+    CHECK_EQ(wa_remote_spawn(r, &f, sizeof f, NULL), 0); /* the original holds on */
+    wa_remote *r_copy = r;
+    wa_remote_drop(r);
+    CHECK_MISUSE((wa_remote_drop(r_copy), 0), 0, "wa_remote_drop");
+    CHECK_MISUSE(wa_remote_clone(r_copy) == NULL, 1, "wa_remote_clone");
+    CHECK_MISUSE(wa_remote_spawn(r_copy, &f, sizeof f, NULL), WA_EMISUSE, "wa_remote_spawn");
+    wa_event *e_copy = e;
+    wa_event_drop(e);
+    CHECK_MISUSE((wa_event_drop(e_copy), 0), 0, "wa_event_drop");
+    CHECK_MISUSE(wa_event_clone(e_copy) == NULL, 1, "wa_event_clone");
+    CHECK_MISUSE(wa_event_set(e_copy), WA_EMISUSE, "wa_event_set");
+    wa_event_wait w;
+    CHECK_MISUSE(wa_block_on(rt, wa_event_wait_init(&w, e_copy)), WA_EMISUSE, "wa_event_wait");
+    wa_rt_free(rt); /* (the spawned task, never run, is dropped) */
+}
+
 int main(void)
 {
     RUN(test_remote_spawns);
@@ -833,5 +878,6 @@ int main(void)
     RUN(test_cancel_race);
     RUN(test_remote_cancel);
     RUN(test_misuse);
+    RUN(test_handle_copies);
     return check_finish();
 }

@@ -30,7 +30,11 @@ typedef struct wa_chan wa_chan;
 /* The two ends. Senders may be cloned (each clone is dropped once). There
  * is one receiver, but the wa_rx struct may be copied to several tasks: each element then goes to exactly one receive, in the order
  * the receives waited, and the channel closes for the senders when any copy
- * is dropped (drop it once; the other copies must not be used after). */
+ * is dropped (drop it once). ch is a handle, not the channel's address
+ * (NULL once dropped through this struct): a struct copy of an end used
+ * after the end was dropped through another copy is reported by the call
+ * (WA_ESTALE from a send or receive, WA_EMISUSE from a drop) and never
+ * touches the channel, which may be gone. */
 typedef struct wa_tx { wa_chan *ch; } wa_tx;
 typedef struct wa_rx { wa_chan *ch; } wa_rx;
 
@@ -51,7 +55,8 @@ static inline int wa_oneshot_new_shared(size_t elem_size, wa_tx *tx, wa_rx *rx)
     return wa_mpsc_new_shared(1, elem_size, tx, rx);
 }
 
-/* Returns a new sender for tx's channel. */
+/* Returns a new sender for tx's channel (tx borrowed); {NULL} for a
+ * dropped tx (reported) or without memory. */
 wa_tx wa_tx_clone(const wa_tx *tx);
 
 /* Drops the sender tx (the receiver gets WA_ECLOSED, after draining, once

@@ -46,7 +46,8 @@ int wa_rt_new_mt(wa_rt **out, unsigned workers);
 /* Hard-drops every task still alive, joins the blocking pool (waiting for
  * the blocking functions running), closes what other threads hold
  * (wasync/thread.h), then frees rt and its backend. Not from inside a poll
- * (reported as misuse; rt is left alone). */
+ * (reported as misuse; rt is left alone). A runtime freed already, through
+ * this pointer or a copy, is reported as misuse too, and not touched. */
 void wa_rt_free(wa_rt *rt);
 
 /* Ends rt gracefully, then frees it: refuses spawns from other threads,
@@ -55,7 +56,8 @@ void wa_rt_free(wa_rt *rt);
  * until none is left or timeout ns passed; then does what wa_rt_free does
  * (hard-drops what is left). Where wa_rt_run may be called, from rt's
  * thread. Returns 0 (every task ended), WA_ETIMEDOUT, WA_EDEADLK (tasks
- * nothing could wake: reported) or WA_EMISUSE (rt left alone). */
+ * nothing could wake: reported) or WA_EMISUSE (rt left alone; also a
+ * runtime freed or shut down already, through any copy of the pointer). */
 int wa_rt_shutdown(wa_rt *rt, uint64_t timeout);
 
 /* A join handle: the future of a spawned task's completion; its status is

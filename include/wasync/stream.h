@@ -50,6 +50,15 @@ struct wa_stream {
 /* The initializer of an implementer's stream head: WA_STREAM_INIT(&my_vt). */
 #define WA_STREAM_INIT(vtable) {.vt = (vtable)}
 
+/* The handle of a stream the library makes (a pipe's end, an fd's, stdio,
+ * a TCP connection) is a key, not the stream's address, so that a copy of
+ * it used after the close is found out without touching freed memory; an
+ * implementer's own stream is its address. For an implementer of a stream
+ * over another one (a filter): the head behind handle s (borrowed), whose
+ * vt it may call until s is closed, or NULL and WA_EMISUSE reported for a
+ * handle closed already (through any copy). */
+wa_stream *wa_stream_head(wa_stream *s);
+
 /* For implementers of ready(): a future in storage that finishes at once
  * with err (a readiness that could not be set up, e.g. WA_ENOMEM). */
 wa_future *wa_stream_error_init(void *storage, int err);

@@ -27,7 +27,11 @@ extern "C" {
 #define WA_THREAD_ WA_UNAVAILABLE_("wasync: no threads on the " WASYNC_HOST " host (thread.h is native Linux's; no wasm host has threads: js, WASI 0.1, 0.2 and 0.3)")
 #endif
 
-/* A thread-safe handle on a runtime, counted: each holder drops its own. */
+/* A thread-safe handle on a runtime, counted: each holder drops its own.
+ * A remote, a remote join and an event are handles of their holder (keys,
+ * not addresses): a copy of one used after its drop (a second drop, a
+ * spawn, a set) is reported as misuse naming the call (WA_EMISUSE where
+ * the call returns a status), and never touches the freed object. */
 typedef struct wa_remote wa_remote;
 
 /* A foreign thread's view of a task it spawned through a remote. */
@@ -42,7 +46,9 @@ typedef struct wa_remote_join wa_remote_join;
  * runtime), WA_ENOSYS or WA_ENOMEM. */
 WA_THREAD_ int wa_remote_new(wa_rt *rt, wa_remote **out);
 
-/* Returns r with one more reference (any thread), for another holder. */
+/* Returns a new handle to r's runtime (any thread), for another holder:
+ * one more reference. NULL for NULL, a dropped r (reported), or without
+ * memory. */
 WA_THREAD_ wa_remote *wa_remote_clone(wa_remote *r);
 
 /* Drops the caller's reference to r (any thread; NULL is ignored). */
@@ -92,7 +98,8 @@ typedef struct wa_event wa_event;
  * WA_EINVAL, WA_EMISUSE, WA_ENOSYS or WA_ENOMEM. */
 WA_THREAD_ int wa_event_new(wa_rt *rt, wa_event **out);
 
-/* Returns e with one more reference (any thread). */
+/* Returns a new handle to e's event (any thread): one more reference.
+ * NULL for NULL, a dropped e (reported), or without memory. */
 WA_THREAD_ wa_event *wa_event_clone(wa_event *e);
 
 /* Drops the caller's reference to e (any thread; NULL is ignored). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "dump.h"
+#include "handles.h"
 #include "task.h"
 #include "timer.h"
 
@@ -31,6 +32,19 @@ static int wa_rt_enter(wa_rt *rt, const char *call)
     return 0;
 }
 
+/* The handle table's entry of rt, a live runtime, in *h: 0, or misuse
+ * reported for call (a runtime freed already, through this copy of its
+ * pointer or another). A runtime's handle is its address (tasks are given
+ * it as cx->rt), so the entry is looked for, not looked up: the check
+ * never reads rt, but a new runtime at the address of a freed one passes
+ * it. */
+static int wa_rt_live(const wa_rt *rt, const char *call, uintptr_t *h)
+{
+    if (rt && !wa_handle_holds_(rt, WA_HANDLE_RT, h))
+        return wa_misuse_in_(WA_EMISUSE, call, "not a live runtime (freed already?)");
+    return 0;
+}
+
 int wa_rt_new_on(wa_rt **out, wa_backend *backend)
 {
     if (!out) {
@@ -42,7 +56,9 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend)
     if (!backend) /* its constructor failed: never quietly another host */
         return WA_EINVAL;
     wa_rt *rt = calloc(1, sizeof *rt);
-    if (!rt) {
+    uintptr_t h;
+    if (!rt || wa_handle_new_(rt, WA_HANDLE_RT, &h) < 0) {
+        free(rt);
         backend->vt->free(backend);
         return WA_ENOMEM;
     }
@@ -90,7 +106,8 @@ int wa_rt_new_mt(wa_rt **out, unsigned workers)
 
 void wa_rt_free(wa_rt *rt)
 {
-    if (!rt)
+    uintptr_t h;
+    if (!rt || wa_rt_live(rt, "wa_rt_free", &h) < 0)
         return;
     if (wa_rt_enter(rt, "wa_rt_free") < 0)
         return; /* freeing it under a running poll would pull the floor away */
@@ -127,6 +144,7 @@ void wa_rt_free(wa_rt *rt)
     free(rt->arming);
     rt->backend->vt->free(rt->backend);
     wa_slab_release(&rt->slab);
+    wa_handle_release_(h);
     free(rt);
 }
 
@@ -371,7 +389,10 @@ int wa_rt_run(wa_rt *rt)
 
 int wa_rt_shutdown(wa_rt *rt, uint64_t timeout)
 {
-    int rc = wa_rt_enter(rt, "wa_rt_shutdown");
+    uintptr_t h;
+    int rc = wa_rt_live(rt, "wa_rt_shutdown", &h);
+    if (rc == 0)
+        rc = wa_rt_enter(rt, "wa_rt_shutdown");
     if (rc < 0)
         return rc;
     uint64_t stop = wa_add_sat_(wa_now_fresh_(rt), timeout);

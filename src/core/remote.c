@@ -5,15 +5,39 @@
  * remote spawns with their foreign join (waited on, cancelled), and
  * events. A many-threads runtime takes spawns and wakes at once: its spawn
  * and wakers are thread-safe already. One lock guards it all; the blocking
- * pool (blocking.c) shares it. */
+ * pool (blocking.c) shares it.
+ *
+ * What a holder gets (a remote, a remote join, an event) is a handle of
+ * its own, a key of the handle table (handles.h), not the address of the
+ * counted object: its drop releases the key, so that a copy of it used
+ * after the drop is found out (misuse) without reading the object, which
+ * other holders may have freed meanwhile. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "handles.h"
 #include "remote.h"
 #include "task.h"
+
+/* A new handle of kind to obj for a holder, or NULL without memory. */
+static void *wa_xt_handle(void *obj, unsigned kind)
+{
+    uintptr_t h;
+    return wa_handle_new_(obj, kind, &h) < 0 ? NULL : (void *)h;
+}
+
+/* The object of handle h of kind (not NULL), or NULL and misuse reported
+ * for call: a handle dropped already, through this copy or another. */
+static void *wa_xt_at(const void *h, unsigned kind, const char *call)
+{
+    void *obj = wa_handle_get_((uintptr_t)h, kind);
+    if (!obj)
+        wa_misuse_in_(WA_EMISUSE, call, "a dropped handle (through this copy of it or another)");
+    return obj;
+}
 
 /* The state's life. */
 
@@ -328,46 +352,60 @@ void wa_xt_close_(wa_rt *rt)
 
 /* Remotes. */
 
+/* A new holder's handle to h, taking a reference; NULL without memory. */
+static wa_remote *wa_remote_hold(wa_remote *h)
+{
+    wa_remote *r = wa_xt_handle(h, WA_HANDLE_REMOTE);
+    if (r)
+        __atomic_add_fetch(&h->refs, 1, __ATOMIC_ACQ_REL);
+    return r;
+}
+
 int wa_remote_new(wa_rt *rt, wa_remote **out)
 {
     if (!out)
         return wa_misuse_in_(WA_EINVAL, "wa_remote_new", "no out (NULL)");
-    int err = 0;
+    int err = WA_ENOMEM;
     wa_remote *h = wa_xt_get_(rt, "wa_remote_new", &err);
-    if (h)
-        __atomic_add_fetch(&h->refs, 1, __ATOMIC_ACQ_REL);
-    *out = h;
-    return h ? 0 : err;
+    *out = h ? wa_remote_hold(h) : NULL;
+    return *out ? 0 : err;
 }
 
 wa_remote *wa_remote_clone(wa_remote *r)
 {
-    if (r)
-        __atomic_add_fetch(&r->refs, 1, __ATOMIC_ACQ_REL);
-    return r;
+    wa_remote *h = r ? wa_xt_at(r, WA_HANDLE_REMOTE, "wa_remote_clone") : NULL;
+    return h ? wa_remote_hold(h) : NULL;
 }
 
 void wa_remote_drop(wa_remote *r)
 {
-    if (r)
-        wa_xt_unref(r);
+    wa_remote *h = r ? wa_xt_at(r, WA_HANDLE_REMOTE, "wa_remote_drop") : NULL;
+    if (h) {
+        wa_handle_release_((uintptr_t)r);
+        wa_xt_unref(h);
+    }
 }
 
 /* The largest future a remote spawn takes (a task's size is 32 bits). */
 #define WA_XTASK_MAX (UINT32_MAX / 4)
 
-int wa_remote_spawn(wa_remote *r, const wa_future *fut, size_t size, wa_remote_join **join)
+int wa_remote_spawn(wa_remote *hr, const wa_future *fut, size_t size, wa_remote_join **join)
 {
     if (join)
         *join = NULL;
-    if (!r || !fut || size < sizeof(wa_future) || !fut->vt || !fut->vt->poll)
-        return wa_misuse_in_(WA_EINVAL, "wa_remote_spawn", !r ? "no remote (NULL)" : "no future, or too small");
+    if (!hr || !fut || size < sizeof(wa_future) || !fut->vt || !fut->vt->poll)
+        return wa_misuse_in_(WA_EINVAL, "wa_remote_spawn", !hr ? "no remote (NULL)" : "no future, or too small");
+    wa_remote *r = wa_xt_at(hr, WA_HANDLE_REMOTE, "wa_remote_spawn");
+    if (!r)
+        return WA_EMISUSE;
     if (size > WA_XTASK_MAX)
         return WA_E2BIG;
     size_t tsize = offsetof(wa_xtask, inner) + size;
     wa_xspawn *s = malloc(offsetof(wa_xspawn, task) + tsize);
     wa_remote_join *j = join && s ? malloc(sizeof *j) : NULL;
-    if (!s || (join && !j)) {
+    wa_remote_join *jh = j ? wa_xt_handle(j, WA_HANDLE_REMOTE_JOIN) : NULL;
+    if (!s || (join && !jh)) {
+        free(j);
         free(s);
         return WA_ENOMEM;
     }
@@ -404,19 +442,23 @@ int wa_remote_spawn(wa_remote *r, const wa_future *fut, size_t size, wa_remote_j
     }
     pthread_mutex_unlock(&r->lock);
     if (rc < 0 && j) {
+        wa_handle_release_((uintptr_t)jh);
         j->refs = 1;
         wa_rjoin_unref(j);
     } else if (join) {
-        *join = j;
+        *join = jh;
     }
     free(s);
     return rc;
 }
 
-int wa_remote_join_wait(wa_remote_join *j)
+int wa_remote_join_wait(wa_remote_join *hj)
 {
-    if (!j)
+    if (!hj)
         return wa_misuse_in_(WA_EINVAL, "wa_remote_join_wait", "no handle (NULL)");
+    wa_remote_join *j = wa_xt_at(hj, WA_HANDLE_REMOTE_JOIN, "wa_remote_join_wait");
+    if (!j)
+        return WA_EMISUSE;
     pthread_mutex_lock(&j->lock);
     if (j->status == WA_PENDING && (wa_ticking_ || j->owner == wa_thread_self_())) {
         pthread_mutex_unlock(&j->lock);
@@ -431,19 +473,23 @@ int wa_remote_join_wait(wa_remote_join *j)
     return rc;
 }
 
-int wa_remote_join_status(const wa_remote_join *j)
+int wa_remote_join_status(const wa_remote_join *hj)
 {
-    if (!j)
+    if (!hj)
         return wa_misuse_in_(WA_EINVAL, "wa_remote_join_status", "no handle (NULL)");
-    return __atomic_load_n(&j->status, __ATOMIC_ACQUIRE);
+    const wa_remote_join *j = wa_xt_at(hj, WA_HANDLE_REMOTE_JOIN, "wa_remote_join_status");
+    return j ? __atomic_load_n(&j->status, __ATOMIC_ACQUIRE) : WA_EMISUSE;
 }
 
 /* Signals j's task (sig: WA_RJ_CANCEL or _ABORT) and wakes it, unless it
  * finished: then there is nothing to ask, and the runtime may be gone. */
-static int wa_rjoin_signal(wa_remote_join *j, unsigned sig, const char *call)
+static int wa_rjoin_signal(wa_remote_join *hj, unsigned sig, const char *call)
 {
-    if (!j)
+    if (!hj)
         return wa_misuse_in_(WA_EINVAL, call, "no handle (NULL)");
+    wa_remote_join *j = wa_xt_at(hj, WA_HANDLE_REMOTE_JOIN, call);
+    if (!j)
+        return WA_EMISUSE;
     pthread_mutex_lock(&j->lock); /* held: the task cannot settle meanwhile */
     if (j->status == WA_PENDING) {
         wa_remote *h = j->hub;
@@ -461,10 +507,13 @@ int wa_remote_join_cancel(wa_remote_join *j) { return wa_rjoin_signal(j, WA_RJ_C
 
 int wa_remote_join_abort(wa_remote_join *j) { return wa_rjoin_signal(j, WA_RJ_ABORT, "wa_remote_join_abort"); }
 
-void wa_remote_join_drop(wa_remote_join *j)
+void wa_remote_join_drop(wa_remote_join *hj)
 {
-    if (j)
+    wa_remote_join *j = hj ? wa_xt_at(hj, WA_HANDLE_REMOTE_JOIN, "wa_remote_join_drop") : NULL;
+    if (j) {
+        wa_handle_release_((uintptr_t)hj);
         wa_rjoin_unref(j);
+    }
 }
 
 /* Events. */
@@ -487,34 +536,51 @@ int wa_event_new(wa_rt *rt, wa_event **out)
     if (!h)
         return err;
     wa_event *e = calloc(1, sizeof *e);
-    if (!e)
+    if (!e || !(*out = wa_xt_handle(e, WA_HANDLE_EVENT))) {
+        free(e);
         return WA_ENOMEM;
-    e->hub = wa_remote_clone(h);
+    }
+    __atomic_add_fetch(&h->refs, 1, __ATOMIC_ACQ_REL);
+    e->hub = h;
     e->refs = 1;
-    *out = e;
     return 0;
 }
 
-wa_event *wa_event_clone(wa_event *e)
+/* Drops a reference to e. (A listed event has a waiter, whose wait holds
+ * a reference.) */
+static void wa_event_unref(wa_event *e)
 {
-    if (e)
-        __atomic_add_fetch(&e->refs, 1, __ATOMIC_ACQ_REL);
-    return e;
-}
-
-void wa_event_drop(wa_event *e)
-{
-    /* (a listed event has a waiter, whose wait holds a reference) */
-    if (e && __atomic_sub_fetch(&e->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-        wa_remote_drop(e->hub);
+    if (__atomic_sub_fetch(&e->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        wa_xt_unref(e->hub);
         free(e);
     }
 }
 
-int wa_event_set(wa_event *e)
+wa_event *wa_event_clone(wa_event *he)
 {
-    if (!e)
+    wa_event *e = he ? wa_xt_at(he, WA_HANDLE_EVENT, "wa_event_clone") : NULL;
+    wa_event *c = e ? wa_xt_handle(e, WA_HANDLE_EVENT) : NULL;
+    if (c)
+        __atomic_add_fetch(&e->refs, 1, __ATOMIC_ACQ_REL);
+    return c;
+}
+
+void wa_event_drop(wa_event *he)
+{
+    wa_event *e = he ? wa_xt_at(he, WA_HANDLE_EVENT, "wa_event_drop") : NULL;
+    if (e) {
+        wa_handle_release_((uintptr_t)he);
+        wa_event_unref(e);
+    }
+}
+
+int wa_event_set(wa_event *he)
+{
+    if (!he)
         return wa_misuse_in_(WA_EINVAL, "wa_event_set", "no event (NULL)");
+    wa_event *e = wa_xt_at(he, WA_HANDLE_EVENT, "wa_event_set");
+    if (!e)
+        return WA_EMISUSE;
     wa_remote *h = e->hub;
     pthread_mutex_lock(&h->lock);
     int rc = h->rt ? 0 : WA_ECLOSED;
@@ -536,9 +602,10 @@ static void wa_event_leave(wa_event_wait *w)
 static int wa_event_wait_poll(wa_future *f, wa_cx *cx)
 {
     wa_event_wait *w = (wa_event_wait *)f;
-    wa_event *e = w->ev;
+    wa_event *e = w->held ? w->ev : wa_handle_get_((uintptr_t)w->ev, WA_HANDLE_EVENT);
     if (!e)
-        return wa_misuse_in_(WA_EMISUSE, "wa_event_wait", "poll of a finished wait");
+        return wa_misuse_in_(WA_EMISUSE, "wa_event_wait", "no event (NULL, or a dropped handle), or a poll of a finished wait");
+    w->ev = e;
     if ((cx->rt->mt ? wa_mt_home_(cx->rt) : cx->rt) != e->hub->rt) /* its inbox wakes on its thread */
         return wa_misuse_in_(WA_EMISUSE, "wa_event_wait", "awaited by a task of another runtime");
     pthread_mutex_lock(&e->hub->lock);
@@ -553,7 +620,7 @@ static int wa_event_wait_poll(wa_future *f, wa_cx *cx)
         wa_waker_store(&e->wake.waker, cx);
         if (!w->held) { /* e stays while the slot is held */
             w->held = 1;
-            wa_event_clone(e);
+            __atomic_add_fetch(&e->refs, 1, __ATOMIC_ACQ_REL);
         }
     }
     int held = w->held;
@@ -564,7 +631,7 @@ static int wa_event_wait_poll(wa_future *f, wa_cx *cx)
         w->ev = NULL;
         w->held = 0;
         if (held)
-            wa_event_drop(e);
+            wa_event_unref(e);
     }
     return rc;
 }
@@ -580,7 +647,7 @@ static void wa_event_wait_drop(wa_future *f)
     pthread_mutex_unlock(&e->hub->lock);
     w->held = 0;
     w->ev = NULL;
-    wa_event_drop(e);
+    wa_event_unref(e);
 }
 
 static const wa_future_vt wa_event_wait_vt = {wa_event_wait_poll, wa_event_wait_drop, "event_wait"};
@@ -588,7 +655,7 @@ static const wa_future_vt wa_event_wait_vt = {wa_event_wait_poll, wa_event_wait_
 wa_future *wa_event_wait_init(wa_event_wait *w, wa_event *e)
 {
     w->fut.vt = &wa_event_wait_vt;
-    w->ev = e;
+    w->ev = e; /* the handle, until the first poll finds its event */
     w->held = 0;
     return &w->fut;
 }

@@ -14,6 +14,7 @@
 
 #include "errno_map.h"
 #include "fd_stream.h"
+#include "stream_handle.h"
 #include "wasync/runtime.h"
 
 _Static_assert(sizeof(wa_fd_wait) <= WA_STREAM_WAIT_SIZE && sizeof(wa_yield) <= WA_STREAM_WAIT_SIZE,
@@ -142,7 +143,7 @@ static int wa_fd_nonblock(int fd)
 
 int wa_fd_stream_open(wa_rt *rt, int fd, wa_stream **out)
 {
-    return wa_fd_nonblock(fd) < 0 ? WA_EINVAL : wa_fd_stream_adopt(rt, fd, NULL, out);
+    return wa_fd_nonblock(fd) < 0 ? WA_EINVAL : wa_stream_handle_(wa_fd_stream_adopt(rt, fd, NULL, out), out);
 }
 
 int wa_stdio_open(wa_rt *rt, int fd, wa_stream **out)
@@ -153,7 +154,7 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **out)
     /* A duplicate, so closing the stream leaves the process's fd; the two
      * share their flags, so the original ones go back on close. */
     int d = fcntl(fd, F_DUPFD_CLOEXEC, 3), flags = d < 0 ? -1 : wa_fd_nonblock(d);
-    return flags < 0 ? WA_EIO : wa_fd_stream_new(rt, d, NULL, flags, 0, out);
+    return flags < 0 ? WA_EIO : wa_stream_handle_(wa_fd_stream_new(rt, d, NULL, flags, 0, out), out);
 #else
     /* WASI 0.1 has no dup: the stream borrows the fd itself. A host may
      * keep stdio blocking: wasmtime 49 says EBADF to fd_fdstat_set_flags on
@@ -167,6 +168,6 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **out)
     int rc = wa_fd_stream_new(rt, fd, NULL, blocking ? -1 : flags, 1, out);
     if (rc == 0)
         ((wa_fd_stream *)*out)->blocking = blocking;
-    return rc;
+    return wa_stream_handle_(rc, out);
 #endif
 }

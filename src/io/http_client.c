@@ -95,7 +95,7 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     if (!q->body_stream && !q->body_len)
         return 0; /* no body: finished below, no stream needed */
     if ((rc = wa_p2_body_write(c->out_body, &stream)) < 0 ||
-        (rc = wa_wasi_stream_open(rt, WA_NO_HANDLE, stream, &c->body.out)) < 0)
+        (rc = wa_wasi_stream_open_owned(rt, WA_NO_HANDLE, stream, 0, NULL, &c->body.out)) < 0)
         return rc;
     wa_http_body_out_start_(&c->body, q);
     return 0;

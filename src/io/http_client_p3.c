@@ -9,6 +9,7 @@
 
 #include "../wasi/http_p3.h"
 #include "http_call.h"
+#include "p3_stream.h"
 #include "wasync/component.h"
 #include "wasync/http.h"
 
@@ -88,7 +89,7 @@ static int wa_http_response_new(wa_rt *rt, uint32_t resp, uint32_t *sent, wa_htt
     wa_wasip3_http_trailers.drop_readable(trailers); /* (not read) */
     r->result = (uint32_t)(res >> 32);
     wa_p3_live_ends++;
-    int rc = wa_wasip3_stream_open(rt, &wa_wasip3_http_bytes, stream, 0, &r->h.body);
+    int rc = wa_p3_stream_open(rt, &wa_wasip3_http_bytes, stream, 0, &r->h.body);
     return wa_http_response_made_(r, rc, out);
 }
 
@@ -130,7 +131,7 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     if (body) {
         uint64_t ends = wa_wasip3_http_bytes.new_();
         contents = (uint32_t)ends;
-        if ((rc = wa_wasip3_stream_open(rt, &wa_wasip3_http_bytes, 0, (uint32_t)(ends >> 32), &c->body.out)) < 0) {
+        if ((rc = wa_p3_stream_open(rt, &wa_wasip3_http_bytes, 0, (uint32_t)(ends >> 32), &c->body.out)) < 0) {
             wa_wasip3_http_bytes.drop_readable(contents);
             return rc;
         }

@@ -52,7 +52,7 @@ int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_hea
     if (!body)
         return 0; /* no body to write: finished at the end */
     if ((rc = wa_p2_body_write(in->out_body, &stream)) < 0 ||
-        (rc = wa_wasi_stream_open(in->rt, WA_NO_HANDLE, stream, &in->out)) < 0)
+        (rc = wa_wasi_stream_open_owned(in->rt, WA_NO_HANDLE, stream, 0, NULL, &in->out)) < 0)
         return rc;
     wa_wasi_stream_flush_writes(in->out);
     *body = in->out;

@@ -14,6 +14,7 @@
 #include "../wasi/http_p3.h"
 #include "http_incoming.h"
 #include "http_url.h"
+#include "p3_stream.h"
 #include "wasync/component.h"
 #include "wasync/http.h"
 
@@ -49,7 +50,7 @@ int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)
         in->h.req = 0;
         in->result = (uint32_t)(ends >> 32);
         wa_wasip3_http_trailers.drop_readable(trailers); /* (not read) */
-        int rc = wa_wasip3_stream_open(in->rt, &wa_wasip3_http_bytes, stream, 0, &in->in);
+        int rc = wa_p3_stream_open(in->rt, &wa_wasip3_http_bytes, stream, 0, &in->in);
         if (rc < 0)
             return rc;
     }
@@ -85,7 +86,7 @@ int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_hea
     wa_wasip3_http_result.drop_readable(result); /* (how the host sent it: not asked) */
     in->responded = 1;
     wa_export_resolve_(in->call, wa_http_resolve, in);
-    if ((rc = wa_wasip3_stream_open(in->rt, &wa_wasip3_http_bytes, 0, (uint32_t)(bytes >> 32), &in->out)) < 0)
+    if ((rc = wa_p3_stream_open(in->rt, &wa_wasip3_http_bytes, 0, (uint32_t)(bytes >> 32), &in->out)) < 0)
         return rc;
     if (body)
         *body = in->out;

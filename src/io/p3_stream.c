@@ -30,6 +30,7 @@
 #include "wasync/component.h"
 #include "wasync/stream.h"
 #include "p3_stream.h"
+#include "stream_handle.h"
 
 /* A direction's copy: none; one the host holds; one whose result came and
  * is not yet taken; or none ever again (the other end is gone). */
@@ -396,25 +397,32 @@ int wa_wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint3
     return 0;
 }
 
-int wa_wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
-                          wa_stream **s)
+int wa_p3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable, wa_stream **s)
 {
     wa_p3_live_ends += !!readable + !!writable; /* taken */
     return wa_wasip3_stream_open_owned(rt, t, readable, writable, NULL, (uint32_t[2]){0}, NULL, 0, NULL, s);
+}
+
+int wa_wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
+                          wa_stream **s)
+{
+    return wa_stream_handle_(wa_p3_stream_open(rt, t, readable, writable, s), s);
 }
 
 int wa_wasip3_stream_new(wa_rt *rt, const wa_wasip3_stream_type *t, wa_stream **reader, wa_stream **writer)
 {
     uint64_t ends = t->new_();
     wa_p3_live_ends += 2;
-    int rc = wa_wasip3_stream_open_owned(rt, t, (uint32_t)ends, 0, NULL, (uint32_t[2]){0}, NULL, 0, NULL, reader);
+    int rc = wa_stream_handle_(
+        wa_wasip3_stream_open_owned(rt, t, (uint32_t)ends, 0, NULL, (uint32_t[2]){0}, NULL, 0, NULL, reader), reader);
     if (rc < 0) {
         wa_p3_live_ends--;
         t->drop_writable((uint32_t)(ends >> 32));
         return rc;
     }
-    if ((rc = wa_wasip3_stream_open_owned(rt, t, 0, (uint32_t)(ends >> 32), NULL, (uint32_t[2]){0}, NULL, 0, NULL,
-                                          writer)) < 0)
+    if ((rc = wa_stream_handle_(wa_wasip3_stream_open_owned(rt, t, 0, (uint32_t)(ends >> 32), NULL, (uint32_t[2]){0},
+                                                             NULL, 0, NULL, writer),
+                                 writer)) < 0)
         wa_stream_close(reader);
     return rc;
 }
@@ -425,8 +433,9 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
     switch (fd) {
     case 0:
         wa_p3_stdin_read_via_stream(&r, &result);
-        return wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, r, 0, &wa_wasip3_cli_result,
-                                           (uint32_t[2]){result, 0}, NULL, 0, NULL, s);
+        return wa_stream_handle_(wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, r, 0, &wa_wasip3_cli_result,
+                                                             (uint32_t[2]){result, 0}, NULL, 0, NULL, s),
+                                 s);
     case 1:
     case 2: {
         uint64_t ends = wa_wasip3_cli_bytes.new_();
@@ -434,8 +443,9 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
         r = (uint32_t)ends;
         w = (uint32_t)(ends >> 32);
         result = wa_p3_std_write_via_stream(fd, r);
-        return wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, 0, w, &wa_wasip3_cli_result,
-                                           (uint32_t[2]){0, result}, NULL, 0, NULL, s);
+        return wa_stream_handle_(wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, 0, w, &wa_wasip3_cli_result,
+                                                             (uint32_t[2]){0, result}, NULL, 0, NULL, s),
+                                 s);
     }
     default:
         return WA_EINVAL;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../core/rt.h"
-#include "wasync/stream.h"
+#include "stream_handle.h"
 
 /* A read or write of the pipe on a worker of a many-threads runtime:
  * reports it and returns WA_EMISUSE; else 0. */
@@ -174,5 +174,12 @@ int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer)
     p->w = (wa_pipe_end){WA_STREAM_INIT(&wa_pipe_vt), p};
     *reader = &p->r.base;
     *writer = &p->w.base;
-    return 0;
+    int rc = wa_stream_handle_(0, reader); /* (closes the reading end if not) */
+    if (rc < 0) {
+        wa_pipe_close(&p->w.base);
+        return rc;
+    }
+    if ((rc = wa_stream_handle_(0, writer)) < 0)
+        wa_stream_close(reader);
+    return rc;
 }

@@ -9,20 +9,65 @@
  * the host resources. */
 #include <stdlib.h>
 
-#include "wasync/stream.h"
+#include "../core/handles.h"
+#include "stream_handle.h"
+
+int wa_stream_handle_(int rc, wa_stream **s)
+{
+    uintptr_t h;
+    if (rc < 0)
+        return rc;
+    if (wa_handle_new_(*s, WA_HANDLE_STREAM, &h) < 0) {
+        (*s)->vt->close(*s);
+        *s = NULL;
+        return WA_ENOMEM;
+    }
+    *s = (wa_stream *)h;
+    return 0;
+}
+
+/* The stream of handle h: an implementer's stream is its address; one the
+ * library made is looked up (NULL: closed through a copy of the handle). */
+static inline wa_stream *wa_stream_at(wa_stream *h)
+{
+    return wa_handle_is_((uintptr_t)h) ? wa_handle_get_((uintptr_t)h, WA_HANDLE_STREAM) : h;
+}
 
 static inline int wa_dir_index(int dir) { return dir == WA_STREAM_WRITE; }
 
-/* Takes s for one operation in direction dir, at the operation's first
- * poll. Returns 0 or the status the operation ends with. */
-static int wa_stream_take(wa_stream *s, int dir, const char *what_null, const char *what_busy)
+wa_stream *wa_stream_head(wa_stream *h)
 {
+    wa_stream *s = h ? wa_stream_at(h) : NULL;
     if (!s)
-        return wa_misuse(WA_EMISUSE, what_null);
+        wa_misuse(WA_EMISUSE, "wa_stream_head: no stream (NULL, or closed through a copy of the handle)");
+    return s;
+}
+
+/* What an operation's first poll reports, by direction (wa_dir_index). */
+static const struct {
+    const char *null, *stale, *busy;
+} wa_op_misuse[2] = {
+    {"wa_read: no stream (closed already?)", "wa_read: the stream was closed (through a copy of the handle)",
+     "wa_read: a second read in flight on one stream"},
+    {"wa_write: no stream (closed already?)", "wa_write: the stream was closed (through a copy of the handle)",
+     "wa_write: a second write in flight on one stream"},
+};
+
+/* Takes the stream of handle *sp for one operation in direction dir, at
+ * the operation's first poll, and puts the stream itself in *sp. Returns 0
+ * or the status the operation ends with. */
+static int wa_stream_take(wa_stream **sp, int dir)
+{
+    if (!*sp)
+        return wa_misuse(WA_EMISUSE, wa_op_misuse[wa_dir_index(dir)].null);
+    wa_stream *s = wa_stream_at(*sp);
+    if (!s)
+        return wa_misuse(WA_EMISUSE, wa_op_misuse[wa_dir_index(dir)].stale);
+    *sp = s;
     if (s->closed)
         return WA_ECLOSED;
     if (s->busy & dir)
-        return wa_misuse(WA_EBUSY, what_busy);
+        return wa_misuse(WA_EBUSY, wa_op_misuse[wa_dir_index(dir)].busy);
     s->busy |= (unsigned char)dir;
     return 0;
 }
@@ -39,11 +84,16 @@ static void wa_stream_let_go(wa_stream *s, int dir)
 
 int wa_stream_close(wa_stream **sp)
 {
-    wa_stream *s = sp ? *sp : NULL;
-    if (!s)
+    wa_stream *h = sp ? *sp : NULL;
+    if (!h)
         return wa_misuse(WA_EMISUSE, "wa_stream_close: no stream (closed already?)");
     *sp = NULL;
-    if (s->closed)
+    wa_stream *s = wa_stream_at(h);
+    if (!s)
+        return wa_misuse(WA_EMISUSE, "wa_stream_close: the stream was closed already (through a copy of the handle)");
+    if (s != h)
+        wa_handle_release_((uintptr_t)h); /* every copy of it goes stale */
+    else if (s->closed)
         return wa_misuse(WA_EMISUSE, "wa_stream_close: the stream was closed already");
     if (!s->busy) {
         s->vt->close(s);
@@ -100,14 +150,13 @@ static int wa_op_end(int *state, wa_stream *s, int dir, int *waiting, wa_stream_
 /* The start of every poll of an operation in direction dir: takes the
  * stream at the first poll, and notices a close. Returns 0 to go on, or the
  * status to end with. */
-static int wa_op_enter(int *state, wa_stream *s, int dir, int *waiting, wa_stream_wait *wait, const char *what_null,
-                       const char *what_busy)
+static int wa_op_enter(int *state, wa_stream **sp, int dir, int *waiting, wa_stream_wait *wait)
 {
     if (*state == WA_OP_HOLDING)
-        return s->closed ? wa_op_end(state, s, dir, waiting, wait, WA_ECLOSED) : 0;
+        return (*sp)->closed ? wa_op_end(state, *sp, dir, waiting, wait, WA_ECLOSED) : 0;
     if (*state == WA_OP_DONE)
         return wa_misuse(WA_EMISUSE, dir == WA_STREAM_READ ? "poll of a finished or freed read" : "poll of a finished or freed write");
-    int rc = wa_stream_take(s, dir, what_null, what_busy);
+    int rc = wa_stream_take(sp, dir);
     if (rc < 0) {
         *state = WA_OP_DONE;
         return rc;
@@ -131,8 +180,7 @@ static int wa_read_end(wa_read *r, int rc)
 static int wa_read_poll(wa_future *f, wa_cx *cx)
 {
     wa_read *r = (wa_read *)f;
-    int rc = wa_op_enter(&r->state, r->s, WA_STREAM_READ, &r->waiting, &r->wait,
-                         "wa_read: no stream (closed already?)", "wa_read: a second read in flight on one stream");
+    int rc = wa_op_enter(&r->state, &r->s, WA_STREAM_READ, &r->waiting, &r->wait);
     if (rc != 0)
         return rc;
     if (!r->buf && r->cap)
@@ -182,8 +230,7 @@ static int wa_write_end(wa_write *w, int rc)
 static int wa_write_poll(wa_future *f, wa_cx *cx)
 {
     wa_write *w = (wa_write *)f;
-    int rc = wa_op_enter(&w->state, w->s, WA_STREAM_WRITE, &w->waiting, &w->wait,
-                         "wa_write: no stream (closed already?)", "wa_write: a second write in flight on one stream");
+    int rc = wa_op_enter(&w->state, &w->s, WA_STREAM_WRITE, &w->waiting, &w->wait);
     if (rc != 0)
         return rc;
     if (!w->buf && w->len)

@@ -4,17 +4,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/handles.h"
 #include "tcp.h"
 
 wa_tcp *wa_tcp_new(wa_rt *rt)
 {
     wa_tcp *l = calloc(1, sizeof *l);
-    if (l) {
-        l->rt = rt;
-        l->refs = 1;
+    if (!l || wa_handle_new_(l, WA_HANDLE_TCP, &l->h) < 0) {
+        free(l);
+        return NULL;
     }
+    l->rt = rt;
+    l->refs = 1;
     return l;
 }
+
+void wa_tcp_discard(wa_tcp *l)
+{
+    wa_handle_release_(l->h);
+    free(l);
+}
+
+/* The listener of handle h, or NULL (NULL, or closed: through this copy of
+ * the handle or another). */
+static wa_tcp *wa_tcp_at(const wa_tcp *h) { return wa_handle_get_((uintptr_t)h, WA_HANDLE_TCP); }
 
 static void wa_tcp_unref(wa_tcp *l)
 {
@@ -24,19 +37,22 @@ static void wa_tcp_unref(wa_tcp *l)
 
 int wa_tcp_close_with(wa_tcp **lp, void (*release_socket)(wa_tcp *))
 {
-    wa_tcp *l = *lp;
-    if (!l || l->closed)
-        return wa_misuse(WA_EMISUSE, "wa_tcp_close: a listener closed already (or NULL)");
-    *lp = NULL;
+    wa_tcp *l = lp ? wa_tcp_at(*lp) : NULL;
+    if (lp)
+        *lp = NULL;
+    if (!l)
+        return wa_misuse(WA_EMISUSE, "wa_tcp_close: a listener closed already (through this copy of the handle or another), or NULL");
+    wa_handle_release_(l->h); /* every copy of the handle goes stale */
     l->closed = 1;
     release_socket(l);
     wa_tcp_unref(l);
     return 0;
 }
 
-uint16_t wa_tcp_port(const wa_tcp *l)
+uint16_t wa_tcp_port(const wa_tcp *h)
 {
-    if (!l || l->closed) {
+    const wa_tcp *l = wa_tcp_at(h);
+    if (!l) {
         wa_misuse(WA_EMISUSE, "wa_tcp_port: a closed (or NULL) listener");
         return 0;
     }
@@ -68,15 +84,16 @@ int wa_tcp_listen_poll_with(wa_tcp_op *op, int (*open)(wa_tcp_op *, wa_tcp *))
         return WA_ENOMEM;
     int rc = open(op, l);
     if (rc < 0) {
-        free(l);
+        wa_tcp_discard(l);
         return rc;
     }
-    op->listener = l;
+    op->listener = wa_tcp_handle(l);
     return 0;
 }
 
-wa_future *wa_tcp_accept_start(wa_tcp_op *op, const wa_future_vt *vt, wa_tcp *l)
+wa_future *wa_tcp_accept_start(wa_tcp_op *op, const wa_future_vt *vt, wa_tcp *h)
 {
+    wa_tcp *l = wa_tcp_at(h);
     *op = (wa_tcp_op){.fut = {vt}, .rt = l ? l->rt : NULL, .listener = l};
     if (l)
         l->refs++;
@@ -87,7 +104,7 @@ int wa_tcp_accept_poll_with(wa_tcp_op *op, wa_cx *cx, int (*try_accept)(wa_tcp_o
 {
     int rc;
     if (!op->listener)
-        rc = wa_misuse(WA_EMISUSE, "wa_tcp_accept: no listener (NULL or closed), or polled after its end");
+        rc = wa_misuse(WA_EMISUSE, "wa_tcp_accept: no listener (NULL, or closed through a copy of the handle), or polled after its end");
     else
         rc = op->listener->closed ? WA_ECLOSED : try_accept(op, cx);
     if (rc != WA_PENDING)

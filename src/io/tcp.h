@@ -9,6 +9,8 @@
 #include "wasync/net.h"
 #include "wasync/sync.h"
 
+#include "stream_handle.h"
+
 /* Reads s (borrowed), an IPv4 or IPv6 literal, as inet_pton does, into
  * *out. Returns 0, or WA_EINVAL (NULL too). */
 int wa_ip_parse(const char *s, wa_ip *out);
@@ -16,9 +18,12 @@ int wa_ip_parse(const char *s, wa_ip *out);
 /* A listener. References: its handle's, given up by wa_tcp_close once the
  * socket is released (closed), and each accept's, from its init until it
  * ends, so that an accept finds a closed listener rather than freed
- * memory. */
+ * memory. The user holds h, a key of the handle table (core/handles.h),
+ * not its address: the close releases h, so that a copy of the handle
+ * used after it is found out without reading the listener. */
 struct wa_tcp {
     wa_rt *rt;
+    uintptr_t h;
     int refs, closed;
     uint16_t port;
 #if defined(WASYNC_HOST_WASIP2)
@@ -44,6 +49,12 @@ struct wa_tcp {
  * its socket and port), or NULL without memory. */
 wa_tcp *wa_tcp_new(wa_rt *rt);
 
+/* Frees l, a new listener never handed out (a listen that failed). */
+void wa_tcp_discard(wa_tcp *l);
+
+/* What the user gets for l: its handle. */
+static inline wa_tcp *wa_tcp_handle(const wa_tcp *l) { return (wa_tcp *)l->h; }
+
 /* wa_tcp_close, with the host's part: release_socket releases l's socket
  * (borrowed), which wakes an accept waiting on it. */
 int wa_tcp_close_with(wa_tcp **l, void (*release_socket)(wa_tcp *));
@@ -59,8 +70,9 @@ wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, con
  * l is freed here). */
 int wa_tcp_listen_poll_with(wa_tcp_op *op, int (*open)(wa_tcp_op *op, wa_tcp *l));
 
-/* Starts op (as above) as an accept with vt on l (borrowed, may be NULL),
- * taking a reference to l until it ends. */
+/* Starts op (as above) as an accept with vt on the listener of handle l
+ * (borrowed; NULL or closed: none, op->listener NULL), taking a reference
+ * to the listener until it ends. */
 wa_future *wa_tcp_accept_start(wa_tcp_op *op, const wa_future_vt *vt, wa_tcp *l);
 
 /* Polls an accept: try_accept (the host's) while its listener is open;

@@ -179,7 +179,7 @@ static int wa_tcp_accept_try(wa_tcp_op *op, wa_cx *cx)
     for (;;) {
         int fd = accept4(op->listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd >= 0)
-            return wa_fd_stream_adopt(op->rt, fd, NULL, &op->conn);
+            return wa_stream_handle_(wa_fd_stream_adopt(op->rt, fd, NULL, &op->conn), &op->conn);
         if (wa_tcp_accept_again(errno))
             continue;
         if (errno != EAGAIN)
@@ -233,7 +233,8 @@ static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
         err = errno;
     if (err)
         return wa_tcp_fail(op, wa_errno_map(err));
-    rc = wa_fd_stream_adopt(op->rt, WA_TCP_H(op)->fd, &WA_TCP_H(op)->key, &op->conn); /* takes both */
+    rc = wa_stream_handle_(wa_fd_stream_adopt(op->rt, WA_TCP_H(op)->fd, &WA_TCP_H(op)->key, &op->conn), /* takes both */
+                           &op->conn);
     WA_TCP_H(op)->fd = -1;
     op->registered = 0;
     return rc;

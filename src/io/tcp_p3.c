@@ -60,9 +60,10 @@ static int wa_tcp_conn_open(wa_rt *rt, uint32_t sock, wa_stream **conn)
     uint64_t ends = wa_wasip3_cli_bytes.new_();
     wa_p3_live_ends += 2;
     uint32_t sent = wa_p3_tcp_send(sock, (uint32_t)ends);
-    return wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, in, (uint32_t)(ends >> 32), &wa_wasip3_tcp_result,
-                                       (uint32_t[2]){in_result, sent}, wa_p3_tcp_result_error, sock, wa_p3_tcp_drop,
-                                       conn);
+    return wa_stream_handle_(wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, in, (uint32_t)(ends >> 32),
+                                                         &wa_wasip3_tcp_result, (uint32_t[2]){in_result, sent},
+                                                         wa_p3_tcp_result_error, sock, wa_p3_tcp_drop, conn),
+                             conn);
 }
 
 /* Gives l a socket, bound and listening, and its accepts registered. */

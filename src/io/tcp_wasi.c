@@ -112,14 +112,14 @@ static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
     if (!l)
         return WA_ENOMEM;
     if (!op->registered && (rc = wa_pollable_register(op->rt, wa_p2_tcp_subscribe(WA_TCP_H(op)->sock), &WA_TCP_H(op)->key)) < 0) {
-        free(l);
+        wa_tcp_discard(l);
         return rc;
     }
     l->sock = WA_TCP_H(op)->sock;
     l->net = WA_TCP_H(op)->net;
     l->key = WA_TCP_H(op)->key;
     l->port = wa_p2_tcp_local_address(WA_TCP_H(op)->sock, &a) == 0 ? a.port : 0;
-    op->listener = l;
+    op->listener = wa_tcp_handle(l);
     op->registered = 0; /* all of it is the listener's now */
     WA_TCP_H(op)->sock = WA_TCP_H(op)->net = WA_NO_HANDLE;
     return 0;
@@ -157,7 +157,7 @@ static int wa_tcp_accept_step(wa_tcp_op *op)
     uint32_t conn, in, out;
     int rc = wa_p2_tcp_accept(op->listener->sock, &conn, &in, &out);
     if (rc == 0)
-        rc = wa_wasi_stream_open_owned(op->rt, in, out, conn, wa_p2_tcp_drop, &op->conn);
+        rc = wa_stream_handle_(wa_wasi_stream_open_owned(op->rt, in, out, conn, wa_p2_tcp_drop, &op->conn), &op->conn);
     return rc;
 }
 
@@ -202,7 +202,8 @@ static int wa_tcp_connect_step(wa_tcp_op *op)
             if (op->registered)
                 wa_pollable_deregister(op->rt, WA_TCP_H(op)->key);
             op->registered = 0;
-            rc = wa_wasi_stream_open_owned(op->rt, in, out, WA_TCP_H(op)->sock, wa_p2_tcp_drop, &op->conn);
+            rc = wa_stream_handle_(
+                wa_wasi_stream_open_owned(op->rt, in, out, WA_TCP_H(op)->sock, wa_p2_tcp_drop, &op->conn), &op->conn);
             WA_TCP_H(op)->sock = WA_NO_HANDLE;
         }
         break;

@@ -10,6 +10,7 @@
 #include "../wasi/io.h"
 #include "wasync/stream.h"
 #include "wasync/wasi.h"
+#include "stream_handle.h"
 #include "wasi_stream.h"
 
 _Static_assert(sizeof(wa_pollable_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
@@ -164,7 +165,7 @@ void wa_wasi_stream_flush_writes(wa_stream *s) { ((wa_p2_stream *)s)->flush_writ
 
 int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s)
 {
-    return wa_wasi_stream_open_owned(rt, in, out, 0, NULL, s);
+    return wa_stream_handle_(wa_wasi_stream_open_owned(rt, in, out, 0, NULL, s), s);
 }
 
 int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)

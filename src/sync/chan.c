@@ -9,11 +9,17 @@
  *
  * A shared channel (wa_mpsc_new_shared) holds its lock around every look at
  * its state, and frees itself and wakes its waiters after releasing it.
+ *
+ * An end's ch is a key of the handle table (core/handles.h), not the
+ * channel's address: the receiver's one for all its copies, one per sender
+ * (each clone its own). A drop releases it, so that a copy of a dropped end
+ * is found out, whether or not the channel is still there.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/copy.h"
+#include "../core/handles.h"
 #include "waitq.h"
 #include "wasync/channel.h"
 
@@ -47,6 +53,20 @@ static inline int wa_chan_unref_unlock(wa_chan *ch, bool sh, wa_waker *wake, int
     return rc;
 }
 
+/* The channel of end handle h of kind (WA_HANDLE_TX or _RX), or NULL:
+ * NULL, or dropped through this copy or another. */
+static inline wa_chan *wa_chan_at(const wa_chan *h, unsigned kind) { return wa_handle_get_((uintptr_t)h, kind); }
+
+/* A new end handle of kind to ch in *h: 0 or WA_ENOMEM. */
+static int wa_chan_end(wa_chan *ch, unsigned kind, wa_chan **h)
+{
+    uintptr_t k;
+    if (wa_handle_new_(ch, kind, &k) < 0)
+        return WA_ENOMEM;
+    *h = (wa_chan *)k;
+    return 0;
+}
+
 static int wa_mpsc_make(size_t cap, size_t elem_size, wa_tx *tx, wa_rx *rx, unsigned lock)
 {
     if (!tx || !rx)
@@ -63,7 +83,13 @@ static int wa_mpsc_make(size_t cap, size_t elem_size, wa_tx *tx, wa_rx *rx, unsi
     ch->rx_alive = 1;
     ch->refs = 2;
     ch->lock = lock;
-    tx->ch = rx->ch = ch;
+    if (wa_chan_end(ch, WA_HANDLE_TX, &tx->ch) < 0 || wa_chan_end(ch, WA_HANDLE_RX, &rx->ch) < 0) {
+        if (tx->ch)
+            wa_handle_release_((uintptr_t)tx->ch);
+        tx->ch = NULL;
+        free(ch);
+        return WA_ENOMEM;
+    }
     return 0;
 }
 
@@ -88,20 +114,24 @@ static size_t wa_chan_len(wa_chan *ch)
     return n;
 }
 
-size_t wa_tx_len(const wa_tx *tx) { return wa_chan_len(tx ? tx->ch : NULL); }
-size_t wa_rx_len(const wa_rx *rx) { return wa_chan_len(rx ? rx->ch : NULL); }
+size_t wa_tx_len(const wa_tx *tx) { return wa_chan_len(tx ? wa_chan_at(tx->ch, WA_HANDLE_TX) : NULL); }
+size_t wa_rx_len(const wa_rx *rx) { return wa_chan_len(rx ? wa_chan_at(rx->ch, WA_HANDLE_RX) : NULL); }
 
 wa_tx wa_tx_clone(const wa_tx *tx)
 {
-    if (!tx || !tx->ch) {
+    wa_chan *ch = tx ? wa_chan_at(tx->ch, WA_HANDLE_TX) : NULL;
+    wa_tx clone = {NULL};
+    if (!ch) {
         wa_misuse(WA_ESTALE, "wa_tx_clone: the sender was dropped");
-        return (wa_tx){NULL};
+        return clone;
     }
-    wa_sync_take_(&tx->ch->lock);
-    tx->ch->senders++;
-    tx->ch->refs++;
-    wa_sync_give_(&tx->ch->lock);
-    return *tx;
+    if (wa_chan_end(ch, WA_HANDLE_TX, &clone.ch) < 0)
+        return clone;
+    wa_sync_take_(&ch->lock);
+    ch->senders++;
+    ch->refs++;
+    wa_sync_give_(&ch->lock);
+    return clone;
 }
 
 /* Wakes every waiter of q (none when q is NULL), one at a time, each after
@@ -120,9 +150,10 @@ static void wa_chan_leave(wa_chan *ch, bool sh, wa_waitq *q)
 
 int wa_tx_drop(wa_tx *tx)
 {
-    wa_chan *ch = tx ? tx->ch : NULL;
+    wa_chan *ch = tx ? wa_chan_at(tx->ch, WA_HANDLE_TX) : NULL;
     if (!ch)
-        return wa_misuse(WA_EMISUSE, "wa_tx_drop: the sender was dropped already");
+        return wa_misuse(WA_EMISUSE, "wa_tx_drop: the sender was dropped already (through this copy or another)");
+    wa_handle_release_((uintptr_t)tx->ch);
     tx->ch = NULL;
     bool sh = wa_sync_shared_(&ch->lock);
     wa_sync_lock_(&ch->lock, sh);
@@ -132,9 +163,10 @@ int wa_tx_drop(wa_tx *tx)
 
 int wa_rx_drop(wa_rx *rx)
 {
-    wa_chan *ch = rx ? rx->ch : NULL;
+    wa_chan *ch = rx ? wa_chan_at(rx->ch, WA_HANDLE_RX) : NULL;
     if (!ch)
-        return wa_misuse(WA_EMISUSE, "wa_rx_drop: the receiver was dropped already");
+        return wa_misuse(WA_EMISUSE, "wa_rx_drop: the receiver was dropped already (through this copy or another)");
+    wa_handle_release_((uintptr_t)rx->ch);
     rx->ch = NULL;
     bool sh = wa_sync_shared_(&ch->lock);
     wa_sync_lock_(&ch->lock, sh);
@@ -179,7 +211,7 @@ static inline void wa_chan_pop(wa_chan *ch, bool sh, void *out, wa_waker *wake)
 
 int wa_tx_try_send(wa_tx *tx, const void *elem)
 {
-    wa_chan *ch = tx ? tx->ch : NULL;
+    wa_chan *ch = tx ? wa_chan_at(tx->ch, WA_HANDLE_TX) : NULL;
     if (!ch)
         return wa_misuse(WA_ESTALE, "wa_tx_try_send: the sender was dropped");
     if (!elem)
@@ -197,7 +229,7 @@ int wa_tx_try_send(wa_tx *tx, const void *elem)
 
 int wa_rx_try_recv(wa_rx *rx, void *out)
 {
-    wa_chan *ch = rx ? rx->ch : NULL;
+    wa_chan *ch = rx ? wa_chan_at(rx->ch, WA_HANDLE_RX) : NULL;
     if (!ch)
         return wa_misuse(WA_ESTALE, "wa_rx_try_recv: the receiver was dropped");
     if (!out)
@@ -322,7 +354,7 @@ static __attribute__((noinline)) wa_future *wa_chan_ref_shared(wa_chan *ch, wa_f
 
 wa_future *wa_send_init(wa_send *s, wa_tx *tx, const void *elem)
 {
-    wa_chan *ch = tx ? tx->ch : NULL;
+    wa_chan *ch = tx ? wa_chan_at(tx->ch, WA_HANDLE_TX) : NULL;
     s->fut.vt = &wa_send_vt;
     s->ch = ch;
     s->elem = elem;
@@ -399,7 +431,7 @@ static const wa_future_vt wa_recv_shared_vt = {wa_recv_poll_shared, wa_recv_drop
 
 wa_future *wa_recv_init(wa_recv *r, wa_rx *rx, void *out)
 {
-    wa_chan *ch = rx ? rx->ch : NULL;
+    wa_chan *ch = rx ? wa_chan_at(rx->ch, WA_HANDLE_RX) : NULL;
     r->fut.vt = &wa_recv_vt;
     r->ch = ch;
     r->out = out;

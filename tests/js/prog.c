@@ -157,7 +157,8 @@ static int poster_poll(wa_future *f, wa_cx *cx)
             WA_RETURN(0);
         }
         size_t n = 0; /* (the pipe has room for it all) */
-        w->vt->try_write(w, j->body, len, &n);
+        wa_stream *head = wa_stream_head(w);
+        head->vt->try_write(head, j->body, len, &n);
         wa_stream_close(&w); /* the reader sees its end */
         j->req.body_stream = j->pipe;
     } else {

@@ -315,6 +315,28 @@ static void test_future(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* The ends of a stream<u8> closed through one copy of their handles: a
+ * close or a write through another copy is reported by the call, and the
+ * ends are dropped once (none left over). */
+static void test_handle_copies(void)
+{
+    long ends0 = wa_wasip3_live_ends();
+    check_catch_misuse();
+    wa_rt *rt = p3_rt();
+    REQUIRE(rt);
+    wa_stream *r, *w;
+    REQUIRE_OR(wa_wasip3_stream_new(rt, &wa_wasip3_cli_bytes, &r, &w) == 0, wa_rt_free(rt));
+    wa_stream *r_copy = r, *w_copy = w;
+    wa_write wr;
+    CHECK_EQ(wa_stream_close(&r), 0);
+    CHECK_EQ(wa_stream_close(&w), 0);
+    CHECK_MISUSE(wa_stream_close(&r_copy), WA_EMISUSE, "wa_stream_close");
+    CHECK_MISUSE(wa_block_on(rt, wa_write_init(&wr, w_copy, "x", 1)), WA_EMISUSE, "wa_write");
+    CHECK_MISUSE(wa_stream_close(&w_copy), WA_EMISUSE, "wa_stream_close");
+    CHECK_EQ(wa_wasip3_live_ends(), ends0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_write_copy_read_all);
@@ -323,5 +345,6 @@ int main(void)
     RUN(test_close_with_read_in_flight);
     RUN(test_dropped_read_keeps_bytes);
     RUN(test_future);
+    RUN(test_handle_copies);
     return check_finish();
 }

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: the handles users hold and may copy (the streams and TCP
+ * listeners the library makes, channel ends, remotes, their joins and
+ * events; runtimes are registered too).
+ * Such a handle is not the object's address but a key into one
+ * process-wide table of slots: bit 0 set (no object's address has it), its
+ * kind, its slot, and the slot's generation. A slot holds the key of its
+ * live handle and the object. Closing or dropping releases the slot, so
+ * that every copy of the handle goes stale at once, and a later use is
+ * found out by reading the table, never the freed object; the next handle
+ * in the slot has the next generation. Lookups take no lock (channels of
+ * many threads look up at every send); a page of slots never moves; a
+ * freed slot is reused last (first in, first out), which puts a
+ * generation's wrap far off. */
+#ifndef WASYNC_CORE_HANDLES_H
+#define WASYNC_CORE_HANDLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a handle is to: one of one kind is stale for every other. */
+enum {
+    WA_HANDLE_STREAM = 1,
+    WA_HANDLE_TCP,
+    WA_HANDLE_TX,
+    WA_HANDLE_RX,
+    WA_HANDLE_RT,
+    WA_HANDLE_REMOTE,
+    WA_HANDLE_EVENT,
+    WA_HANDLE_REMOTE_JOIN,
+};
+
+/* A key: bit 0 set, the kind (bits 1-4), the slot (bits 5 up, SLOT_BITS
+ * of them), the generation (the rest: 32 bits on 64-bit hosts, 12 on
+ * wasm32). */
+#define WA_HANDLE_KIND_MASK ((uintptr_t)0x1e)
+#define WA_HANDLE_SLOT_BITS (sizeof(uintptr_t) == 8 ? 22 : 15)
+#define WA_HANDLE_PAGE 256u
+#define WA_HANDLE_PAGES ((1u << WA_HANDLE_SLOT_BITS) / WA_HANDLE_PAGE)
+
+typedef struct wa_handle_slot {
+    uintptr_t key;          /* the live handle's; while free, the last one's without bit 0 */
+    union {
+        void *obj;          /* while live */
+        uint32_t next_free; /* while free */
+    } u;
+} wa_handle_slot;
+
+/* The pages, each as its distance in bytes from page 0, which is static.
+ * A page not made yet is 0 too, page 0, whose keys name no other page:
+ * so the table needs no initialised data, and a lookup no NULL test. */
+extern wa_handle_slot wa_handle_page0_[];
+extern intptr_t wa_handle_pages_[];
+
+/* A new handle of kind to obj in *h: 0, or WA_ENOMEM (the first 256
+ * handles need no memory). */
+int wa_handle_new_(void *obj, unsigned kind, uintptr_t *h);
+
+/* Releases live handle h: every copy of it goes stale. */
+void wa_handle_release_(uintptr_t h);
+
+/* Whether h is a handle rather than an address (streams: an
+ * implementer's own stream is its address). */
+static inline int wa_handle_is_(uintptr_t h) { return (int)(h & 1); }
+
+/* The object of live handle h of kind, or NULL (stale, another kind's,
+ * NULL). The slot's byte offset in its page is read off the key. */
+static inline void *wa_handle_get_(uintptr_t h, unsigned kind)
+{
+    const uintptr_t slot_shift = sizeof(wa_handle_slot) == 16 ? 1 : 2; /* 5 less log2 of the size */
+    intptr_t page = __atomic_load_n(&wa_handle_pages_[(h >> (5 + 8)) & (WA_HANDLE_PAGES - 1)], __ATOMIC_ACQUIRE);
+    const wa_handle_slot *s = (const wa_handle_slot *)((uintptr_t)wa_handle_page0_ + (uintptr_t)page +
+                                                       ((h >> slot_shift) & ((WA_HANDLE_PAGE - 1) * sizeof *s)));
+    uintptr_t want = (h & ~WA_HANDLE_KIND_MASK) | (uintptr_t)kind << 1;
+    return __atomic_load_n(&s->key, __ATOMIC_ACQUIRE) == want ? s->u.obj : NULL;
+}
+
+/* Whether obj is the object of a live handle of kind, whose key goes in
+ * *h (a scan: for the rare calls on objects whose handle must stay their
+ * address, runtimes). */
+int wa_handle_holds_(const void *obj, unsigned kind, uintptr_t *h);
+
+#endif
