@@ -49,12 +49,13 @@ test: deps
 
 # The demo (timers, channels, a race) natively, then the same source as a
 # WASI 0.2 component under jco; CPU-bound tasks on 1 and 2 workers (the
-# many-threads runtime, examples/workers.c); then examples/fetch_many.c, 8 concurrent
-# GETs with a 500 ms timeout each against a local server that answers every
-# other one at once and the others after 2 s (scripts/demo_server.mjs),
-# natively and as a component: half answer, half time out, and nothing is
-# left held ("sources 0", "handles 0"). Last, how to see the browser
-# timeline (examples/web/, its module built here).
+# many-threads runtime, examples/workers.c); then examples/fetch_many.c, 8
+# concurrent GETs with a 500 ms timeout each against a local server that
+# answers every other one at once and the others after 2 s
+# (scripts/demo_server.mjs), natively and as a component: half answer, half
+# time out, and nothing is left held (no event source still registered, no
+# WASI handle held). Last, how to see the browser timeline (examples/web/,
+# its module built here).
 JCO = node node_modules/@bytecodealliance/jco/dist/jco.js
 FETCH = '{base}/either' 8 500
 # (the builds' output shown only when one fails)

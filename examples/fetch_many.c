@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* fetch-many: N concurrent GETs of URL, each with a timeout, in a scope;
  * one line per request ("3 200 5": id, status, body length; or "3 timed
- * out"), then "sources N" (the event sources still registered: 0 when
- * every request, finished or cancelled, released what it had) and, on
- * WASI 0.2 and 0.3, "handles N" (the WASI handles still held). One source for
+ * out"), then how many event sources (sockets, timers) are still
+ * registered with the runtime and, on WASI 0.2 and 0.3, how many WASI
+ * handles are still held: 0 and 0 once every request, answered or timed
+ * out, has let go of what it had. One source for
  * every host with an HTTP client:
  *   ./fetch_many http://127.0.0.1:8080/hello 20 500
  *   jco run fetch_many.component.wasm http://127.0.0.1:8080/hello 20 500
@@ -73,7 +74,8 @@ WA_ASYNC(many, t, cx)
         t->rc = WA_STATUS;
     wa_rt_stats st;
     wa_rt_stats_get(cx->rt, &st);
-    printf("sources %zu\n", st.sources);
+    printf("event sources still registered: %zu (0 once every request, answered or timed out, has let go)\n",
+           st.sources);
 #if defined(WASYNC_HOST_JS)
     wa_js_settle(t->call, t->rc, NULL, 0, 0);
 #endif
@@ -120,7 +122,7 @@ int main(int argc, char **argv)
     int rc = wa_block_on(rt, &m.wa.fut);
     wa_rt_free(rt); /* (a backend may hold a timer until then) */
 #if defined(WASYNC_HOST_WASIP2) || defined(WASYNC_HOST_WASIP3)
-    printf("handles %ld\n", wa_wasi_live_handles());
+    printf("WASI handles still held: %ld (0 likewise)\n", wa_wasi_live_handles());
 #endif
     if (rc < 0)
         fprintf(stderr, "fetch-many: %s\n", wa_strerror(rc));

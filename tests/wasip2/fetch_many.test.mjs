@@ -75,9 +75,11 @@ const fetchMany = (base, n, ms, path) => {
   return run(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, ...args], { timeout: 60000 });
 };
 
-// The last lines: "sources 0", then under jco "handles 0".
+// The last lines: no event source still registered, then on WASI no
+// handle still held.
 function released(lines) {
-  const tail = native || jsModule ? ['sources 0'] : ['sources 0', 'handles 0'];
+  const sources = 'event sources still registered: 0 (0 once every request, answered or timed out, has let go)';
+  const tail = native || jsModule ? [sources] : [sources, 'WASI handles still held: 0 (0 likewise)'];
   assert.deepEqual(lines.slice(-tail.length), tail);
 }
 
