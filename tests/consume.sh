@@ -53,6 +53,17 @@ expect() { # $1: what ran, $2: its output, $3: the output wanted
   echo "$1: ok"
 }
 wasm() { echo "-DCMAKE_TOOLCHAIN_FILE=$prefix/share/wasync/cmake/wasm32.cmake"; }
+# the user's CMakeLists.txt: app.c made into app with the installed
+# package, then the line $1 (what the host's programs need)
+cmakelists() {
+  cat >"$tmp/app/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(app C)
+find_package(wasync 0.1 REQUIRED)
+add_executable(app app.c)
+$1
+CMAKE
+}
 
 # A program of the user's: a task sleeps, then prints; then a misuse (a
 # handle dropped twice), reported and returned. With an argument, main
@@ -100,13 +111,7 @@ native)
   expect pkg-config "$("$tmp/app/pc" 2>"$tmp/err")" "$(said native)"
   reported "$tmp/err"
 
-  cat >"$tmp/app/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.25)
-project(app C)
-find_package(wasync 0.1 REQUIRED)
-add_executable(app app.c)
-target_link_libraries(app PRIVATE wasync::wasync)
-CMAKE
+  cmakelists "target_link_libraries(app PRIVATE wasync::wasync)"
   project "$tmp/app"
   expect find_package "$("$tmp/app/build/app" 2>/dev/null)" "$(said native)"
 
@@ -148,13 +153,7 @@ interface names {
   default-name: func() -> string;
 }
 WIT
-  cat >"$tmp/app/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.25)
-project(app C)
-find_package(wasync 0.1 REQUIRED)
-add_executable(app app.c)
-wasync_component(app app command WIT wit greet)
-CMAKE
+  cmakelists "wasync_component(app app command WIT wit greet)"
   project "$tmp/app" "$(wasm)" -DWASYNC_NODE_MODULES="$src/node_modules"
   # (the world's own import is unused by app.c: wit-component drops it)
   expect "component of the world app" \
@@ -178,26 +177,14 @@ CMAKE
     "$(said wasip2)"
   ;;
 wasip1)
-  cat >"$tmp/app/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.25)
-project(app C)
-find_package(wasync 0.1 REQUIRED)
-add_executable(app app.c)
-target_link_libraries(app PRIVATE wasync::wasync)
-CMAKE
+  cmakelists "target_link_libraries(app PRIVATE wasync::wasync)"
   project "$tmp/app" "$(wasm)"
   expect "WASI 0.1 module" "$(node --no-warnings "$prefix/share/wasync/scripts/wasi1.mjs" "$tmp/app/build/app" 2>"$tmp/err")" \
     "$(said wasip1)"
   reported "$tmp/err"
   ;;
 wasip3)
-  cat >"$tmp/app/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.25)
-project(app C)
-find_package(wasync 0.1 REQUIRED)
-add_executable(app app.c)
-wasync_component(app command-p3 reactor)
-CMAKE
+  cmakelists "wasync_component(app command-p3 reactor)"
   # The user's project has its own node_modules (here, ours linked).
   ln -s "$src/node_modules" "$tmp/app/node_modules"
   project "$tmp/app" "$(wasm)"
@@ -224,13 +211,7 @@ __attribute__((export_name("hello"))) int hello(int n)
     return 0;
 }
 C
-  cat >"$tmp/app/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.25)
-project(app C)
-find_package(wasync 0.1 REQUIRED)
-add_executable(app app.c)
-wasync_js_module(app)
-CMAKE
+  cmakelists "wasync_js_module(app)"
   project "$tmp/app" "$(wasm)"
   mkdir -p "$tmp/app/node_modules/@wasync"
   ln -s "$prefix/share/wasync/js" "$tmp/app/node_modules/@wasync/js"
