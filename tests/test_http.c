@@ -464,6 +464,38 @@ static void test_drop_response(void)
     wa_rt_free(rt);
 }
 
+/* A response freed through one copy of its handle: every other copy is
+ * stale, its calls reported as misuse naming them (never a use after
+ * free); a response got later does not bring the copy back. */
+static void test_response_copies(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new(&rt) == 0);
+    check_catch_misuse();
+    wa_http_request req = {.url = url("/hello")};
+    wa_http_send send;
+    int rc = wa_block_on(rt, wa_http_send_init(&send, &req));
+    REQUIRE_OR(rc == 0, wa_rt_free(rt));
+    wa_http_response *copy = send.response;
+    wa_http_response_free(send.response);
+    CHECK_MISUSE(wa_http_response_status(copy), WA_EMISUSE, "wa_http_response_status");
+    CHECK_MISUSE(wa_http_response_body(copy) == NULL, 1, "wa_http_response_body");
+    CHECK_MISUSE(wa_http_response_header(copy, "x-a") == NULL, 1, "wa_http_response_header");
+    size_t n = 7;
+    CHECK_MISUSE(wa_http_response_headers(copy, &n) == NULL && n == 0, 1, "wa_http_response_headers");
+    int before = check_misuses;
+    wa_http_response_free(copy);
+    CHECK_EQ(check_misuses - before, 1);
+    CHECK(strstr(check_misuse_text, "wa_http_response_free: ") != NULL);
+    if (wa_block_on(rt, wa_http_send_init(&send, &req)) == 0) {
+        CHECK_MISUSE(wa_http_response_status(copy), WA_EMISUSE, "wa_http_response_status");
+        CHECK_EQ(wa_http_response_status(send.response), 200);
+        wa_http_response_free(send.response);
+    }
+    CHECK_EQ(sources(rt), 0);
+    wa_rt_free(rt);
+}
+
 static void test_timeout(void)
 {
     wa_rt *rt;
@@ -745,6 +777,7 @@ int main(void)
     RUN(test_timeout);
     RUN(test_errors);
     RUN(test_failures);
+    RUN(test_response_copies);
     RUN(test_empty_body);
     RUN(test_many);
     RUN(test_internal_task);

@@ -114,7 +114,10 @@ WA_HTTP_CLIENT_ wa_future *wa_http_send_init(wa_http_send *s, const wa_http_requ
  * (as an await drops it), until the storage is initialised again. */
 WA_HTTP_CLIENT_ const char *wa_http_send_reason(const wa_http_send *s);
 
-/* The response's status code (200, 404, ...). */
+/* The response's status code (200, 404, ...). A response handle is
+ * checked by every call that takes it: one freed (through this copy of
+ * the handle or another) is reported as misuse of the call, which then
+ * gives WA_EMISUSE, NULL or nothing. */
 WA_HTTP_CLIENT_ int wa_http_response_status(const wa_http_response *r);
 /* The first header named name (case-insensitive), or NULL. Borrowed from r. */
 const char *wa_http_response_header(wa_http_response *r, const char *name);
@@ -122,7 +125,8 @@ const char *wa_http_response_header(wa_http_response *r, const char *name);
 const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n);
 /* The body, read until WA_ECLOSED; borrowed from r (closed by the free). */
 WA_HTTP_CLIENT_ wa_stream *wa_http_response_body(wa_http_response *r);
-/* Releases the response and every handle it holds. */
+/* Releases the response (taken; NULL: nothing) and every handle it holds;
+ * every copy of r goes stale. */
 WA_HTTP_CLIENT_ void wa_http_response_free(wa_http_response *r);
 
 /* Sends a request and reads the whole response body (at most max bytes,

@@ -28,6 +28,7 @@ enum {
     WA_HANDLE_REMOTE,
     WA_HANDLE_EVENT,
     WA_HANDLE_REMOTE_JOIN,
+    WA_HANDLE_HTTP_RESPONSE,
 };
 
 /* A key: bit 0 set, the kind (bits 1-4), the slot (bits 5 up, SLOT_BITS

@@ -56,7 +56,7 @@ void wa_http_body_out_drop_(wa_http_body_out *b)
 int wa_http_response_made_(wa_http_response *r, int rc, wa_http_response **out)
 {
     if (rc < 0) {
-        wa_http_response_free(r);
+        wa_http_response_release_(r);
         return rc;
     }
     *out = r;

@@ -26,7 +26,7 @@ struct wa_http_call {
     wa_http_body_out body; /* (last: sized for its write or copy) */
 };
 
-void wa_http_response_free(wa_http_response *r)
+void wa_http_response_release_(wa_http_response *r)
 {
     if (!r)
         return;
@@ -68,7 +68,7 @@ static void wa_http_call_free(wa_http_send *s)
         wa_pollable_deregister(c->rt, c->key);
     if (c->future != WA_NO_HANDLE)
         wa_p2_future_drop(c->future);
-    wa_http_response_free(c->response);
+    wa_http_response_release_(c->response);
     free(c);
 }
 

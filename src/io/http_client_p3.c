@@ -57,7 +57,7 @@ static void wa_http_end_future(const wa_wasip3_future_type *t, uint32_t *end, in
     *end = 0;
 }
 
-void wa_http_response_free(wa_http_response *r)
+void wa_http_response_release_(wa_http_response *r)
 {
     if (!r)
         return;
@@ -109,7 +109,7 @@ static void wa_http_call_free(wa_http_send *s)
             wa_p3_response_drop(resp);
     }
     wa_subtask_area_free(c->send.area); /* (NULL if kept from the host) */
-    wa_http_response_free(c->response);
+    wa_http_response_release_(c->response);
     free(c);
 }
 

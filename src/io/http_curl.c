@@ -653,7 +653,7 @@ static void wa_curl_body_close(wa_stream *s)
 static const wa_stream_vt wa_curl_body_vt = {wa_curl_body_try_read, wa_curl_body_try_write, wa_curl_body_try_flush,
                                              wa_curl_body_ready, wa_curl_body_close};
 
-void wa_http_response_free(wa_http_response *r)
+void wa_http_response_release_(wa_http_response *r)
 {
     if (!r)
         return;
@@ -772,7 +772,7 @@ static void wa_http_call_free(wa_http_send *s)
         k->r->call = NULL;
         pthread_mutex_unlock(&k->r->c->lock);
     }
-    wa_http_response_free(k->r);
+    wa_http_response_release_(k->r);
     free(k);
 }
 

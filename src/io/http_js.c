@@ -137,7 +137,7 @@ static void wa_js_body_close(wa_stream *s)
 static const wa_stream_vt wa_js_body_vt = {wa_js_body_try_read, wa_js_body_try_write, wa_js_body_try_flush,
                                            wa_js_body_ready, wa_js_body_close};
 
-void wa_http_response_free(wa_http_response *r)
+void wa_http_response_release_(wa_http_response *r)
 {
     if (!r)
         return;
@@ -212,7 +212,7 @@ static void wa_http_call_free(wa_http_send *s)
         wa_drop_held(&k->all.fut, &k->reading);
     if (s->step == WA_SEND_FETCH)
         wa_drop(&k->op.fut); /* unfinished: the glue aborts the fetch */
-    wa_http_response_free(k->r);
+    wa_http_response_release_(k->r);
     free(k->req);
     free(k);
 }

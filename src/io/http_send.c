@@ -4,28 +4,73 @@
  * then the host's ops build, drive and free the call. */
 #include <string.h>
 
+#include "../core/handles.h"
+#include "../core/rt.h"
 #include "http_send.h"
 
-static const wa_http_response_head *wa_http_head(const wa_http_response *r)
+/* The head of the response whose handle is r (every host's response
+ * begins with it), or NULL, reported as misuse of call: r freed (through
+ * this copy of the handle or another), or NULL. */
+static wa_http_response_head *wa_http_head(const wa_http_response *r, const char *call)
 {
-    return (const wa_http_response_head *)r; /* (every host's begins with it) */
+    wa_http_response_head *h = wa_handle_get_((uintptr_t)r, WA_HANDLE_HTTP_RESPONSE);
+    if (!h)
+        wa_misuse_in_(WA_EMISUSE, call, "a response freed already (through this copy of the handle or another), or NULL");
+    return h;
 }
 
-int wa_http_response_status(const wa_http_response *r) { return wa_http_head(r)->status; }
+int wa_http_response_status(const wa_http_response *r)
+{
+    const wa_http_response_head *h = wa_http_head(r, "wa_http_response_status");
+    return h ? h->status : WA_EMISUSE;
+}
 
 const char *wa_http_response_header(wa_http_response *r, const char *name)
 {
-    wa_http_response_head *h = (wa_http_response_head *)r;
-    return wa_http_fields_find(&h->fields, h->load, h->owner, name);
+    wa_http_response_head *h = wa_http_head(r, "wa_http_response_header");
+    return h ? wa_http_fields_find(&h->fields, h->load, h->owner, name) : NULL;
 }
 
 const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n)
 {
-    wa_http_response_head *h = (wa_http_response_head *)r;
+    wa_http_response_head *h = wa_http_head(r, "wa_http_response_headers");
+    if (!h) {
+        *n = 0;
+        return NULL;
+    }
     return wa_http_fields_all(&h->fields, h->load, h->owner, n);
 }
 
-wa_stream *wa_http_response_body(wa_http_response *r) { return wa_http_head(r)->body; }
+wa_stream *wa_http_response_body(wa_http_response *r)
+{
+    const wa_http_response_head *h = wa_http_head(r, "wa_http_response_body");
+    return h ? h->body : NULL;
+}
+
+void wa_http_response_free(wa_http_response *r)
+{
+    if (!r)
+        return;
+    wa_http_response_head *h = wa_http_head(r, "wa_http_response_free");
+    if (!h)
+        return;
+    wa_handle_release_((uintptr_t)r); /* every copy of the handle goes stale */
+    wa_http_response_release_((wa_http_response *)h);
+}
+
+/* s's new response (the host's, taken) as a handle for the user; 0, or
+ * WA_ENOMEM with the response freed. */
+static int wa_http_response_publish(wa_http_send *s)
+{
+    uintptr_t key;
+    if (wa_handle_new_(s->response, WA_HANDLE_HTTP_RESPONSE, &key) < 0) {
+        wa_http_response_release_(s->response);
+        s->response = NULL;
+        return WA_ENOMEM;
+    }
+    s->response = (wa_http_response *)key;
+    return 0;
+}
 
 /* Ends s: its call freed (the response too, unless it was handed over). */
 static void wa_http_send_end(wa_http_send *s)
@@ -52,8 +97,8 @@ static int wa_http_send_poll(wa_future *f, wa_cx *cx)
         else if (rc == WA_E2BIG)
             wa_http_reason_set_(s, too_big, sizeof too_big - 1);
     }
-    if (rc == 0)
-        rc = wa_http_client_host.run(s, cx);
+    if (rc == 0 && (rc = wa_http_client_host.run(s, cx)) == 0)
+        rc = wa_http_response_publish(s);
     if (rc != WA_PENDING)
         wa_http_send_end(s);
     return rc;

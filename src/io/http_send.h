@@ -40,6 +40,12 @@ typedef struct wa_http_client_ops {
 
 extern const wa_http_client_ops wa_http_client_host;
 
+/* Frees response r (taken; NULL: nothing) with what it holds: the host's
+ * (http_client.c, http_client_p3.c, http_curl.c, http_js.c). A user's
+ * handle to a response is a key of the handle table (core/handles.h),
+ * which wa_http_response_free looks up before it calls this. */
+void wa_http_response_release_(wa_http_response *r);
+
 /* Sets s's reason to len bytes of text (cut to fit, between UTF-8
  * characters): without printf, which would bring stdio into a JS host
  * module. */

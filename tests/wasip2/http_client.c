@@ -253,7 +253,16 @@ static int suite_poll(wa_future *f, wa_cx *cx)
     CHECK_EQ(fetched(t, WA_STATUS), 200);
     if (WA_STATUS == 0) {
         CHECK(!strcmp((char *)t->fetch.data, "length=-1 chunked=0"));
+        /* a copy of the response's handle, stale once it is freed */
+        wa_http_response *copy = t->fetch.response;
         fetched_free(t);
+        check_catch_misuse();
+        CHECK_MISUSE(wa_http_response_status(copy), WA_EMISUSE, "wa_http_response_status");
+        CHECK_MISUSE(wa_http_response_body(copy) == NULL, 1, "wa_http_response_body");
+        int before = check_misuses;
+        wa_http_response_free(copy);
+        CHECK_EQ(check_misuses - before, 1);
+        wa_misuse_set_hook(NULL);
     }
     CHECK_EQ(wa_wasi_live_handles(), t->handles);
 
