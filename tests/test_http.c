@@ -496,6 +496,23 @@ static void test_response_copies(void)
     wa_rt_free(rt);
 }
 
+/* A response may outlive its runtime: its transfer ends with the runtime
+ * (mid-body here), and its free later touches nothing the runtime had. */
+static void test_response_after_runtime(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new(&rt) == 0);
+    wa_http_request req = {.url = url("/big")};
+    wa_http_send send;
+    int rc = wa_block_on(rt, wa_http_send_init(&send, &req));
+    CHECK_EQ(rc, 0);
+    wa_rt_free(rt);
+    if (rc == 0) {
+        CHECK_EQ(wa_http_response_status(send.response), 200);
+        wa_http_response_free(send.response);
+    }
+}
+
 static void test_timeout(void)
 {
     wa_rt *rt;
@@ -778,6 +795,7 @@ int main(void)
     RUN(test_errors);
     RUN(test_failures);
     RUN(test_response_copies);
+    RUN(test_response_after_runtime);
     RUN(test_empty_body);
     RUN(test_many);
     RUN(test_internal_task);

@@ -60,6 +60,7 @@ struct wa_curl {
     int driving;           /* the driver task is alive */
     wa_waker driver;       /* the driver, parked */
     wa_curl_driver drv;    /* its future (the internal task borrows it) */
+    wa_http_response *added; /* the responses whose transfers are in multi */
 };
 
 struct wa_curl_sock {
@@ -75,7 +76,8 @@ typedef struct wa_curl_body wa_curl_body;
 
 struct wa_http_response {
     wa_http_response_head h; /* body: a wa_curl_body; fields: kept as they come */
-    wa_curl *c;
+    wa_curl *c;                    /* NULL once the runtime is gone */
+    wa_http_response *prev, *next; /* in c->added, while added */
     CURL *easy;
     struct curl_slist *out_headers;
     struct wa_http_call *call; /* the send, while it runs */
@@ -352,10 +354,26 @@ static void wa_curl_driver_drop(wa_future *f)
 
 static const wa_future_vt wa_curl_driver_vt = {wa_curl_driver_poll, wa_curl_driver_drop, "http_curl"};
 
+/* Takes r's transfer out of multi (under its lock). */
+static void wa_curl_remove(wa_curl *c, wa_http_response *r)
+{
+    curl_multi_remove_handle(c->multi, r->easy); /* aborts it if unfinished */
+    *(r->prev ? &r->prev->next : &c->added) = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    r->added = 0;
+}
+
 /* (every task is gone, the driver with them: no lock) */
 static void wa_curl_free(wa_rt_ext *e)
 {
     wa_curl *c = (wa_curl *)e;
+    /* Responses the program still holds outlive the runtime: their
+     * transfers end here, and their free later finds no multi handle. */
+    while (c->added) {
+        c->added->c = NULL;
+        wa_curl_remove(c, c->added);
+    }
     curl_multi_cleanup(c->multi); /* its cached connections: REMOVE each */
     while (c->socks)
         wa_curl_sock_free(c, c->socks);
@@ -659,7 +677,7 @@ void wa_http_response_release_(wa_http_response *r)
         return;
     if (r->added) { /* (then the driver no longer reaches r) */
         pthread_mutex_lock(&r->c->lock);
-        curl_multi_remove_handle(r->c->multi, r->easy); /* aborts it if unfinished */
+        wa_curl_remove(r->c, r);
         wa_curl_wake_driver(r->c);
         pthread_mutex_unlock(&r->c->lock);
     }
@@ -810,7 +828,13 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     k->eof = !q->body_stream && !q->body_len; /* (before the driver may run it) */
     pthread_mutex_lock(&c->lock);
     rc = curl_multi_add_handle(c->multi, r->easy) == CURLM_OK ? 0 : WA_ENOMEM;
-    r->added = rc == 0;
+    if (rc == 0) {
+        r->added = 1;
+        r->next = c->added;
+        if (c->added)
+            c->added->prev = r;
+        c->added = r;
+    }
     pthread_mutex_unlock(&c->lock);
     return rc;
 }
