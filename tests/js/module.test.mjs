@@ -5,8 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const dir = dirname(process.env.WASYNC_PROG ?? '/work/main/build/js/tests/js/prog.wasm');
+// (the js preset's build folder unless CTest says where)
+const dir = dirname(process.env.WASYNC_PROG ?? fileURLToPath(new URL('../../build/js/tests/js/prog.wasm', import.meta.url)));
 
 for (const name of ['prog', 'minimal', 'timeline', 'bench_js']) {
   test(`${name}.wasm imports only from "wasync"`, async () => {
