@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "handles.h"
-#include "wasync/error.h"
+#include "rt.h"
 
 #define WA_HANDLE_NONE UINT32_MAX
 #define WA_HANDLE_GEN_SHIFT (5 + WA_HANDLE_SLOT_BITS)
@@ -108,4 +108,12 @@ int wa_handle_holds_(const void *obj, unsigned kind, uintptr_t *h)
     }
     wa_handles_unlock();
     return found;
+}
+
+void *wa_handle_at_(const void *h, unsigned kind, const char *call)
+{
+    void *obj = wa_handle_get_((uintptr_t)h, kind);
+    if (!obj)
+        wa_misuse_in_(WA_EMISUSE, call, "a handle closed or freed already (through this copy of it or another), or NULL");
+    return obj;
 }

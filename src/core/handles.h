@@ -76,6 +76,11 @@ static inline void *wa_handle_get_(uintptr_t h, unsigned kind)
     return __atomic_load_n(&s->key, __ATOMIC_ACQUIRE) == want ? s->u.obj : NULL;
 }
 
+/* As wa_handle_get_, a NULL reported as misuse of call (a handle closed,
+ * dropped or freed already, through this copy of it or another, or NULL):
+ * for the calls that have nothing else to say about it. */
+void *wa_handle_at_(const void *h, unsigned kind, const char *call);
+
 /* Whether obj is the object of a live handle of kind, whose key goes in
  * *h (a scan: for the rare calls on objects whose handle must stay their
  * address, runtimes). */

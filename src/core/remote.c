@@ -29,16 +29,6 @@ static void *wa_xt_handle(void *obj, unsigned kind)
     return wa_handle_new_(obj, kind, &h) < 0 ? NULL : (void *)h;
 }
 
-/* The object of handle h of kind (not NULL), or NULL and misuse reported
- * for call: a handle dropped already, through this copy or another. */
-static void *wa_xt_at(const void *h, unsigned kind, const char *call)
-{
-    void *obj = wa_handle_get_((uintptr_t)h, kind);
-    if (!obj)
-        wa_misuse_in_(WA_EMISUSE, call, "a dropped handle (through this copy of it or another)");
-    return obj;
-}
-
 /* The state's life. */
 
 static void wa_xt_free(wa_remote *h)
@@ -373,13 +363,13 @@ int wa_remote_new(wa_rt *rt, wa_remote **out)
 
 wa_remote *wa_remote_clone(wa_remote *r)
 {
-    wa_remote *h = r ? wa_xt_at(r, WA_HANDLE_REMOTE, "wa_remote_clone") : NULL;
+    wa_remote *h = r ? wa_handle_at_(r, WA_HANDLE_REMOTE, "wa_remote_clone") : NULL;
     return h ? wa_remote_hold(h) : NULL;
 }
 
 void wa_remote_drop(wa_remote *r)
 {
-    wa_remote *h = r ? wa_xt_at(r, WA_HANDLE_REMOTE, "wa_remote_drop") : NULL;
+    wa_remote *h = r ? wa_handle_at_(r, WA_HANDLE_REMOTE, "wa_remote_drop") : NULL;
     if (h) {
         wa_handle_release_((uintptr_t)r);
         wa_xt_unref(h);
@@ -395,7 +385,7 @@ int wa_remote_spawn(wa_remote *hr, const wa_future *fut, size_t size, wa_remote_
         *join = NULL;
     if (!hr || !fut || size < sizeof(wa_future) || !fut->vt || !fut->vt->poll)
         return wa_misuse_in_(WA_EINVAL, "wa_remote_spawn", !hr ? "no remote (NULL)" : "no future, or too small");
-    wa_remote *r = wa_xt_at(hr, WA_HANDLE_REMOTE, "wa_remote_spawn");
+    wa_remote *r = wa_handle_at_(hr, WA_HANDLE_REMOTE, "wa_remote_spawn");
     if (!r)
         return WA_EMISUSE;
     if (size > WA_XTASK_MAX)
@@ -456,7 +446,7 @@ int wa_remote_join_wait(wa_remote_join *hj)
 {
     if (!hj)
         return wa_misuse_in_(WA_EINVAL, "wa_remote_join_wait", "no handle (NULL)");
-    wa_remote_join *j = wa_xt_at(hj, WA_HANDLE_REMOTE_JOIN, "wa_remote_join_wait");
+    wa_remote_join *j = wa_handle_at_(hj, WA_HANDLE_REMOTE_JOIN, "wa_remote_join_wait");
     if (!j)
         return WA_EMISUSE;
     pthread_mutex_lock(&j->lock);
@@ -477,7 +467,7 @@ int wa_remote_join_status(const wa_remote_join *hj)
 {
     if (!hj)
         return wa_misuse_in_(WA_EINVAL, "wa_remote_join_status", "no handle (NULL)");
-    const wa_remote_join *j = wa_xt_at(hj, WA_HANDLE_REMOTE_JOIN, "wa_remote_join_status");
+    const wa_remote_join *j = wa_handle_at_(hj, WA_HANDLE_REMOTE_JOIN, "wa_remote_join_status");
     return j ? __atomic_load_n(&j->status, __ATOMIC_ACQUIRE) : WA_EMISUSE;
 }
 
@@ -487,7 +477,7 @@ static int wa_rjoin_signal(wa_remote_join *hj, unsigned sig, const char *call)
 {
     if (!hj)
         return wa_misuse_in_(WA_EINVAL, call, "no handle (NULL)");
-    wa_remote_join *j = wa_xt_at(hj, WA_HANDLE_REMOTE_JOIN, call);
+    wa_remote_join *j = wa_handle_at_(hj, WA_HANDLE_REMOTE_JOIN, call);
     if (!j)
         return WA_EMISUSE;
     pthread_mutex_lock(&j->lock); /* held: the task cannot settle meanwhile */
@@ -509,7 +499,7 @@ int wa_remote_join_abort(wa_remote_join *j) { return wa_rjoin_signal(j, WA_RJ_AB
 
 void wa_remote_join_drop(wa_remote_join *hj)
 {
-    wa_remote_join *j = hj ? wa_xt_at(hj, WA_HANDLE_REMOTE_JOIN, "wa_remote_join_drop") : NULL;
+    wa_remote_join *j = hj ? wa_handle_at_(hj, WA_HANDLE_REMOTE_JOIN, "wa_remote_join_drop") : NULL;
     if (j) {
         wa_handle_release_((uintptr_t)hj);
         wa_rjoin_unref(j);
@@ -558,7 +548,7 @@ static void wa_event_unref(wa_event *e)
 
 wa_event *wa_event_clone(wa_event *he)
 {
-    wa_event *e = he ? wa_xt_at(he, WA_HANDLE_EVENT, "wa_event_clone") : NULL;
+    wa_event *e = he ? wa_handle_at_(he, WA_HANDLE_EVENT, "wa_event_clone") : NULL;
     wa_event *c = e ? wa_xt_handle(e, WA_HANDLE_EVENT) : NULL;
     if (c)
         __atomic_add_fetch(&e->refs, 1, __ATOMIC_ACQ_REL);
@@ -567,7 +557,7 @@ wa_event *wa_event_clone(wa_event *he)
 
 void wa_event_drop(wa_event *he)
 {
-    wa_event *e = he ? wa_xt_at(he, WA_HANDLE_EVENT, "wa_event_drop") : NULL;
+    wa_event *e = he ? wa_handle_at_(he, WA_HANDLE_EVENT, "wa_event_drop") : NULL;
     if (e) {
         wa_handle_release_((uintptr_t)he);
         wa_event_unref(e);
@@ -578,7 +568,7 @@ int wa_event_set(wa_event *he)
 {
     if (!he)
         return wa_misuse_in_(WA_EINVAL, "wa_event_set", "no event (NULL)");
-    wa_event *e = wa_xt_at(he, WA_HANDLE_EVENT, "wa_event_set");
+    wa_event *e = wa_handle_at_(he, WA_HANDLE_EVENT, "wa_event_set");
     if (!e)
         return WA_EMISUSE;
     wa_remote *h = e->hub;

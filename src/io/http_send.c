@@ -5,18 +5,13 @@
 #include <string.h>
 
 #include "../core/handles.h"
-#include "../core/rt.h"
 #include "http_send.h"
 
 /* The head of the response whose handle is r (every host's response
- * begins with it), or NULL, reported as misuse of call: r freed (through
- * this copy of the handle or another), or NULL. */
+ * begins with it), or NULL, reported as misuse of call. */
 static wa_http_response_head *wa_http_head(const wa_http_response *r, const char *call)
 {
-    wa_http_response_head *h = wa_handle_get_((uintptr_t)r, WA_HANDLE_HTTP_RESPONSE);
-    if (!h)
-        wa_misuse_in_(WA_EMISUSE, call, "a response freed already (through this copy of the handle or another), or NULL");
-    return h;
+    return wa_handle_at_(r, WA_HANDLE_HTTP_RESPONSE, call);
 }
 
 int wa_http_response_status(const wa_http_response *r)
