@@ -20,6 +20,8 @@
 #           wasync_component(), run by the installed scripts/run-p3.mjs
 #           from the user's project (its own node_modules), once with main
 #           returning non-zero: status 1 and nothing but the program's words.
+# A WASI host's program runs under wasmtime instead when the test is told
+# so (WASYNC_RUNNER=wasmtime: NAME_wasmtime, tests/wasmtime.cmake).
 #   js:     a module that calls printf, made by the installed
 #           wasync_js_module(), run in Node by the installed glue imported
 #           as the package @wasync/js, whose parts are not exported.
@@ -53,6 +55,24 @@ expect() { # $1: what ran, $2: its output, $3: the output wanted
   echo "$1: ok"
 }
 wasm() { echo "-DCMAKE_TOOLCHAIN_FILE=$prefix/share/wasync/cmake/wasm32.cmake"; }
+# Runs the user's WASI program $1 with the arguments after it: on the
+# host's runner (the installed ones for 0.1 and 0.3, from the user's
+# project), or under wasmtime when the test is its wasmtime twin
+# (tests/wasmtime.cmake).
+run_app() {
+  local file=$1
+  shift
+  if [ "${WASYNC_RUNNER:-}" = wasmtime ]; then
+    # shellcheck disable=SC2086 # (the flags are words)
+    "$WASYNC_WASMTIME" run $WASYNC_WASMTIME_FLAGS "$file" "$@"
+    return
+  fi
+  case $host in
+  wasip1) node --no-warnings "$prefix/share/wasync/scripts/wasi1.mjs" "$file" "$@" ;;
+  wasip2) node "$src/node_modules/@bytecodealliance/jco/dist/jco.js" run "$file" "$@" ;;
+  wasip3) (cd "$tmp/app" && node "$prefix/share/wasync/scripts/run-p3.mjs" "$file" ${1+--} "$@") ;;
+  esac
+}
 # the user's CMakeLists.txt: app.c made into app with the installed
 # package, then the line $1 (what the host's programs need)
 cmakelists() {
@@ -156,9 +176,7 @@ WIT
   cmakelists "wasync_component(app app command WIT wit greet)"
   project "$tmp/app" "$(wasm)" -DWASYNC_NODE_MODULES="$src/node_modules"
   # (the world's own import is unused by app.c: wit-component drops it)
-  expect "component of the world app" \
-    "$(node "$src/node_modules/@bytecodealliance/jco/dist/jco.js" run "$tmp/app/build/app.component.wasm" 2>"$tmp/err")" \
-    "$(said wasip2)"
+  expect "component of the world app" "$(run_app "$tmp/app/build/app.component.wasm" 2>"$tmp/err")" "$(said wasip2)"
   reported "$tmp/err"
   # wasync_component() right after add_subdirectory, of one of our worlds
   mkdir -p "$tmp/sub"
@@ -172,15 +190,12 @@ wasync_component(app command command)
 CMAKE
   project "$tmp/sub" -DCMAKE_TOOLCHAIN_FILE="$src/cmake/wasm32.cmake" -DWASYNC_HOST=wasip2 \
     -DWASYNC_NODE_MODULES="$src/node_modules"
-  expect "component after add_subdirectory" \
-    "$(node "$src/node_modules/@bytecodealliance/jco/dist/jco.js" run "$tmp/sub/build/app.component.wasm" 2>/dev/null)" \
-    "$(said wasip2)"
+  expect "component after add_subdirectory" "$(run_app "$tmp/sub/build/app.component.wasm" 2>/dev/null)" "$(said wasip2)"
   ;;
 wasip1)
   cmakelists "target_link_libraries(app PRIVATE wasync::wasync)"
   project "$tmp/app" "$(wasm)"
-  expect "WASI 0.1 module" "$(node --no-warnings "$prefix/share/wasync/scripts/wasi1.mjs" "$tmp/app/build/app" 2>"$tmp/err")" \
-    "$(said wasip1)"
+  expect "WASI 0.1 module" "$(run_app "$tmp/app/build/app" 2>"$tmp/err")" "$(said wasip1)"
   reported "$tmp/err"
   ;;
 wasip3)
@@ -188,11 +203,10 @@ wasip3)
   # The user's project has its own node_modules (here, ours linked).
   ln -s "$src/node_modules" "$tmp/app/node_modules"
   project "$tmp/app" "$(wasm)"
-  run=$prefix/share/wasync/scripts/run-p3.mjs
-  expect "WASI 0.3 component" "$(cd "$tmp/app" && node "$run" build/app.component.wasm 2>"$tmp/err")" "$(said wasip3)"
+  expect "WASI 0.3 component" "$(run_app "$tmp/app/build/app.component.wasm" 2>"$tmp/err")" "$(said wasip3)"
   reported "$tmp/err"
   status=0
-  out=$(cd "$tmp/app" && node "$run" build/app.component.wasm -- fail 2>"$tmp/err") || status=$?
+  out=$(run_app "$tmp/app/build/app.component.wasm" fail 2>"$tmp/err") || status=$?
   expect "main returning 3: the output" "$out" "$(said wasip3)"
   expect "main returning 3: the status" "$status" 1
   expect "main returning 3: stderr" "$(grep -v 'wasync: misuse' "$tmp/err" || true)" ""

@@ -68,6 +68,15 @@ function(wasync_wasmtime_node name test file)
   set_tests_properties(${name}_wasmtime PROPERTIES ENVIRONMENT "${env};WASYNC_COMPONENT=${file}")
 endfunction()
 
+# wasync_wasmtime_same(NAME COMMAND...): test NAME_wasmtime runs COMMAND,
+# NAME's, told to run its programs under wasmtime (WASYNC_RUNNER).
+function(wasync_wasmtime_same name)
+  if(WASYNC_WASMTIME)
+    add_test(NAME ${name}_wasmtime COMMAND ${ARGN})
+    wasync_wasmtime_like(${name})
+  endif()
+endfunction()
+
 # wasync_wasmtime_like(NAME): test NAME_wasmtime (when there is one) gets
 # label wasmtime, WASYNC_WASMTIME_ENV, and NAME's environment,
 # FAIL_REGULAR_EXPRESSION and timeout (120 s when NAME has none).
