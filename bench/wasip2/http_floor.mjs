@@ -3,17 +3,20 @@
 // (examples/wasi/http_hello.c) against the host floor (the same answer
 // with no runtime: bench/wasip2/floor.c, or with --p3 bench/wasip3/floor.c),
 // both under `jco serve` (0.2) or preview3-shim's HttpServer
-// (scripts/run-p3.mjs --serve, 0.3). Each round sends each component 1,000
-// GETs of "/", 50 at a time, interleaved (floor, then hello) so drift hits
-// both alike; RUNS rounds (default 15). Prints, per component, the median
-// req/s, the median round's p50 and p99 latency, and the host calls per
-// request (hostCalls, counted on a server of their own: on 0.2 the import
-// calls jco's trace logs, on 0.3 every call into the host, run-p3.mjs
-// --trace), then hello/floor; any error is a failure.
+// (scripts/run-p3.mjs --serve, 0.3), or with WASYNC_RUNNER=wasmtime both
+// under `wasmtime serve` (tests/wasip2/runner.mjs). Each round sends each
+// component 1,000 GETs of "/", 50 at a time, interleaved (floor, then
+// hello) so drift hits both alike; RUNS rounds (default 15). Prints, per
+// component, the median req/s, the median round's p50 and p99 latency, and
+// the host calls per request (hostCalls, counted on a server of their own:
+// on 0.2 the import calls jco's trace logs, on 0.3 every call into the
+// host, run-p3.mjs --trace; under wasmtime the WIT import calls its trace
+// logs), then hello/floor; any error is a failure.
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostCalls, serve } from '../../tests/wasip2/jco_serve.mjs';
 import { load, median } from './load.mjs';
+import { wasmtime } from '../../tests/wasip2/runner.mjs';
 
 const args = process.argv.slice(2);
 const p3 = args[0] === '--p3' && Boolean(args.shift());
@@ -45,11 +48,11 @@ try {
 }
 
 const row = (...v) => console.log(v.map((s, i) => String(s).padStart(i ? 11 : 16)).join(' '));
-console.log(p3
-  ? `\nhttp_hello against the host floor on WASI 0.3 (preview3-shim's HttpServer): ${N} requests, ${C} at a time,` +
-    ` median of ${RUNS} interleaved rounds (calls: host calls per request, run-p3.mjs --trace)`
-  : `\nhttp_hello against the host floor under jco serve: ${N} requests, ${C} at a time, median of ${RUNS}` +
-    ' interleaved rounds (calls: host calls per request, jco --jco-trace)');
+const server = wasmtime ? `wasmtime serve (${p3 ? '0.3' : '0.2'})`
+  : p3 ? "preview3-shim's HttpServer (0.3)" : 'jco serve (0.2)';
+const counted = wasmtime ? 'its WIT import calls, WASMTIME_LOG' : p3 ? 'run-p3.mjs --trace' : 'jco --jco-trace';
+console.log(`\nhttp_hello against the host floor under ${server}: ${N} requests, ${C} at a time,` +
+  ` median of ${RUNS} interleaved rounds (calls: host calls per request, ${counted})`);
 row('component', 'req/s', 'p50 ms', 'p99 ms', 'calls');
 const m = comps.map((c) => ({ ...median(c.rounds), calls: c.calls }));
 comps.forEach((c, i) => row(c.name, m[i].rps.toFixed(0), m[i].p50.toFixed(1), m[i].p99.toFixed(1), m[i].calls.toFixed(1)));

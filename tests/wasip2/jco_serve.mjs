@@ -4,30 +4,31 @@
 // (default: WASYNC_RUN_P3) set, the component is a 0.3 service (world
 // service-p3), served by preview3-shim's HttpServer through `run-p3.mjs
 // --serve` (transpiled into out, default WASYNC_OUT). hostArgs go to jco
-// serve (0.2) or run-p3.mjs (0.3). Under wasmtime (runner.mjs), `wasmtime
-// serve` serves either.
+// serve (0.2) or run-p3.mjs (0.3). On host 'wasmtime' (by default under
+// wasmtime, runner.mjs), `wasmtime serve` serves either.
 import { spawn } from 'node:child_process';
 import { wasmtime, wasmtimeServe, WASMTIME_TRACE, wasmtimeCalls } from './runner.mjs';
 
-export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = process.env.WASYNC_OUT, hostArgs = []) {
+export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = process.env.WASYNC_OUT, hostArgs = [],
+  host = wasmtime ? 'wasmtime' : 'jco') {
   // The port is drawn at random and other tests on the machine draw too:
   // one taken already (the server exits with EADDRINUSE) is drawn again.
   for (let tries = 1; ; tries++) {
     try {
-      return await serveAt(20000 + Math.floor(Math.random() * 20000), component, runP3, out, hostArgs);
+      return await serveAt(20000 + Math.floor(Math.random() * 20000), component, runP3, out, hostArgs, host === 'wasmtime');
     } catch (e) {
       if (tries === 5 || !/EADDRINUSE|Address already in use/.test(e.message)) throw e;
     }
   }
 }
 
-async function serveAt(port, component, runP3, out, hostArgs) {
+async function serveAt(port, component, runP3, out, hostArgs, onWasmtime) {
   // In its own process group: jco serve runs the component in a child
   // process, which a kill of jco alone would leave running.
-  const [command, args] = wasmtime ? wasmtimeServe(port, component)
+  const [command, args] = onWasmtime ? wasmtimeServe(port, component, Boolean(runP3))
     : [process.execPath, runP3 ? [runP3, ...hostArgs, '--serve', String(port), component, out]
       : [process.env.JCO, 'serve', '--port', String(port), ...hostArgs, component]];
-  const env = wasmtime && hostArgs.includes('--trace') ? { ...process.env, ...WASMTIME_TRACE } : process.env;
+  const env = onWasmtime && hostArgs.includes('--trace') ? { ...process.env, ...WASMTIME_TRACE } : process.env;
   const server = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env });
   let log = '';
   await new Promise((resolve, reject) => {
@@ -58,12 +59,13 @@ async function serveAt(port, component, runP3, out, hostArgs) {
 // or not. On 0.2 (runP3 empty), the import calls `jco serve --jco-trace`
 // logs (every WIT import function called; a resource drop is not a call
 // there); on 0.3 (served by runP3 into out), every call into the host,
-// the async built-ins and drops included (run-p3.mjs --trace). Under
-// wasmtime (runner.mjs), the calls of WIT import functions its bindings
+// the async built-ins and drops included (run-p3.mjs --trace). On host
+// 'wasmtime' (as serve), the calls of WIT import functions its bindings
 // trace, on 0.2 and 0.3 (built-ins and drops are not among them).
-export async function hostCalls(component, path, n = 20, runP3 = '', out = '') {
-  const server = await serve(component, runP3, out, [runP3 || wasmtime ? '--trace' : '--jco-trace']);
-  const count = wasmtime ? () => wasmtimeCalls(server.log()) : runP3
+export async function hostCalls(component, path, n = 20, runP3 = '', out = '', host = wasmtime ? 'wasmtime' : 'jco') {
+  const onWasmtime = host === 'wasmtime';
+  const server = await serve(component, runP3, out, [runP3 || onWasmtime ? '--trace' : '--jco-trace'], host);
+  const count = onWasmtime ? () => wasmtimeCalls(server.log()) : runP3
     ? () => (server.log().match(/^\[host-call\] /gm) ?? []).length
     : () => (server.log().match(/^\[iface="wasi:.*\] call /gm) ?? []).length
       - (server.log().match(/^\[iface="wasi:http\/incoming-handler[^\]]*\] call /gm) ?? []).length;

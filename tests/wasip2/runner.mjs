@@ -11,7 +11,8 @@ const flags = () => process.env.WASYNC_WASMTIME_FLAGS.split(' ');
 export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT) =>
   [process.env.WASYNC_WASMTIME, ['run', ...flags(), file, ...args]];
 
-// [command, args]: `wasmtime serve` of the file on 127.0.0.1:port. A 0.2
+// [command, args]: `wasmtime serve` of the file (a 0.3 service if p3) on
+// 127.0.0.1:port. A 0.2
 // component's instances are kept for every request they can take, one at
 // a time each (wasmtime's default is an instance per request, and none
 // kept idle past a second), so that what a request leaves behind shows in
@@ -26,9 +27,9 @@ export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT) =>
 // import wasi:filesystem/types and preopens through the preview1 reactor
 // adapter (libc's preopens and fd calls), which world wasi:http/proxy does
 // not have (docs/wasip3.md, "On wasmtime").
-export const wasmtimeServe = (port, file = process.env.WASYNC_COMPONENT) =>
+export const wasmtimeServe = (port, file = process.env.WASYNC_COMPONENT, p3 = flags().includes('p3')) =>
   [process.env.WASYNC_WASMTIME, ['serve', ...flags(), '-S', 'cli', '--addr', `127.0.0.1:${port}`,
-    '--max-instance-reuse-count', flags().includes('p3') ? '1' : '1000000',
+    '--max-instance-reuse-count', p3 ? '1' : '1000000',
     '--max-instance-concurrent-reuse-count', '1', '--idle-instance-timeout', '1000000s', file]];
 
 // The environment that makes wasmtime log each call of a WIT import
