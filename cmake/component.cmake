@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: MIT
 # WASI 0.2 and 0.3 components. wasync_component(TARGET WORLD ADAPTER
 # [OWN_RUN] [WIT DIR...]) links the executable TARGET as a core module for ADAPTER
-# (command or reactor: the preview1 adapter kind), then, after each link,
+# (command or reactor: the preview1 adapter kind, jco's; or proxy: a reactor
+# wrapped with wasmtime's proxy adapter, WASYNC_PROXY_ADAPTER, for a
+# wasi:http/proxy service that imports only what that world has: hosts that
+# serve the world refuse the others' wasi:filesystem), then, after each link,
 # wraps it with scripts/component.mjs as NAME.component.wasm next to it
 # (NAME: the target's file name), targeting WORLD. WORLD is one of our
 # worlds (wit/*.wit: command, proxy, client, command-p3) or, with WIT, of
@@ -22,9 +25,29 @@ set(WASYNC_COMPONENT_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/../scripts/component.mjs C
 set(WASYNC_RUN_P3 ${CMAKE_CURRENT_LIST_DIR}/../scripts/run-p3.mjs CACHE INTERNAL "")
 set(WASYNC_NODE_MODULES ${CMAKE_SOURCE_DIR}/node_modules CACHE PATH
   "the npm folder with @bytecodealliance/jco and preview2-shim (wasync_component)")
+# (scripts/deps.sh test puts it there, from its crate on crates.io)
+set(WASYNC_PROXY_ADAPTER ${CMAKE_SOURCE_DIR}/build/tools/adapter/wasi_snapshot_preview1.proxy.wasm CACHE FILEPATH
+  "wasmtime's preview1 proxy adapter (wasync_component's ADAPTER proxy)")
 # Where component.mjs assembles the WIT folder of our worlds (ours plus
 # jco's wasi:*); a target given WIT has a folder of its own.
 set(WASYNC_WIT_DIR ${CMAKE_BINARY_DIR}/wit CACHE INTERNAL "")
+
+# wasync_adapter(ADAPTER KIND_VAR OPTIONS_VAR): what component.mjs is told
+# for ADAPTER: the module's kind (command or reactor) and the options that
+# name the adapter file, if not jco's.
+function(wasync_adapter adapter kind_var options_var)
+  if(adapter STREQUAL "proxy")
+    if(NOT EXISTS ${WASYNC_PROXY_ADAPTER})
+      message(FATAL_ERROR "ADAPTER proxy needs wasmtime's preview1 proxy adapter, not found at "
+        "WASYNC_PROXY_ADAPTER (${WASYNC_PROXY_ADAPTER}): scripts/deps.sh test fetches it")
+    endif()
+    set(${kind_var} reactor PARENT_SCOPE)
+    set(${options_var} --adapter ${WASYNC_PROXY_ADAPTER} PARENT_SCOPE)
+  else()
+    set(${kind_var} ${adapter} PARENT_SCOPE)
+    set(${options_var} "" PARENT_SCOPE)
+  endif()
+endfunction()
 
 function(wasync_component target world adapter)
   cmake_parse_arguments(PARSE_ARGV 3 arg "OWN_RUN" "" "WIT")
@@ -35,12 +58,13 @@ function(wasync_component target world adapter)
   if(world MATCHES "^(command|client)-p3$" AND NOT arg_OWN_RUN)
     target_link_options(${target} PRIVATE -Wl,--undefined=wa_p3_run_)
   endif()
-  if(adapter STREQUAL "command")
+  wasync_adapter(${adapter} kind with)
+  if(kind STREQUAL "command")
     target_link_options(${target} PRIVATE -nostartfiles)
-  elseif(adapter STREQUAL "reactor")
+  elseif(kind STREQUAL "reactor")
     target_link_options(${target} PRIVATE -mexec-model=reactor)
   else()
-    message(FATAL_ERROR "wasync_component(${target}): ADAPTER must be command or reactor")
+    message(FATAL_ERROR "wasync_component(${target}): ADAPTER must be command, reactor or proxy, not ${adapter}")
   endif()
   set_target_properties(${target} PROPERTIES SUFFIX ".wasm")
   get_target_property(name ${target} OUTPUT_NAME)
@@ -66,8 +90,8 @@ function(wasync_component target world adapter)
   file(GLOB wit CONFIGURE_DEPENDS ${wit})
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${wit} ${WASYNC_COMPONENT_SCRIPT})
   add_custom_command(TARGET ${target} POST_BUILD
-    COMMAND ${NODE} ${WASYNC_COMPONENT_SCRIPT} --node-modules ${WASYNC_NODE_MODULES} --wit ${wit_dir} ${packages}
-            $<TARGET_FILE:${target}> ${dir}/${name}.component.wasm ${world} ${adapter}
+    COMMAND ${NODE} ${WASYNC_COMPONENT_SCRIPT} --node-modules ${WASYNC_NODE_MODULES} --wit ${wit_dir} ${packages} ${with}
+            $<TARGET_FILE:${target}> ${dir}/${name}.component.wasm ${world} ${kind}
     BYPRODUCTS ${dir}/${name}.component.wasm
     VERBATIM)
 endfunction()

@@ -24,6 +24,10 @@
 //   --package PKG       a folder of a WIT package (its .wit files, and its
 //                       deps/ if any); the first one given is the main package,
 //                       in DIR itself, and ours and the others go to deps/
+//   --adapter FILE      the preview1 adapter to wrap with or check against,
+//                       instead of jco's of the kind (a reactor module
+//                       wrapped with wasmtime's proxy adapter: a
+//                       wasi:http/proxy service that imports nothing else)
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,11 +36,12 @@ import { importFrom, nodeModules as findNodeModules } from './node_modules.mjs';
 const WASI = ['0.2.12', '0.3.0'];
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 let jco; // jco's lib/ folder, set by main()
+let adapterFile; // --adapter
 // What main() loads from --node-modules.
 let _setPreopens, componentEmbed, componentNew;
 const adapter = kind => {
     if (kind !== 'command' && kind !== 'reactor') throw new Error(`adapter must be command or reactor, not ${kind}`);
-    return readFileSync(join(jco, `wasi_snapshot_preview1.${kind}.wasm`));
+    return readFileSync(adapterFile ?? join(jco, `wasi_snapshot_preview1.${kind}.wasm`));
 };
 
 // Copies a file unless the copy is already identical; the rename keeps
@@ -185,7 +190,7 @@ async function check(wit, input, world, kind = 'command') {
     const { imports } = parse(readFileSync(input));
     for (const { module, name, type } of imports) {
         const [from, expected] = module === 'wasi_snapshot_preview1'
-            ? [`the ${kind} adapter`, preview1.get(name)]
+            ? [`the ${adapterFile ? basename(adapterFile) : kind} adapter`, preview1.get(name)]
             : (module === '$root' || module === '[export]$root') && BUILTINS.has(name) ? ['the async built-ins', BUILTINS.get(name)]
             : /^\[(async-lower|task-return|stream-|future-)/.test(name) ? [`world ${world}`, async03(module, name, type, want, dummied.exports)]
             : [`world ${world}`, want.get(standard(module, name))];
@@ -213,6 +218,7 @@ async function main(args) {
         if (args[0] === '--wit') [, wit] = args.splice(0, 2);
         else if (args[0] === '--node-modules') [, nodeModules] = args.splice(0, 2);
         else if (args[0] === '--package') packages.push(resolve(args.splice(0, 2)[1]));
+        else if (args[0] === '--adapter') [, adapterFile] = args.splice(0, 2);
         else break;
     }
     await load(findNodeModules(nodeModules));

