@@ -7,12 +7,11 @@
  *
  *   now() -> f64                       monotonic milliseconds
  *   timer(at_ms: f64)                  arm the one host timer (-1: none)
- *   log(ptr, len)
  *
- * The module's exports (src/js/exports.c) create and tick it.
+ * The module's one runtime is made on it and ticked by src/js/runtime.c,
+ * a layer above: this file calls nothing of the executor.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "../core/keys.h"
 #include "../core/rt.h"
@@ -20,7 +19,6 @@
 
 WA_JS_IMPORT(now) double wa_js_now_(void);
 WA_JS_IMPORT(timer) void wa_js_timer_(double at_ms);
-WA_JS_IMPORT(log) void wa_js_log_(const char *p, size_t n);
 
 /* Keys handed to JavaScript (host operations, promise handles): generation
  * << 20 | slot + 1, so a stale key (its op dropped, its handle released) is
@@ -40,10 +38,7 @@ typedef struct wa_js {
     double armed_ms;                 /* the host timer's deadline, -1 none */
 } wa_js;
 
-static wa_rt *wa_js_runtime;
-static wa_js *wa_js_host;
-
-void wa_log_(const char *text) { wa_js_log_(text, strlen(text)); }
+static wa_js *wa_js_host; /* the one reactor, made by wa_backend_js_new_ */
 
 static uint64_t wa_js_now(wa_backend *b)
 {
@@ -64,47 +59,38 @@ static void wa_js_free(wa_backend *b)
     wa_js *h = (wa_js *)b;
     wa_keys_free(&h->keys);
     free(h);
+    wa_js_host = NULL;
 }
 
 static const wa_backend_vt wa_js_vt = {"js", wa_js_now, wa_js_wait, NULL, wa_js_free, NULL};
 
-wa_rt *wa_js_rt(void) { return wa_js_runtime; }
-
-int wa_js_start_(void)
+wa_backend *wa_backend_js_new_(int *err)
 {
-    if (wa_js_runtime)
-        return 0;
+    if (wa_js_host) {
+        *err = WA_EMISUSE;
+        return NULL;
+    }
     wa_js *h = calloc(1, sizeof *h);
-    if (!h)
-        return WA_ENOMEM;
+    if (!h) {
+        *err = WA_ENOMEM;
+        return NULL;
+    }
     h->base.vt = &wa_js_vt;
     h->base.resolution = WA_MS(1); /* setTimeout */
     h->armed_ms = -1;
     wa_keys_init(&h->keys, sizeof(wa_js_slot), UINT32_MAX >> WA_JS_SLOT_BITS, WA_JS_SLOT_MASK);
-    int rc = wa_rt_new_on(&wa_js_runtime, &h->base);
-    if (rc == 0)
-        wa_js_host = h;
-    return rc;
+    wa_js_host = h;
+    return &h->base;
 }
 
-/* Keeps the host timer on the earliest deadline. */
-static void wa_js_arm(wa_js *h, uint64_t deadline)
+void wa_js_arm_(uint64_t deadline)
 {
+    wa_js *h = wa_js_host;
     double ms = deadline == WA_NEVER ? -1 : (double)deadline / 1e6;
     if (ms != h->armed_ms) {
         h->armed_ms = ms;
         wa_js_timer_(ms);
     }
-}
-
-int wa_js_tick_(void)
-{
-    if (!wa_js_runtime)
-        return WA_EINVAL;
-    uint64_t deadline;
-    int runnable = wa_rt_tick(wa_js_runtime, &deadline);
-    wa_js_arm(wa_js_host, deadline);
-    return runnable;
 }
 
 void *wa_js_key_get_(uint32_t key, int kind)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the JS reactor (js.c) as the layers above it see it. It hands
  * JavaScript keys for the host operations and promise handles of
- * src/io/js_ops.c (each live key is a source of wakes), and the module's
- * exports (src/js/exports.c) create and tick it. */
+ * src/io/js_ops.c (each live key is a source of wakes); the module's
+ * runtime (src/js/runtime.c) is made on it and keeps its host timer. */
 #ifndef WASYNC_BACKEND_JS_H
 #define WASYNC_BACKEND_JS_H
 
@@ -20,11 +20,17 @@
 enum { WA_JS_KEY_OP = 1, WA_JS_KEY_PROMISE, WA_JS_KEY_HANDLE };
 
 /* Creates the module's runtime on a new JS reactor, once: 0 (also when it
- * exists) or WA_ENOMEM. */
+ * exists) or WA_ENOMEM (src/js/runtime.c, the glue's wasync_init). */
 int wa_js_start_(void);
 /* Runs one round of the runtime and keeps the host timer on its earliest
- * deadline: returns the runnable count, or WA_EINVAL before wa_js_start_. */
+ * deadline: returns the runnable count, or WA_EINVAL before wa_js_start_
+ * (src/js/runtime.c, the glue's wasync_tick). */
 int wa_js_tick_(void);
+/* Returns a new JS reactor, the one there is (NULL with *err WA_EMISUSE
+ * while it lives, or WA_ENOMEM). */
+wa_backend *wa_backend_js_new_(int *err);
+/* Arms the one host timer for deadline (WA_NEVER: none), unless it is. */
+void wa_js_arm_(uint64_t deadline);
 /* Stores a new key for ptr (borrowed; kind says what it is) in *key: 0,
  * WA_EINVAL before wa_js_start_, or WA_ENOMEM. */
 int wa_js_key_new_(void *ptr, int kind, uint32_t *key);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The local executor: the runtime's life, fair ticks (each running its
- * queued tasks), block_on and run with their backend waits, the clock cache
- * and deadlock detection. */
+ * queued tasks), block_on and run with their backend waits, and deadlock
+ * detection. */
 #include <stdlib.h>
 
 #include "dump.h"
 #include "handles.h"
+#include "sched.h"
 #include "task.h"
 #include "timer.h"
 
@@ -79,22 +80,8 @@ int wa_rt_new(wa_rt **out)
     return b ? wa_rt_new_on(out, b) : err;
 }
 
-#if WA_MT
-int wa_rt_new_mt(wa_rt **out, unsigned workers)
-{
-    if (workers == 0 || workers > 0xfff) {
-        if (out)
-            *out = NULL;
-        return wa_misuse(WA_EINVAL, "wa_rt_new_mt: workers must be 1 to 4095");
-    }
-    int rc = wa_rt_new(out);
-    if (rc == 0 && (rc = wa_mt_new_(*out, workers)) < 0) {
-        wa_rt_free(*out);
-        *out = NULL;
-    }
-    return rc;
-}
-#else
+#if !WA_MT
+/* (src/threads/mt.c makes many-threads runtimes where there are threads) */
 int wa_rt_new_mt(wa_rt **out, unsigned workers)
 {
     (void)workers;
@@ -113,9 +100,9 @@ void wa_rt_free(wa_rt *rt)
         return; /* freeing it under a running poll would pull the floor away */
 #if WA_MT
     wa_xt_refuse_(rt); /* other threads spawn no more */
-    if (rt->mt)
-        wa_mt_free_(rt);
 #endif
+    if (WA_MT && rt->sched)
+        rt->sched->free(rt);
     /* Dropping a root drops the scopes inside it, which abort their children;
      * then what is left are roots never polled (queued) and scopes that no
      * task owned. */
@@ -157,15 +144,6 @@ void wa_rt_set_report(wa_rt *rt, wa_report_fn fn, void *arg)
     rt->report = fn;
     rt->report_arg = arg;
 }
-
-uint64_t wa_now_fresh_(wa_rt *rt)
-{
-    rt->now = rt->backend->vt->now(rt->backend);
-    rt->now_fresh = 1;
-    return rt->now;
-}
-
-uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa_now_fresh_(rt); }
 
 /* Polls t, which the tick took off the queue (with the queue's reference),
  * once with cx (the round's, borrowed: this sets its task's fields);
@@ -312,22 +290,6 @@ static inline __attribute__((always_inline)) int wa_rt_drive(wa_rt *rt, const wa
     }
 }
 
-#if WA_MT
-/* wa_rt_drive on many threads: this thread waits while the workers run,
- * until root is done (NULL: every task); when they are idle and no other
- * thread may wake a task either (wa_rt_stuck's test), it reports the
- * deadlock: WA_EDEADLK. */
-static int wa_mt_drive(wa_rt *rt, wa_join *root)
-{
-    int rc = wa_mt_wait_(rt, root, false);
-    while (rc == WA_EDEADLK && wa_xt_busy_(rt)) /* its letting go kicks the wait */
-        rc = wa_mt_wait_(rt, root, true);
-    if (rc == WA_EDEADLK)
-        wa_report_deadlock_(rt, wa_mt_dump_);
-    return rc;
-}
-#endif
-
 int wa_spawn_internal_(wa_rt *rt, wa_future *inner)
 {
     rt = wa_rt_home_(rt);
@@ -358,20 +320,16 @@ int wa_block_on(wa_rt *rt, wa_future *fut)
         wa_drop(fut);
         return rc;
     }
-#if WA_MT
-    if (rt->mt)
-        rc = wa_mt_drive(rt, &j);
+    if (WA_MT && rt->sched)
+        rc = rt->sched->drive(rt, &j);
     else
-#endif
         rc = wa_rt_drive(rt, &j, NULL);
     if (rc == 0) {
         rc = wa_join_status(&j);
     } else {
         wa_join_abort(&j);
-#if WA_MT
-        if (rt->mt) /* a worker drops it: fut is the caller's, wait for that */
-            wa_mt_wait_(rt, &j, true);
-#endif
+        if (WA_MT && rt->sched) /* a worker drops it: fut is the caller's, wait for that */
+            rt->sched->finish(rt, &j);
     }
     wa_join_drop(&j);
     return rc;
@@ -380,10 +338,8 @@ int wa_block_on(wa_rt *rt, wa_future *fut)
 int wa_rt_run(wa_rt *rt)
 {
     int rc = wa_rt_enter(rt, "wa_rt_run");
-#if WA_MT
-    if (rc == 0 && rt->mt)
-        return wa_mt_drive(rt, NULL);
-#endif
+    if (WA_MT && rc == 0 && rt->sched)
+        return rt->sched->drive(rt, NULL);
     return rc < 0 ? rc : wa_rt_drive(rt, NULL, NULL);
 }
 
@@ -398,10 +354,10 @@ int wa_rt_shutdown(wa_rt *rt, uint64_t timeout)
     uint64_t stop = wa_add_sat_(wa_now_fresh_(rt), timeout);
 #if WA_MT
     wa_xt_refuse_(rt);
-    if (rt->mt)
-        rc = wa_mt_drain_(rt, stop);
-    else
 #endif
+    if (WA_MT && rt->sched)
+        rc = rt->sched->drain(rt, stop);
+    else
         rc = wa_rt_drive(rt, NULL, &stop);
     wa_rt_free(rt);
     return rc;
@@ -432,11 +388,9 @@ void wa_rt_stats_get(const wa_rt *rt, wa_rt_stats *st)
         wa_misuse(WA_EINVAL, "wa_rt_stats_get: NULL argument");
         return;
     }
-#if WA_MT
-    if (rt->mt)
-        st->tasks = wa_mt_live_(rt);
+    if (WA_MT && rt->sched)
+        st->tasks = rt->sched->live(rt);
     else
-#endif
         st->tasks = (size_t)(rt->spawned - rt->finished) - rt->internal;
     st->timers = (size_t)rt->heap_len + rt->arming_len;
     st->sources = rt->backend->sources;

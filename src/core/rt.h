@@ -56,10 +56,14 @@ struct wa_rt {
     void *report_arg;
     uintptr_t owner;             /* the thread that created it */
     wa_rt_ext *exts;             /* extensions (wa_rt_ext_add_) */
-    /* The many-threads executor (mt.c) of this runtime, or of this worker's
-     * view of it; NULL for the local executor. A view's timers are touched
-     * by other workers too (a task moves), under timer_lock. */
+    /* The many-threads executor (src/threads/mt.c) of this runtime, or of
+     * this worker's view of it; NULL for the local executor. A view's
+     * timers are touched by other workers too (a task moves), under
+     * timer_lock. Its operations are sched's (sched.h), and a view's
+     * runtime is home (NULL: rt is a runtime). */
     struct wa_mt *mt;
+    const struct wa_sched *sched;
+    struct wa_rt *home;
     uint32_t timer_lock;
     /* Cross-thread state (remote.c: remotes, events, the blocking pool),
      * made at its first use; NULL until then, and on hosts without threads. */
@@ -102,21 +106,9 @@ static inline void wa_timers_lock_(wa_rt *rt) { (void)rt; }
 static inline void wa_timers_unlock_(wa_rt *rt) { (void)rt; }
 #endif
 
-#if WA_MT
-/* mt.c: the runtime whose worker's view rt is (rt itself for the runtime). */
-wa_rt *wa_mt_home_(wa_rt *rt);
-#endif
-
 /* The runtime rt is, or whose worker's view it is (a poll's cx->rt on
  * many threads): where per-runtime state lives. */
-static inline wa_rt *wa_rt_home_(wa_rt *rt)
-{
-#if WA_MT
-    if (rt->mt)
-        return wa_mt_home_(rt);
-#endif
-    return rt;
-}
+static inline wa_rt *wa_rt_home_(wa_rt *rt) { return WA_MT && rt->home ? rt->home : rt; }
 
 /* rt's extension whose free function is free_fn, or NULL. */
 static inline wa_rt_ext *wa_rt_ext_find_(wa_rt *rt, void (*free_fn)(wa_rt_ext *))
@@ -146,7 +138,7 @@ static inline uintptr_t wa_thread_self_(void) { return (uintptr_t)pthread_self()
 static inline uintptr_t wa_thread_self_(void) { return 0; } /* one thread */
 #endif
 
-/* executor.c: reads the backend's clock now (a host call), and caches it
+/* clock.c: reads the backend's clock now (a host call), and caches it
  * as wa_now's. */
 uint64_t wa_now_fresh_(wa_rt *rt);
 

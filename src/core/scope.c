@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Task scopes: children that cannot outlive their parent. A many-threads
- * runtime's scopes, whose children finish on any worker, are mt.c's. */
+ * runtime's scopes, whose children finish on any worker, are its
+ * scheduler's (sched.h). */
+#include "sched.h"
 #include "task.h"
 
 void wa_scope_cancel(wa_scope *s)
 {
-#if WA_MT
-    if (s->rt && s->rt->mt) {
-        wa_mt_scope_cancel_(s);
+    if (WA_MT && s->rt && s->rt->sched) {
+        s->rt->sched->scope_cancel(s);
         return;
     }
-#endif
     if (s->status == 0)
         s->status = WA_ECANCELED;
     wa_scope_cancel_children_(s);
@@ -20,14 +20,12 @@ static int wa_scope_poll(wa_future *f, wa_cx *cx)
 {
     wa_scope *s = (wa_scope *)f;
     bool outer = wa_cx_cancelling_(cx);
-#if WA_MT
-    if (s->rt && s->rt->mt) { /* (its flags are read under its lock there) */
-        int rc = wa_mt_scope_poll_(s, outer, cx);
+    if (WA_MT && s->rt && s->rt->sched) { /* (its flags are read under its lock there) */
+        int rc = s->rt->sched->scope_poll(s, outer, cx);
         if (rc == WA_PENDING && outer) /* the children are unwinding */
             wa_cancel_claim(cx);
         return rc;
     }
-#endif
     if (s->flags & WA_SCOPE_RETURNED)
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed scope");
     if (outer && !(s->flags & WA_SCOPE_CANCELLING)) {
@@ -51,12 +49,10 @@ static void wa_scope_drop(wa_future *f)
     wa_scope *s = (wa_scope *)f;
     if (!s->rt)
         return;
-#if WA_MT
-    if (s->rt->mt) {
-        wa_mt_scope_drop_(s);
+    if (WA_MT && s->rt->sched) {
+        s->rt->sched->scope_drop(s);
         return;
     }
-#endif
     if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
         wa_word_sub(s->owner, WA_SCOPE_ONE); /* saturated counts stay */
     /* Whoever still waits on it (dropped by someone else: a child, say)
@@ -93,12 +89,10 @@ static const wa_future_vt wa_scope_vt = {wa_scope_poll, wa_scope_drop, "scope"};
 wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags)
 {
     s->fut.vt = &wa_scope_vt;
-#if WA_MT
-    if (rt->mt) {
-        wa_mt_scope_init_(s, rt, flags);
+    if (WA_MT && rt->sched) {
+        rt->sched->scope_init(s, rt, flags);
         return &s->fut;
     }
-#endif
     s->rt = rt;
     s->owner = wa_rt_current_(rt);
     if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)

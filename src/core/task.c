@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "copy.h"
+#include "sched.h"
 #include "task.h"
 
 static inline uint32_t wa_task_state(const wa_task *t) { return wa_word_load(t) & WA_STATE_MASK; }
@@ -136,10 +137,8 @@ static __attribute__((noinline)) int wa_spawn_checked(wa_rt *rt, const wa_future
                                                                               : "a future without a poll function");
     if (size > WA_TASK_MAX_FUTURE)
         return WA_E2BIG;
-#if WA_MT
-    if (rt->mt)
-        return wa_mt_spawn_(rt, fut, size, join, scope);
-#endif
+    if (WA_MT && rt->sched)
+        return rt->sched->spawn(rt, fut, size, join, scope);
     if (WA_CHECK_THREAD_ && rt->owner != wa_thread_self_())
         return wa_spawn_foreign(rt, fut, size, join, scope);
     size_t total = sizeof(wa_task) + size;
@@ -436,12 +435,10 @@ int wa_join_cancel(wa_join *j)
         return 0;
     if (!j || !j->task)
         return wa_misuse_in_(WA_ESTALE, "wa_join_cancel", "the handle was dropped");
-#if WA_MT
-    if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
-        wa_mt_signal_task_(j->task, WA_T_CANCEL);
+    if (WA_MT && j->fut.vt != &wa_join_vt) { /* another scheduler's task */
+        j->task->rt->sched->signal(j->task, WA_T_CANCEL);
         return 0;
     }
-#endif
     wa_task_cancel_(j->task);
     return 0;
 }
@@ -452,12 +449,10 @@ int wa_join_abort(wa_join *j)
         return 0;
     if (!j || !j->task)
         return wa_misuse_in_(WA_ESTALE, "wa_join_abort", "the handle was dropped");
-#if WA_MT
-    if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
-        wa_mt_signal_task_(j->task, WA_T_ABORT);
+    if (WA_MT && j->fut.vt != &wa_join_vt) { /* another scheduler's task */
+        j->task->rt->sched->signal(j->task, WA_T_ABORT);
         return 0;
     }
-#endif
     wa_task_abort_(j->task);
     return 0;
 }
@@ -472,12 +467,10 @@ int wa_join_drop(wa_join *j)
     }
     if (!j || !j->task)
         return wa_misuse_in_(WA_EMISUSE, "wa_join_drop", "the handle was dropped already");
-#if WA_MT
-    if (j->fut.vt != &wa_join_vt) { /* a many-threads task's */
-        wa_mt_join_drop_(j);
+    if (WA_MT && j->fut.vt != &wa_join_vt) { /* another scheduler's task */
+        j->task->rt->sched->join_drop(j);
         return 0;
     }
-#endif
     wa_join_release(j);
     return 0;
 }

@@ -157,45 +157,6 @@ void wa_task_leave_(wa_task *t, int rc);
 /* Links t, a root task, on rt's roots (WA_T_LINKED): no joiner yet. */
 void wa_task_link_(wa_rt *rt, wa_task *t);
 
-#if WA_MT
-/* mt.c: the many-threads executor, which runtime.h's calls hand over to
- * when rt->mt is set. */
-extern const wa_waker_vt wa_mt_waker_vt_;
-/* Starts n workers for rt (sets rt->mt): 0 or WA_ENOMEM. */
-int wa_mt_new_(wa_rt *rt, unsigned n);
-/* Stops the workers and drops every task still alive. */
-void wa_mt_free_(wa_rt *rt);
-/* wa_spawn on many threads, into scope when it is not NULL. */
-int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
-/* Scopes on many threads: wa_scope_init's, the poll's (outer: the awaiting
- * task is being cancelled), wa_scope_cancel's and the drop's (scope.c's
- * checks made). */
-void wa_mt_scope_init_(wa_scope *s, wa_rt *rt, unsigned flags);
-int wa_mt_scope_poll_(wa_scope *s, bool outer, wa_cx *cx);
-void wa_mt_scope_cancel_(wa_scope *s);
-void wa_mt_scope_drop_(wa_scope *s);
-/* Waits on this thread until root's task is done (root NULL: until no
- * task is left): 0; or until the workers are idle, nothing inside the
- * runtime able to wake a task (no task queued, no timer, no source):
- * WA_EDEADLK. again: only if they went idle again since the last
- * WA_EDEADLK (another thread could still wake one then). root is
- * borrowed, a handle never awaited: its waker becomes this thread's. */
-int wa_mt_wait_(wa_rt *rt, wa_join *root, bool again);
-/* How many of rt's tasks are live (unfinished). */
-size_t wa_mt_live_(const wa_rt *rt);
-/* Wakes that wait to look again (remote.c: another thread let go). */
-void wa_mt_kick_(wa_rt *rt);
-/* The task dump of a many-threads runtime (as wa_rt_dump). */
-size_t wa_mt_dump_(const wa_rt *rt, char *buf, size_t len);
-void wa_mt_join_drop_(wa_join *j);
-/* Marks t cancelled (WA_T_CANCEL) or aborted (WA_T_ABORT) and wakes it:
- * the worker that runs it next acts on it. */
-void wa_mt_signal_task_(wa_task *t, uint32_t bit);
-/* Shutdown: cancels every task (again, for those spawned since) until none
- * is left (0) or the clock reaches stop (WA_ETIMEDOUT). */
-int wa_mt_drain_(wa_rt *rt, uint64_t stop);
-#endif
-
 /* Subtracts v from t's word, freeing t if that dropped its last
  * reference. */
 static inline void wa_task_word_release(wa_task *t, uint32_t v)

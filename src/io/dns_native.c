@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* DNS on native Linux. getaddrinfo blocks, so each lookup runs it on the
- * runtime's blocking pool (src/core/blocking.c), whose completion wakes the
+ * runtime's blocking pool (src/threads/blocking.c), whose completion wakes the
  * lookup. The name and the addresses travel in a job that the blocking
  * future owns: a lookup dropped while getaddrinfo runs leaves the pool
  * thread to free it, one dropped before it ran cancels it. */

@@ -53,16 +53,6 @@ void wa_http_body_out_drop_(wa_http_body_out *b)
         wa_stream_close(&b->out);
 }
 
-int wa_http_response_made_(wa_http_response *r, int rc, wa_http_response **out)
-{
-    if (rc < 0) {
-        wa_http_response_release_(r);
-        return rc;
-    }
-    *out = r;
-    return 0;
-}
-
 int wa_http_call_settle_(wa_http_send *s, int first, int second, wa_http_response **response)
 {
     if (first < 0 || second < 0)

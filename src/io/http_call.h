@@ -44,8 +44,17 @@ void wa_http_body_out_drop_(wa_http_body_out *b);
 
 /* Ends a host's response constructor: takes r (its head filled, rc what
  * opening its body said). With rc < 0 frees r and returns rc; else hands
- * r out in *out and returns 0. */
-int wa_http_response_made_(wa_http_response *r, int rc, wa_http_response **out);
+ * r out in *out and returns 0. (Inline: the free is the host's, a layer
+ * above this file's.) */
+static inline int wa_http_response_made_(wa_http_response *r, int rc, wa_http_response **out)
+{
+    if (rc < 0) {
+        wa_http_response_release_(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
 
 /* Ends a poll of a send that drives two things at once, first and second
  * (their statuses: first's error wins): an error, WA_PENDING while either

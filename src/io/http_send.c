@@ -101,17 +101,6 @@ static int wa_http_send_poll(wa_future *f, wa_cx *cx)
 
 const char *wa_http_send_reason(const wa_http_send *s) { return s->reason; }
 
-void wa_http_reason_set_(wa_http_send *s, const char *text, size_t len)
-{
-    if (len >= sizeof s->reason) {
-        len = sizeof s->reason - 1;
-        while (len && ((unsigned char)text[len] & 0xc0) == 0x80) /* (no UTF-8 character cut in two) */
-            len--;
-    }
-    if (len)
-        memcpy(s->reason, text, len);
-    s->reason[len] = 0;
-}
 
 static void wa_http_send_drop(wa_future *f) { wa_http_send_end((wa_http_send *)f); }
 

@@ -7,6 +7,8 @@
 #ifndef WASYNC_IO_HTTP_SEND_H
 #define WASYNC_IO_HTTP_SEND_H
 
+#include <string.h>
+
 #include "http_fields.h"
 #include "http_url.h"
 #include "wasync/http.h"
@@ -48,7 +50,18 @@ void wa_http_response_release_(wa_http_response *r);
 
 /* Sets s's reason to len bytes of text (cut to fit, between UTF-8
  * characters): without printf, which would bring stdio into a JS host
- * module. */
-void wa_http_reason_set_(wa_http_send *s, const char *text, size_t len);
+ * module. (Inline: the hosts' files call it, and this front end's calls
+ * run down to them.) */
+static inline void wa_http_reason_set_(wa_http_send *s, const char *text, size_t len)
+{
+    if (len >= sizeof s->reason) {
+        len = sizeof s->reason - 1;
+        while (len && ((unsigned char)text[len] & 0xc0) == 0x80) /* (no UTF-8 character cut in two) */
+            len--;
+    }
+    if (len)
+        memcpy(s->reason, text, len);
+    s->reason[len] = 0;
+}
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A model of parking in the many-threads executor (src/core/mt.c): the
+/* A model of parking in the many-threads executor (src/threads/mt.c): the
  * state counter (unparked and searching workers), the idle list and each
  * worker's futex word under mt->lock, wa_mt_notify after every push from
  * outside (its unlocked look at the state, then its locked one; a worker's

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A model of a worker's ring (src/core/mt.c): the owner pushes at bottom
+/* A model of a worker's ring (src/threads/mt.c): the owner pushes at bottom
  * (half of a full ring overflowing to the injector) and takes one task
  * from top; a thief takes half from top. Every take reads top, bottom and
  * the slots in separate steps and claims them with one compare-and-swap

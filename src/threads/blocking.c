@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "remote.h"
-#include "task.h"
+#include "../core/task.h"
 
 /* What a job is at: queued, running, done (its result waits for its
  * future), or running for nobody (its future was dropped). */

@@ -8,7 +8,7 @@
 
 #include <pthread.h>
 
-#include "rt.h"
+#include "../core/rt.h"
 #include "wasync/thread.h"
 
 /* A waker that another thread fires: on a local runtime the wake is posted

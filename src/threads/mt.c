@@ -23,9 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dump.h"
-#include "task.h"
-#include "timer.h"
+#include "../core/dump.h"
+#include "../core/sched.h"
+#include "../core/task.h"
+#include "../core/timer.h"
 
 #define WA_RING 256u           /* tasks in a worker's ring (a power of two) */
 #define WA_LIFO_MAX 3          /* polls in a row from the LIFO slot */
@@ -433,10 +434,11 @@ static void wa_mt_unref(wa_task *t, uint32_t n)
         free(t);
 }
 
+static const wa_waker_vt wa_mt_waker_vt;
 static wa_waker wa_mt_waker_clone(void *p)
 {
     wa_mt_task_ref(p);
-    return (wa_waker){p, &wa_mt_waker_vt_};
+    return (wa_waker){p, &wa_mt_waker_vt};
 }
 static void wa_mt_waker_wake(void *p)
 {
@@ -445,7 +447,7 @@ static void wa_mt_waker_wake(void *p)
 }
 static void wa_mt_waker_wake_by_ref(void *p) { wa_mt_schedule(p); }
 static void wa_mt_waker_drop(void *p) { wa_mt_unref(p, 1); }
-const wa_waker_vt wa_mt_waker_vt_ = {wa_mt_waker_clone, wa_mt_waker_wake, wa_mt_waker_wake_by_ref,
+static const wa_waker_vt wa_mt_waker_vt = {wa_mt_waker_clone, wa_mt_waker_wake, wa_mt_waker_wake_by_ref,
                                      wa_mt_waker_drop};
 
 /* The thread in block_on or run waits on mt->signal; this waker bumps it. */
@@ -669,10 +671,25 @@ static void *wa_worker_main(void *arg)
 /* Spawning. */
 
 static int wa_mt_join_poll(wa_future *f, wa_cx *cx);
+static void wa_mt_join_drop(wa_join *j)
+{
+    wa_task *t = j->task;
+    j->task = NULL;
+    bool locked = wa_mt_lock_unless_done(t);
+    if (locked && t->joiner == j)
+        t->joiner = NULL;
+    wa_waker jw = j->waker;
+    j->waker = (wa_waker){NULL, NULL};
+    if (locked)
+        wa_mt_unlock(t);
+    wa_waker_drop(&jw);
+    wa_mt_unref(t, 1);
+}
+
 static void wa_mt_join_drop_vt(wa_future *f);
 static const wa_future_vt wa_mt_join_vt = {wa_mt_join_poll, wa_mt_join_drop_vt, "join"};
 
-int wa_mt_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
+static int wa_mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
 {
     wa_mt *mt = rt->mt;
     if (__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE))
@@ -735,27 +752,12 @@ static void wa_mt_join_drop_vt(wa_future *f)
 {
     wa_join *j = (wa_join *)f;
     if (j->task)
-        wa_mt_join_drop_(j);
-}
-
-void wa_mt_join_drop_(wa_join *j)
-{
-    wa_task *t = j->task;
-    j->task = NULL;
-    bool locked = wa_mt_lock_unless_done(t);
-    if (locked && t->joiner == j)
-        t->joiner = NULL;
-    wa_waker jw = j->waker;
-    j->waker = (wa_waker){NULL, NULL};
-    if (locked)
-        wa_mt_unlock(t);
-    wa_waker_drop(&jw);
-    wa_mt_unref(t, 1);
+        wa_mt_join_drop(j);
 }
 
 /* Cancel and abort only mark the task and wake it: the worker that runs it
  * next drops it (from another thread, its future may be in a poll). */
-void wa_mt_signal_task_(wa_task *t, uint32_t bit)
+static void wa_mt_signal_task(wa_task *t, uint32_t bit)
 {
     if (wa_word_load(t) & (WA_T_DONE | bit))
         return;
@@ -779,7 +781,7 @@ static void wa_mt_scope_signal(wa_mt *mt, wa_scope *sc, uint32_t bit, bool detac
             if (t->scope == sc) {
                 if (detach)
                     __atomic_store_n(&t->scope, NULL, __ATOMIC_RELAXED);
-                wa_mt_signal_task_(t, bit);
+                wa_mt_signal_task(t, bit);
             }
         wa_shard_unlock(&mt->shard[s]);
     }
@@ -837,7 +839,7 @@ static void wa_mt_drop_scopes(wa_mt *mt, wa_task *t, bool report)
     }
 }
 
-void wa_mt_scope_init_(wa_scope *sc, wa_rt *rt, unsigned flags)
+static void wa_mt_scope_init(wa_scope *sc, wa_rt *rt, unsigned flags)
 {
     wa_mt *mt = rt->mt;
     sc->rt = mt->rt;
@@ -858,7 +860,7 @@ void wa_mt_scope_init_(wa_scope *sc, wa_rt *rt, unsigned flags)
     pthread_mutex_unlock(&mt->scope_lock);
 }
 
-int wa_mt_scope_poll_(wa_scope *sc, bool outer, wa_cx *cx)
+static int wa_mt_scope_poll(wa_scope *sc, bool outer, wa_cx *cx)
 {
     wa_mt *mt = sc->rt->mt;
     pthread_mutex_lock(&mt->scope_lock);
@@ -887,7 +889,7 @@ int wa_mt_scope_poll_(wa_scope *sc, bool outer, wa_cx *cx)
     return rc;
 }
 
-void wa_mt_scope_cancel_(wa_scope *sc)
+static void wa_mt_scope_cancel(wa_scope *sc)
 {
     wa_mt *mt = sc->rt->mt;
     pthread_mutex_lock(&mt->scope_lock);
@@ -898,7 +900,7 @@ void wa_mt_scope_cancel_(wa_scope *sc)
     pthread_mutex_unlock(&mt->scope_lock);
 }
 
-void wa_mt_scope_drop_(wa_scope *sc)
+static void wa_mt_scope_drop(wa_scope *sc)
 {
     wa_mt *mt = sc->rt->mt;
     if (sc->owner && (wa_word_load(sc->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
@@ -945,7 +947,7 @@ static bool wa_mt_idle(wa_mt *mt)
     return idle;
 }
 
-int wa_mt_wait_(wa_rt *rt, wa_join *root, bool again)
+static int wa_mt_wait(wa_rt *rt, wa_join *root, bool again)
 {
     wa_mt *mt = rt->mt;
     if (root && wa_mt_lock_unless_done(root->task)) { /* the handle, never awaited, wakes this thread */
@@ -965,11 +967,11 @@ int wa_mt_wait_(wa_rt *rt, wa_join *root, bool again)
     }
 }
 
-void wa_mt_kick_(wa_rt *rt) { wa_mt_signal(rt->mt); }
+static void wa_mt_kick(wa_rt *rt) { wa_mt_signal(rt->mt); }
 
-size_t wa_mt_live_(const wa_rt *rt) { return __atomic_load_n(&rt->mt->live, __ATOMIC_ACQUIRE); }
+static size_t wa_mt_live(const wa_rt *rt) { return __atomic_load_n(&rt->mt->live, __ATOMIC_ACQUIRE); }
 
-size_t wa_mt_dump_(const wa_rt *rt, char *buf, size_t len)
+static size_t wa_mt_dump(const wa_rt *rt, char *buf, size_t len)
 {
     wa_mt *mt = rt->mt;
     wa_text d = {buf, len, 0};
@@ -983,9 +985,7 @@ size_t wa_mt_dump_(const wa_rt *rt, char *buf, size_t len)
     return d.need;
 }
 
-wa_rt *wa_mt_home_(wa_rt *rt) { return rt->mt->rt; }
-
-int wa_mt_drain_(wa_rt *rt, uint64_t stop)
+static int wa_mt_drain(wa_rt *rt, uint64_t stop)
 {
     wa_mt *mt = rt->mt;
     for (;;) {
@@ -995,7 +995,7 @@ int wa_mt_drain_(wa_rt *rt, uint64_t stop)
         for (unsigned s = 0; s < WA_SHARDS; s++) {
             wa_shard_lock(&mt->shard[s]);
             for (wa_task *t = mt->shard[s].head; t; t = t->lnext)
-                wa_mt_signal_task_(t, WA_T_CANCEL);
+                wa_mt_signal_task(t, WA_T_CANCEL);
             wa_shard_unlock(&mt->shard[s]);
         }
         uint64_t now = wa_now_fresh_(rt);
@@ -1019,7 +1019,7 @@ static void wa_mt_destroy(wa_mt *mt)
 }
 
 /* Stops the workers, then drops every task still alive on this thread. */
-void wa_mt_free_(wa_rt *rt)
+static void wa_mt_free(wa_rt *rt)
 {
     wa_mt *mt = rt->mt;
     /* Under the lock, as a park is said: a worker that parks after this sees
@@ -1060,7 +1060,27 @@ void wa_mt_free_(wa_rt *rt)
     wa_mt_destroy(mt);
 }
 
-int wa_mt_new_(wa_rt *rt, unsigned n)
+/* The scheduler's drive (sched.h): this thread waits while the workers
+ * run, until root is done (NULL: every task); when they are idle and no
+ * other thread may wake a task either (a remote or an event held, a
+ * blocking job), it reports the deadlock: WA_EDEADLK. */
+static int wa_mt_drive(wa_rt *rt, wa_join *root)
+{
+    int rc = wa_mt_wait(rt, root, false);
+    while (rc == WA_EDEADLK && wa_xt_busy_(rt)) /* its letting go kicks the wait */
+        rc = wa_mt_wait(rt, root, true);
+    if (rc == WA_EDEADLK)
+        wa_report_deadlock_(rt, wa_mt_dump);
+    return rc;
+}
+
+static void wa_mt_finish_root(wa_rt *rt, wa_join *root) { wa_mt_wait(rt, root, true); }
+
+static const wa_sched wa_mt_sched = {wa_mt_spawn, wa_mt_signal_task, wa_mt_join_drop, wa_mt_scope_init,
+                                     wa_mt_scope_poll, wa_mt_scope_cancel, wa_mt_scope_drop, wa_mt_drive,
+                                     wa_mt_finish_root, wa_mt_drain, wa_mt_live, wa_mt_kick, wa_mt_free};
+
+static int wa_mt_new(wa_rt *rt, unsigned n)
 {
     wa_mt *mt = aligned_alloc(_Alignof(wa_mt), sizeof *mt);
     if (!mt)
@@ -1079,13 +1099,16 @@ int wa_mt_new_(wa_rt *rt, unsigned n)
     memset(mt->workers, 0, n * sizeof *mt->workers);
     mt->state = n * WA_UNPARKED_ONE;
     rt->mt = mt;
+    rt->sched = &wa_mt_sched;
     for (unsigned i = 0; i < n; i++) {
         wa_worker *w = &mt->workers[i];
         w->mt = mt;
         w->index = i;
         w->seed = i + 1;
         w->view.mt = mt;
-        w->view.cx = (wa_cx){{NULL, &wa_mt_waker_vt_}, &w->view, NULL, 0, &w->view.budget};
+        w->view.sched = &wa_mt_sched;
+        w->view.home = rt;
+        w->view.cx = (wa_cx){{NULL, &wa_mt_waker_vt}, &w->view, NULL, 0, &w->view.budget};
         w->view.backend = rt->backend;
         w->view.report = rt->report;
         w->view.report_arg = rt->report_arg;
@@ -1094,10 +1117,26 @@ int wa_mt_new_(wa_rt *rt, unsigned n)
     for (unsigned i = 0; i < n; i++) {
         if (pthread_create(&mt->workers[i].thread, NULL, wa_worker_main, &mt->workers[i]) != 0) {
             mt->n = i; /* stop those that started */
-            wa_mt_free_(rt);
+            wa_mt_free(rt);
             rt->mt = NULL;
+            rt->sched = NULL;
             return WA_ENOMEM;
         }
     }
     return 0;
+}
+
+int wa_rt_new_mt(wa_rt **out, unsigned workers)
+{
+    if (workers == 0 || workers > 0xfff) {
+        if (out)
+            *out = NULL;
+        return wa_misuse(WA_EINVAL, "wa_rt_new_mt: workers must be 1 to 4095");
+    }
+    int rc = wa_rt_new(out);
+    if (rc == 0 && (rc = wa_mt_new(*out, workers)) < 0) {
+        wa_rt_free(*out);
+        *out = NULL;
+    }
+    return rc;
 }

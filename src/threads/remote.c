@@ -18,9 +18,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "handles.h"
+#include "../core/handles.h"
+#include "../core/sched.h"
 #include "remote.h"
-#include "task.h"
+#include "../core/task.h"
 
 /* A new handle of kind to obj for a holder, or NULL without memory. */
 static void *wa_xt_handle(void *obj, unsigned kind)
@@ -59,7 +60,7 @@ wa_remote *wa_xt_get_(wa_rt *rt, const char *call, int *err)
         return NULL;
     }
     if (rt->mt) {
-        rt = wa_mt_home_(rt); /* a worker's view: its runtime */
+        rt = wa_rt_home_(rt); /* a worker's view: its runtime */
     } else if (rt->owner != wa_thread_self_()) {
         *err = wa_misuse_in_(WA_EMISUSE, call, "called from a thread that is not the runtime's");
         return NULL;
@@ -128,7 +129,7 @@ void wa_xt_kick_(wa_remote *h)
     if (h->backend && h->rt)
         h->backend->vt->notify(h->backend);
     else if (h->rt && !h->refusing) /* many threads (alive until refusing: it is set before they stop) */
-        wa_mt_kick_(h->rt);
+        h->rt->sched->kick(h->rt);
 }
 
 void wa_xt_fire_(wa_remote *h, wa_xwake *x)
@@ -596,7 +597,7 @@ static int wa_event_wait_poll(wa_future *f, wa_cx *cx)
     if (!e)
         return wa_misuse_in_(WA_EMISUSE, "wa_event_wait", "no event (NULL, or a dropped handle), or a poll of a finished wait");
     w->ev = e;
-    if ((cx->rt->mt ? wa_mt_home_(cx->rt) : cx->rt) != e->hub->rt) /* its inbox wakes on its thread */
+    if (wa_rt_home_(cx->rt) != e->hub->rt) /* its inbox wakes on its thread */
         return wa_misuse_in_(WA_EMISUSE, "wa_event_wait", "awaited by a task of another runtime");
     pthread_mutex_lock(&e->hub->lock);
     int rc = WA_PENDING;
