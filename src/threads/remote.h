@@ -2,7 +2,7 @@
 /* Internal: a runtime's cross-thread state (native only), which the public
  * wa_remote is a counted handle on: one lock, the local runtime's inbox
  * (spawns and wakes posted by other threads, run on the runtime's thread),
- * and the blocking pool. remote.c and blocking.c share it. */
+ * and the blocking pool. remote.c, event.c and blocking.c share it. */
 #ifndef WASYNC_CORE_REMOTE_H
 #define WASYNC_CORE_REMOTE_H
 
@@ -50,8 +50,18 @@ struct wa_remote {
 };
 
 /* The cross-thread state of rt (a worker's view: of its runtime), made at
- * the first call; NULL with *err set (call names a misuse). Borrowed. */
+ * the first call; NULL with *err set (call names a misuse). Borrowed. The
+ * caller that keeps it takes a reference (h->refs) and drops it with
+ * wa_xt_unref_, which frees h with the last. */
 wa_remote *wa_xt_get_(wa_rt *rt, const char *call, int *err);
+
+/* Drops a reference to h, under its lock: whoever takes the last one frees
+ * h once no other thread is left inside the lock. */
+void wa_xt_unref_(wa_remote *h);
+
+/* A new handle of kind to obj for a holder (a key of the handle table),
+ * or NULL without memory. */
+void *wa_xt_handle_(void *obj, unsigned kind);
 
 /* Under h's lock: x fires: its waker is woken at once (many threads), or
  * posted to the local inbox. Under the lock, so that a drop of x's future
