@@ -29,8 +29,8 @@ rm -f "$out"/res.*
 
 # The real backend and the rest of the library (not epoll.c, io.c, cabi.c
 # or default.c: wakeup.c gives the default backend, fake_host.c the host).
-src=("$root"/src/core/*.c "$root"/src/sync/*.c "$root/src/backend/wasip2.c" "$root/src/backend/regs.c"
-  "$root/src/backend/sim.c" "$root/src/backend/log_stderr.c")
+src=("$root"/src/core/*.c "$root"/src/sync/*.c "$root/src/backend/wasip2.c" "$root/src/reactor/regs.c"
+  "$root/src/reactor/sim.c" "$root/src/reactor/log_stderr.c")
 "$root/bench/config.sh" "$out/include" # (a native build's config header)
 $cc "${flags[@]}" -I"$out/include" "$here/wakeup.c" "$here/fake_host.c" "$here/naive.c" "${src[@]}" -o "$out/wasip2-wakeup"
 bin=$out/wasip2-wakeup

@@ -30,8 +30,8 @@ rm -f "$out"/res.*
 # the host), with a native build's config header.
 "$root/bench/config.sh" "$out/include"
 src=("$root"/src/core/*.c "$root"/src/sync/*.c "$root/src/io/stream.c" "$root/src/io/pipe.c"
-  "$root/src/backend/regs.c" "$root/src/backend/wasip3.c" "$root/src/io/subtask.c"
-  "$root/src/backend/sim.c" "$root/src/backend/log_stderr.c")
+  "$root/src/reactor/regs.c" "$root/src/backend/wasip3.c" "$root/src/io/subtask.c"
+  "$root/src/reactor/sim.c" "$root/src/reactor/log_stderr.c")
 $cc "${flags[@]}" -I"$out/include" "$here/dispatch.c" "$here/fake_host.c" "${src[@]}" -o "$out/wasip3-dispatch"
 bin=$out/wasip3-dispatch
 

@@ -15,7 +15,7 @@
 #include "../wasi/cabi.h"
 #include "../wasi/clocks.h"
 #include "../wasi/io.h"
-#include "regs.h"
+#include "../reactor/regs.h"
 #include "wasync/wasi.h"
 
 #define WA_P2_NONE UINT32_MAX

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "../wasi/p3.h"
-#include "regs.h"
+#include "../reactor/regs.h"
 #include "wasip3.h"
 #include "wasync/component.h"
 

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "regs.h"
+#include "../../reactor/regs.h"
 
 typedef struct wa_epoll {
     wa_backend base;

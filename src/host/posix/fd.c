@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The fd calls (backend.h): fds in the registration table (regs.h) of a
  * backend with WA_CAP_FDS (epoll, WASI 0.1). */
-#include "regs.h"
+#include "../../reactor/regs.h"
 
 int wa_fd_register(wa_rt *rt, int fd, wa_fd_key *key) { return wa_regs_register(rt, WA_CAP_FDS, (uint64_t)fd, key); }
 

@@ -14,7 +14,7 @@
 
 #include "errno_map.h"
 #include "fd_stream.h"
-#include "stream_handle.h"
+#include "../../io/stream_handle.h"
 #include "wasync/runtime.h"
 
 _Static_assert(sizeof(wa_fd_wait) <= WA_STREAM_WAIT_SIZE && sizeof(wa_yield) <= WA_STREAM_WAIT_SIZE,

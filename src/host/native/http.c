@@ -31,8 +31,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../core/rt.h"
-#include "http_send.h"
+#include "../../core/rt.h"
+#include "../../io/http_send.h"
 #include "wasync/http.h"
 
 /* The response body's buffer: a full one pauses the transfer. */
