@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The guest-side cost of one wakeup with K idle pollables registered, for
- * wasync's persistent pollable set (src/backend/wasip2.c) and for the
+ * wasync's persistent pollable set (src/host/wasip2/reactor.c) and for the
  * rebuild-every-wait baseline (naive.c), both against the fake host
  * (fake_host.c), which reports one ready pollable per poll.
  *

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "../wasi/http_p3.h"
-#include "http_call.h"
+#include "../wasi/http_call.h"
 #include "p3_stream.h"
 #include "wasync/component.h"
 #include "wasync/http.h"

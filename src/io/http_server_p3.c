@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "../wasi/http_p3.h"
-#include "http_incoming.h"
+#include "../wasi/http_incoming.h"
 #include "http_url.h"
 #include "p3_stream.h"
 #include "wasync/component.h"

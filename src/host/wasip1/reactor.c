@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <wasi/api.h>
 
-#include "../reactor/regs.h"
+#include "../../reactor/regs.h"
 
 typedef struct wa_p1 {
     wa_backend base;

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cabi.h"
+#include "../../wasi/cabi.h"
 #include "http.h"
 #include "io.h"
-#include "lift.h"
+#include "../../wasi/lift.h"
 
 #define WA_P2_HTTP_TYPES "wasi:http/types@0.2.12"
 #define I32 int32_t

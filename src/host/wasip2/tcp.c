@@ -4,9 +4,9 @@
  * A socket is IPv4 or IPv6 as its address is. */
 #include <stdlib.h>
 
-#include "../wasi/sockets.h"
-#include "tcp.h"
-#include "wasi_stream.h"
+#include "sockets.h"
+#include "../../io/tcp.h"
+#include "stream.h"
 
 /* The host part of an operation (wa_net_host): its socket and network
  * handles, the pollable's registration and the wait on it. */

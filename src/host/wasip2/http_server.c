@@ -5,10 +5,10 @@
  * succeeded, aborted if it failed (see http.h). */
 #include <stdlib.h>
 
-#include "../wasi/http.h"
-#include "http_incoming.h"
-#include "http_url.h"
-#include "wasi_stream.h"
+#include "http.h"
+#include "../../wasi/http_incoming.h"
+#include "../../io/http_url.h"
+#include "stream.h"
 #include "wasync/http.h"
 
 struct wa_http_incoming {

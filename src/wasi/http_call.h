@@ -6,7 +6,7 @@
 #ifndef WASYNC_IO_HTTP_CALL_H
 #define WASYNC_IO_HTTP_CALL_H
 
-#include "http_send.h"
+#include "../io/http_send.h"
 
 /* The request body going out: a write of its bytes or a copy of its
  * stream into out. Last in its host's call, which is allocated for the

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cabi.h"
+#include "../../wasi/cabi.h"
 #include "cli.h"
 #include "io.h"
-#include "lift.h"
+#include "../../wasi/lift.h"
 #include "wasync/wasi.h"
 
 #define ENV "wasi:cli/environment@0.2.12"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cabi.h"
+#include "../../wasi/cabi.h"
 #include "wasync/http.h"
 
 /* fields: built from n headers in one call (WA_EINVAL for a name or value

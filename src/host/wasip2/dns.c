@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* DNS over wasi:sockets/ip-name-lookup: the addresses arrive on a stream,
  * read until its end, waiting on its pollable when none is ready yet. */
-#include "../wasi/io.h"
-#include "../wasi/sockets.h"
+#include "io.h"
+#include "sockets.h"
 #include "wasync/net.h"
 
 /* The host part of a lookup (wa_net_host): the network and the

@@ -2,7 +2,7 @@
 /* wasi:clocks: monotonic-clock (clocks.h) and wall-clock (wasync/wasi.h).
  * A datetime does not fit one flat value, so it comes back in a return
  * area: seconds (u64) at 0, nanoseconds (u32) at 8. */
-#include "cabi.h"
+#include "../../wasi/cabi.h"
 #include "clocks.h"
 #include "wasync/wasi.h"
 

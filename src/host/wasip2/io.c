@@ -5,7 +5,7 @@
  * stream-error> put theirs at offset 4. */
 #include <stdlib.h>
 
-#include "cabi.h"
+#include "../../wasi/cabi.h"
 #include "io.h"
 #include "wasync/wasi.h"
 

@@ -5,7 +5,7 @@
  * results come back in return areas: a tag byte, then the payload at 4. */
 #include <string.h>
 
-#include "cabi.h"
+#include "../../wasi/cabi.h"
 #include "io.h"
 #include "sockets.h"
 

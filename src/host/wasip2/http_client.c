@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../wasi/http.h"
-#include "http_call.h"
-#include "wasi_stream.h"
+#include "http.h"
+#include "../../wasi/http_call.h"
+#include "stream.h"
 #include "wasync/http.h"
 
 struct wa_http_response {

@@ -4,7 +4,7 @@
  * area. */
 #include <string.h>
 
-#include "cabi.h"
+#include "../../wasi/cabi.h"
 #include "wasync/wasi.h"
 
 #define WA_P2_RANDOM "wasi:random/random@0.2.12"
