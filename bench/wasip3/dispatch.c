@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The guest-side cost of one event dispatch on WASI 0.3: the wasip3
- * backend (src/backend/wasip3.c) and the subtask futures (src/io/subtask.c)
+ * backend (src/host/wasip3/reactor.c) and the subtask futures (src/host/wasip3/subtask.c)
  * under the real runtime, natively against the fake host (fake_host.c),
  * which delivers one event per blocking wait.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "wasync/component.h"
 /* A native stand-in for the WASI 0.3 host: the async built-ins and the
- * clock of src/wasi/p3.h, linked instead of src/wasi/p3.c (whose bodies are
+ * clock of src/host/wasip3/builtins.h, linked instead of src/host/wasip3/builtins.c (whose bodies are
  * wasm imports).
  *
  * Handles are table indices from 1, reused last-freed first (as a
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <valgrind/callgrind.h>
 
-#include "../../src/wasi/p3.h"
+#include "../../src/host/wasip3/builtins.h"
 
 fake_host_calls fake_host_calls_made;
 uint64_t fake_host_ready_count, fake_host_ready_sum;

@@ -3,7 +3,7 @@
 # bench/wasip3/run.sh [OUT_DIR] [WASIP2_WAKEUP]: the guest-side cost of one
 # event dispatch on WASI 0.3: the wasip3 backend and the subtask futures
 # under the real runtime, natively against a fake 0.3 host (fake_host.c,
-# linked in place of src/wasi/p3.c). Builds with clang-19 -O2 and prints,
+# linked in place of src/host/wasip3/builtins.c). Builds with clang-19 -O2 and prints,
 # per workload, callgrind instructions per dispatch (exact; the fake host's
 # own work is not counted), the host calls per dispatch and ns per dispatch
 # (median of RUNS=5 runs), beside the 0.2 backend's per wakeup under the
@@ -30,7 +30,7 @@ rm -f "$out"/res.*
 # the host), with a native build's config header.
 "$root/bench/config.sh" "$out/include"
 src=("$root"/src/core/*.c "$root"/src/sync/*.c "$root/src/io/stream.c" "$root/src/io/pipe.c"
-  "$root/src/reactor/regs.c" "$root/src/backend/wasip3.c" "$root/src/io/subtask.c"
+  "$root/src/reactor/regs.c" "$root/src/host/wasip3/reactor.c" "$root/src/host/wasip3/subtask.c"
   "$root/src/reactor/sim.c" "$root/src/reactor/log_stderr.c")
 $cc "${flags[@]}" -I"$out/include" "$here/dispatch.c" "$here/fake_host.c" "${src[@]}" -o "$out/wasip3-dispatch"
 bin=$out/wasip3-dispatch

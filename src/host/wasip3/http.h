@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cabi.h"
-#include "p3.h"
+#include "../../wasi/cabi.h"
+#include "builtins.h"
 #include "wasync/http.h"
 
 /* The types' built-ins: stream<u8>, future<result<option<trailers>,

@@ -15,9 +15,9 @@
  */
 #include <stdlib.h>
 
-#include "../wasi/p3.h"
-#include "../reactor/regs.h"
-#include "wasip3.h"
+#include "builtins.h"
+#include "../../reactor/regs.h"
+#include "reactor.h"
 #include "wasync/component.h"
 
 typedef struct wa_p3_reg {

@@ -8,14 +8,14 @@
  * waiter's wait says whether the event came); others wait for their turn.
  * connect is an async func: a wa_subtask over the call, which holds its
  * area (arguments and result: kept from the host past a cancel,
- * src/io/subtask.c). A connection is a wasync stream over receive's
+ * src/host/wasip3/subtask.c). A connection is a wasync stream over receive's
  * stream<u8> and the writable end of one given to send. */
 #include <stdlib.h>
 
-#include "../backend/wasip3.h"
-#include "../wasi/sockets_p3.h"
-#include "p3_stream.h"
-#include "tcp.h"
+#include "reactor.h"
+#include "sockets.h"
+#include "stream.h"
+#include "../../io/tcp.h"
 #include "wasync/component.h"
 
 /* The listener's read. */

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../core/rt.h"
-#include "p3.h"
+#include "../../core/rt.h"
+#include "builtins.h"
 #include "wasync/component.h"
 
 /* The ABI's layout (repr(C) in wit-bindgen; V1's fields first, so a V1

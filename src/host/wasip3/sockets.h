@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "p3.h"
+#include "builtins.h"
 #include "wasync/net.h"
 
 /* The types of the sockets' streams and futures: stream<tcp-socket>

@@ -2,7 +2,7 @@
 /* The Component Model's async built-ins (p3.h) under the core names
  * wit-component accepts: the built-ins in module "$root", async-lowered
  * imports as "[async-lower]NAME" in the interface's module. */
-#include "p3.h"
+#include "builtins.h"
 #include "wasync/component.h"
 #include "wasync/wasi.h"
 

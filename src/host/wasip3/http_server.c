@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTTP server on WASI 0.3: wasi:http/handler#handle is an async export
- * on the callback driver (WA_EXPORT_ASYNC, src/wasi/export_p3.c). A call
+ * on the callback driver (WA_EXPORT_ASYNC, src/host/wasip3/export.c). A call
  * runs one task, its serve task here: the handler spawns the request's
  * task, and the serve task waits for it, then settles the response. The
  * response goes out (task.return, asked of the driver with
@@ -11,10 +11,10 @@
  * gets a 500 (see http.h). */
 #include <stdlib.h>
 
-#include "../wasi/http_p3.h"
-#include "../wasi/http_incoming.h"
-#include "http_url.h"
-#include "p3_stream.h"
+#include "http.h"
+#include "../../wasi/http_incoming.h"
+#include "../../io/http_url.h"
+#include "stream.h"
 #include "wasync/component.h"
 #include "wasync/http.h"
 

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "cabi.h"
+#include "../../wasi/cabi.h"
 
 /* What an async export's entry or callback returns: done (after
  * task.return), call me back soon, or call me back with an event of the

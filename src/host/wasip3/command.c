@@ -4,7 +4,7 @@
  * exports run itself (the probes) does not link this object: it is pulled
  * in by name (cmake/component.cmake), not with cabi_realloc, since two
  * exports of one name make an invalid module. */
-#include "p3.h"
+#include "builtins.h"
 
 int __main_void(void);
 void __wasm_call_dtors(void);

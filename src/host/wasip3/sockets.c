@@ -8,8 +8,8 @@
  * there, EMFILE among them). */
 #include <string.h>
 
-#include "cabi.h"
-#include "sockets_p3.h"
+#include "../../wasi/cabi.h"
+#include "sockets.h"
 
 #define TYPES "wasi:sockets/types@0.3.0"
 #define LOOKUP "wasi:sockets/ip-name-lookup@0.3.0"

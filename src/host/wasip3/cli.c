@@ -3,7 +3,7 @@
  * write-via-stream of stdout and stderr, and the built-ins of the types
  * they use (stream<u8>, future<result<_, error-code>>), named through
  * stdout's function. */
-#include "p3.h"
+#include "builtins.h"
 
 #define STDIN "wasi:cli/stdin@0.3.0"
 #define STDOUT "wasi:cli/stdout@0.3.0"

@@ -25,12 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/wasip3.h"
-#include "../wasi/p3.h"
+#include "reactor.h"
+#include "builtins.h"
 #include "wasync/component.h"
 #include "wasync/stream.h"
-#include "p3_stream.h"
-#include "stream_handle.h"
+#include "stream.h"
+#include "../../io/stream_handle.h"
 
 /* A direction's copy: none; one the host holds; one whose result came and
  * is not yet taken; or none ever again (the other end is gone). */
