@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the host operations of js_ops.c as the HTTP client
- * (http_js.c) starts them, and how the module's exports (src/js/exports.c)
+ * (http_js.c) starts them, and how the module's exports (src/host/js/exports.c)
  * hand the host's results to them. Bytes at p come from wasync_alloc and
  * are taken; stale ids and handles are ignored. */
 #ifndef WASYNC_IO_JS_OPS_H

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the JS reactor (js.c) as the layers above it see it. It hands
  * JavaScript keys for the host operations and promise handles of
- * src/io/js_ops.c (each live key is a source of wakes), and the module's
- * exports (src/js/exports.c) create and tick it. */
+ * src/host/js/ops.c (each live key is a source of wakes), and the module's
+ * exports (src/host/js/exports.c) create and tick it. */
 #ifndef WASYNC_BACKEND_JS_H
 #define WASYNC_BACKEND_JS_H
 

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http_send.h"
-#include "js_ops.h"
+#include "../../io/http_send.h"
+#include "ops.h"
 #include "wasync/http.h"
 
 typedef struct wa_js_body {

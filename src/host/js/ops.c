@@ -3,8 +3,8 @@
  * (an HTTP client's fetches: js_ops.h's kinds), handles of what the host
  * keeps for C (a fetch's Response), awaits of promises the embedder adopted, and the
  * settling of exported async calls. The host completes them through the
- * module's exports (src/js/exports.c); keys come from the reactor
- * (src/backend/js.c). Imports from "wasync":
+ * module's exports (src/host/js/exports.c); keys come from the reactor
+ * (src/host/js/reactor.c). Imports from "wasync":
  *
  *   op_start(id, kind, handle, ptr, len)
  *   op_cancel(id)
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/js.h"
-#include "js_ops.h"
+#include "reactor.h"
+#include "ops.h"
 
 WA_JS_IMPORT(op_start) void wa_js_op_start_(uint32_t id, int kind, uint32_t handle, const void *p, size_t n);
 WA_JS_IMPORT(op_cancel) void wa_js_op_cancel_(uint32_t id);
