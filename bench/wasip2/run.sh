@@ -27,8 +27,8 @@ flags=(-O2 -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototy
 mkdir -p "$out"
 rm -f "$out"/res.*
 
-# The real backend and the rest of the library (not epoll.c, io.c, cabi.c
-# or default.c: wakeup.c gives the default backend, fake_host.c the host).
+# The real backend (which is the default one) and the rest of the library
+# (not epoll.c, io.c or cabi.c: fake_host.c is the host).
 src=("$root"/src/core/*.c "$root"/src/sync/*.c "$root/src/host/wasip2/reactor.c" "$root/src/reactor/regs.c"
   "$root/src/reactor/sim.c" "$root/src/reactor/log_stderr.c")
 "$root/bench/config.sh" "$out/include" # (a native build's config header)

@@ -40,10 +40,6 @@
 
 #define WARM 16
 
-/* The runtime's default backend on this fake host (instead of default.c,
- * whose Linux branch wants epoll.c). */
-wa_backend *wa_backend_default_(int *err) { return wa_backend_wasip2_new(err); }
-
 static void die(const char *what)
 {
     fprintf(stderr, "wasip2-wakeup: %s\n", what);

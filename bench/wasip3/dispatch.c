@@ -38,9 +38,6 @@
 
 #define WARM 16
 
-/* The runtime's default backend on this fake host (instead of default.c). */
-wa_backend *wa_backend_default_(int *err) { return wa_backend_wasip3_new(err); }
-
 static void die(const char *what)
 {
     fprintf(stderr, "wasip3-dispatch: %s\n", what);

@@ -25,9 +25,9 @@ flags=(-O2 -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototy
 mkdir -p "$out"
 rm -f "$out"/res.*
 
-# The real backend, the subtask future and the rest of the library (as
-# bench/wasip2/run.sh: dispatch.c gives the default backend, fake_host.c
-# the host), with a native build's config header.
+# The real backend (which is the default one), the subtask future and the
+# rest of the library (as bench/wasip2/run.sh: fake_host.c is the host),
+# with a native build's config header.
 "$root/bench/config.sh" "$out/include"
 src=("$root"/src/core/*.c "$root"/src/sync/*.c "$root/src/io/stream.c" "$root/src/io/pipe.c"
   "$root/src/reactor/regs.c" "$root/src/host/wasip3/reactor.c" "$root/src/host/wasip3/subtask.c"

@@ -128,3 +128,6 @@ wa_backend *wa_backend_wasip1_new(int *err)
     wa_regs_init(&h->regs, &h->base, sizeof(wa_reg), &wa_p1_hooks);
     return &h->base;
 }
+
+/* The backend wa_rt_new gives on this host. */
+wa_backend *wa_backend_default_(int *err) { return wa_backend_wasip1_new(err); }

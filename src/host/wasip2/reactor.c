@@ -216,3 +216,6 @@ int wa_wasip2_stats_get(wa_rt *rt, wa_wasip2_stats *st)
     *st = *s;
     return 0;
 }
+
+/* The backend wa_rt_new gives on this host. */
+wa_backend *wa_backend_default_(int *err) { return wa_backend_wasip2_new(err); }
