@@ -19,8 +19,8 @@
  * context slot. What is left of a request's cost is the host's. */
 #include <stdlib.h>
 
-#include "http.h"
 #include "builtins.h"
+#include "http.h"
 
 #define HANDLE "wasi:http/handler@0.3.0#handle"
 

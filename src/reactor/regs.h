@@ -9,8 +9,8 @@
  * host's readiness in with wa_regs_ready. What the host must be told (a
  * source added or removed, watched or not) goes through the backend's
  * hooks. The table alone keeps wa_backend.sources. */
-#ifndef WASYNC_BACKEND_REGS_H
-#define WASYNC_BACKEND_REGS_H
+#ifndef WASYNC_REACTOR_REGS_H
+#define WASYNC_REACTOR_REGS_H
 
 #include "../core/keys.h"
 #include "../core/rt.h"

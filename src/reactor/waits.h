@@ -8,8 +8,8 @@
  * wait is queued, and whether readiness was handed to it, are two bits of
  * a flags word of the wait's own (WA_WAIT_QUEUED, WA_WAIT_HANDED), so the
  * link stays three words. */
-#ifndef WASYNC_BACKEND_WAITS_H
-#define WASYNC_BACKEND_WAITS_H
+#ifndef WASYNC_REACTOR_WAITS_H
+#define WASYNC_REACTOR_WAITS_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * http_client.c (0.2) and http_client_p3.c (0.3): the request body going
  * out through a stream the host opened, the response made, and the two at
  * once handed over as the send's result. */
-#ifndef WASYNC_IO_HTTP_CALL_H
-#define WASYNC_IO_HTTP_CALL_H
+#ifndef WASYNC_WASI_HTTP_CALL_H
+#define WASYNC_WASI_HTTP_CALL_H
 
 #include "../io/http_send.h"
 

@@ -2,8 +2,8 @@
 /* Internal: what the WASI 0.2 and 0.3 servers' requests share
  * (http_incoming.c): the head every struct wa_http_incoming begins with,
  * read through the host's bindings, and the getters over it. */
-#ifndef WASYNC_IO_HTTP_INCOMING_H
-#define WASYNC_IO_HTTP_INCOMING_H
+#ifndef WASYNC_WASI_HTTP_INCOMING_H
+#define WASYNC_WASI_HTTP_INCOMING_H
 
 #include "../io/http_fields.h"
 

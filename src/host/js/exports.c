@@ -8,8 +8,8 @@
  */
 #include <stdlib.h>
 
-#include "reactor.h"
 #include "ops.h"
+#include "reactor.h"
 
 #define WA_JS_EXPORT(name) __attribute__((export_name(#name)))
 

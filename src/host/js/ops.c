@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reactor.h"
 #include "ops.h"
+#include "reactor.h"
 
 WA_JS_IMPORT(op_start) void wa_js_op_start_(uint32_t id, int kind, uint32_t handle, const void *p, size_t n);
 WA_JS_IMPORT(op_cancel) void wa_js_op_cancel_(uint32_t id);

@@ -3,8 +3,8 @@
  * (http_js.c) starts them, and how the module's exports (src/host/js/exports.c)
  * hand the host's results to them. Bytes at p come from wasync_alloc and
  * are taken; stale ids and handles are ignored. */
-#ifndef WASYNC_IO_JS_OPS_H
-#define WASYNC_IO_JS_OPS_H
+#ifndef WASYNC_HOST_JS_OPS_H
+#define WASYNC_HOST_JS_OPS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * JavaScript keys for the host operations and promise handles of
  * src/host/js/ops.c (each live key is a source of wakes), and the module's
  * exports (src/host/js/exports.c) create and tick it. */
-#ifndef WASYNC_BACKEND_JS_H
-#define WASYNC_BACKEND_JS_H
+#ifndef WASYNC_HOST_JS_REACTOR_H
+#define WASYNC_HOST_JS_REACTOR_H
 
 #include <stdint.h>
 

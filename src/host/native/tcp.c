@@ -12,9 +12,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../../io/tcp.h"
 #include "../posix/errno_map.h"
 #include "../posix/fd_stream.h"
-#include "../../io/tcp.h"
 
 /* The host part of an operation (wa_net_host): its socket, its
  * registration and its readiness wait. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: a POSIX errno of a socket, pipe or file call as a wasync code
  * (native hosts). */
-#ifndef WASYNC_IO_ERRNO_MAP_H
-#define WASYNC_IO_ERRNO_MAP_H
+#ifndef WASYNC_HOST_POSIX_ERRNO_MAP_H
+#define WASYNC_HOST_POSIX_ERRNO_MAP_H
 
 #include <errno.h>
 

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../io/stream_handle.h"
 #include "errno_map.h"
 #include "fd_stream.h"
-#include "../../io/stream_handle.h"
 #include "wasync/runtime.h"
 
 _Static_assert(sizeof(wa_fd_wait) <= WA_STREAM_WAIT_SIZE && sizeof(wa_yield) <= WA_STREAM_WAIT_SIZE,

@@ -2,8 +2,8 @@
 /* Internal: a stream over a non-blocking fd (taken, also on failure), with
  * its registration with rt's epoll backend (taken; NULL: registered here).
  * For the sockets the TCP code makes. */
-#ifndef WASYNC_IO_FD_STREAM_H
-#define WASYNC_IO_FD_STREAM_H
+#ifndef WASYNC_HOST_POSIX_FD_STREAM_H
+#define WASYNC_HOST_POSIX_FD_STREAM_H
 
 #include "wasync/backend.h"
 #include "wasync/stream.h"

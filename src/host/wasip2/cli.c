@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "../../wasi/cabi.h"
+#include "../../wasi/lift.h"
 #include "cli.h"
 #include "io.h"
-#include "../../wasi/lift.h"
 #include "wasync/wasi.h"
 
 #define ENV "wasi:cli/environment@0.2.12"

@@ -2,8 +2,8 @@
 /* Internal: the std streams of wasi:cli@0.2.12 (the rest of the package,
  * environment and exit, is public in wasync/wasi.h). Each call returns a
  * new handle: own<input-stream> or own<output-stream>. */
-#ifndef WASYNC_WASI_CLI_H
-#define WASYNC_WASI_CLI_H
+#ifndef WASYNC_HOST_WASIP2_CLI_H
+#define WASYNC_HOST_WASIP2_CLI_H
 
 #include <stdint.h>
 

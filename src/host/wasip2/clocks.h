@@ -3,8 +3,8 @@
  * (wall-clock is public: wa_wasi_wall_clock in wasync/wasi.h). Instants
  * and durations are in nanoseconds; the subscriptions return own<pollable>
  * handles, counted in wa_p2_live. */
-#ifndef WASYNC_WASI_CLOCKS_H
-#define WASYNC_WASI_CLOCKS_H
+#ifndef WASYNC_HOST_WASIP2_CLOCKS_H
+#define WASYNC_HOST_WASIP2_CLOCKS_H
 
 #include <stdint.h>
 

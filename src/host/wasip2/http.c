@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "../../wasi/cabi.h"
+#include "../../wasi/lift.h"
 #include "http.h"
 #include "io.h"
-#include "../../wasi/lift.h"
 
 #define WA_P2_HTTP_TYPES "wasi:http/types@0.2.12"
 #define I32 int32_t

@@ -4,8 +4,8 @@
  * malloc'd buffers, lifted by lift.h (what a NUL byte does there is said
  * below); error-codes are mapped to WA_E* codes (their strings freed).
  * Every call that gives or takes a handle keeps wa_p2_live exact. */
-#ifndef WASYNC_WASI_HTTP_H
-#define WASYNC_WASI_HTTP_H
+#ifndef WASYNC_HOST_WASIP2_HTTP_H
+#define WASYNC_HOST_WASIP2_HTTP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
 #include "../../wasi/http_call.h"
+#include "http.h"
 #include "stream.h"
 #include "wasync/http.h"
 

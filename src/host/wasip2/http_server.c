@@ -5,9 +5,9 @@
  * succeeded, aborted if it failed (see http.h). */
 #include <stdlib.h>
 
-#include "http.h"
-#include "../../wasi/http_incoming.h"
 #include "../../io/http_url.h"
+#include "../../wasi/http_incoming.h"
+#include "http.h"
 #include "stream.h"
 #include "wasync/http.h"
 

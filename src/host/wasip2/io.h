@@ -4,8 +4,8 @@
  * signatures checked against wit-component's dummy module by
  * scripts/component.mjs --check). Handles are i32 indices into the
  * component's resource table. */
-#ifndef WASYNC_WASI_IO_H
-#define WASYNC_WASI_IO_H
+#ifndef WASYNC_HOST_WASIP2_IO_H
+#define WASYNC_HOST_WASIP2_IO_H
 
 #include <stddef.h>
 #include <stdint.h>

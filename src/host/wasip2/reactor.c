@@ -12,10 +12,10 @@
  */
 #include <stdlib.h>
 
+#include "../../reactor/regs.h"
 #include "../../wasi/cabi.h"
 #include "clocks.h"
 #include "io.h"
-#include "../../reactor/regs.h"
 #include "wasync/wasi.h"
 
 #define WA_P2_NONE UINT32_MAX

@@ -2,8 +2,8 @@
 /* Internal: Canonical ABI bindings for wasi:sockets@0.2.12 (network,
  * instance-network, tcp, tcp-create-socket). Errors are mapped to wasync
  * codes; would-block is WA_EAGAIN. */
-#ifndef WASYNC_WASI_SOCKETS_H
-#define WASYNC_WASI_SOCKETS_H
+#ifndef WASYNC_HOST_WASIP2_SOCKETS_H
+#define WASYNC_HOST_WASIP2_SOCKETS_H
 
 #include <stdint.h>
 

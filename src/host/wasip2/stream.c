@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../io/stream_handle.h"
 #include "../../wasi/cabi.h"
 #include "cli.h"
 #include "io.h"
+#include "stream.h"
 #include "wasync/stream.h"
 #include "wasync/wasi.h"
-#include "../../io/stream_handle.h"
-#include "stream.h"
 
 _Static_assert(sizeof(wa_pollable_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
 

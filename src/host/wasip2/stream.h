@@ -4,8 +4,8 @@
  * after them, as WASI requires children to go first. The owner's drop is
  * passed in, so streams alone import nothing from other packages. All
  * handles are taken, also on failure (WA_ENOMEM). */
-#ifndef WASYNC_IO_WASI_STREAM_H
-#define WASYNC_IO_WASI_STREAM_H
+#ifndef WASYNC_HOST_WASIP2_STREAM_H
+#define WASYNC_HOST_WASIP2_STREAM_H
 
 #include "wasync/wasi.h"
 

@@ -4,8 +4,8 @@
  * A socket is IPv4 or IPv6 as its address is. */
 #include <stdlib.h>
 
-#include "sockets.h"
 #include "../../io/tcp.h"
+#include "sockets.h"
 #include "stream.h"
 
 /* The host part of an operation (wa_net_host): its socket and network

@@ -10,8 +10,8 @@
  * calls its callback with an event when the code asks for one; a waitable
  * (subtask, stream or future end) reports its events through the waitable
  * set it is joined to. */
-#ifndef WASYNC_WASI_P3_H
-#define WASYNC_WASI_P3_H
+#ifndef WASYNC_HOST_WASIP3_BUILTINS_H
+#define WASYNC_HOST_WASIP3_BUILTINS_H
 
 #include <stdint.h>
 

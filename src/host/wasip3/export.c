@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "reactor.h"
 #include "builtins.h"
+#include "reactor.h"
 #include "wasync/component.h"
 
 /* Ticks per callback before YIELD: lets the host and other calls in. */

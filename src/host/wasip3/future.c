@@ -7,8 +7,8 @@
  * the storage is the caller's again. The end is dropped when done. */
 #include <stdbool.h>
 
-#include "reactor.h"
 #include "builtins.h"
+#include "reactor.h"
 #include "wasync/component.h"
 
 /* The copy's result: the value came (or was taken), or the other end went

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
 #include "../../wasi/lift.h"
+#include "http.h"
 
 #define TYPES "wasi:http/types@0.3.0"
 #define I32 int32_t

@@ -5,8 +5,8 @@
  * counted in wa_p3_resources; stream and future ends in wa_p3_live_ends
  * by whoever takes them (an end made here and handed to the host at once
  * is never counted). */
-#ifndef WASYNC_WASI_HTTP_P3_H
-#define WASYNC_WASI_HTTP_P3_H
+#ifndef WASYNC_HOST_WASIP3_HTTP_H
+#define WASYNC_HOST_WASIP3_HTTP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * future written ok) and the subtask. It completes when both are done. */
 #include <stdlib.h>
 
-#include "http.h"
 #include "../../wasi/http_call.h"
+#include "http.h"
 #include "stream.h"
 #include "wasync/component.h"
 #include "wasync/http.h"

@@ -11,9 +11,9 @@
  * gets a 500 (see http.h). */
 #include <stdlib.h>
 
-#include "http.h"
-#include "../../wasi/http_incoming.h"
 #include "../../io/http_url.h"
+#include "../../wasi/http_incoming.h"
+#include "http.h"
 #include "stream.h"
 #include "wasync/component.h"
 #include "wasync/http.h"

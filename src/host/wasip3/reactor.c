@@ -15,8 +15,8 @@
  */
 #include <stdlib.h>
 
-#include "builtins.h"
 #include "../../reactor/regs.h"
+#include "builtins.h"
 #include "reactor.h"
 #include "wasync/component.h"
 

@@ -3,8 +3,8 @@
  * tcp-socket, ip-name-lookup). Errors are mapped to wasync codes as the 0.2
  * bindings map theirs; tcp-socket handles are counted in
  * wa_wasi_live_handles. */
-#ifndef WASYNC_WASI_SOCKETS_P3_H
-#define WASYNC_WASI_SOCKETS_P3_H
+#ifndef WASYNC_HOST_WASIP3_SOCKETS_H
+#define WASYNC_HOST_WASIP3_SOCKETS_H
 
 #include <stdint.h>
 

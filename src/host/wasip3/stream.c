@@ -25,12 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reactor.h"
+#include "../../io/stream_handle.h"
 #include "builtins.h"
+#include "reactor.h"
+#include "stream.h"
 #include "wasync/component.h"
 #include "wasync/stream.h"
-#include "stream.h"
-#include "../../io/stream_handle.h"
 
 /* A direction's copy: none; one the host holds; one whose result came and
  * is not yet taken; or none ever again (the other end is gone). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: what p3_stream.c gives the library beyond component.h. */
-#ifndef WASYNC_IO_P3_STREAM_H
-#define WASYNC_IO_P3_STREAM_H
+#ifndef WASYNC_HOST_WASIP3_STREAM_H
+#define WASYNC_HOST_WASIP3_STREAM_H
 
 #include <stdint.h>
 

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reactor.h"
 #include "builtins.h"
+#include "reactor.h"
 #include "wasync/component.h"
 
 _Static_assert(WA_SUBTASK_RETURNED == WA_P3_SUBTASK_RETURNED && WA_SUBTASK_STARTED == WA_P3_SUBTASK_STARTED,

@@ -12,10 +12,10 @@
  * stream<u8> and the writable end of one given to send. */
 #include <stdlib.h>
 
+#include "../../io/tcp.h"
 #include "reactor.h"
 #include "sockets.h"
 #include "stream.h"
-#include "../../io/tcp.h"
 #include "wasync/component.h"
 
 /* The listener's read. */
