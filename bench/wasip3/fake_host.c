@@ -29,7 +29,7 @@
 
 fake_host_calls fake_host_calls_made;
 uint64_t fake_host_ready_count, fake_host_ready_sum;
-long wa_p3_live; /* p3.c's: the subtasks the library holds */
+long wa_p3_live; /* builtins.c's: the subtasks the library holds */
 
 enum { H_FREE, H_SET, H_IO, H_TIMER };
 
@@ -192,7 +192,7 @@ static uint32_t timer(uint64_t at)
         return WA_P3_SUBTASK_RETURNED;
     uint32_t w = start(H_TIMER);
     h[w].at = at;
-    wa_p3_live++; /* (as p3.c counts the library's own calls) */
+    wa_p3_live++; /* (as builtins.c counts the library's own calls) */
     return WA_P3_SUBTASK_STARTED | w << 4;
 }
 

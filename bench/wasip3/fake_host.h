@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-/* Host calls made so far (every function of p3.h the backend uses counts
+/* Host calls made so far (every function of builtins.h the backend uses counts
  * one; async_calls are the clock's wait-until and wait-for, io_calls the
  * bench's own async import, fake_host_io_call). */
 typedef struct fake_host_calls {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTTP client on the JS host: http.h over the glue's fetch
- * (js/fetch.mjs), as host operations (js_ops.c). A send is one operation
+ * (js/fetch.mjs), as host operations (ops.c). A send is one operation
  * (HTTP_SEND: the whole request, answered with the response's head); the
  * response is a key the glue keeps its Response under (a handle: freeing
  * it aborts the fetch), and its body is read one chunk of the Response's

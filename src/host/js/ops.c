@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The JavaScript host's operations: futures over what the host does for C
- * (an HTTP client's fetches: js_ops.h's kinds), handles of what the host
+ * (an HTTP client's fetches: ops.h's kinds), handles of what the host
  * keeps for C (a fetch's Response), awaits of promises the embedder adopted, and the
  * settling of exported async calls. The host completes them through the
  * module's exports (src/host/js/exports.c); keys come from the reactor

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: the host operations of js_ops.c as the HTTP client
- * (http_js.c) starts them, and how the module's exports (src/host/js/exports.c)
- * hand the host's results to them. Bytes at p come from wasync_alloc and
+/* Internal: the host operations of ops.c as the HTTP client (http.c)
+ * starts them, and how the module's exports (exports.c) hand the host's
+ * results to them. Bytes at p come from wasync_alloc and
  * are taken; stale ids and handles are ignored. */
 #ifndef WASYNC_HOST_JS_OPS_H
 #define WASYNC_HOST_JS_OPS_H
@@ -11,15 +11,15 @@
 
 #include "wasync/js.h"
 
-/* Kinds of host operation (js/ops.mjs), for http_js.c: HTTP_SEND fetches
- * a request (req: see http_js.c) for the handle of its response and
+/* Kinds of host operation (js/ops.mjs), for http.c: HTTP_SEND fetches
+ * a request (req: see http.c) for the handle of its response and
  * delivers the head (data: the headers, number: the status); HTTP_READ
  * delivers the next chunk of that response's body (WA_ECLOSED at its end). */
 enum { WA_JS_HTTP_SEND = 2, WA_JS_HTTP_READ = 3 };
 
 /* Initialises op as a host operation of kind for handle, sending the len
  * bytes at req (borrowed until it completes); it starts at its first poll.
- * See wa_js_op in js.h. */
+ * See wa_js_op in wasync/js.h. */
 wa_future *wa_js_op_init_(wa_js_op *op, int kind, uint32_t handle, const char *req, size_t len);
 /* A new handle for something the glue keeps for ptr (borrowed), in *key:
  * 0, WA_EINVAL (no runtime) or WA_ENOMEM. */

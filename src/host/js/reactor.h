@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: the JS reactor (js.c) as the layers above it see it. It hands
+/* Internal: the JS reactor (reactor.c) as the layers above it see it. It hands
  * JavaScript keys for the host operations and promise handles of
  * src/host/js/ops.c (each live key is a source of wakes), and the module's
  * exports (src/host/js/exports.c) create and tick it. */

@@ -203,7 +203,7 @@ wa_future *wa_pollable_wait_init(wa_pollable_wait *w, wa_pollable_key key)
     return wa_reg_wait_init(w, &wa_pollable_wait_vt, key, WA_REG_READY);
 }
 
-/* Where the streams of rt (wasi_stream.c) count their waits; NULL on
+/* Where the streams of rt (stream.c) count their waits; NULL on
  * another backend. */
 wa_wasip2_stats *wa_wasip2_stats_of_(wa_rt *rt);
 wa_wasip2_stats *wa_wasip2_stats_of_(wa_rt *rt) { return wa_backend_cap(rt->backend, WA_CAP_WASIP2_STATS); }

@@ -28,7 +28,7 @@ typedef struct wa_p2_stream {
     int flushed;      /* nothing written since the last flush */
 } wa_p2_stream;
 
-/* wasip2.c: the counters of rt's backend (NULL on another one). */
+/* reactor.c: the counters of rt's backend (NULL on another one). */
 wa_wasip2_stats *wa_wasip2_stats_of_(wa_rt *rt);
 
 /* Counts a would-block that sends the caller to the pollable (wasi.h). */

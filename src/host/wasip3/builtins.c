@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The Component Model's async built-ins (p3.h) under the core names
+/* The Component Model's async built-ins (builtins.h) under the core names
  * wit-component accepts: the built-ins in module "$root", async-lowered
  * imports as "[async-lower]NAME" in the interface's module. */
 #include "builtins.h"

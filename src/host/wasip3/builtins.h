@@ -115,7 +115,7 @@ int wa_p3_thread_yield(void);
  * and it has not returned (nor been cancelled) yet. */
 void wa_p3_task_cancel(void);
 
-/* The wasip3_task registry (task_p3.c), through which code that knows only
+/* The wasip3_task registry (task.c), through which code that knows only
  * that ABI (wit-bindgen's runtimes) waits on wasync's loop. The drivers
  * call wa_p3_task_enter around every tick (the callback driver) or for the
  * whole of main (the command, whose polls all happen in its ticks); it
@@ -207,7 +207,7 @@ extern long wa_p3_resources;
  * dropped or handed over). */
 extern long wa_p3_live_ends;
 
-/* wasi:cli@0.3.0 (cli_p3.c). Its byte streams and result futures are
+/* wasi:cli@0.3.0 (cli.c). Its byte streams and result futures are
  * named through stdout's write-via-stream(stream<u8>) ->
  * future<result<_, error-code>>: stream 0, future 1. */
 extern const struct wa_wasip3_stream_type wa_wasip3_cli_bytes;

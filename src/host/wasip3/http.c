@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* wasi:http@0.3.0 (see http_p3.h). The layouts are 0.2's where the types
+/* wasi:http@0.3.0 (see http.h). The layouts are 0.2's where the types
  * are (lift.h); a resource's methods take their own handle first, and
  * results come back through a return area, as in 0.2. */
 #include <stdlib.h>

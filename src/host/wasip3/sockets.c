@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* wasi:sockets@0.3.0 (sockets_p3.h). An ip-socket-address is laid out as
+/* wasi:sockets@0.3.0 (sockets.h). An ip-socket-address is laid out as
  * in 0.2 (a case byte, the record at 4: port, then ipv4's address at 6, or
  * ipv6's flow-info at 8, address at 12 and scope-id at 28); results come
  * back in return areas, a tag byte then the payload at 4. An error-code's

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: what p3_stream.c gives the library beyond component.h. */
+/* Internal: what stream.c gives the library beyond component.h. */
 #ifndef WASYNC_HOST_WASIP3_STREAM_H
 #define WASYNC_HOST_WASIP3_STREAM_H
 
