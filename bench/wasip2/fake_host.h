@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* A native stand-in for the WASI 0.2 host of src/host/wasip2/io.h, for measuring
- * the guest side of a wakeup (see fake_host.c for what is counted). */
+/* A native stand-in for the WASI 0.2 host of src/host/wasip2/io.h, for
+ * measuring the guest side of a wakeup (see fake_host.c for what is
+ * counted). */
 #ifndef WASYNC_BENCH_FAKE_HOST_H
 #define WASYNC_BENCH_FAKE_HOST_H
 

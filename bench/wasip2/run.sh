@@ -4,8 +4,8 @@
 # idle pollables registered (K = 10, 1000, 10000), for the wasip2 backend's
 # persistent pollable set and for a rebuild-every-wait baseline (naive.c),
 # natively against a fake host (fake_host.c, linked in place of
-# src/host/wasip2/io.c). Builds with clang-19 -O2 and prints, per K: callgrind
-# instructions per wakeup (exact; the fake host's own work is not counted),
+# src/host/wasip2/io.c). Builds with clang-19 -O2 and prints, per K:
+# callgrind instructions per wakeup (exact; the fake host's own work is not counted),
 # their growth against K = 10, the host calls per wakeup, and ns per wakeup
 # (median of RUNS=5 runs; includes the fake host's O(1) work).
 #

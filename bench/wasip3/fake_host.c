@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "wasync/component.h"
 /* A native stand-in for the WASI 0.3 host: the async built-ins and the
- * clock of src/host/wasip3/builtins.h, linked instead of src/host/wasip3/builtins.c (whose bodies are
- * wasm imports).
+ * clock of src/host/wasip3/builtins.h, linked instead of
+ * src/host/wasip3/builtins.c (whose bodies are wasm imports).
  *
  * Handles are table indices from 1, reused last-freed first (as a
  * component's table reuses them). A subtask is an I/O call (returns when

@@ -3,8 +3,8 @@
 # bench/wasip3/run.sh [OUT_DIR] [WASIP2_WAKEUP]: the guest-side cost of one
 # event dispatch on WASI 0.3: the wasip3 backend and the subtask futures
 # under the real runtime, natively against a fake 0.3 host (fake_host.c,
-# linked in place of src/host/wasip3/builtins.c). Builds with clang-19 -O2 and prints,
-# per workload, callgrind instructions per dispatch (exact; the fake host's
+# linked in place of src/host/wasip3/builtins.c). Builds with clang-19 -O2
+# and prints, per workload, callgrind instructions per dispatch (exact; the fake host's
 # own work is not counted), the host calls per dispatch and ns per dispatch
 # (median of RUNS=5 runs), beside the 0.2 backend's per wakeup under the
 # runtime (bench/wasip2's ours-exec, K idle pollables) when WASIP2_WAKEUP,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: what the WASI hosts' sends share (http_call.c), for
- * http_client.c of src/host/wasip2 and of src/host/wasip3: the request body going
- * out through a stream the host opened, the response made, and the two at
- * once handed over as the send's result. */
+ * http_client.c of src/host/wasip2 and of src/host/wasip3: the request
+ * body going out through a stream the host opened, the response made, and
+ * the two at once handed over as the send's result. */
 #ifndef WASYNC_WASI_HTTP_CALL_H
 #define WASYNC_WASI_HTTP_CALL_H
 

@@ -7,7 +7,8 @@
 
 #include "../io/http_fields.h"
 
-/* A host's bindings of a received request (src/host/wasip2/http.h, src/host/wasip3/http.h). */
+/* A host's bindings of a received request (src/host/wasip2/http.h,
+ * src/host/wasip3/http.h). */
 typedef struct wa_http_request_ops {
     /* The method's name: static, or a malloc'd string also in *owned. */
     int (*method)(uint32_t req, const char **method, char **owned);

@@ -3,8 +3,8 @@
  * (an HTTP client's fetches: ops.h's kinds), handles of what the host
  * keeps for C (a fetch's Response), awaits of promises the embedder adopted, and the
  * settling of exported async calls. The host completes them through the
- * module's exports (src/host/js/exports.c); keys come from the reactor
- * (src/host/js/reactor.c). Imports from "wasync":
+ * module's exports (exports.c); keys come from the reactor (reactor.c).
+ * Imports from "wasync":
  *
  *   op_start(id, kind, handle, ptr, len)
  *   op_cancel(id)

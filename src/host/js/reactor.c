@@ -2,14 +2,14 @@
 /* The JavaScript host's reactor: the host's event loop drives the runtime
  * (see js.h and the glue in js/wasync.mjs), so waiting is the host's; this
  * keeps the one host timer on the runtime's earliest deadline and the keys
- * handed to JavaScript (host operations, promise handles: src/host/js/ops.c),
- * each a source of wakes. It imports from "wasync":
+ * handed to JavaScript (host operations, promise handles: ops.c), each a
+ * source of wakes. It imports from "wasync":
  *
  *   now() -> f64                       monotonic milliseconds
  *   timer(at_ms: f64)                  arm the one host timer (-1: none)
  *   log(ptr, len)
  *
- * The module's exports (src/host/js/exports.c) create and tick it.
+ * The module's exports (exports.c) create and tick it.
  */
 #include <stdlib.h>
 #include <string.h>

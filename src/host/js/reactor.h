@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the JS reactor (reactor.c) as the layers above it see it. It hands
  * JavaScript keys for the host operations and promise handles of
- * src/host/js/ops.c (each live key is a source of wakes), and the module's
- * exports (src/host/js/exports.c) create and tick it. */
+ * ops.c (each live key is a source of wakes), and the module's
+ * exports (exports.c) create and tick it. */
 #ifndef WASYNC_HOST_JS_REACTOR_H
 #define WASYNC_HOST_JS_REACTOR_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* wasi:cli@0.3.0's standard streams (builtins.h): stdin's read-via-stream, the
- * write-via-stream of stdout and stderr, and the built-ins of the types
+/* wasi:cli@0.3.0's standard streams (builtins.h): stdin's read-via-stream,
+ * the write-via-stream of stdout and stderr, and the built-ins of the types
  * they use (stream<u8>, future<result<_, error-code>>), named through
  * stdout's function. */
 #include "builtins.h"

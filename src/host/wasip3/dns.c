@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* DNS over wasi:sockets@0.3.0's ip-name-lookup: resolve-addresses is an
  * async func, awaited as a wa_subtask that holds its area (the result and
- * a copy of the name: kept from the host past a cancel, src/host/wasip3/subtask.c). */
+ * a copy of the name: kept from the host past a cancel, subtask.c). */
 #include <stdlib.h>
 #include <string.h>
 

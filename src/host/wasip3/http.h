@@ -43,7 +43,8 @@ int wa_p3_fields_from_list(const wa_http_header *h, size_t n, uint32_t *fields);
 int wa_p3_request_header_list(uint32_t req, wa_http_header **list, size_t *n);
 int wa_p3_response_header_list(uint32_t resp, wa_http_header **list, size_t *n);
 
-/* The request line, as wa_p2_request_method and friends (src/host/wasip2/http.h). */
+/* The request line, as wa_p2_request_method and friends
+ * (src/host/wasip2/http.h). */
 int wa_p3_request_method(uint32_t req, const char **method, char **owned);
 int wa_p3_request_path(uint32_t req, char **path);
 int wa_p3_request_authority(uint32_t req, char **authority);

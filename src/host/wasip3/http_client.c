@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTTP client on WASI 0.3: client.send is an async-lowered call
  * awaited as a wa_subtask, which holds its result area (kept from the host
- * past a cancel: src/host/wasip3/subtask.c). A send drives
- * two things at once: the request body going out (a write or a copy into
- * a stream<u8> whose readable end the request took, then its trailers
- * future written ok) and the subtask. It completes when both are done. */
+ * past a cancel: subtask.c). A send drives two things at once: the
+ * request body going out (a write or a copy into a stream<u8> whose
+ * readable end the request took, then its trailers future written ok) and
+ * the subtask. It completes when both are done. */
 #include <stdlib.h>
 
 #include "../../wasi/http_call.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTTP server on WASI 0.3: wasi:http/handler#handle is an async export
- * on the callback driver (WA_EXPORT_ASYNC, src/host/wasip3/export.c). A call
- * runs one task, its serve task here: the handler spawns the request's
- * task, and the serve task waits for it, then settles the response. The
+ * on the callback driver (WA_EXPORT_ASYNC, export.c). A call runs one
+ * task, its serve task here: the handler spawns the request's task, and
+ * the serve task waits for it, then settles the response. The
  * response goes out (task.return, asked of the driver with
  * wa_export_resolve_) as soon as the request's task responds; its body is
  * a stream<u8> the task writes after that, and its trailers future is

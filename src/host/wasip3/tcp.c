@@ -8,7 +8,7 @@
  * waiter's wait says whether the event came); others wait for their turn.
  * connect is an async func: a wa_subtask over the call, which holds its
  * area (arguments and result: kept from the host past a cancel,
- * src/host/wasip3/subtask.c). A connection is a wasync stream over receive's
+ * subtask.c). A connection is a wasync stream over receive's
  * stream<u8> and the writable end of one given to send. */
 #include <stdlib.h>
 
