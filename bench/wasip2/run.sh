@@ -5,9 +5,9 @@
 # persistent pollable set and for a rebuild-every-wait baseline (naive.c),
 # natively against a fake host (fake_host.c, linked in place of
 # src/host/wasip2/io.c). Builds with clang-19 -O2 and prints, per K:
-# callgrind instructions per wakeup (exact; the fake host's own work is not counted),
-# their growth against K = 10, the host calls per wakeup, and ns per wakeup
-# (median of RUNS=5 runs; includes the fake host's O(1) work).
+# callgrind instructions per wakeup (exact; the fake host's own work is not
+# counted), their growth against K = 10, the host calls per wakeup, and ns
+# per wakeup (median of RUNS=5 runs; includes the fake host's O(1) work).
 #
 # Rows: "ours" and "naive" are driven the same minimal way (wait, poll the
 # woken future, await again); "exec" is the backend under the real runtime

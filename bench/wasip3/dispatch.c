@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The guest-side cost of one event dispatch on WASI 0.3: the wasip3
  * backend (src/host/wasip3/reactor.c) and the subtask futures
- * (src/host/wasip3/subtask.c) under the real runtime, natively against the fake host (fake_host.c),
- * which delivers one event per blocking wait.
+ * (src/host/wasip3/subtask.c) under the real runtime, natively against the
+ * fake host (fake_host.c), which delivers one event per blocking wait.
  *
  * Usage: wasip3-dispatch subtask K M | timer M
  *   subtask  K tasks each await an async-lowered call (a wa_subtask over

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A native stand-in for the WASI 0.3 host of src/host/wasip3/builtins.h
- * (the async built-ins and the monotonic clock), for measuring the guest side of an
- * event dispatch (see fake_host.c for what is counted). */
+ * (the async built-ins and the monotonic clock), for measuring the guest side
+ * of an event dispatch (see fake_host.c for what is counted). */
 #ifndef WASYNC_BENCH_WASIP3_FAKE_HOST_H
 #define WASYNC_BENCH_WASIP3_FAKE_HOST_H
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # bench/wasip3/run.sh [OUT_DIR] [WASIP2_WAKEUP]: the guest-side cost of one
-# event dispatch on WASI 0.3: the wasip3 backend and the subtask futures
-# under the real runtime, natively against a fake 0.3 host (fake_host.c,
-# linked in place of src/host/wasip3/builtins.c). Builds with clang-19 -O2
-# and prints, per workload, callgrind instructions per dispatch (exact; the fake host's
+# event dispatch on WASI 0.3: the wasip3 backend and the subtask futures under
+# the real runtime, natively against a fake 0.3 host (fake_host.c, linked in
+# place of src/host/wasip3/builtins.c). Builds with clang-19 -O2 and prints,
+# per workload, callgrind instructions per dispatch (exact; the fake host's
 # own work is not counted), the host calls per dispatch and ns per dispatch
 # (median of RUNS=5 runs), beside the 0.2 backend's per wakeup under the
-# runtime (bench/wasip2's ours-exec, K idle pollables) when WASIP2_WAKEUP,
-# the binary bench/wasip2/run.sh built, is given.
+# runtime (bench/wasip2's ours-exec, K idle pollables) when WASIP2_WAKEUP, the
+# binary bench/wasip2/run.sh built, is given.
 #
 # Workloads: a wakeup of one of K waiting subtasks (K = 1, 100, 10000), and
 # one timer expiry (a 1 ms sleep in a loop; the fake clock moves). M=10000

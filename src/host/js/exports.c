@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The JavaScript host's export ABI: the functions the glue (js/wasync.mjs)
  * calls, and nothing else does (include/wasync/js.h lists them). Each hands
- * its call to the layer it is for: the reactor (reactor.c) starts and
- * ticks the runtime, the host operations (ops.c) take the host's results. The glue never calls them from inside an import, so none
- * of them re-enters another.
+ * its call to the layer it is for: the reactor (reactor.c) starts and ticks
+ * the runtime, the host operations (ops.c) take the host's results. The glue
+ * never calls them from inside an import, so none of them re-enters another.
  */
 #include <stdlib.h>
 
