@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # The native host. On Linux: the epoll reactor, fds, TCP and DNS on it, the
-# HTTP client over libcurl, and the many-threads executor (threads are
-# this host's). Elsewhere the core alone, on the simulated clock.
+# HTTP client over libcurl, and the core's files that need threads (the
+# many-threads executor, other threads' wakes, the blocking pool).
+# Elsewhere the core alone, on the simulated clock.
 wasync_sources(reactor log_stderr.c)
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   wasync_sources(host/native epoll.c tcp.c dns.c http.c)
