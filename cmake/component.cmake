@@ -11,9 +11,9 @@
 # the package in the first DIR (its .wit files); the other DIRs are more
 # packages it uses, and ours is there as wasync:host. A 0.3 world exports an
 # async wasi:cli/run, which the core module exports itself: build it as a
-# reactor. For the 0.3 worlds command-p3 and client-p3 the library's src/wasi/command_p3.c
-# provides that export and runs main; a program that exports run itself
-# passes OWN_RUN.
+# reactor. For the 0.3 worlds command-p3 and client-p3 the library's
+# src/host/wasip3/command.c provides that export and runs main; a program
+# that exports run itself passes OWN_RUN.
 #
 # The script runs on node with jco and preview2-shim from the npm folder
 # WASYNC_NODE_MODULES (default: node_modules of the top-level project).

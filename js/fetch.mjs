@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// fetch.mjs - http.h's client on this host (the C side: src/io/http_js.c):
+// fetch.mjs - http.h's client on this host (the C side: src/host/js/http.c):
 // HTTP_SEND fetches a request and delivers the response's head; the
 // Response is kept under the handle C made for it, and each HTTP_READ
 // delivers one chunk of its body, read from the body's reader only then,
@@ -8,7 +8,7 @@
 import { messageBytes } from './bytes.mjs';
 import { codes } from './errors.mjs';
 
-/** Host operation kinds (src/io/js_ops.h). */
+/** Host operation kinds (src/host/js/ops.h). */
 export const HTTP_SEND = 2, HTTP_READ = 3;
 
 // Header names and values are byte strings (one char per byte), as

@@ -14,10 +14,10 @@
 import { codes, WasyncError } from './errors.mjs';
 import { messageBytes, valueToResult } from './bytes.mjs';
 
-// A handle is generation << 20 | slot + 1 (src/backend/js.c): its low bits
-// index `live`, and a slot reused for a newer handle no longer matches.
+// A handle is generation << 20 | slot + 1 (src/host/js/reactor.c): its low
+// bits index `live`, and a slot reused for a newer handle no longer matches.
 const SLOT_MASK = (1 << 20) - 1;
-// The settlement table's size and layout (src/io/js_ops.h: wa_js_outcome,
+// The settlement table's size and layout (src/host/js/ops.h: wa_js_outcome,
 // WA_JS_OUTCOMES_MAX): f64 number, u32 handle, i32 status, u32 ptr, u32 len.
 const OUTCOMES_MAX = 1024;
 const OUTCOME_WORDS = 6;

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # (libclang-rt-19-dev: the sanitizers' and libFuzzer's runtimes)
-# (libcurl4-openssl-dev: the native HTTP client, src/io/http_curl.c)
+# (libcurl4-openssl-dev: the native HTTP client, src/host/native/http.c)
 # (spin: the Promela models of tests/spin; golang-go: bench/peers/go)
 # (python3-pip: the wasmtime wheel, below; cargo: the proxy adapter's crate)
 need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make libcurl4-openssl-dev)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* A native stand-in for the WASI 0.2 host: every function of src/wasi/io.h,
- * linked instead of src/wasi/io.c (whose bodies are wasm imports).
+/* A native stand-in for the WASI 0.2 host: every function of
+ * src/host/wasip2/io.h, linked instead of src/host/wasip2/io.c (whose
+ * bodies are wasm imports).
  *
  * Pollables are integers (handles from 1 up, never reused); the host knows
  * for each whether it is alive and whether it is a timer (made by

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* A native stand-in for the WASI 0.2 host of src/wasi/io.h, for measuring
- * the guest side of a wakeup (see fake_host.c for what is counted). */
+/* A native stand-in for the WASI 0.2 host of src/host/wasip2/io.h, for
+ * measuring the guest side of a wakeup (see fake_host.c for what is
+ * counted). */
 #ifndef WASYNC_BENCH_FAKE_HOST_H
 #define WASYNC_BENCH_FAKE_HOST_H
 
 #include <stdint.h>
 
-#include "../../src/wasi/clocks.h"
+#include "../../src/host/wasip2/clocks.h"
 
 /* Host calls made so far (every function of io.h counts one). */
 typedef struct fake_host_calls {

@@ -2,8 +2,9 @@
 /* The host floor for HTTP under jco serve: a wasi:http/proxy component
  * that answers every request as examples/wasi/http_hello.c answers "/"
  * (200, content-type: text/plain, "hello from wasync\n") with the raw
- * bindings (src/wasi/http.h, io.h) and no runtime: the response built and
- * its body written synchronously in the export call, with the fewest host
+ * bindings (src/host/wasip2/http.h, io.h) and no runtime: the response
+ * built and its body written synchronously in the export call, with the
+ * fewest host
  * calls the semantics allow. It reads the path, as any server that routes
  * must (http_hello does), and checks the room before its one
  * blocking-write-and-flush, as a writer that must not block does. What is

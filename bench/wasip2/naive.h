@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "wasync/future.h"
-#include "../../src/wasi/clocks.h"
+#include "../../src/host/wasip2/clocks.h"
 
 typedef struct naive naive;
 

@@ -4,10 +4,10 @@
 # idle pollables registered (K = 10, 1000, 10000), for the wasip2 backend's
 # persistent pollable set and for a rebuild-every-wait baseline (naive.c),
 # natively against a fake host (fake_host.c, linked in place of
-# src/wasi/io.c). Builds with clang-19 -O2 and prints, per K: callgrind
-# instructions per wakeup (exact; the fake host's own work is not counted),
-# their growth against K = 10, the host calls per wakeup, and ns per wakeup
-# (median of RUNS=5 runs; includes the fake host's O(1) work).
+# src/host/wasip2/io.c). Builds with clang-19 -O2 and prints, per K:
+# callgrind instructions per wakeup (exact; the fake host's own work is not
+# counted), their growth against K = 10, the host calls per wakeup, and ns
+# per wakeup (median of RUNS=5 runs; includes the fake host's O(1) work).
 #
 # Rows: "ours" and "naive" are driven the same minimal way (wait, poll the
 # woken future, await again); "exec" is the backend under the real runtime
@@ -27,10 +27,10 @@ flags=(-O2 -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototy
 mkdir -p "$out"
 rm -f "$out"/res.*
 
-# The real backend and the rest of the library (not epoll.c, io.c, cabi.c
-# or default.c: wakeup.c gives the default backend, fake_host.c the host).
-src=("$root"/src/core/*.c "$root"/src/threads/*.c "$root"/src/sync/*.c "$root/src/backend/wasip2.c" "$root/src/backend/regs.c"
-  "$root/src/backend/sim.c" "$root/src/backend/log_stderr.c")
+# The real backend (which is the default one) and the rest of the library
+# (not epoll.c, io.c or cabi.c: fake_host.c is the host).
+src=("$root"/src/core/*.c "$root"/src/threads/*.c "$root"/src/sync/*.c "$root/src/host/wasip2/reactor.c" "$root/src/reactor/regs.c"
+  "$root/src/reactor/sim.c" "$root/src/reactor/log_stderr.c")
 "$root/bench/config.sh" "$out/include" # (a native build's config header)
 $cc "${flags[@]}" -I"$out/include" "$here/wakeup.c" "$here/fake_host.c" "$here/naive.c" "${src[@]}" -o "$out/wasip2-wakeup"
 bin=$out/wasip2-wakeup

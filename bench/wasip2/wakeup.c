@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The guest-side cost of one wakeup with K idle pollables registered, for
- * wasync's persistent pollable set (src/backend/wasip2.c) and for the
+ * wasync's persistent pollable set (src/host/wasip2/reactor.c) and for the
  * rebuild-every-wait baseline (naive.c), both against the fake host
  * (fake_host.c), which reports one ready pollable per poll.
  *
@@ -39,10 +39,6 @@
 #include "wasync/wasi.h"
 
 #define WARM 16
-
-/* The runtime's default backend on this fake host (instead of default.c,
- * whose Linux branch wants epoll.c). */
-wa_backend *wa_backend_default_(int *err) { return wa_backend_wasip2_new(err); }
 
 static void die(const char *what)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The guest-side cost of one event dispatch on WASI 0.3: the wasip3
- * backend (src/backend/wasip3.c) and the subtask futures (src/io/subtask.c)
- * under the real runtime, natively against the fake host (fake_host.c),
- * which delivers one event per blocking wait.
+ * backend (src/host/wasip3/reactor.c) and the subtask futures
+ * (src/host/wasip3/subtask.c) under the real runtime, natively against the
+ * fake host (fake_host.c), which delivers one event per blocking wait.
  *
  * Usage: wasip3-dispatch subtask K M | timer M
  *   subtask  K tasks each await an async-lowered call (a wa_subtask over
@@ -37,9 +37,6 @@
 #include "wasync/component.h"
 
 #define WARM 16
-
-/* The runtime's default backend on this fake host (instead of default.c). */
-wa_backend *wa_backend_default_(int *err) { return wa_backend_wasip3_new(err); }
 
 static void die(const char *what)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "wasync/component.h"
 /* A native stand-in for the WASI 0.3 host: the async built-ins and the
- * clock of src/wasi/p3.h, linked instead of src/wasi/p3.c (whose bodies are
- * wasm imports).
+ * clock of src/host/wasip3/builtins.h, linked instead of
+ * src/host/wasip3/builtins.c (whose bodies are wasm imports).
  *
  * Handles are table indices from 1, reused last-freed first (as a
  * component's table reuses them). A subtask is an I/O call (returns when
@@ -25,11 +25,11 @@
 #include <stdlib.h>
 #include <valgrind/callgrind.h>
 
-#include "../../src/wasi/p3.h"
+#include "../../src/host/wasip3/builtins.h"
 
 fake_host_calls fake_host_calls_made;
 uint64_t fake_host_ready_count, fake_host_ready_sum;
-long wa_p3_live; /* p3.c's: the subtasks the library holds */
+long wa_p3_live; /* builtins.c's: the subtasks the library holds */
 
 enum { H_FREE, H_SET, H_IO, H_TIMER };
 
@@ -192,7 +192,7 @@ static uint32_t timer(uint64_t at)
         return WA_P3_SUBTASK_RETURNED;
     uint32_t w = start(H_TIMER);
     h[w].at = at;
-    wa_p3_live++; /* (as p3.c counts the library's own calls) */
+    wa_p3_live++; /* (as builtins.c counts the library's own calls) */
     return WA_P3_SUBTASK_STARTED | w << 4;
 }
 

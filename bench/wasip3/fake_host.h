@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* A native stand-in for the WASI 0.3 host of src/wasi/p3.h (the async
- * built-ins and the monotonic clock), for measuring the guest side of an
- * event dispatch (see fake_host.c for what is counted). */
+/* A native stand-in for the WASI 0.3 host of src/host/wasip3/builtins.h
+ * (the async built-ins and the monotonic clock), for measuring the guest side
+ * of an event dispatch (see fake_host.c for what is counted). */
 #ifndef WASYNC_BENCH_WASIP3_FAKE_HOST_H
 #define WASYNC_BENCH_WASIP3_FAKE_HOST_H
 
 #include <stdint.h>
 
-/* Host calls made so far (every function of p3.h the backend uses counts
+/* Host calls made so far (every function of builtins.h the backend uses counts
  * one; async_calls are the clock's wait-until and wait-for, io_calls the
  * bench's own async import, fake_host_io_call). */
 typedef struct fake_host_calls {

@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The host floor for HTTP on WASI 0.3: a wasi:http/handler@0.3.0
- * component that answers every request as examples/wasi/http_hello.c
- * answers "/" (200, content-type: text/plain, "hello from wasync\n") with
- * the raw bindings (src/wasi/http_p3.h, p3.h) and no runtime: handle is
- * lifted async with a callback written here against the Canonical ABI.
- * The call makes the response, starts its body's write and returns the
- * response (task.return), then ends the body and writes its trailers
- * future ok(none), each at once or, when the host is not reading yet,
- * after the event its callback gets. It reads the path, as any server that
- * routes must (http_hello does). The write goes before task.return, as
- * http_hello's does: preview3-shim then finds it waiting when it reads
- * (docs/http.md, "The floor on WASI 0.3").
+/* The host floor for HTTP on WASI 0.3: a wasi:http/handler@0.3.0 component
+ * that answers every request as examples/wasi/http_hello.c answers "/" (200,
+ * content-type: text/plain, "hello from wasync\n") with the raw bindings
+ * (src/host/wasip3/http.h, builtins.h) and no runtime: handle is lifted async
+ * with a callback written here against the Canonical ABI. The call makes the
+ * response, starts its body's write and returns the response (task.return),
+ * then ends the body and writes its trailers future ok(none), each at once
+ * or, when the host is not reading yet, after the event its callback gets. It
+ * reads the path, as any server that routes must (http_hello does). The write
+ * goes before task.return, as http_hello's does: preview3-shim then finds it
+ * waiting when it reads (docs/http.md, "The floor on WASI 0.3").
  *
  * The fewest host calls the semantics allow: each call waits on a set of
  * its own, so that its events reach its own task (an event of a shared set
@@ -19,8 +18,8 @@
  * context slot. What is left of a request's cost is the host's. */
 #include <stdlib.h>
 
-#include "http_p3.h"
-#include "p3.h"
+#include "builtins.h"
+#include "http.h"
 
 #define HANDLE "wasi:http/handler@0.3.0#handle"
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # bench/wasip3/run.sh [OUT_DIR] [WASIP2_WAKEUP]: the guest-side cost of one
-# event dispatch on WASI 0.3: the wasip3 backend and the subtask futures
-# under the real runtime, natively against a fake 0.3 host (fake_host.c,
-# linked in place of src/wasi/p3.c). Builds with clang-19 -O2 and prints,
+# event dispatch on WASI 0.3: the wasip3 backend and the subtask futures under
+# the real runtime, natively against a fake 0.3 host (fake_host.c, linked in
+# place of src/host/wasip3/builtins.c). Builds with clang-19 -O2 and prints,
 # per workload, callgrind instructions per dispatch (exact; the fake host's
 # own work is not counted), the host calls per dispatch and ns per dispatch
 # (median of RUNS=5 runs), beside the 0.2 backend's per wakeup under the
-# runtime (bench/wasip2's ours-exec, K idle pollables) when WASIP2_WAKEUP,
-# the binary bench/wasip2/run.sh built, is given.
+# runtime (bench/wasip2's ours-exec, K idle pollables) when WASIP2_WAKEUP, the
+# binary bench/wasip2/run.sh built, is given.
 #
 # Workloads: a wakeup of one of K waiting subtasks (K = 1, 100, 10000), and
 # one timer expiry (a 1 ms sleep in a loop; the fake clock moves). M=10000
@@ -25,13 +25,13 @@ flags=(-O2 -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototy
 mkdir -p "$out"
 rm -f "$out"/res.*
 
-# The real backend, the subtask future and the rest of the library (as
-# bench/wasip2/run.sh: dispatch.c gives the default backend, fake_host.c
-# the host), with a native build's config header.
+# The real backend (which is the default one), the subtask future and the
+# rest of the library (as bench/wasip2/run.sh: fake_host.c is the host),
+# with a native build's config header.
 "$root/bench/config.sh" "$out/include"
 src=("$root"/src/core/*.c "$root"/src/threads/*.c "$root"/src/sync/*.c "$root/src/io/stream.c" "$root/src/io/pipe.c"
-  "$root/src/backend/regs.c" "$root/src/backend/wasip3.c" "$root/src/io/subtask.c"
-  "$root/src/backend/sim.c" "$root/src/backend/log_stderr.c")
+  "$root/src/reactor/regs.c" "$root/src/host/wasip3/reactor.c" "$root/src/host/wasip3/subtask.c"
+  "$root/src/reactor/sim.c" "$root/src/reactor/log_stderr.c")
 $cc "${flags[@]}" -I"$out/include" "$here/dispatch.c" "$here/fake_host.c" "${src[@]}" -o "$out/wasip3-dispatch"
 bin=$out/wasip3-dispatch
 

@@ -77,7 +77,7 @@ struct wa_backend {
                          tasks (an fd, a pollable, a waitable, a JS operation or
                          promise), from register to deregister, waited on
                          or not. Only the registration table changes it
-                         (src/backend/regs.c; JS: its keys). While 0 and no
+                         (src/reactor/regs.c; JS: its keys). While 0 and no
                          timer is armed, nothing outside the run queue can
                          wake a task. */
     uint64_t seed;    /* nonzero: order timers with equal deadlines by this

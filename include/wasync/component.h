@@ -141,7 +141,7 @@ int wa_wasip3_stats_get(wa_rt *rt, wa_wasip3_stats *st);
  * WA_ECLOSED and fails the next write with WA_ECLOSED.
  *
  * The built-ins are per element type, named through one function of an
- * imported interface: a type is a table of them (src/wasi/p3.h). The
+ * imported interface: a type is a table of them (src/host/wasip3/builtins.h). The
  * library's are wasi:cli's stream<u8> and future<result<_, error-code>>,
  * and wasi:sockets' stream<tcp-socket> and result future (net.h's TCP,
  * whose stream<u8> is wasi:cli's). */
@@ -195,7 +195,7 @@ wa_future *wa_wasip3_future_write_init(wa_wasip3_future_write *f, const wa_wasip
  * less dropped or handed to the host). A leak shows as growth. */
 long wa_wasip3_live_ends(void);
 
-/* ---- Async exports: the callback ABI driver (src/wasi/export_p3.c) ----
+/* ---- Async exports: the callback ABI driver (src/host/wasip3/export.c) ----
  *
  * WA_EXPORT_ASYNC(name, spawn, ret, params, args...) exports the WIT
  * `async func` name ("iface#func", e.g. "wasync:test/ops#sleep-then-add")

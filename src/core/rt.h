@@ -235,14 +235,15 @@ bool wa_poll_local_(const void *p);
 int wa_misuse_local_(const char *call, const wa_future *f);
 
 /* Writes diagnostic text where the host shows it (stderr; the JS console).
- * One definition per host: backend/log_stderr.c, or the JS backend's. */
+ * One definition per host: src/reactor/log_stderr.c, or src/host/js/log.c. */
 void wa_log_(const char *text);
 
-/* backend/default.c: the platform's backend, or NULL with *err set. */
+/* The host's backend (its reactor file's last function, or
+ * src/reactor/sim_default.c), or NULL with *err set. */
 wa_backend *wa_backend_default_(int *err);
 
 #if WA_MT
-/* backend/regs.c: b's fd registration table, if any, takes its lock from
+/* src/reactor/regs.c: b's fd registration table, if any, takes its lock from
  * now on (a many-threads runtime's workers share it); borrows b. Called
  * before any worker runs. */
 void wa_regs_share_(wa_backend *b);

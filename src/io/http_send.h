@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: what every host's HTTP client shares (http_send.c). The send
  * future checks the request and leaves the rest to its host's
- * wa_http_client_host (http_client.c, http_client_p3.c, http_curl.c,
- * http_js.c: one links); the response's getters read the head that every
- * host's struct wa_http_response begins with. */
+ * wa_http_client_host (src/host/: wasip2/http_client.c,
+ * wasip3/http_client.c, native/http.c, js/http.c: one links); the
+ * response's getters read the head that every host's struct
+ * wa_http_response begins with. */
 #ifndef WASYNC_IO_HTTP_SEND_H
 #define WASYNC_IO_HTTP_SEND_H
 
@@ -43,9 +44,9 @@ typedef struct wa_http_client_ops {
 extern const wa_http_client_ops wa_http_client_host;
 
 /* Frees response r (taken; NULL: nothing) with what it holds: the host's
- * (http_client.c, http_client_p3.c, http_curl.c, http_js.c). A user's
- * handle to a response is a key of the handle table (core/handles.h),
- * which wa_http_response_free looks up before it calls this. */
+ * (the same files of src/host/). A user's handle to a response is a key
+ * of the handle table (core/handles.h), which wa_http_response_free looks
+ * up before it calls this. */
 void wa_http_response_release_(wa_http_response *r);
 
 /* Sets s's reason to len bytes of text (cut to fit, between UTF-8

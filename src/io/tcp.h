@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: what every host's TCP shares (tcp.c, ip.c), and what each host
- * gives it (tcp_epoll.c, tcp_wasi.c, tcp_p3.c). */
+ * gives it (src/host/: native/tcp.c, wasip2/tcp.c, wasip3/tcp.c). */
 #ifndef WASYNC_IO_TCP_H
 #define WASYNC_IO_TCP_H
 
@@ -35,7 +35,7 @@ struct wa_tcp {
      * while it is BLOCKED leaves it to the next (only the close cancels it) */
     uint32_t sock, accepts;
     uint64_t key;   /* accepts' registration (a wa_waitable_key) */
-    int reading;    /* the read's state (tcp_p3.c) */
+    int reading;    /* the read's state (src/host/wasip3/tcp.c) */
     uint32_t got;   /* its buffer: one socket */
     wa_tcp_op *waiter; /* the accept waiting on the registration, or NULL */
     wa_notify turn;    /* ...and the others wait for their turn here */

@@ -12,15 +12,16 @@
  *
  * The C name of an import says whose it is: wa_<p2|p3>_imp_<tag>_<what>,
  * <tag> the import's WASI package (io, clocks, random, cli, sockets, http),
- * canon for the Component Model's built-ins ("$root", p3.c), run for the
- * task.return of wasi:cli/run (command_p3.c); and one file per host binds
- * a tag (p2: io.c, clocks.c, random.c, cli.c, sockets.c, http.c; p3: p3.c
- * canon and clocks, cli_p3.c, sockets_p3.c, http_p3.c). Why: a function
+ * canon for the Component Model's built-ins ("$root", builtins.c), run
+ * for the task.return of wasi:cli/run (command.c); and one file per host
+ * binds a tag (src/host/wasip2: io.c, clocks.c, random.c, cli.c,
+ * sockets.c, http.c; src/host/wasip3: builtins.c canon and clocks, cli.c,
+ * sockets.c, http.c). Why: a function
  * declared and not defined is a global symbol of a wasm object, even a
  * static one, and wasm-ld refuses a name imported as two functions. Two
  * files that both said wa_p3_imp_send (http's send, a socket's send) each
  * linked alone, and no program could have net.h and http.h together. The
- * stream and future types of p3.h are named by their file likewise
+ * stream and future types of builtins.h are named by their file likewise
  * (wa_wasip3_cli_bytes, wa_wasip3_tcp_result). tests/test_headers.c links
  * every header of a host into one program. */
 #define WA_WASI_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))

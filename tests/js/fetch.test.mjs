@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// http.h's client on the JS host (src/io/http_js.c over js/fetch.mjs):
+// http.h's client on the JS host (src/host/js/http.c over js/fetch.mjs):
 // bodies, statuses, headers, errors, streaming one chunk per read, abort on
 // drop (that one shared with Chromium: tests/js/cases.mjs).
 import { test, before, after } from 'node:test';

@@ -3,7 +3,7 @@
  * stdout exactly. Line 1 is buffered when getenv makes the preview1 adapter
  * allocate its state through cabi_realloc: without src/wasi/cabi.c's entry
  * it is lost. The direct imports check that hand-written legacy names (as
- * in src/wasi) survive componentNew and reach the host. */
+ * in src/host/wasip2) survive componentNew and reach the host. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * pollables, stale keys, and the host calls each costs; then the direct
  * bindings of random, environment and wall-clock. */
 #include "../futures.h"
-#include "../../src/wasi/clocks.h"
+#include "../../src/host/wasip2/clocks.h"
 #include "wasync/net.h"
 #include "wasync/wasi.h"
 

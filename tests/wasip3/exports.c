@@ -6,7 +6,7 @@
  * registry) awaited from a wasync task. */
 #include <stdint.h>
 
-#include "../../src/wasi/p3.h"
+#include "../../src/host/wasip3/builtins.h"
 #include "extlib.h"
 #include "wasync/component.h"
 #include "wasync/coro.h"

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../src/wasi/p3.h"
+#include "../../src/host/wasip3/builtins.h"
 
 #define MS 1000000ull
 #define ROUNDS 20 /* zero waits timed */

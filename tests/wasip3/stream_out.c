@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../src/wasi/p3.h"
+#include "../../src/host/wasip3/builtins.h"
 
 #define OUT "wasi:cli/stdout@0.3.0"
 #define SIZE (1u << 20)

@@ -63,7 +63,7 @@ test('a write to a reset peer fails', async () => {
 });
 
 // wasi:sockets@0.3.0's error-code has no case for it: preview3-shim says
-// other("EMFILE"), read as WA_EMFILE (src/wasi/sockets_p3.c); wasmtime 49
+// other("EMFILE"), read as WA_EMFILE (src/host/wasip3/sockets.c); wasmtime 49
 // says other(none), which can only be WA_EIO.
 test(`out of file descriptors, a connect fails with ${wasmtime ? 'WA_EIO' : 'WA_EMFILE'}`, async () => {
   const r = await against(() => {}, 'many', 200);

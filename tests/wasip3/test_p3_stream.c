@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "../futures.h"
-#include "../../src/wasi/p3.h"
+#include "../../src/host/wasip3/builtins.h"
 
 #define TOTAL (1 << 20)
 

@@ -7,7 +7,7 @@
  * binds an async import), cancelled when dropped. Host calls are counted
  * and bounded: on this host an async-lowered call costs about 1 ms. */
 #include "../futures.h"
-#include "../../src/wasi/p3.h"
+#include "../../src/host/wasip3/builtins.h"
 #include <stdlib.h>
 
 /* (Pending calls last 1 s at most: preview3-shim does not clear the

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/* The HTTP client on the JS host: http.h over the glue's fetch
+ * (js/fetch.mjs), as host operations (ops.c). A send is one operation
+ * (HTTP_SEND: the whole request, answered with the response's head); the
+ * response is a key the glue keeps its Response under (a handle: freeing
+ * it aborts the fetch), and its body is read one chunk of the Response's
+ * stream per operation (HTTP_READ), only when the reader has taken the
+ * last one: nothing is read ahead of the reader.
+ *
+ * The request goes to the glue as one buffer: method, URL, then each
+ * header's name and value, each ending with a NUL, an empty name, then the
+ * body. A body that is a stream is read to its end first: a fetch can
+ * stream a request body only over HTTP/2 in Chromium (not over HTTP/1.1),
+ * and it would need the glue to pull from wasm while the fetch runs. The
+ * head comes back as names and values, each ending with a NUL. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../io/http_send.h"
+#include "ops.h"
+#include "wasync/http.h"
+
+typedef struct wa_js_body {
+    wa_stream base;
+    wa_http_response *r; /* NULL once the response is freed */
+} wa_js_body;
+
+struct wa_http_response {
+    wa_http_response_head h; /* body: a wa_js_body; fields: the head's */
+    uint32_t key; /* the glue's handle of the fetch and its Response */
+    char *head;   /* the headers' bytes, which fields point into */
+    int reading;        /* rd is in flight */
+    wa_js_op rd;        /* the body's read of one chunk */
+    unsigned char *buf; /* the chunk read, buf[off..len) not taken yet */
+    size_t off, len;
+    int end; /* WA_ECLOSED, or the error that ended the body; 0 before */
+};
+
+/* What a send holds while it runs. */
+struct wa_http_call {
+    wa_http_response *r;
+    const char *method;
+    int reading; /* the request body's stream is being read */
+    wa_read_all all;
+    char *req; /* the request for the glue */
+    size_t req_len;
+    wa_js_op op;
+};
+
+enum { WA_SEND_BODY = WA_SEND_RUN, WA_SEND_FETCH };
+
+/* ---- the response and its body stream ---- */
+
+static int wa_js_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
+{
+    wa_http_response *r = ((wa_js_body *)s)->r;
+    if (!r)
+        return WA_ECLOSED;
+    if (r->off == r->len)
+        return r->end ? r->end : WA_EAGAIN;
+    size_t m = r->len - r->off < cap ? r->len - r->off : cap;
+    memcpy(buf, r->buf + r->off, m);
+    r->off += m;
+    *n = m;
+    if (r->off == r->len) { /* taken: the next read asks for the next chunk */
+        free(r->buf);
+        r->buf = NULL;
+        r->off = r->len = 0;
+    }
+    return 0;
+}
+
+static int wa_js_body_try_write(wa_stream *s, const void *buf, size_t len, size_t *n)
+{
+    (void)s, (void)buf, (void)len, (void)n;
+    return WA_EINVAL; /* a response body is read */
+}
+
+static int wa_js_body_try_flush(wa_stream *s)
+{
+    (void)s;
+    return 0;
+}
+
+typedef struct wa_js_body_wait {
+    wa_future fut;
+    wa_js_body *b;
+} wa_js_body_wait;
+
+/* Ready once a chunk is there or the body ended: asks the glue for the
+ * next chunk (the read stays with the response if this wait is dropped). */
+static int wa_js_body_wait_poll(wa_future *f, wa_cx *cx)
+{
+    wa_http_response *r = ((wa_js_body_wait *)f)->b->r;
+    if (!r || r->len || r->end)
+        return WA_READY;
+    if (!r->reading) {
+        wa_js_op_init_(&r->rd, WA_JS_HTTP_READ, r->key, NULL, 0);
+        r->reading = 1;
+    }
+    int rc = wa_poll_held(&r->rd.fut, &r->reading, cx);
+    if (rc == WA_PENDING)
+        return WA_PENDING;
+    if (rc == 0 && r->rd.len) {
+        r->buf = r->rd.data; /* taken */
+        r->len = r->rd.len;
+    } else {
+        free(r->rd.data); /* a failure's message, or an empty chunk */
+        r->end = rc < 0 ? rc : 0;
+    }
+    return WA_READY;
+}
+
+static void wa_js_body_wait_drop(wa_future *f) { (void)f; }
+
+static const wa_future_vt wa_js_body_wait_vt = {wa_js_body_wait_poll, wa_js_body_wait_drop, "http_body_wait"};
+
+_Static_assert(sizeof(wa_js_body_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
+
+static wa_future *wa_js_body_ready(wa_stream *s, int dir, void *storage)
+{
+    if (dir != WA_STREAM_READ)
+        return wa_stream_error_init(storage, WA_EINVAL);
+    wa_js_body_wait *w = storage;
+    *w = (wa_js_body_wait){{&wa_js_body_wait_vt}, (wa_js_body *)s};
+    return &w->fut;
+}
+
+static void wa_js_body_close(wa_stream *s)
+{
+    wa_js_body *b = (wa_js_body *)s;
+    if (b->r)
+        b->r->h.body = NULL;
+    free(b);
+}
+
+static const wa_stream_vt wa_js_body_vt = {wa_js_body_try_read, wa_js_body_try_write, wa_js_body_try_flush,
+                                           wa_js_body_ready, wa_js_body_close};
+
+void wa_http_response_release_(wa_http_response *r)
+{
+    if (!r)
+        return;
+    wa_drop_held(&r->rd.fut, &r->reading);
+    if (r->key)
+        wa_js_handle_free_(r->key); /* the glue aborts the fetch */
+    if (r->h.body) {
+        ((wa_js_body *)r->h.body)->r = NULL;
+        wa_stream_close(&r->h.body);
+    }
+    free(r->head);
+    free(r->h.fields.list);
+    free(r->buf);
+    free(r);
+}
+
+/* Takes the head the glue delivered (n bytes at p: names and values, each
+ * ending with a NUL) into r. 0, WA_EIO (not that shape) or WA_ENOMEM. */
+static int wa_js_take_head(wa_http_response *r, char *p, size_t n)
+{
+    r->head = p;
+    if (!n)
+        return 0;
+    size_t strs = 0;
+    for (size_t i = 0; i < n; i++)
+        strs += !p[i];
+    if (p[n - 1] || strs % 2)
+        return WA_EIO;
+    wa_http_fields *f = &r->h.fields;
+    if (!(f->list = malloc(strs / 2 * sizeof *f->list)))
+        return WA_ENOMEM;
+    for (char *s = p; s < p + n; f->n++) {
+        f->list[f->n].name = s;
+        s += strlen(s) + 1;
+        f->list[f->n].value = s;
+        s += strlen(s) + 1;
+    }
+    return 0;
+}
+
+/* ---- the send ---- */
+
+/* The request q (checked; method, and body_len bytes at body) as the
+ * glue reads it, in k->req. 0 or WA_ENOMEM. */
+static int wa_js_encode(struct wa_http_call *k, const wa_http_request *q, const char *method, const void *body,
+                        size_t body_len)
+{
+    const char *strs[2] = {method, q->url};
+    size_t n = strlen(method) + strlen(q->url) + 3 + body_len;
+    for (size_t i = 0; i < q->nheaders; i++)
+        n += strlen(q->headers[i].name) + strlen(q->headers[i].value) + 2;
+    char *p = k->req = malloc(n);
+    if (!p)
+        return WA_ENOMEM;
+    for (size_t i = 0; i < 2 + 2 * q->nheaders; i++) {
+        const char *s = i < 2 ? strs[i] : i % 2 ? q->headers[i / 2 - 1].value : q->headers[i / 2 - 1].name;
+        size_t len = strlen(s) + 1;
+        memcpy(p, s, len);
+        p += len;
+    }
+    *p++ = 0; /* no more headers */
+    if (body_len)
+        memcpy(p, body, body_len);
+    k->req_len = n;
+    return 0;
+}
+
+static void wa_http_call_free(wa_http_send *s)
+{
+    struct wa_http_call *k = s->call;
+    if (s->step == WA_SEND_BODY)
+        wa_drop_held(&k->all.fut, &k->reading);
+    if (s->step == WA_SEND_FETCH)
+        wa_drop(&k->op.fut); /* unfinished: the glue aborts the fetch */
+    wa_http_response_release_(k->r);
+    free(k->req);
+    free(k);
+}
+
+/* Makes the response the request's fetch will fill (its URL goes whole). */
+static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method)
+{
+    const wa_http_request *q = s->req;
+    (void)rt, (void)u;
+    struct wa_http_call *k = s->call = calloc(1, sizeof *k);
+    if (!k)
+        return WA_ENOMEM;
+    k->method = method;
+    wa_http_response *r = k->r = calloc(1, sizeof *r);
+    wa_js_body *b = r ? malloc(sizeof *b) : NULL;
+    if (!b)
+        return WA_ENOMEM;
+    *b = (wa_js_body){WA_STREAM_INIT(&wa_js_body_vt), r};
+    r->h.body = &b->base;
+    r->h.fields.loaded = 1; /* (the head's, when it comes) */
+    int rc = wa_js_handle_new_(r, &r->key);
+    if (rc < 0)
+        return rc;
+    if (q->body_stream) {
+        wa_read_all_init(&k->all, q->body_stream, 0);
+        k->reading = 1;
+    }
+    return 0;
+}
+
+/* Reads a body that is a stream, then fetches. */
+static int wa_http_run(wa_http_send *s, wa_cx *cx)
+{
+    struct wa_http_call *k = s->call;
+    const wa_http_request *q = s->req;
+    int rc;
+    switch (s->step) {
+    case WA_SEND_BODY:
+        if (q->body_stream) {
+            if ((rc = wa_poll_held(&k->all.fut, &k->reading, cx)) == WA_PENDING)
+                return WA_PENDING;
+            if (rc < 0)
+                return rc;
+            rc = wa_js_encode(k, q, k->method, k->all.data, k->all.len);
+            free(k->all.data);
+        } else {
+            rc = wa_js_encode(k, q, k->method, q->body, q->body_len);
+        }
+        if (rc < 0)
+            return rc;
+        wa_js_op_init_(&k->op, WA_JS_HTTP_SEND, k->r->key, k->req, k->req_len);
+        s->step = WA_SEND_FETCH;
+        /* fallthrough */
+    default:
+        if ((rc = wa_poll(&k->op.fut, cx)) == WA_PENDING)
+            return WA_PENDING;
+        s->step = WA_SEND_DONE; /* (the op finished: nothing to abort) */
+        if (rc < 0) { /* the glue's words for it: the reason */
+            wa_http_reason_set_(s, (const char *)k->op.data, k->op.len);
+            free(k->op.data);
+            return rc;
+        }
+        wa_http_response *r = k->r;
+        r->h.status = (int)k->op.number;
+        if ((rc = wa_js_take_head(r, (char *)k->op.data, k->op.len)) < 0)
+            return rc;
+        k->r = NULL;
+        s->response = r; /* handed over */
+        return 0;
+    }
+}
+
+const wa_http_client_ops wa_http_client_host = {wa_http_start, wa_http_run, wa_http_call_free};

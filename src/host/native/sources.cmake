@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: MIT
+# The native host. On Linux: the epoll reactor, fds, TCP and DNS on it, the
+# HTTP client over libcurl, and src/threads/ (the many-threads executor,
+# remotes, events, the blocking pool).
+# Elsewhere the core alone, on the simulated clock.
+wasync_sources(reactor log_stderr.c)
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  wasync_sources(host/native epoll.c tcp.c dns.c http.c)
+  wasync_sources(host/posix fd.c fd_stream.c)
+  wasync_sources(reactor regs.c)
+  wasync_sources(io tcp.c ip.c http_url.c http_fields.c http_send.c http_fetch.c)
+  wasync_sources(threads mt.c remote.c event.c blocking.c)
+  find_package(Threads REQUIRED) # (DNS lookups run getaddrinfo on threads)
+  target_link_libraries(wasync PUBLIC Threads::Threads)
+  # The HTTP client (http.h) over libcurl's multi interface.
+  find_package(CURL REQUIRED)
+  target_link_libraries(wasync PUBLIC CURL::libcurl)
+else()
+  wasync_sources(reactor sim_default.c)
+endif()

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/* TCP on native Linux: non-blocking IPv4 or IPv6 sockets registered with
+ * the epoll backend. Listening completes at once; accept and connect wait
+ * on the socket's registration when the kernel says EAGAIN / EINPROGRESS.
+ * A connection becomes an fd stream (fd_stream.c) that keeps the socket's
+ * registration. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../../io/tcp.h"
+#include "../posix/errno_map.h"
+#include "../posix/fd_stream.h"
+
+/* The host part of an operation (wa_net_host): its socket, its
+ * registration and its readiness wait. */
+typedef struct wa_tcp_host {
+    int fd;
+    wa_fd_key key;
+    wa_fd_wait wait;
+} wa_tcp_host;
+_Static_assert(sizeof(wa_tcp_host) <= sizeof(wa_net_host) && _Alignof(wa_tcp_host) <= _Alignof(wa_net_host),
+               "wa_net_host too small");
+#define WA_TCP_H(op) ((wa_tcp_host *)(void *)&(op)->host)
+
+typedef union wa_sockaddr {
+    struct sockaddr sa;
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+} wa_sockaddr;
+
+/* op's address and port into *a; returns its length. */
+static socklen_t wa_tcp_sockaddr(const wa_tcp_op *op, wa_sockaddr *a)
+{
+    memset(a, 0, sizeof *a);
+    if (op->ip.v6) {
+        a->v6.sin6_family = AF_INET6;
+        a->v6.sin6_port = htons(op->port);
+        memcpy(&a->v6.sin6_addr, op->ip.bytes, 16);
+        return sizeof a->v6;
+    }
+    a->v4.sin_family = AF_INET;
+    a->v4.sin_port = htons(op->port);
+    memcpy(&a->v4.sin_addr, op->ip.bytes, 4);
+    return sizeof a->v4;
+}
+
+/* Releases what the op holds: its wait, and a socket of its own (an accept
+ * holds none: it borrows the listener's). */
+static void wa_tcp_op_release(wa_tcp_op *op)
+{
+    wa_drop_held(&WA_TCP_H(op)->wait.fut, &op->waiting);
+    if (op->registered) {
+        wa_fd_deregister(op->rt, WA_TCP_H(op)->key);
+        op->registered = 0;
+    }
+    if (WA_TCP_H(op)->fd >= 0) {
+        close(WA_TCP_H(op)->fd);
+        WA_TCP_H(op)->fd = -1;
+    }
+}
+
+static int wa_tcp_fail(wa_tcp_op *op, int rc)
+{
+    wa_tcp_op_release(op);
+    return rc;
+}
+
+/* A new non-blocking socket of op's family, registered with the runtime. */
+static int wa_tcp_socket(wa_tcp_op *op)
+{
+    int family = op->ip.v6 ? AF_INET6 : AF_INET;
+    if ((WA_TCP_H(op)->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+        return wa_errno_map(errno);
+    int rc = wa_fd_register(op->rt, WA_TCP_H(op)->fd, &WA_TCP_H(op)->key);
+    if (rc < 0)
+        return wa_tcp_fail(op, rc);
+    op->registered = 1;
+    return 0;
+}
+
+/* Polls the wait the op is in, if any: WA_PENDING, 0 (none, or it ended:
+ * try again) or an error (WA_ECLOSED: the socket was closed meanwhile). */
+static int wa_tcp_waited(wa_tcp_op *op, wa_cx *cx)
+{
+    return op->waiting ? wa_poll_held(&WA_TCP_H(op)->wait.fut, &op->waiting, cx) : 0;
+}
+
+/* Starts a wait for events on key; polls it. */
+static int wa_tcp_wait(wa_tcp_op *op, wa_fd_key key, unsigned events, wa_cx *cx)
+{
+    wa_fd_wait_init(&WA_TCP_H(op)->wait, key, events);
+    op->waiting = 1;
+    return wa_tcp_waited(op, cx);
+}
+
+/* Gives l op's socket, bound and listening. */
+static int wa_tcp_listen_open(wa_tcp_op *op, wa_tcp *l)
+{
+    wa_sockaddr a;
+    socklen_t len = wa_tcp_sockaddr(op, &a);
+    int one = 1, rc = wa_tcp_socket(op);
+    /* IPv6 only, as on WASI 0.2 (and "::" then leaves IPv4 to "0.0.0.0") */
+    if (rc == 0 && ((op->ip.v6 && setsockopt(WA_TCP_H(op)->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
+                    setsockopt(WA_TCP_H(op)->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+                    bind(WA_TCP_H(op)->fd, &a.sa, len) < 0 || listen(WA_TCP_H(op)->fd, SOMAXCONN) < 0 ||
+                    getsockname(WA_TCP_H(op)->fd, &a.sa, &len) < 0))
+        rc = wa_tcp_fail(op, wa_errno_map(errno));
+    if (rc < 0)
+        return rc;
+    l->fd = WA_TCP_H(op)->fd; /* the socket is the listener's now */
+    l->key = WA_TCP_H(op)->key;
+    l->port = ntohs(op->ip.v6 ? a.v6.sin6_port : a.v4.sin_port);
+    WA_TCP_H(op)->fd = -1;
+    op->registered = 0;
+    return 0;
+}
+
+static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    return wa_tcp_listen_poll_with((wa_tcp_op *)f, wa_tcp_listen_open);
+}
+
+static void wa_tcp_op_drop(wa_future *f) { wa_tcp_op_release((wa_tcp_op *)f); }
+
+static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_op_drop, "tcp_listen"};
+
+/* The host's "none" in a started op's fields. */
+static wa_future *wa_tcp_op_none(wa_future *f)
+{
+    WA_TCP_H((wa_tcp_op *)f)->fd = -1;
+    return f;
+}
+
+wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
+{
+    return wa_tcp_op_none(wa_tcp_op_start(op, &wa_tcp_listen_vt, rt, ip, port));
+}
+
+static void wa_tcp_release_socket(wa_tcp *l)
+{
+    wa_fd_deregister(l->rt, l->key); /* wakes an accept waiting */
+    close(l->fd);
+}
+
+int wa_tcp_close(wa_tcp **l) { return wa_tcp_close_with(l, wa_tcp_release_socket); }
+
+/* Errors of one connection that accept(2) passes on: retry at once (Linux
+ * reports the new socket's pending network errors this way). */
+static int wa_tcp_accept_again(int err)
+{
+    switch (err) {
+    case EINTR:
+    case ECONNABORTED:
+    case EPROTO:
+    case ENETDOWN:
+    case ENOPROTOOPT:
+    case EHOSTDOWN:
+    case ENONET:
+    case EHOSTUNREACH:
+    case EOPNOTSUPP:
+    case ENETUNREACH:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int wa_tcp_accept_try(wa_tcp_op *op, wa_cx *cx)
+{
+    int rc = wa_tcp_waited(op, cx);
+    if (rc != 0)
+        return rc;
+    for (;;) {
+        int fd = accept4(op->listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd >= 0)
+            return wa_stream_handle_(wa_fd_stream_adopt(op->rt, fd, NULL, &op->conn), &op->conn);
+        if (wa_tcp_accept_again(errno))
+            continue;
+        if (errno != EAGAIN)
+            return wa_errno_map(errno); /* WA_EMFILE: the next accept may do */
+        if ((rc = wa_tcp_wait(op, op->listener->key, WA_READABLE, cx)) != 0)
+            return rc;
+    }
+}
+
+static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
+{
+    return wa_tcp_accept_poll_with((wa_tcp_op *)f, cx, wa_tcp_accept_try);
+}
+
+static void wa_tcp_accept_drop(wa_future *f)
+{
+    wa_tcp_op_release((wa_tcp_op *)f);
+    wa_tcp_accept_end((wa_tcp_op *)f);
+}
+
+static const wa_future_vt wa_tcp_accept_vt = {wa_tcp_accept_poll, wa_tcp_accept_drop, "tcp_accept"};
+
+wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l)
+{
+    return wa_tcp_op_none(wa_tcp_accept_start(op, &wa_tcp_accept_vt, l));
+}
+
+/* connect: start it, wait until the socket is writable, read its error */
+static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
+{
+    wa_tcp_op *op = (wa_tcp_op *)f;
+    int rc, err = 0;
+    if (op->step < 0)
+        return WA_EINVAL;
+    if (op->step == 0) {
+        wa_sockaddr a;
+        socklen_t len = wa_tcp_sockaddr(op, &a);
+        if ((rc = wa_tcp_socket(op)) < 0)
+            return rc;
+        op->step = 1;
+        if (connect(WA_TCP_H(op)->fd, &a.sa, len) < 0 && errno != EINPROGRESS)
+            return wa_tcp_fail(op, wa_errno_map(errno));
+        rc = wa_tcp_wait(op, WA_TCP_H(op)->key, WA_WRITABLE, cx);
+    } else {
+        rc = wa_tcp_waited(op, cx);
+    }
+    if (rc != 0)
+        return rc == WA_PENDING ? rc : wa_tcp_fail(op, rc);
+    socklen_t len = sizeof err;
+    if (getsockopt(WA_TCP_H(op)->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+        err = errno;
+    if (err)
+        return wa_tcp_fail(op, wa_errno_map(err));
+    rc = wa_stream_handle_(wa_fd_stream_adopt(op->rt, WA_TCP_H(op)->fd, &WA_TCP_H(op)->key, &op->conn), /* takes both */
+                           &op->conn);
+    WA_TCP_H(op)->fd = -1;
+    op->registered = 0;
+    return rc;
+}
+
+static const wa_future_vt wa_tcp_connect_vt = {wa_tcp_connect_poll, wa_tcp_op_drop, "tcp_connect"};
+
+wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
+{
+    return wa_tcp_op_none(wa_tcp_op_start(op, &wa_tcp_connect_vt, rt, ip, port));
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: a stream over a non-blocking fd (taken, also on failure), with
+ * its registration with rt's epoll backend (taken; NULL: registered here).
+ * For the sockets the TCP code makes. */
+#ifndef WASYNC_HOST_POSIX_FD_STREAM_H
+#define WASYNC_HOST_POSIX_FD_STREAM_H
+
+#include "wasync/backend.h"
+#include "wasync/stream.h"
+
+int wa_fd_stream_adopt(wa_rt *rt, int fd, const wa_fd_key *key, wa_stream **s);
+
+#endif

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/* DNS over wasi:sockets/ip-name-lookup: the addresses arrive on a stream,
+ * read until its end, waiting on its pollable when none is ready yet. */
+#include "io.h"
+#include "sockets.h"
+#include "wasync/net.h"
+
+/* The host part of a lookup (wa_net_host): the network and the
+ * resolve-address-stream handles, the pollable's registration and the wait
+ * on it. */
+typedef struct wa_dns_host {
+    uint32_t net, stream;
+    wa_pollable_key key;
+    wa_pollable_wait wait;
+} wa_dns_host;
+_Static_assert(sizeof(wa_dns_host) <= sizeof(wa_net_host) && _Alignof(wa_dns_host) <= _Alignof(wa_net_host),
+               "wa_net_host too small");
+#define WA_DNS_H(d) ((wa_dns_host *)(void *)&(d)->host)
+
+static void wa_dns_release(wa_dns *d)
+{
+    wa_drop_held(&WA_DNS_H(d)->wait.fut, &d->waiting);
+    if (d->registered) { /* the pollable before its stream */
+        wa_pollable_deregister(d->rt, WA_DNS_H(d)->key);
+        d->registered = 0;
+    }
+    if (WA_DNS_H(d)->stream != WA_NO_HANDLE) {
+        wa_p2_resolve_drop(WA_DNS_H(d)->stream);
+        WA_DNS_H(d)->stream = WA_NO_HANDLE;
+    }
+    if (WA_DNS_H(d)->net != WA_NO_HANDLE) {
+        wa_p2_network_drop(WA_DNS_H(d)->net);
+        WA_DNS_H(d)->net = WA_NO_HANDLE;
+    }
+}
+
+static int wa_dns_poll(wa_future *f, wa_cx *cx)
+{
+    wa_dns *d = (wa_dns *)f;
+    int rc;
+    if (WA_DNS_H(d)->net == WA_NO_HANDLE) {
+        WA_DNS_H(d)->net = wa_p2_instance_network();
+        if ((rc = wa_p2_resolve(WA_DNS_H(d)->net, d->name, &WA_DNS_H(d)->stream)) < 0)
+            goto done;
+    }
+    for (;;) {
+        if (d->waiting && (rc = wa_poll_held(&WA_DNS_H(d)->wait.fut, &d->waiting, cx)) != 0) {
+            if (rc == WA_PENDING)
+                return WA_PENDING;
+            goto done;
+        }
+        wa_p2_addr a;
+        rc = wa_p2_resolve_next(WA_DNS_H(d)->stream, &a);
+        if (rc == 1) {
+            if (d->n < WA_DNS_MAX)
+                d->addrs[d->n++] = a.ip;
+            continue;
+        }
+        if (rc != WA_EAGAIN)
+            goto done;
+        if (!d->registered) {
+            if ((rc = wa_pollable_register(d->rt, wa_p2_resolve_subscribe(WA_DNS_H(d)->stream), &WA_DNS_H(d)->key)) < 0)
+                goto done;
+            d->registered = 1;
+        }
+        wa_pollable_wait_init(&WA_DNS_H(d)->wait, WA_DNS_H(d)->key);
+        d->waiting = 1;
+    }
+done:
+    wa_dns_release(d);
+    return rc < 0 ? rc : 0;
+}
+
+static void wa_dns_drop(wa_future *f) { wa_dns_release((wa_dns *)f); }
+
+static const wa_future_vt wa_dns_vt = {wa_dns_poll, wa_dns_drop, "dns"};
+
+wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name)
+{
+    *d = (wa_dns){.fut = {&wa_dns_vt}, .rt = rt, .name = name};
+    WA_DNS_H(d)->net = WA_NO_HANDLE;
+    WA_DNS_H(d)->stream = WA_NO_HANDLE;
+    return &d->fut;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: Canonical ABI bindings for wasi:sockets@0.2.12 (network,
+ * instance-network, tcp, tcp-create-socket). Errors are mapped to wasync
+ * codes; would-block is WA_EAGAIN. */
+#ifndef WASYNC_HOST_WASIP2_SOCKETS_H
+#define WASYNC_HOST_WASIP2_SOCKETS_H
+
+#include <stdint.h>
+
+#include "wasync/net.h"
+
+/* An ip-socket-address (ip-address: ip only, port 0). IPv6's eight u16
+ * groups are ip's bytes in network order: the bindings convert. */
+typedef struct wa_p2_addr {
+    wa_ip ip;
+    uint16_t port;
+    uint32_t flow, scope;
+} wa_p2_addr;
+
+uint32_t wa_p2_instance_network(void);
+void wa_p2_network_drop(uint32_t net);
+
+/* A socket of the family ipv4 (v6 0) or ipv6. */
+int wa_p2_tcp_create(int v6, uint32_t *sock);
+int wa_p2_tcp_start_bind(uint32_t sock, uint32_t net, const wa_p2_addr *a);
+int wa_p2_tcp_finish_bind(uint32_t sock);
+int wa_p2_tcp_start_listen(uint32_t sock);
+int wa_p2_tcp_finish_listen(uint32_t sock);
+int wa_p2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t *out);
+int wa_p2_tcp_start_connect(uint32_t sock, uint32_t net, const wa_p2_addr *a);
+int wa_p2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out);
+int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a);
+uint32_t wa_p2_tcp_subscribe(uint32_t sock);
+void wa_p2_tcp_drop(uint32_t sock);
+
+/* ip-name-lookup: a resolve-address-stream for name (borrowed). */
+int wa_p2_resolve(uint32_t net, const char *name, uint32_t *stream);
+/* The next address: 1 with *a, 0 at the end, WA_EAGAIN not yet, < 0. */
+int wa_p2_resolve_next(uint32_t stream, wa_p2_addr *a);
+uint32_t wa_p2_resolve_subscribe(uint32_t stream);
+void wa_p2_resolve_drop(uint32_t stream);
+
+#endif

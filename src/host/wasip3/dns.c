@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* DNS over wasi:sockets@0.3.0's ip-name-lookup: resolve-addresses is an
+ * async func, awaited as a wa_subtask that holds its area (the result and
+ * a copy of the name: kept from the host past a cancel, subtask.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reactor.h"
+#include "sockets.h"
+#include "wasync/component.h"
+#include "wasync/net.h"
+
+/* The host part of a lookup (wa_net_host): the call (d->waiting while
+ * held), its area in call.area. */
+typedef struct wa_dns_host {
+    wa_subtask call;
+} wa_dns_host;
+_Static_assert(sizeof(wa_dns_host) <= sizeof(wa_net_host) && _Alignof(wa_dns_host) <= _Alignof(wa_net_host),
+               "wa_net_host too small");
+#define WA_DNS_H(d) ((wa_dns_host *)(void *)&(d)->host)
+
+static int wa_dns_poll(wa_future *f, wa_cx *cx)
+{
+    wa_dns *d = (wa_dns *)f;
+    wa_subtask *call = &WA_DNS_H(d)->call;
+    if (!d->registered) { /* (registered: the call was made) */
+        size_t len = strlen(d->name);
+        unsigned char *area = wa_subtask_area_new(WA_P3_RESOLVE_NAME + len + 1, wa_p3_resolve_late);
+        if (!area)
+            return WA_ENOMEM;
+        memcpy(area + WA_P3_RESOLVE_NAME, d->name, len + 1);
+        wa_wasip3_stats *st = wa_wasip3_stats_of_(cx->rt);
+        if (st)
+            st->async_calls++;
+        wa_subtask_init_area(call, wa_p3_resolve(area), area);
+        d->registered = d->waiting = 1;
+    }
+    int rc = wa_poll_held(&call->fut, &d->waiting, cx);
+    if (rc == WA_PENDING)
+        return rc;
+    if (rc == 0)
+        rc = wa_p3_resolve_result(call->area, d->addrs, WA_DNS_MAX, &d->n);
+    wa_subtask_area_free(call->area);
+    call->area = NULL;
+    return rc;
+}
+
+/* A call dropped after it returned wrote its result: what the host
+ * lowered is freed. */
+static void wa_dns_drop(wa_future *f)
+{
+    wa_dns *d = (wa_dns *)f;
+    if (!d->waiting)
+        return;
+    wa_subtask *call = &WA_DNS_H(d)->call;
+    wa_drop(&call->fut);
+    d->waiting = 0;
+    if (call->state == WA_SUBTASK_RETURNED)
+        wa_p3_resolve_result(call->area, d->addrs, WA_DNS_MAX, &d->n);
+    wa_subtask_area_free(call->area); /* (NULL if kept from the host) */
+    call->area = NULL;
+}
+
+static const wa_future_vt wa_dns_vt = {wa_dns_poll, wa_dns_drop, "dns"};
+
+wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name)
+{
+    *d = (wa_dns){.fut = {&wa_dns_vt}, .rt = rt, .name = name};
+    return &d->fut;
+}

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/* The WASI 0.3 host: Component Model async, over one waitable set.
+ *
+ * The set is the component instance's, made with the backend and dropped
+ * with it; every wait of the runtime waits on it (the spec lets any number
+ * of tasks wait on one set). Waitables are registrations in the table
+ * (regs.c) whose id is the handle; a waitable is in the set only while a
+ * future waits on it (the arm and disarm hooks), since a joined waitable
+ * traps on a synchronous operation, a cancel or a transfer. An event's p1
+ * is a handle: an array indexed by handle finds its registration, whose
+ * slot keeps the event's p2 for the waiter. All timers share one
+ * async-lowered wait-until for the earliest deadline, replaced only when
+ * the deadline moves earlier: each such call costs about a millisecond on
+ * jco even when it returns at once.
+ */
+#include <stdlib.h>
+
+#include "../../reactor/regs.h"
+#include "builtins.h"
+#include "reactor.h"
+#include "wasync/component.h"
+
+typedef struct wa_p3_reg {
+    wa_reg reg;       /* its id: the waitable */
+    uint32_t payload; /* the last event's p2 */
+    int resolved;     /* a subtask whose last event said it resolved */
+} wa_p3_reg;
+
+typedef struct wa_p3b {
+    wa_backend base;
+    wa_regs regs;       /* of wa_p3_reg */
+    uint32_t set;       /* the instance's waitable set */
+    uint32_t *slot_of;  /* by handle: its registration's slot + 1, or 0 */
+    uint32_t nslot_of;
+    uint32_t njoined;   /* registrations in the set */
+    uint32_t timer;     /* the wait-until subtask, or 0 */
+    uint64_t timer_at;  /* its deadline; WA_NEVER: none */
+    uint64_t fired_at;  /* the deadline of a timer that fired in this wait */
+    uint32_t *wakes;    /* wake subtasks (wa_wasip3_wake_), pending */
+    uint32_t nwakes, cwakes;
+    wa_wasip3_stats stats;
+} wa_p3b;
+
+static uint64_t wa_p3b_clock(wa_backend *b)
+{
+    ((wa_p3b *)b)->stats.nows++;
+    return wa_p3_now();
+}
+
+static void wa_p3b_join(wa_p3b *h, uint32_t w, uint32_t set)
+{
+    h->stats.joins++;
+    wa_p3_waitable_join(w, set);
+}
+
+static void wa_p3b_drop_subtask(wa_p3b *h, uint32_t subtask)
+{
+    h->stats.drops++;
+    wa_p3_subtask_drop(subtask);
+}
+
+/* The regs hooks: the handle is mapped to its slot while registered, and
+ * joined to the set while waited on. Dropping it is its owner's. */
+static int wa_p3b_add(wa_backend *b, wa_reg *g, uint64_t key)
+{
+    wa_p3b *h = (wa_p3b *)b;
+    uint32_t w = (uint32_t)g->id;
+    if (w >= h->nslot_of) {
+        uint32_t n = h->nslot_of ? h->nslot_of : 16;
+        while (n <= w)
+            n *= 2;
+        uint32_t *a = realloc(h->slot_of, n * sizeof *a);
+        if (!a)
+            return WA_ENOMEM;
+        for (uint32_t i = h->nslot_of; i < n; i++)
+            a[i] = 0;
+        h->slot_of = a;
+        h->nslot_of = n;
+    }
+    h->slot_of[w] = wa_key_slot(key) + 1;
+    ((wa_p3_reg *)g)->resolved = 0;
+    return 0;
+}
+
+static void wa_p3b_del(wa_backend *b, wa_reg *g) { ((wa_p3b *)b)->slot_of[g->id] = 0; }
+
+static int wa_p3b_arm(wa_backend *b, wa_reg *g, uint32_t i)
+{
+    (void)i;
+    wa_p3b *h = (wa_p3b *)b;
+    h->njoined++;
+    wa_p3b_join(h, (uint32_t)g->id, h->set);
+    return 0;
+}
+
+/* A subtask that resolved stays joined: all it can do is be dropped, and
+ * its drop takes it out of the set (one host call less per subtask). */
+static void wa_p3b_disarm(wa_backend *b, wa_reg *g)
+{
+    wa_p3b *h = (wa_p3b *)b;
+    h->njoined--;
+    if (!((wa_p3_reg *)g)->resolved)
+        wa_p3b_join(h, (uint32_t)g->id, 0);
+}
+
+static const wa_regs_hooks wa_p3b_hooks = {wa_p3b_add, wa_p3b_del, wa_p3b_arm, wa_p3b_disarm};
+
+/* Hands an event to its registration's waiters; the timer's ends it. */
+static void wa_p3b_dispatch(wa_p3b *h, wa_p3_event e)
+{
+    h->stats.events++;
+    if (e.code == WA_P3_EVENT_SUBTASK && h->timer && e.p1 == h->timer) {
+        if (e.p2 == WA_P3_SUBTASK_RETURNED) {
+            wa_p3b_drop_subtask(h, h->timer);
+            h->timer = 0;
+            h->fired_at = h->timer_at;
+            h->timer_at = WA_NEVER;
+        }
+        return;
+    }
+    if (e.code == WA_P3_EVENT_SUBTASK && e.p2 == WA_P3_SUBTASK_RETURNED) {
+        for (uint32_t i = 0; i < h->nwakes; i++) {
+            if (h->wakes[i] == e.p1) { /* a wake: its event was the point */
+                wa_p3b_drop_subtask(h, e.p1);
+                h->wakes[i] = h->wakes[--h->nwakes];
+                return;
+            }
+        }
+    }
+    uint32_t slot = e.p1 < h->nslot_of ? h->slot_of[e.p1] : 0;
+    if (!slot) { /* (a waitable deregistered with an event pending) */
+        h->stats.stale++;
+        return;
+    }
+    wa_p3_reg *s = (wa_p3_reg *)wa_regs_at(&h->regs, slot - 1);
+    s->payload = e.p2;
+    s->resolved = e.code == WA_P3_EVENT_SUBTASK && e.p2 >= WA_P3_SUBTASK_RETURNED;
+    wa_regs_ready(&h->regs, &s->reg, WA_REG_READY);
+}
+
+/* Dispatches every event already pending, without blocking. Returns how
+ * many there were. */
+static unsigned wa_p3b_drain(wa_p3b *h)
+{
+    for (unsigned n = 0;; n++) {
+        h->stats.polls++;
+        wa_p3_event e = wa_p3_waitable_set_poll(h->set);
+        if (e.code == WA_P3_EVENT_NONE)
+            return n;
+        wa_p3b_dispatch(h, e);
+    }
+}
+
+/* Takes a subtask of the backend's own (the timer, a wake) out of the
+ * set, cancels and drops it. Returns its state. */
+static uint32_t wa_p3b_cancel_subtask(wa_p3b *h, uint32_t subtask)
+{
+    wa_p3b_join(h, subtask, 0); /* (a cancel of a joined subtask traps) */
+    h->stats.cancels++;
+    uint32_t state = wa_p3_subtask_cancel(subtask);
+    wa_p3b_drop_subtask(h, subtask);
+    return state;
+}
+
+/* Ends the timer. Returns 1 if it had returned first (its deadline
+ * passed), else 0. */
+static int wa_p3b_timer_cancel(wa_p3b *h)
+{
+    uint32_t state = wa_p3b_cancel_subtask(h, h->timer);
+    h->timer = 0;
+    h->timer_at = WA_NEVER;
+    return state == WA_P3_SUBTASK_RETURNED;
+}
+
+/* Makes a wait-until end by deadline: keeps the one that ends first (a
+ * later deadline lets it fire early), replaces one that ends later.
+ * Returns 1 when the deadline has passed already: no wait is needed. */
+static int wa_p3b_timer_arm(wa_p3b *h, uint64_t deadline)
+{
+    if (h->timer_at <= deadline)
+        return 0;
+    if (h->timer && wa_p3b_timer_cancel(h))
+        return 1; /* its later deadline passed: so did this one */
+    /* now costs ~20 us, a wait-until that returns at once ~1 ms */
+    if (deadline <= wa_p3b_clock(&h->base))
+        return 1;
+    h->stats.async_calls++;
+    uint32_t r = wa_p3_wait_until(deadline);
+    if (wa_p3_state(r) == WA_P3_SUBTASK_RETURNED)
+        return 1;
+    h->timer = wa_p3_subtask(r);
+    h->timer_at = deadline;
+    wa_p3b_join(h, h->timer, h->set);
+    return 0;
+}
+
+/* Readies a wait of the set until deadline (WA_NEVER: none): arms the
+ * timer. Returns 1 when there is something to wait for, 0 when the
+ * deadline has passed (the pending events are then drained), WA_EDEADLK
+ * when nothing is joined and there is no deadline. The blocking wait and a
+ * callback that returns WAIT (wa_wasip3_wait_set_) share it. */
+static int wa_p3b_wait_ready(wa_p3b *h, uint64_t deadline)
+{
+    if (deadline != WA_NEVER) {
+        if (wa_p3b_timer_arm(h, deadline)) {
+            wa_p3b_drain(h);
+            return 0;
+        }
+    } else if (h->njoined == 0) {
+        return WA_EDEADLK;
+    }
+    h->fired_at = 0;
+    return 1;
+}
+
+static int wa_p3b_wait(wa_backend *b, uint64_t deadline)
+{
+    wa_p3b *h = (wa_p3b *)b;
+    if (deadline == 0) {
+        if (h->njoined || h->timer) /* else nothing could be ready */
+            wa_p3b_drain(h);
+        return 0;
+    }
+    int rc = wa_p3b_wait_ready(h, deadline);
+    if (rc <= 0)
+        return rc;
+    h->stats.waits++;
+    wa_p3b_dispatch(h, wa_p3_waitable_set_wait(h->set));
+    wa_p3b_drain(h);
+    /* No timer reached the deadline: the tick after this wait has no timer
+     * to fire, and need not read the clock to know it. */
+    return deadline == WA_NEVER || h->fired_at >= deadline ? 0 : WA_WAIT_EARLY;
+}
+
+static void wa_p3b_free(wa_backend *b)
+{
+    wa_p3b *h = (wa_p3b *)b;
+    if (h->timer)
+        wa_p3b_timer_cancel(h);
+    for (uint32_t i = 0; i < h->nwakes; i++)
+        wa_p3b_cancel_subtask(h, h->wakes[i]);
+    free(h->wakes);
+    wa_regs_free(&h->regs); /* (the runtime dropped every wait: none joined) */
+    wa_p3_waitable_set_drop(h->set);
+    free(h->slot_of);
+    free(h);
+}
+
+static void *wa_p3b_cap(wa_backend *b, unsigned cap)
+{
+    wa_p3b *h = (wa_p3b *)b;
+    return cap == WA_CAP_WAITABLES ? (void *)&h->regs : cap == WA_CAP_WASIP3_STATS ? (void *)&h->stats : NULL;
+}
+
+static const wa_backend_vt wa_p3b_vt = {"wasip3", wa_p3b_clock, wa_p3b_wait, NULL, wa_p3b_free, wa_p3b_cap};
+
+wa_backend *wa_backend_wasip3_new(int *err)
+{
+    wa_p3b *h = calloc(1, sizeof *h);
+    if (!h) {
+        if (err)
+            *err = WA_ENOMEM;
+        return NULL;
+    }
+    h->base.vt = &wa_p3b_vt;
+    h->base.resolution = WA_MS(1); /* jco's wait-until is setTimeouts of whole ms */
+    h->timer_at = WA_NEVER;
+    h->set = wa_p3_waitable_set_new();
+    wa_regs_init(&h->regs, &h->base, sizeof(wa_p3_reg), &wa_p3b_hooks);
+    return &h->base;
+}
+
+/* The wasip3 backend of rt, or NULL. */
+static wa_p3b *wa_p3b_of(wa_rt *rt)
+{
+    wa_backend *b = rt->backend;
+    return b->vt == &wa_p3b_vt ? (wa_p3b *)b : NULL;
+}
+
+void wa_wasip3_event_(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (!h)
+        return;
+    wa_p3b_dispatch(h, (wa_p3_event){code, p1, p2});
+}
+
+void wa_wasip3_poll_(wa_rt *rt)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (h)
+        wa_p3b_wait(&h->base, 0);
+}
+
+int wa_wasip3_wake_(wa_rt *rt, unsigned want)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (!h)
+        return WA_ENOSYS;
+    uint64_t ns = WA_MS(1);
+    while (h->nwakes < want) {
+        if (h->nwakes == h->cwakes) {
+            uint32_t n = h->cwakes ? 2 * h->cwakes : 4;
+            uint32_t *a = realloc(h->wakes, n * sizeof *a);
+            if (!a)
+                return WA_ENOMEM;
+            h->wakes = a;
+            h->cwakes = n;
+        }
+        h->stats.async_calls++;
+        uint32_t r = wa_p3_wait_for(ns);
+        if (wa_p3_state(r) == WA_P3_SUBTASK_RETURNED) {
+            ns *= 2; /* it ended while it was called (~1 ms): no event */
+            continue;
+        }
+        h->wakes[h->nwakes++] = wa_p3_subtask(r);
+        wa_p3b_join(h, wa_p3_subtask(r), h->set);
+    }
+    return 0;
+}
+
+int wa_wasip3_wait_set_(wa_rt *rt, uint64_t deadline, uint32_t *set)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (!h)
+        return WA_ENOSYS;
+    *set = h->set;
+    int rc = wa_p3b_wait_ready(h, deadline);
+    /* An event pending at WAIT is taken at once by the callback's own
+     * task, and jco (1.35) then spins its hand-over of the instance to a
+     * call queued for it until that callback returns: an async call in it
+     * waits for a timer that never runs. So no WAIT with an event pending
+     * (the async calls of this callback, the timer's included, are made). */
+    if (rc != 0 && wa_p3b_drain(h))
+        return 0;
+    return rc == WA_EDEADLK ? 1 : rc; /* (another task may join one) */
+}
+
+int wa_waitable_register(wa_rt *rt, uint32_t w, wa_waitable_key *key)
+{
+    return wa_regs_register(rt, WA_CAP_WAITABLES, w, key);
+}
+
+int wa_waitable_deregister(wa_rt *rt, wa_waitable_key key)
+{
+    return wa_regs_deregister(rt, WA_CAP_WAITABLES, key, "wa_waitable_deregister");
+}
+
+static int wa_waitable_wait_poll(wa_future *f, wa_cx *cx) { return wa_reg_wait_poll(f, cx, WA_CAP_WAITABLES); }
+
+static const wa_future_vt wa_waitable_wait_vt = {wa_waitable_wait_poll, wa_reg_wait_drop, "waitable_wait"};
+
+wa_future *wa_waitable_wait_init(wa_waitable_wait *w, wa_waitable_key key)
+{
+    return wa_reg_wait_init(w, &wa_waitable_wait_vt, key, WA_REG_READY);
+}
+
+int wa_waitable_payload(wa_rt *rt, wa_waitable_key key, uint32_t *payload)
+{
+    wa_regs *r = wa_backend_cap(rt->backend, WA_CAP_WAITABLES);
+    if (!r)
+        return WA_ENOSYS;
+    wa_p3_reg *s = (wa_p3_reg *)wa_regs_find(r, key);
+    if (!s)
+        return wa_misuse_in_(WA_ESTALE, "wa_waitable_payload", "a key that is stale or another runtime's");
+    *payload = s->payload;
+    return 0;
+}
+
+wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt) { return wa_backend_cap(rt->backend, WA_CAP_WASIP3_STATS); }
+
+int wa_wasip3_stats_get(wa_rt *rt, wa_wasip3_stats *st)
+{
+    wa_wasip3_stats *s = wa_wasip3_stats_of_(rt);
+    if (!s)
+        return WA_ENOSYS;
+    *st = *s;
+    return 0;
+}
+
+/* The backend wa_rt_new gives on this host. */
+wa_backend *wa_backend_default_(int *err) { return wa_backend_wasip3_new(err); }

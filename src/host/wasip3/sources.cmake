@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: MIT
+# The WASI 0.3 host (Component Model async): its waitable-set reactor, the
+# async built-ins and bindings, the command and export drivers, the
+# wasip3_task registry and what it does over them (subtasks, streams,
+# futures, TCP, DNS, the HTTP client and server), with the parts it shares
+# with WASI 0.2 (src/wasi) and every host (TCP's common part, addresses,
+# the HTTP front end).
+wasync_sources(host/wasip3 reactor.c builtins.c cli.c sockets.c http.c command.c export.c task.c
+  subtask.c stream.c future.c tcp.c dns.c http_client.c http_server.c)
+wasync_sources(wasi cabi.c lift.c http_call.c http_incoming.c)
+wasync_sources(reactor regs.c log_stderr.c)
+wasync_sources(io tcp.c ip.c http_url.c http_fields.c http_send.c http_fetch.c)

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/* The future of an async-lowered call (wasync/component.h): it waits on
+ * the call's subtask through a waitable registration until the subtask
+ * returns, then drops it; dropped before that, it cancels it.
+ *
+ * It also keeps the memory of every async-lowered call the library makes
+ * (its arguments and results, one area) from the host while the host may
+ * write it. After a cancel that says CANCELLED_* the Canonical ABI has the
+ * callee write nothing, but jco 1.35 still runs the host's function and
+ * lowers its results into the area when it ends, seconds later: a freed
+ * area would be reused memory by then. So a cancelled call's area goes to
+ * a list of held areas instead of free(), with its late hook; an area is
+ * freed once its hook sees the host's write whole (the area's bytes are
+ * WA_SUBTASK_UNWRITTEN until written), having released what the host
+ * lowered in it. The list is per instance (its memory is), and a few of
+ * it are looked at when an area is made: a new call is when memory is
+ * wanted again. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtins.h"
+#include "reactor.h"
+#include "wasync/component.h"
+
+_Static_assert(WA_SUBTASK_RETURNED == WA_P3_SUBTASK_RETURNED && WA_SUBTASK_STARTED == WA_P3_SUBTASK_STARTED,
+               "the public states are the Canonical ABI's");
+_Static_assert(WA_SUBTASK_UNWRITTEN == WA_P3_UNWRITTEN, "one mark of unwritten bytes");
+
+/* An area's header; the call's memory follows, max-aligned. */
+typedef union wa_area {
+    struct {
+        union wa_area *next; /* while held */
+        int (*late)(void *area);
+    } h;
+    max_align_t align_;
+} wa_area;
+
+/* The held areas, oldest first: a queue, so that a look at a few from
+ * its head at every new area visits them all in turn at a bounded cost
+ * (a host that honours cancels never writes them, and they add up). */
+static wa_area *wa_areas_head, **wa_areas_tail = &wa_areas_head;
+static long wa_areas_count;
+
+static wa_area *wa_area_of(void *area) { return (wa_area *)area - 1; }
+
+static void wa_areas_push(wa_area *a)
+{
+    a->h.next = NULL;
+    *wa_areas_tail = a;
+    wa_areas_tail = &a->h.next;
+    wa_areas_count++;
+}
+
+/* Looks at up to n held areas from the head: frees those whose late
+ * write came whole, puts the others back at the tail. */
+static void wa_areas_sweep(long n)
+{
+    while (n-- > 0 && wa_areas_head) {
+        wa_area *a = wa_areas_head;
+        if (!(wa_areas_head = a->h.next))
+            wa_areas_tail = &wa_areas_head;
+        wa_areas_count--;
+        if (a->h.late && a->h.late(a + 1))
+            free(a);
+        else
+            wa_areas_push(a);
+    }
+}
+
+void *wa_subtask_area_new(size_t size, int (*late)(void *area))
+{
+    wa_areas_sweep(4); /* (more than one a call: they are looked at faster than they come) */
+    if (size > SIZE_MAX - sizeof(wa_area))
+        return NULL;
+    wa_area *a = malloc(sizeof *a + size);
+    if (!a)
+        return NULL;
+    a->h.late = late;
+    memset(a + 1, WA_SUBTASK_UNWRITTEN, size);
+    return a + 1;
+}
+
+void wa_subtask_area_free(void *area)
+{
+    if (area)
+        free(wa_area_of(area));
+}
+
+long wa_wasip3_held_areas(void)
+{
+    wa_areas_sweep(wa_areas_count);
+    return wa_areas_count;
+}
+
+/* Keeps s's area from the host: its call was dropped unreturned. */
+static void wa_subtask_hold_area(wa_subtask *s)
+{
+    wa_areas_push(wa_area_of(s->area));
+    s->area = NULL;
+}
+
+/* RETURNED, or cancelled: the subtask says nothing more. */
+static bool wa_subtask_resolved(uint32_t state) { return state >= WA_P3_SUBTASK_RETURNED; }
+
+/* Ends s's hold on its subtask: deregisters it if it still is (no wait is
+ * queued, so it is out of the set), cancels it unless it resolved, and
+ * drops it. Counted when s was polled on this backend. */
+static void wa_subtask_release(wa_subtask *s, bool registered)
+{
+    static wa_wasip3_stats nowhere;
+    wa_wasip3_stats *st = s->rt ? wa_wasip3_stats_of_(s->rt) : NULL;
+    if (!st)
+        st = &nowhere;
+    if (registered)
+        wa_waitable_deregister(s->rt, s->wait.key);
+    if (!wa_subtask_resolved(s->state)) {
+        st->cancels++;
+        s->state = wa_p3_subtask_cancel(s->subtask);
+    }
+    st->drops++;
+    wa_p3_subtask_drop(s->subtask);
+    s->subtask = 0;
+    if (s->area && s->state != WA_P3_SUBTASK_RETURNED)
+        wa_subtask_hold_area(s);
+}
+
+static int wa_subtask_status(const wa_subtask *s) { return s->state == WA_P3_SUBTASK_RETURNED ? 0 : WA_ECANCELED; }
+
+static int wa_subtask_poll(wa_future *f, wa_cx *cx)
+{
+    wa_subtask *s = (wa_subtask *)f;
+    if (!s->rt) {
+        s->rt = cx->rt;
+        if (!s->subtask) {
+            if (s->state == WA_P3_SUBTASK_RETURNED)
+                return WA_READY; /* (at once: nothing to wait on) */
+            return wa_misuse(WA_EINVAL, "wa_subtask: a call result with no subtask that did not return");
+        }
+        int rc = wa_waitable_register(cx->rt, s->subtask, &s->wait.key);
+        if (rc < 0)
+            return rc; /* (its drop cancels the subtask) */
+        wa_waitable_wait_init(&s->wait, s->wait.key);
+    } else if (!s->subtask) {
+        return wa_misuse(WA_EMISUSE, "poll of a finished subtask");
+    }
+    for (;;) {
+        int rc = wa_poll(&s->wait.fut, cx);
+        if (rc == WA_PENDING)
+            return rc;
+        if (rc == 0)
+            wa_waitable_payload(s->rt, s->wait.key, &s->state);
+        if (rc < 0 || wa_subtask_resolved(s->state)) {
+            wa_subtask_release(s, rc == 0); /* (< 0: its key went stale) */
+            return rc < 0 ? rc : wa_subtask_status(s);
+        }
+        wa_waitable_wait_init(&s->wait, s->wait.key); /* STARTED: wait on */
+    }
+}
+
+static void wa_subtask_drop(wa_future *f)
+{
+    wa_subtask *s = (wa_subtask *)f;
+    if (!s->subtask)
+        return;
+    if (s->wait.key) { /* registered; else never joined */
+        wa_drop(&s->wait.fut); /* (out of the set before the cancel) */
+        /* an event that resolved it may have come after the last poll */
+        uint32_t state;
+        wa_waitable_payload(s->rt, s->wait.key, &state);
+        if (wa_subtask_resolved(state))
+            s->state = state;
+    }
+    wa_subtask_release(s, s->wait.key != 0);
+}
+
+static const wa_future_vt wa_subtask_vt = {wa_subtask_poll, wa_subtask_drop, "subtask"};
+
+wa_future *wa_subtask_init(wa_subtask *s, uint32_t packed) { return wa_subtask_init_area(s, packed, NULL); }
+
+wa_future *wa_subtask_init_area(wa_subtask *s, uint32_t packed, void *area)
+{
+    s->fut.vt = &wa_subtask_vt;
+    s->area = area;
+    s->subtask = wa_p3_subtask(packed);
+    s->state = wa_p3_state(packed);
+    s->rt = NULL;
+    s->wait.key = 0; /* (keys are never 0) */
+    if (s->subtask)
+        wa_p3_live++; /* taken */
+    return &s->fut;
+}

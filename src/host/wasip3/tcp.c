@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/* TCP over wasi:sockets@0.3.0. Listening is synchronous (create, bind,
+ * listen); the listener's connections come as a stream<tcp-socket>, read
+ * one socket at a time by whichever accept runs: the read is the
+ * listener's, so an accept dropped while it is BLOCKED leaves it to the
+ * next, and only the close cancels it. One accept at a time waits on the
+ * stream's registration (a cancel needs the end out of the set, and the
+ * waiter's wait says whether the event came); others wait for their turn.
+ * connect is an async func: a wa_subtask over the call, which holds its
+ * area (arguments and result: kept from the host past a cancel,
+ * subtask.c). A connection is a wasync stream over receive's
+ * stream<u8> and the writable end of one given to send. */
+#include <stdlib.h>
+
+#include "../../io/tcp.h"
+#include "reactor.h"
+#include "sockets.h"
+#include "stream.h"
+#include "wasync/component.h"
+
+/* The listener's read. */
+enum { WA_TCP_P3_IDLE, WA_TCP_P3_BLOCKED, WA_TCP_P3_DONE, WA_TCP_P3_ENDED };
+
+/* The host part of an operation (wa_net_host): an accept's wait (op->waiting
+ * 1: on the registration, 2: for its turn), or a connect's call. */
+typedef struct wa_tcp_host {
+    union {
+        wa_waitable_wait wait;
+        wa_notified turn;
+        struct {
+            wa_subtask call; /* its area: a wa_p3_connect_call */
+            uint32_t sock;   /* 0: none */
+        } c;
+    } u;
+} wa_tcp_host;
+_Static_assert(sizeof(wa_tcp_host) <= sizeof(wa_net_host) && _Alignof(wa_tcp_host) <= _Alignof(wa_net_host),
+               "wa_net_host too small");
+#define WA_TCP_H(op) ((wa_tcp_host *)(void *)&(op)->host)
+
+static wa_wasip3_stats *wa_tcp_stats(wa_rt *rt)
+{
+    static wa_wasip3_stats nowhere; /* (another backend: counted nowhere) */
+    wa_wasip3_stats *st = wa_wasip3_stats_of_(rt);
+    return st ? st : &nowhere;
+}
+
+static void wa_tcp_drop_accepts(wa_tcp *l)
+{
+    wa_tcp_stats(l->rt)->end_drops++;
+    wa_p3_live_ends--;
+    wa_wasip3_tcp_sockets.drop_readable(l->accepts);
+}
+
+/* A new stream *conn over sock (taken): receive's stream and result, and
+ * a new stream<u8> whose readable end goes to send. */
+static int wa_tcp_conn_open(wa_rt *rt, uint32_t sock, wa_stream **conn)
+{
+    uint32_t in, in_result;
+    wa_p3_tcp_receive(sock, &in, &in_result);
+    uint64_t ends = wa_wasip3_cli_bytes.new_();
+    wa_p3_live_ends += 2;
+    uint32_t sent = wa_p3_tcp_send(sock, (uint32_t)ends);
+    return wa_stream_handle_(wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, in, (uint32_t)(ends >> 32),
+                                                         &wa_wasip3_tcp_result, (uint32_t[2]){in_result, sent},
+                                                         wa_p3_tcp_result_error, sock, wa_p3_tcp_drop, conn),
+                             conn);
+}
+
+/* Gives l a socket, bound and listening, and its accepts registered. */
+static int wa_tcp_listen_open(wa_tcp_op *op, wa_tcp *l)
+{
+    int rc = wa_p3_tcp_create(op->ip.v6, &l->sock);
+    if (rc < 0)
+        return rc;
+    if ((rc = wa_p3_tcp_bind(l->sock, &op->ip, op->port)) == 0 && (rc = wa_p3_tcp_listen(l->sock, &l->accepts)) == 0 &&
+        (rc = wa_p3_tcp_local_port(l->sock, &l->port)) == 0 &&
+        (rc = wa_waitable_register(op->rt, l->accepts, &l->key)) == 0) { /* (WA_ENOSYS on sim) */
+        wa_notify_init(&l->turn);
+        return 0;
+    }
+    if (l->accepts)
+        wa_tcp_drop_accepts(l);
+    wa_p3_tcp_drop(l->sock);
+    return rc;
+}
+
+static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
+{
+    (void)cx;
+    return wa_tcp_listen_poll_with((wa_tcp_op *)f, wa_tcp_listen_open);
+}
+
+static void wa_tcp_nothing(wa_future *f) { (void)f; }
+
+static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_nothing, "tcp_listen"};
+
+wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
+{
+    return wa_tcp_op_start(op, &wa_tcp_listen_vt, rt, ip, port);
+}
+
+/* The accept waiting on the registration cancels nothing: the read stays
+ * the listener's. Its event came if its wait says so (taken or not). */
+static void wa_tcp_release_socket(wa_tcp *l)
+{
+    wa_wasip3_stats *st = wa_tcp_stats(l->rt);
+    uint32_t r = 0;
+    if (l->reading == WA_TCP_P3_BLOCKED && l->waiter && WA_TCP_H(l->waiter)->u.wait.ready)
+        l->reading = WA_TCP_P3_DONE;
+    if (l->reading == WA_TCP_P3_DONE)
+        wa_waitable_payload(l->rt, l->key, &r);
+    wa_waitable_deregister(l->rt, l->key); /* wakes the waiter; out of the set */
+    wa_notify_all(&l->turn);               /* and the others */
+    if (l->reading == WA_TCP_P3_BLOCKED) {
+        st->copy_cancels++;
+        r = wa_wasip3_tcp_sockets.cancel_read(l->accepts);
+    }
+    l->reading = WA_TCP_P3_IDLE;
+    if (wa_p3_copy_count(r)) { /* a connection nobody will take */
+        wa_p3_resources++;
+        wa_p3_tcp_drop(l->got);
+    }
+    wa_tcp_drop_accepts(l);
+    wa_p3_tcp_drop(l->sock);
+}
+
+int wa_tcp_close(wa_tcp **l) { return wa_tcp_close_with(l, wa_tcp_release_socket); }
+
+/* Ends op's wait: the registration's passes the turn on, and marks the
+ * read DONE if its event came. */
+static void wa_tcp_accept_leave(wa_tcp_op *op)
+{
+    wa_tcp *l = op->listener;
+    wa_tcp_host *h = WA_TCP_H(op);
+    if (op->waiting == 1) {
+        if (h->u.wait.ready && l->reading == WA_TCP_P3_BLOCKED)
+            l->reading = WA_TCP_P3_DONE;
+        wa_drop(&h->u.wait.fut);
+        l->waiter = NULL;
+        wa_notify_all(&l->turn);
+    } else if (op->waiting == 2) {
+        wa_drop(&h->u.turn.fut);
+    }
+    op->waiting = 0;
+}
+
+/* The read's result r: a connection, WA_EAGAIN (none came), or the end
+ * of the listener's stream (the host gave up on it: WA_EIO). */
+static int wa_tcp_took(wa_tcp_op *op, uint32_t r)
+{
+    wa_tcp *l = op->listener;
+    l->reading = wa_p3_copy_status(r) == WA_P3_COPY_DROPPED ? WA_TCP_P3_ENDED : WA_TCP_P3_IDLE;
+    if (wa_p3_copy_count(r)) {
+        wa_p3_resources++; /* taken */
+        return wa_tcp_conn_open(op->rt, l->got, &op->conn);
+    }
+    return l->reading == WA_TCP_P3_ENDED ? WA_EIO : WA_EAGAIN;
+}
+
+static int wa_tcp_accept_try(wa_tcp_op *op, wa_cx *cx)
+{
+    wa_tcp *l = op->listener;
+    wa_tcp_host *h = WA_TCP_H(op);
+    for (;;) {
+        int rc;
+        uint32_t r;
+        if (op->waiting) {
+            rc = wa_poll(op->waiting == 1 ? &h->u.wait.fut : &h->u.turn.fut, cx);
+            if (rc == WA_PENDING)
+                return rc;
+            wa_tcp_accept_leave(op);
+            if (rc < 0)
+                return rc;
+        }
+        switch (l->reading) {
+        case WA_TCP_P3_ENDED:
+            return WA_EIO;
+        case WA_TCP_P3_DONE:
+            wa_waitable_payload(op->rt, l->key, &r);
+            if ((rc = wa_tcp_took(op, r)) != WA_EAGAIN)
+                return rc;
+            continue;
+        case WA_TCP_P3_IDLE: {
+            wa_wasip3_stats *st = wa_tcp_stats(op->rt);
+            st->copies++;
+            r = wa_wasip3_tcp_sockets.read(l->accepts, &l->got, 1);
+            if (r != WA_P3_BLOCKED) {
+                if ((rc = wa_tcp_took(op, r)) != WA_EAGAIN)
+                    return rc;
+                continue;
+            }
+            st->copies_blocked++;
+            l->reading = WA_TCP_P3_BLOCKED;
+            break;
+        }
+        }
+        if (!l->waiter) {
+            l->waiter = op;
+            wa_waitable_wait_init(&h->u.wait, l->key);
+            op->waiting = 1;
+        } else {
+            wa_notified_init(&h->u.turn, &l->turn);
+            op->waiting = 2;
+        }
+    }
+}
+
+static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
+{
+    return wa_tcp_accept_poll_with((wa_tcp_op *)f, cx, wa_tcp_accept_try);
+}
+
+static void wa_tcp_accept_drop(wa_future *f)
+{
+    wa_tcp_op *op = (wa_tcp_op *)f;
+    if (op->listener)
+        wa_tcp_accept_leave(op);
+    wa_tcp_accept_end(op);
+}
+
+static const wa_future_vt wa_tcp_accept_vt = {wa_tcp_accept_poll, wa_tcp_accept_drop, "tcp_accept"};
+
+wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l)
+{
+    return wa_tcp_accept_start(op, &wa_tcp_accept_vt, l);
+}
+
+/* A call dropped after it returned wrote its result: its error's string
+ * is freed. */
+static void wa_tcp_connect_drop(wa_future *f)
+{
+    wa_tcp_op *op = (wa_tcp_op *)f;
+    wa_tcp_host *h = WA_TCP_H(op);
+    if (op->waiting) {
+        wa_drop(&h->u.c.call.fut);
+        op->waiting = 0;
+        if (h->u.c.call.state == WA_SUBTASK_RETURNED)
+            wa_p3_tcp_connect_result(h->u.c.call.area);
+    }
+    wa_subtask_area_free(h->u.c.call.area); /* (NULL if kept from the host) */
+    h->u.c.call.area = NULL;
+    if (h->u.c.sock) {
+        wa_p3_tcp_drop(h->u.c.sock);
+        h->u.c.sock = 0;
+    }
+}
+
+/* connect: create, then the async call; its socket is the stream's after. */
+static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
+{
+    wa_tcp_op *op = (wa_tcp_op *)f;
+    wa_tcp_host *h = WA_TCP_H(op);
+    int rc;
+    if (op->step < 0)
+        return WA_EINVAL;
+    if (op->step == 0) {
+        wa_p3_connect_call *area = wa_subtask_area_new(sizeof *area, wa_p3_tcp_connect_late);
+        if (!area)
+            return WA_ENOMEM;
+        if ((rc = wa_p3_tcp_create(op->ip.v6, &h->u.c.sock)) < 0) {
+            wa_subtask_area_free(area);
+            return rc;
+        }
+        wa_tcp_stats(op->rt)->async_calls++;
+        wa_subtask_init_area(&h->u.c.call, wa_p3_tcp_connect(area, h->u.c.sock, &op->ip, op->port), area);
+        op->waiting = 1;
+        op->step = 1;
+    }
+    rc = wa_poll_held(&h->u.c.call.fut, &op->waiting, cx);
+    if (rc == WA_PENDING)
+        return rc;
+    if (rc == 0 && (rc = wa_p3_tcp_connect_result(h->u.c.call.area)) == 0) {
+        rc = wa_tcp_conn_open(op->rt, h->u.c.sock, &op->conn);
+        h->u.c.sock = 0;
+    }
+    wa_tcp_connect_drop(f);
+    return rc;
+}
+
+static const wa_future_vt wa_tcp_connect_vt = {wa_tcp_connect_poll, wa_tcp_connect_drop, "tcp_connect"};
+
+wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
+{
+    return wa_tcp_op_start(op, &wa_tcp_connect_vt, rt, ip, port);
+}
