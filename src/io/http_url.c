@@ -71,9 +71,9 @@ int wa_http_url_parse(const char *url, size_t len, wa_http_url *u)
         return WA_EINVAL; /* a query with no path, or userinfo */
     const char *hash = memchr(url + p, '#', len - p);
     size_t path_len = (hash ? (size_t)(hash - url) : len) - p;
-    u->scheme = (wa_p2_str){url, i};
-    u->authority = (wa_p2_str){url + a, p - a};
-    u->path = path_len ? (wa_p2_str){url + p, path_len} : (wa_p2_str){"/", 1};
+    u->scheme = (wa_http_slice){url, i};
+    u->authority = (wa_http_slice){url + a, p - a};
+    u->path = path_len ? (wa_http_slice){url + p, path_len} : (wa_http_slice){"/", 1};
     return 0;
 }
 

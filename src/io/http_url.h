@@ -9,14 +9,20 @@
 
 #include <stddef.h>
 
-#include "../wasi/cabi.h"
 #include "wasync/http.h"
 
-/* A URL split for wasi:http: slices of the URL it was parsed from. */
+/* len bytes at ptr, not NUL-terminated. */
+typedef struct wa_http_slice {
+    const char *ptr;
+    size_t len;
+} wa_http_slice;
+
+/* A URL split as a request carries it: slices of the URL it was parsed
+ * from. */
 typedef struct wa_http_url {
-    wa_p2_str scheme;    /* "http", "https" or another scheme */
-    wa_p2_str authority; /* host[:port] */
-    wa_p2_str path;      /* path and query; "/" (static) when the URL has none */
+    wa_http_slice scheme;    /* "http", "https" or another scheme */
+    wa_http_slice authority; /* host[:port] */
+    wa_http_slice path;      /* path and query; "/" (static) when the URL has none */
 } wa_http_url;
 
 /* Parses len bytes of url (borrowed; the slices point into it):

@@ -242,13 +242,12 @@ static I32 wa_p2_set_method(I32 r, const char *m)
                                        : wa_p2_imp_http_set_method(r, c, ADDR(m), (I32)strlen(m));
 }
 
-int wa_p2_request_new(uint32_t headers, const char *method, wa_p2_str scheme, wa_p2_str authority, wa_p2_str path,
-                      uint32_t *req, uint32_t *body)
+int wa_p2_request_new(uint32_t headers, const char *method, const wa_http_url *u, uint32_t *req, uint32_t *body)
 {
     I32 r = wa_p2_imp_http_request_new((I32)headers); /* takes the fields */
-    int bad = wa_p2_set_method(r, method) || wa_p2_set_scheme(r, scheme) ||
-              wa_p2_imp_http_set_authority(r, 1, ADDR(authority.ptr), (I32)authority.len) ||
-              wa_p2_imp_http_set_path(r, 1, ADDR(path.ptr), (I32)path.len);
+    int bad = wa_p2_set_method(r, method) || wa_p2_set_scheme(r, (wa_p2_str){u->scheme.ptr, u->scheme.len}) ||
+              wa_p2_imp_http_set_authority(r, 1, ADDR(u->authority.ptr), (I32)u->authority.len) ||
+              wa_p2_imp_http_set_path(r, 1, ADDR(u->path.ptr), (I32)u->path.len);
     return wa_p2_outgoing(r, bad, wa_p2_imp_http_request_body, wa_p2_imp_http_request_out_drop, req, body);
 }
 

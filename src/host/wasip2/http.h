@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../io/http_url.h"
 #include "../../wasi/cabi.h"
 #include "wasync/http.h"
 
@@ -49,7 +50,7 @@ void wa_p2_outgoing_body_drop(uint32_t body);
 
 /* The client: an outgoing-request (takes headers) and its body; send it
  * (takes the request): a future-incoming-response. */
-int wa_p2_request_new(uint32_t headers, const char *method, wa_p2_str scheme, wa_p2_str authority, wa_p2_str path,
+int wa_p2_request_new(uint32_t headers, const char *method, const wa_http_url *u,
                       uint32_t *req, uint32_t *body);
 int wa_p2_http_send(uint32_t req, uint32_t *future, char *why);
 uint32_t wa_p2_future_subscribe(uint32_t future);

@@ -85,7 +85,7 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     uint32_t fields, req, stream;
     int rc;
     if ((rc = wa_http_call_fields_(q, method, wa_p2_fields_from_list, &fields)) < 0 ||
-        (rc = wa_p2_request_new(fields, method, u->scheme, u->authority, u->path, &req, &c->out_body)) < 0 ||
+        (rc = wa_p2_request_new(fields, method, u, &req, &c->out_body)) < 0 ||
         (rc = wa_p2_http_send(req, &c->future, s->reason)) < 0 ||
         (rc = wa_pollable_register(rt, wa_p2_future_subscribe(c->future), &c->key)) < 0)
         return rc;

@@ -181,17 +181,17 @@ static I32 wa_p3_set_method(I32 r, const char *m)
                                        : wa_p3_imp_http_request_set_method(r, c, ADDR(m), (I32)strlen(m));
 }
 
-int wa_p3_request_new(uint32_t headers, uint32_t contents, uint32_t trailers, const char *method, wa_p2_str scheme,
-                      wa_p2_str authority, wa_p2_str path, uint32_t *req, uint32_t *result)
+int wa_p3_request_new(uint32_t headers, uint32_t contents, uint32_t trailers, const char *method,
+                      const wa_http_url *u, uint32_t *req, uint32_t *result)
 {
     _Alignas(4) uint32_t ret[2];
     wa_p3_imp_http_request_new((I32)headers, contents != 0, (I32)contents, (I32)trailers, 0, 0, ADDR(ret));
     I32 r = (I32)ret[0];
     *req = ret[0];
     *result = ret[1];
-    if (wa_p3_set_method(r, method) || wa_p3_set_scheme(r, scheme) ||
-        wa_p3_imp_http_request_set_authority(r, 1, ADDR(authority.ptr), (I32)authority.len) ||
-        wa_p3_imp_http_request_set_path(r, 1, ADDR(path.ptr), (I32)path.len)) {
+    if (wa_p3_set_method(r, method) || wa_p3_set_scheme(r, (wa_p2_str){u->scheme.ptr, u->scheme.len}) ||
+        wa_p3_imp_http_request_set_authority(r, 1, ADDR(u->authority.ptr), (I32)u->authority.len) ||
+        wa_p3_imp_http_request_set_path(r, 1, ADDR(u->path.ptr), (I32)u->path.len)) {
         wa_p3_request_drop(ret[0]);
         wa_wasip3_http_result.drop_readable(ret[1]);
         return WA_EINVAL;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../io/http_url.h"
 #include "../../wasi/cabi.h"
 #include "builtins.h"
 #include "wasync/http.h"
@@ -67,8 +68,8 @@ int wa_p3_response_status(uint32_t resp);
 
 /* A new request as wa_p3_response_new, with the method, scheme, authority
  * and path set: 0, or WA_EINVAL (a part refused: dropped then). */
-int wa_p3_request_new(uint32_t headers, uint32_t contents, uint32_t trailers, const char *method, wa_p2_str scheme,
-                      wa_p2_str authority, wa_p2_str path, uint32_t *req, uint32_t *result);
+int wa_p3_request_new(uint32_t headers, uint32_t contents, uint32_t trailers, const char *method,
+                      const wa_http_url *u, uint32_t *req, uint32_t *result);
 
 /* client.send, async-lowered: takes req; the result<response,
  * error-code> goes to ret (an area given to the call's wa_subtask). Returns

@@ -144,8 +144,7 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     uint64_t trailers = wa_wasip3_http_trailers.new_();
     c->trailers = (uint32_t)(trailers >> 32);
     wa_p3_live_ends++;
-    if ((rc = wa_p3_request_new(fields, contents, (uint32_t)trailers, method, u->scheme, u->authority, u->path, &req,
-                                &result)) < 0)
+    if ((rc = wa_p3_request_new(fields, contents, (uint32_t)trailers, method, u, &req, &result)) < 0)
         return rc;
     c->sent = result; /* (how the host sent it: not asked; wa_http_drop_sent) */
     wa_p3_live_ends++;
