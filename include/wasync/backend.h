@@ -48,6 +48,12 @@ typedef struct wa_backend_vt {
      * named there, internal), or NULL if it has not that capability; the
      * slot is NULL for a backend with none. */
     void *(*cap)(wa_backend *b, unsigned cap);
+    /* Makes the backend's state safe for several threads at once: a
+     * many-threads runtime's workers register, wait and drop waits on it
+     * while one of them waits in it. Called once, before they start. NULL
+     * for a backend that needs nothing for that (or is never shared: no
+     * notify). */
+    void (*share)(wa_backend *b);
 } wa_backend_vt;
 
 

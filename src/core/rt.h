@@ -242,11 +242,6 @@ void wa_log_(const char *text);
  * src/reactor/sim_default.c), or NULL with *err set. */
 wa_backend *wa_backend_default_(int *err);
 
-#if WA_MT
-/* src/reactor/regs.c: b's fd registration table, if any, takes its lock from
- * now on (a many-threads runtime's workers share it); borrows b. Called
- * before any worker runs. */
-void wa_regs_share_(wa_backend *b);
-#endif
+
 
 #endif

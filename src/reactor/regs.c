@@ -15,12 +15,7 @@ void wa_regs_init(wa_regs *r, wa_backend *b, size_t size, const wa_regs_hooks *h
 }
 
 #if WA_MT
-void wa_regs_share_(wa_backend *b)
-{
-    wa_regs *r = wa_backend_cap(b, WA_CAP_FDS);
-    if (r)
-        r->shared = true;
-}
+void wa_regs_share(wa_regs *r) { r->shared = true; }
 #endif
 
 void wa_regs_free(wa_regs *r)

@@ -48,7 +48,7 @@ typedef struct wa_regs {
     /* The workers of a many-threads runtime register, wait and drop waits
      * while one of them feeds readiness in: every look at the table, its
      * registrations and their waits is under this lock, once shared is
-     * set (wa_regs_share_, before any worker runs; a local runtime's
+     * set (wa_regs_share, before any worker runs; a local runtime's
      * table is its thread's alone and takes no lock). */
     pthread_mutex_t lock;
     bool shared;
@@ -81,6 +81,12 @@ void wa_regs_init(wa_regs *r, wa_backend *b, size_t size, const wa_regs_hooks *h
 /* Frees the table, each registration still live given to the del hook
  * (the runtime dropped every wait before). */
 void wa_regs_free(wa_regs *r);
+
+#if WA_MT
+/* Takes the table's lock from now on (its backend's share: a many-threads
+ * runtime's workers use it together). Before any worker runs. */
+void wa_regs_share(wa_regs *r);
+#endif
 
 static inline wa_reg *wa_regs_at(const wa_regs *r, uint32_t i) { return (wa_reg *)wa_keys_at(&r->keys, i); }
 

@@ -25,7 +25,7 @@ static void wa_sim_free(wa_backend *b) { free(b); }
 
 static void *wa_sim_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_SIM_CLOCK ? &((wa_sim *)b)->now : NULL; }
 
-static const wa_backend_vt wa_sim_vt = {"sim", wa_sim_now, wa_sim_wait, NULL, wa_sim_free, wa_sim_cap};
+static const wa_backend_vt wa_sim_vt = {"sim", wa_sim_now, wa_sim_wait, NULL, wa_sim_free, wa_sim_cap, NULL};
 
 wa_backend *wa_backend_sim_new(uint64_t seed)
 {

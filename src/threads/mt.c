@@ -1113,7 +1113,8 @@ static int wa_mt_new(wa_rt *rt, unsigned n)
         w->view.report = rt->report;
         w->view.report_arg = rt->report_arg;
     }
-    wa_regs_share_(rt->backend); /* the workers share its fd table */
+    if (rt->backend->vt->share) /* the workers use it together */
+        rt->backend->vt->share(rt->backend);
     for (unsigned i = 0; i < n; i++) {
         if (pthread_create(&mt->workers[i].thread, NULL, wa_worker_main, &mt->workers[i]) != 0) {
             mt->n = i; /* stop those that started */

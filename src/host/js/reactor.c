@@ -62,7 +62,7 @@ static void wa_js_free(wa_backend *b)
     wa_js_host = NULL;
 }
 
-static const wa_backend_vt wa_js_vt = {"js", wa_js_now, wa_js_wait, NULL, wa_js_free, NULL};
+static const wa_backend_vt wa_js_vt = {"js", wa_js_now, wa_js_wait, NULL, wa_js_free, NULL, NULL};
 
 wa_backend *wa_backend_js_new_(int *err)
 {

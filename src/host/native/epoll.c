@@ -97,8 +97,10 @@ static void wa_epoll_free(wa_backend *b)
 
 static void *wa_epoll_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_FDS ? &((wa_epoll *)b)->regs : NULL; }
 
+static void wa_epoll_share(wa_backend *b) { wa_regs_share(&((wa_epoll *)b)->regs); }
+
 static const wa_backend_vt wa_epoll_vt = {"epoll", wa_epoll_now, wa_epoll_wait, wa_epoll_notify,
-                                          wa_epoll_free, wa_epoll_cap};
+                                          wa_epoll_free, wa_epoll_cap, wa_epoll_share};
 
 /* Both directions, edge-triggered: the registration keeps what was seen,
  * so the set changes only when an fd comes or goes. */

@@ -110,7 +110,7 @@ static void wa_p1_free(wa_backend *b)
 
 static void *wa_p1_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_FDS ? &((wa_p1 *)b)->regs : NULL; }
 
-static const wa_backend_vt wa_p1_vt = {"wasip1", wa_p1_now, wa_p1_wait, NULL, wa_p1_free, wa_p1_cap};
+static const wa_backend_vt wa_p1_vt = {"wasip1", wa_p1_now, wa_p1_wait, NULL, wa_p1_free, wa_p1_cap, NULL};
 
 /* The host needs no telling: each wait subscribes what is waited on. */
 static const wa_regs_hooks wa_p1_hooks = {NULL, NULL, NULL, NULL};

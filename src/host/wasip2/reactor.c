@@ -164,7 +164,7 @@ static void *wa_p2_cap(wa_backend *b, unsigned cap)
     return cap == WA_CAP_POLLABLES ? (void *)&h->regs : cap == WA_CAP_WASIP2_STATS ? (void *)&h->stats : NULL;
 }
 
-static const wa_backend_vt wa_p2_vt = {"wasip2", wa_p2_clock, wa_p2_wait, NULL, wa_p2_free, wa_p2_cap};
+static const wa_backend_vt wa_p2_vt = {"wasip2", wa_p2_clock, wa_p2_wait, NULL, wa_p2_free, wa_p2_cap, NULL};
 
 wa_backend *wa_backend_wasip2_new(int *err)
 {

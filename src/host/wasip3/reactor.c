@@ -252,7 +252,7 @@ static void *wa_p3b_cap(wa_backend *b, unsigned cap)
     return cap == WA_CAP_WAITABLES ? (void *)&h->regs : cap == WA_CAP_WASIP3_STATS ? (void *)&h->stats : NULL;
 }
 
-static const wa_backend_vt wa_p3b_vt = {"wasip3", wa_p3b_clock, wa_p3b_wait, NULL, wa_p3b_free, wa_p3b_cap};
+static const wa_backend_vt wa_p3b_vt = {"wasip3", wa_p3b_clock, wa_p3b_wait, NULL, wa_p3b_free, wa_p3b_cap, NULL};
 
 wa_backend *wa_backend_wasip3_new(int *err)
 {
