@@ -292,12 +292,27 @@ void wa_wasip3_poll_(wa_rt *rt)
         wa_p3b_wait(&h->base, 0);
 }
 
+/* A short wait-for subtask joined to set, whose only use is its event: a
+ * wake on the runtime's set, a bell on an export call's own. Joined with
+ * no event pending, it marks nothing ready (wasmtime 49.0.3 hands a
+ * waitable that is marked ready to the set's first waiter at once). */
+static uint32_t wa_p3b_ping(wa_p3b *h, uint32_t set)
+{
+    for (uint64_t ns = WA_MS(1);; ns *= 2) { /* ~1 ms: it may end while called */
+        h->stats.async_calls++;
+        uint32_t r = wa_p3_wait_for(ns);
+        if (wa_p3_state(r) != WA_P3_SUBTASK_RETURNED) {
+            wa_p3b_join(h, wa_p3_subtask(r), set);
+            return wa_p3_subtask(r);
+        }
+    }
+}
+
 int wa_wasip3_wake_(wa_rt *rt, unsigned want)
 {
     wa_p3b *h = wa_p3b_of(rt);
     if (!h)
         return WA_ENOSYS;
-    uint64_t ns = WA_MS(1);
     while (h->nwakes < want) {
         if (h->nwakes == h->cwakes) {
             uint32_t n = h->cwakes ? 2 * h->cwakes : 4;
@@ -307,16 +322,26 @@ int wa_wasip3_wake_(wa_rt *rt, unsigned want)
             h->wakes = a;
             h->cwakes = n;
         }
-        h->stats.async_calls++;
-        uint32_t r = wa_p3_wait_for(ns);
-        if (wa_p3_state(r) == WA_P3_SUBTASK_RETURNED) {
-            ns *= 2; /* it ended while it was called (~1 ms): no event */
-            continue;
-        }
-        h->wakes[h->nwakes++] = wa_p3_subtask(r);
-        wa_p3b_join(h, wa_p3_subtask(r), h->set);
+        h->wakes[h->nwakes++] = wa_p3b_ping(h, h->set);
     }
     return 0;
+}
+
+uint32_t wa_wasip3_bell_(wa_rt *rt, uint32_t set)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    return h ? wa_p3b_ping(h, set) : 0;
+}
+
+void wa_wasip3_bell_end_(wa_rt *rt, uint32_t bell, int rang)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (!h)
+        return;
+    if (rang)
+        wa_p3b_drop_subtask(h, bell); /* (the drop takes it out of its set) */
+    else
+        wa_p3b_cancel_subtask(h, bell);
 }
 
 int wa_wasip3_wait_set_(wa_rt *rt, uint64_t deadline, uint32_t *set)

@@ -23,10 +23,21 @@ void wa_wasip3_event_(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2);
 void wa_wasip3_poll_(wa_rt *rt);
 
 /* Keeps at least want wake events on their way to the set: short
- * wait-for subtasks whose only use is their event (the set's waiters get
- * one each, in no order), dropped when it comes. Returns 0, WA_ENOMEM,
- * WA_ENOSYS. */
+ * wait-for subtasks whose only use is their event (the set's waiter gets
+ * them), dropped when it comes. Joining one touches nothing else of the
+ * set: a task may make one while another waits there. Returns 0,
+ * WA_ENOMEM, WA_ENOSYS. */
 int wa_wasip3_wake_(wa_rt *rt, unsigned want);
+
+/* Rings set, an export call's own (not the runtime's): a short wait-for
+ * subtask joined to it, whose event calls back the call waiting there.
+ * Returns the bell (0 on another backend), which the call ends with
+ * wa_wasip3_bell_end_. */
+uint32_t wa_wasip3_bell_(wa_rt *rt, uint32_t set);
+
+/* Drops bell: rang, its event was delivered; else it is taken out of its
+ * set and cancelled first. */
+void wa_wasip3_bell_end_(wa_rt *rt, uint32_t bell, int rang);
 
 /* Readies a WAIT until deadline (WA_NEVER: none): arms the wait-until for
  * it, dispatches the events already pending and puts the set in *set.

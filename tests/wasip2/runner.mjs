@@ -15,21 +15,20 @@ export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT) =>
 // component's instances are kept for every request they can take, one at
 // a time each (wasmtime's default is an instance per request, and none
 // kept idle past a second), so that what a request leaves behind shows in
-// the next, as under jco serve's one instance. A 0.3
-// component gets an instance per request: wasmtime 49.0.3 traps two tasks
-// of one instance that wait on one waitable set, as every task of a
-// wasync instance does, with "BUG: delivering non-present event"
-// (concurrent.rs; a handler's task still writing its body when the next
-// request comes is enough), where the Component Model lets several tasks
-// wait on a set and hands an event to one of them (CanonicalABI
-// definitions.py: WaitableSet.wait_for_event_and). -S cli: our components
-// import wasi:filesystem/types and preopens through the preview1 reactor
-// adapter (libc's preopens and fd calls), which world wasi:http/proxy does
-// not have (docs/wasip3.md, "On wasmtime").
+// the next, as under jco serve's one instance. A 0.3 component is served
+// with wasmtime's defaults, as users deploy it: up to 16 requests at once
+// in an instance, 128 in all. wasmtime 49.0.3 traps two tasks of one
+// instance that wait on one waitable set ("BUG: delivering non-present
+// event", concurrent.rs), which the Component Model allows; the callback
+// driver has one call wait on it at a time (src/wasi/export_p3.c).
+// -S cli: our components import wasi:filesystem/types and preopens
+// through the preview1 reactor adapter (libc's preopens and fd calls),
+// which world wasi:http/proxy does not have (docs/wasip3.md, "On
+// wasmtime").
 export const wasmtimeServe = (port, file = process.env.WASYNC_COMPONENT) =>
   [process.env.WASYNC_WASMTIME, ['serve', ...flags(), '-S', 'cli', '--addr', `127.0.0.1:${port}`,
-    '--max-instance-reuse-count', flags().includes('p3') ? '1' : '1000000',
-    '--max-instance-concurrent-reuse-count', '1', '--idle-instance-timeout', '1000000s', file]];
+    ...(flags().includes('p3') ? [] : ['--max-instance-reuse-count', '1000000',
+      '--max-instance-concurrent-reuse-count', '1', '--idle-instance-timeout', '1000000s']), file]];
 
 // The environment that makes wasmtime log each call of a WIT import
 // (its bindings' trace) to stderr, and the count of those calls in a log.
