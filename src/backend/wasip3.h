@@ -23,21 +23,38 @@ void wa_wasip3_event_(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2);
 void wa_wasip3_poll_(wa_rt *rt);
 
 /* Keeps at least want wake events on their way to the set: short
- * wait-for subtasks whose only use is their event (the set's waiter gets
- * them), dropped when it comes. Joining one touches nothing else of the
- * set: a task may make one while another waits there. Returns 0,
- * WA_ENOMEM, WA_ENOSYS. */
+ * wait-for subtasks whose only use is their event, dropped when it comes:
+ * a host timer, which runs jco's loop (wa_wasip3_ring_ does not). Joining
+ * one touches nothing else of the set. Returns 0, WA_ENOMEM, WA_ENOSYS. */
 int wa_wasip3_wake_(wa_rt *rt, unsigned want);
 
-/* Rings set, an export call's own (not the runtime's): a short wait-for
- * subtask joined to it, whose event calls back the call waiting there.
- * Returns the bell (0 on another backend), which the call ends with
- * wa_wasip3_bell_end_. */
-uint32_t wa_wasip3_bell_(wa_rt *rt, uint32_t set);
+/* A bell: a stream<u8> of the instance's own whose readable end rd always
+ * has a 1-byte read pending, joined to set; a 1-byte write rings it at
+ * once, and the read's event calls back the task waiting on set. */
+typedef struct wa_wasip3_bell {
+    uint32_t set;
+    uint32_t rd, wr;
+    int rung;           /* written, the read's event not yet taken */
+    unsigned char byte; /* the read's buffer */
+} wa_wasip3_bell;
 
-/* Drops bell: rang, its event was delivered; else it is taken out of its
- * set and cancelled first. */
-void wa_wasip3_bell_end_(wa_rt *rt, uint32_t bell, int rang);
+/* Rings the runtime's set: its own bell (made at first use; not counted
+ * among the waitables a wait needs), whose event the dispatch takes. Its
+ * joins and its write touch nothing else of the set: a task may ring it
+ * while another waits there. Returns 0, WA_EIO (the write did not complete
+ * at once), WA_ENOSYS. */
+int wa_wasip3_ring_(wa_rt *rt);
+
+/* Opens bell b on a new waitable set of its own, for a task to WAIT on.
+ * It lives as long as the instance (reuse it). Returns 0, WA_ENOSYS. */
+int wa_wasip3_bell_open_(wa_rt *rt, wa_wasip3_bell *b);
+/* Rings b, unless it is rung: 0, WA_EIO, WA_ENOSYS. */
+int wa_wasip3_bell_ring_(wa_rt *rt, wa_wasip3_bell *b);
+/* Whether the event (code, p1) is b's; if so, b is quiet again. */
+int wa_wasip3_bell_heard_(wa_rt *rt, wa_wasip3_bell *b, uint32_t code, uint32_t p1);
+/* Takes b's event from its set if b is rung (a poll: its event is pending
+ * from the write on). Returns whether it was. */
+int wa_wasip3_bell_take_(wa_rt *rt, wa_wasip3_bell *b);
 
 /* Readies a WAIT until deadline (WA_NEVER: none): arms the wait-until for
  * it, dispatches the events already pending and puts the set in *set.

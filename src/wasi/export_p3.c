@@ -13,16 +13,19 @@
  * (concurrent.rs: mark_ready, get_event), and traps with "BUG: delivering
  * non-present event" when another task's poll, join or unjoin took it
  * first. So while the leader is in WAIT nothing else touches that set but
- * to join a fresh waitable with no event (a wake: it marks nothing ready).
+ * to ring it (wa_wasip3_ring_: a write to a stream whose read end is
+ * there, which marks it ready, or a fresh waitable joined with no event).
  *
  * Every other live call is a follower: it WAITs on a set of its own that
- * holds at most its bell, a short wait-for the leader joins there to call
- * it back (wa_wasip3_bell_). The leader rings a follower when its task is
- * due (finished, or asking for an early task.return: task.return and
- * task.cancel must be made by the call's own task), and when it leaves, it
- * hands the lead to a follower by ringing it. A call that starts beside a
- * leader in WAIT, or a follower the caller cancels, spawns or cancels its
- * task without ticking and rings the leader with a wake. A call's record
+ * holds only its bell (wa_wasip3_bell_open_), a stream<u8> the instance
+ * writes a byte to, to call it back: its event is there at once, where a
+ * short wait-for takes a host timer (about 12 ms on jco, 2 ms on
+ * wasmtime). The leader rings a follower when its task is due (finished,
+ * or asking for an early task.return: task.return and task.cancel must be
+ * made by the call's own task), and when it leaves, it hands the lead to
+ * a follower by ringing it. A call that starts beside a leader in WAIT,
+ * or a follower the caller cancels, spawns or cancels its task without
+ * ticking and rings the leader. A call's record
  * is in its context slot 0, but for a call that began alone (no
  * context.set: it is found without). The leader answers EXIT once its own
  * wasync task has finished, YIELD while tasks are still runnable after a
@@ -47,15 +50,22 @@ struct wa_export_call {
     int resolved;  /* task.return was made early (wa_export_resolve_) */
     void (*resolve)(void *arg); /* ...and this one is asked for */
     void *resolve_arg;
-    uint32_t set;  /* a follower's own waitable set, or 0 */
-    uint32_t bell; /* the bell on its way there, or 0 */
+    struct wa_export_bell *bell; /* a follower's, where it WAITs; else NULL */
 };
+
+/* A follower's bell, on a set of its own. One whose call ended is kept for
+ * the next follower: its read stays pending, so reuse costs no host call. */
+typedef struct wa_export_bell {
+    wa_wasip3_bell b;
+    struct wa_export_bell *next;
+} wa_export_bell;
 
 static wa_rt *wa_export_rt;
 static wa_export_call *wa_export_calls; /* live ones */
 static wa_export_call *wa_export_bare;  /* the live one whose slot was not set, if any */
 static wa_export_call *wa_export_leader; /* the one that waits on the runtime's set */
 static int wa_export_parked;             /* ...it is in WAIT there */
+static wa_export_bell *wa_export_bells;  /* kept for the next followers */
 static unsigned wa_export_live, wa_export_max = WA_WASIP3_EXPORT_LIMIT;
 static int wa_export_pressed;  /* our backpressure.inc is in force */
 static int wa_export_released; /* ...was undone by a new limit: see wa_export_kick */
@@ -165,18 +175,19 @@ static void wa_export_kick(unsigned dec)
 }
 
 /* Calls the leader in WAIT back to tick (a follower's or a new call's task
- * is runnable): a wake, the one touch of its set allowed then. */
+ * is runnable): the runtime's set's bell, the one touch of that set
+ * allowed then. */
 static void wa_export_ring_leader(void)
 {
-    if (wa_export_parked && wa_wasip3_wake_(wa_export_rt, 1) < 0)
-        wa_export_fail("no wake for the leader (out of memory)");
+    if (wa_export_parked && wa_wasip3_ring_(wa_export_rt) < 0)
+        wa_export_fail("the host did not take a bell's byte at once");
 }
 
-/* Calls follower c back: its bell, unless one is on its way. */
+/* Calls follower c back (a no-op while it is rung). */
 static void wa_export_ring(wa_export_call *c)
 {
-    if (!c->bell)
-        c->bell = wa_wasip3_bell_(wa_export_rt, c->set);
+    if (wa_wasip3_bell_ring_(wa_export_rt, &c->bell->b) < 0)
+        wa_export_fail("the host did not take a bell's byte at once");
 }
 
 /* Rings the followers with something to do in their own task. */
@@ -197,13 +208,13 @@ static int wa_export_tick(uint64_t *deadline)
 }
 
 /* The leader is leaving: a follower leads in its place, called back by
- * its bell (one already rung, if any: no new timer). Nothing else is done
- * here: the new leader ticks, arms the wait-until and WAITs. */
+ * its bell (one rung already, if any). Nothing else is done here: the new
+ * leader ticks, arms the wait-until and WAITs. */
 static void wa_export_hand_over(void)
 {
     wa_export_call *next = NULL;
     for (wa_export_call *o = wa_export_calls; o; o = o->next)
-        if (!next || (o->bell && !next->bell))
+        if (!next || (o->bell->b.rung && !next->bell->b.rung))
             next = o;
     wa_export_leader = next;
     wa_export_parked = 0;
@@ -237,10 +248,11 @@ static uint32_t wa_export_end(wa_export_call *c, wa_export_return ret)
     *p = c->next;
     if (wa_export_bare == c)
         wa_export_bare = NULL;
-    if (c->bell) /* (a follower made leader by a cancel before its bell) */
-        wa_wasip3_bell_end_(wa_export_rt, c->bell, 0);
-    if (c->set)
-        wa_p3_waitable_set_drop(c->set);
+    if (c->bell) { /* quiet (a follower made leader by a cancel was rung), kept */
+        wa_wasip3_bell_take_(wa_export_rt, &c->bell->b);
+        c->bell->next = wa_export_bells;
+        wa_export_bells = c->bell;
+    }
     wa_export_live--;
     if (wa_export_leader == c)
         wa_export_hand_over();
@@ -281,21 +293,33 @@ static uint32_t wa_export_lead(wa_export_call *c, wa_export_return ret)
     return WA_P3_CALLBACK_YIELD;
 }
 
+/* Follower c's bell: a kept one, else a new one. */
+static wa_export_bell *wa_export_bell_get(void)
+{
+    wa_export_bell *b = wa_export_bells;
+    if (b) {
+        wa_export_bells = b->next;
+        return b;
+    }
+    if (!(b = calloc(1, sizeof *b)))
+        wa_export_fail("out of memory");
+    wa_wasip3_bell_open_(wa_export_rt, &b->b);
+    return b;
+}
+
 /* Follower c's answer: its task's due in its own task, else WAIT on its
  * own set for its bell. No WAIT with the bell's event pending (jco, as on
- * the runtime's set): with a bell on its way, the set is polled first. */
+ * the runtime's set): a rung bell's event is taken first. */
 static uint32_t wa_export_follow(wa_export_call *c, wa_export_return ret)
 {
     for (;;) {
         wa_export_resolve_now(c);
         if (wa_export_done(c))
             return wa_export_end(c, ret);
-        if (!c->set)
-            c->set = wa_p3_waitable_set_new();
-        if (!c->bell || wa_p3_waitable_set_poll(c->set).code == WA_P3_EVENT_NONE)
-            return wa_p3_callback_wait(c->set);
-        wa_wasip3_bell_end_(wa_export_rt, c->bell, 1); /* (the set's one waitable) */
-        c->bell = 0;
+        if (!c->bell)
+            c->bell = wa_export_bell_get();
+        if (!wa_wasip3_bell_take_(wa_export_rt, &c->bell->b))
+            return wa_p3_callback_wait(c->bell->b.set);
         if (wa_export_leader == c)
             return wa_export_lead(c, ret);
     }
@@ -326,9 +350,8 @@ uint32_t wa_export_callback_(uint32_t event, uint32_t p1, uint32_t p2, wa_export
             if (wa_export_leader != c)
                 wa_export_ring_leader();
         }
-    } else if (c->bell && event == WA_P3_EVENT_SUBTASK && p1 == c->bell) {
-        wa_wasip3_bell_end_(wa_export_rt, c->bell, 1);
-        c->bell = 0;
+    } else if (c->bell && wa_wasip3_bell_heard_(wa_export_rt, &c->bell->b, event, p1)) {
+        /* rung */
     } else if (event != WA_P3_EVENT_NONE) {
         wa_wasip3_event_(wa_export_rt, event, p1, p2); /* (the leader's: its set's) */
     }
