@@ -24,8 +24,8 @@ void wa_wasip3_poll_(wa_rt *rt);
 
 /* Keeps at least want wake events on their way to the set: short
  * wait-for subtasks whose only use is their event, dropped when it comes:
- * a host timer, which runs jco's loop (wa_wasip3_ring_ does not). Joining
- * one touches nothing else of the set. Returns 0, WA_ENOMEM, WA_ENOSYS. */
+ * a host timer, whose end runs jco's loop. Joining one touches nothing
+ * else of the set. Returns 0, WA_ENOMEM, WA_ENOSYS. */
 int wa_wasip3_wake_(wa_rt *rt, unsigned want);
 
 /* A bell: a stream<u8> of the instance's own whose readable end rd always
