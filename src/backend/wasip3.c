@@ -2,11 +2,17 @@
 /* The WASI 0.3 host: Component Model async, over one waitable set.
  *
  * The set is the component instance's, made with the backend and dropped
- * with it; every wait of the runtime waits on it (the spec lets any number
- * of tasks wait on one set). Waitables are registrations in the table
- * (regs.c) whose id is the handle; a waitable is in the set only while a
- * future waits on it (the arm and disarm hooks), since a joined waitable
- * traps on a synchronous operation, a cancel or a transfer. An event's p1
+ * with it; every wait of the runtime waits on it, in one task at a time
+ * (the spec lets any number of tasks wait on one set, wasmtime 49.0.3
+ * does not: the export driver, src/wasi/export_p3.c, has one call lead).
+ * Bells call a waiting task back at once: a byte written to a stream<u8>
+ * of the instance's own whose read is pending in the task's set; the
+ * runtime's set has one (wa_wasip3_ring_).
+ *
+ * Waitables are registrations in the table (regs.c) whose id is the
+ * handle; a waitable is in the set only while a future waits on it (the
+ * arm and disarm hooks), since a joined waitable traps on a synchronous
+ * operation, a cancel or a transfer. An event's p1
  * is a handle: an array indexed by handle finds its registration, whose
  * slot keeps the event's p2 for the waiter. All timers share one
  * async-lowered wait-until for the earliest deadline, replaced only when

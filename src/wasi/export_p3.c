@@ -25,13 +25,14 @@
  * made by the call's own task), and when it leaves, it hands the lead to
  * a follower by ringing it. A call that starts beside a leader in WAIT,
  * or a follower the caller cancels, spawns or cancels its task without
- * ticking and rings the leader. A call's record
- * is in its context slot 0, but for a call that began alone (no
- * context.set: it is found without). The leader answers EXIT once its own
- * wasync task has finished, YIELD while tasks are still runnable after a
- * bounded number of ticks, else WAIT on the set with the shared
- * wait-until armed for the earliest deadline and no event pending in it
- * (one taken at once at WAIT can hang jco: docs/wasip3.md). */
+ * ticking and rings the leader.
+ *
+ * A call's record is in its context slot 0, but for a call that began
+ * alone (no context.set: it is found without). The leader answers EXIT
+ * once its own wasync task has finished, YIELD while tasks are still
+ * runnable after a bounded number of ticks, else WAIT on the set with the
+ * shared wait-until armed for the earliest deadline and no event pending
+ * in it (one taken at once at WAIT can hang jco: docs/wasip3.md). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -174,21 +175,26 @@ static void wa_export_kick(unsigned dec)
     wa_export_released = 0;
 }
 
+/* A ring's write meets a read that is always pending: the spec completes
+ * it at once, and a bell that did not ring would leave its call waiting
+ * for ever. */
+static void wa_export_rang(int rc)
+{
+    if (rc < 0)
+        wa_export_fail("the host did not take a bell's byte at once");
+}
+
 /* Calls the leader in WAIT back to tick (a follower's or a new call's task
  * is runnable): the runtime's set's bell, the one touch of that set
  * allowed then. */
 static void wa_export_ring_leader(void)
 {
-    if (wa_export_parked && wa_wasip3_ring_(wa_export_rt) < 0)
-        wa_export_fail("the host did not take a bell's byte at once");
+    if (wa_export_parked)
+        wa_export_rang(wa_wasip3_ring_(wa_export_rt));
 }
 
 /* Calls follower c back (a no-op while it is rung). */
-static void wa_export_ring(wa_export_call *c)
-{
-    if (wa_wasip3_bell_ring_(wa_export_rt, &c->bell->b) < 0)
-        wa_export_fail("the host did not take a bell's byte at once");
-}
+static void wa_export_ring(wa_export_call *c) { wa_export_rang(wa_wasip3_bell_ring_(wa_export_rt, &c->bell->b)); }
 
 /* Rings the followers with something to do in their own task. */
 static void wa_export_ring_due(void)
