@@ -44,7 +44,7 @@ typedef struct wa_p3b {
     uint64_t fired_at;  /* the deadline of a timer that fired in this wait */
     uint32_t *wakes;    /* wake subtasks (wa_wasip3_wake_), pending */
     uint32_t nwakes, cwakes;
-    wa_wasip3_bell door; /* the set's own bell (wa_wasip3_ring_); wr 0: none yet */
+    wa_wasip3_bell door; /* the set's own bell (wa_wasip3_ring_), once opened */
     wa_wasip3_stats stats;
 } wa_p3b;
 
@@ -115,16 +115,19 @@ static const wa_regs_hooks wa_p3b_hooks = {wa_p3b_add, wa_p3b_del, wa_p3b_arm, w
 /* Bells. The stream<u8> of wasi:cli/stdout's write-via-stream, which
  * every world of the library has (wit/wasync-p3.wit): the instance reads
  * and writes it itself, which the spec allows for a number type
- * (CanonicalABI.md: none_or_number_type). */
+ * (CanonicalABI.md: none_or_number_type). Only the opening names the
+ * type, the rest goes through the bell: a program that never opens one
+ * links none of the stream's built-ins. */
 static void wa_p3b_bell_read(wa_p3b *h, wa_wasip3_bell *b)
 {
     h->stats.async_calls++;
-    wa_wasip3_cli_bytes.read(b->rd, &b->byte, 1); /* (BLOCKED: no write is pending) */
+    b->type->read(b->rd, &b->byte, 1); /* (BLOCKED: no write is pending) */
 }
 
 static void wa_p3b_bell_open(wa_p3b *h, wa_wasip3_bell *b, uint32_t set)
 {
-    uint64_t ends = wa_wasip3_cli_bytes.new_();
+    b->type = &wa_wasip3_cli_bytes;
+    uint64_t ends = b->type->new_();
     b->rd = (uint32_t)ends;
     b->wr = (uint32_t)(ends >> 32);
     b->set = set;
@@ -141,14 +144,14 @@ static int wa_p3b_bell_ring(wa_p3b *h, wa_wasip3_bell *b)
     if (b->rung)
         return 0;
     h->stats.async_calls++;
-    uint32_t r = wa_wasip3_cli_bytes.write(b->wr, &one, 1);
+    uint32_t r = b->type->write(b->wr, &one, 1);
     b->rung = 1;
     return r == (WA_P3_COPY_COMPLETED | 1u << 4) ? 0 : WA_EIO;
 }
 
 static int wa_p3b_bell_heard(wa_p3b *h, wa_wasip3_bell *b, uint32_t code, uint32_t p1)
 {
-    if (code != WA_P3_EVENT_STREAM_READ || p1 != b->rd || !b->wr)
+    if (code != WA_P3_EVENT_STREAM_READ || p1 != b->rd || !b->type)
         return 0;
     b->rung = 0;
     wa_p3b_bell_read(h, b);
@@ -292,11 +295,11 @@ static void wa_p3b_free(wa_backend *b)
     for (uint32_t i = 0; i < h->nwakes; i++)
         wa_p3b_cancel_subtask(h, h->wakes[i]);
     free(h->wakes);
-    if (h->door.wr) {
+    if (h->door.type) {
         wa_p3b_join(h, h->door.rd, 0); /* (a cancel of a joined end traps) */
-        wa_wasip3_cli_bytes.cancel_read(h->door.rd);
-        wa_wasip3_cli_bytes.drop_readable(h->door.rd);
-        wa_wasip3_cli_bytes.drop_writable(h->door.wr);
+        h->door.type->cancel_read(h->door.rd);
+        h->door.type->drop_readable(h->door.rd);
+        h->door.type->drop_writable(h->door.wr);
     }
     wa_regs_free(&h->regs); /* (the runtime dropped every wait: none joined) */
     wa_p3_waitable_set_drop(h->set);
@@ -382,7 +385,7 @@ int wa_wasip3_ring_(wa_rt *rt)
     wa_p3b *h = wa_p3b_of(rt);
     if (!h)
         return WA_ENOSYS;
-    if (!h->door.wr)
+    if (!h->door.type)
         wa_p3b_bell_open(h, &h->door, h->set);
     return wa_p3b_bell_ring(h, &h->door);
 }

@@ -32,6 +32,7 @@ int wa_wasip3_wake_(wa_rt *rt, unsigned want);
  * has a 1-byte read pending, joined to set; a 1-byte write rings it at
  * once, and the read's event calls back the task waiting on set. */
 typedef struct wa_wasip3_bell {
+    const wa_wasip3_stream_type *type; /* NULL: not opened */
     uint32_t set;
     uint32_t rd, wr;
     int rung;           /* written, the read's event not yet taken */
