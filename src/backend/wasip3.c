@@ -353,31 +353,28 @@ void wa_wasip3_poll_(wa_rt *rt)
         wa_p3b_wait(&h->base, 0);
 }
 
-int wa_wasip3_wake_(wa_rt *rt, unsigned want)
+int wa_wasip3_wake_(wa_rt *rt, uint64_t ns)
 {
     wa_p3b *h = wa_p3b_of(rt);
     if (!h)
         return WA_ENOSYS;
-    uint64_t ns = WA_MS(1);
-    while (h->nwakes < want) {
-        if (h->nwakes == h->cwakes) {
-            uint32_t n = h->cwakes ? 2 * h->cwakes : 4;
-            uint32_t *a = realloc(h->wakes, n * sizeof *a);
-            if (!a)
-                return WA_ENOMEM;
-            h->wakes = a;
-            h->cwakes = n;
-        }
+    if (h->nwakes == h->cwakes) {
+        uint32_t n = h->cwakes ? 2 * h->cwakes : 4;
+        uint32_t *a = realloc(h->wakes, n * sizeof *a);
+        if (!a)
+            return WA_ENOMEM;
+        h->wakes = a;
+        h->cwakes = n;
+    }
+    for (;; ns *= 2) { /* (one that ended while it was called has no event) */
         h->stats.async_calls++;
         uint32_t r = wa_p3_wait_for(ns);
-        if (wa_p3_state(r) == WA_P3_SUBTASK_RETURNED) {
-            ns *= 2; /* it ended while it was called (~1 ms): no event */
-            continue;
+        if (wa_p3_state(r) != WA_P3_SUBTASK_RETURNED) {
+            h->wakes[h->nwakes++] = wa_p3_subtask(r);
+            wa_p3b_join(h, wa_p3_subtask(r), h->set);
+            return 0;
         }
-        h->wakes[h->nwakes++] = wa_p3_subtask(r);
-        wa_p3b_join(h, wa_p3_subtask(r), h->set);
     }
-    return 0;
 }
 
 int wa_wasip3_ring_(wa_rt *rt)

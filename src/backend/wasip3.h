@@ -22,11 +22,11 @@ void wa_wasip3_event_(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2);
  * not deliver them). */
 void wa_wasip3_poll_(wa_rt *rt);
 
-/* Keeps at least want wake events on their way to the set: short
- * wait-for subtasks whose only use is their event, dropped when it comes:
- * a host timer, whose end runs jco's loop. Joining one touches nothing
- * else of the set. Returns 0, WA_ENOMEM, WA_ENOSYS. */
-int wa_wasip3_wake_(wa_rt *rt, unsigned want);
+/* Puts one more wake on its way to the set: a wait-for of at least ns
+ * whose only use is its event, dropped when it comes: a host call in
+ * flight until then, whose end runs jco's loop. Joining it touches
+ * nothing else of the set. Returns 0, WA_ENOMEM, WA_ENOSYS. */
+int wa_wasip3_wake_(wa_rt *rt, uint64_t ns);
 
 /* A bell: a stream<u8> of the instance's own whose readable end rd always
  * has a 1-byte read pending, joined to set; a 1-byte write rings it at

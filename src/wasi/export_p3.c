@@ -171,8 +171,29 @@ static void wa_export_resolve_now(wa_export_call *c)
 static void wa_export_kick(unsigned dec)
 {
     if (dec || wa_export_released)
-        wa_wasip3_wake_(wa_export_rt, 1);
+        wa_wasip3_wake_(wa_export_rt, WA_MS(1));
     wa_export_released = 0;
+}
+
+/* jco (1.35) traps with "deadlock detected" when no host call is in
+ * flight and no waiting task is ready, also while a task runs (its async
+ * calls let JavaScript run before they count as in flight). A follower
+ * waits on a set nothing fills while the leader runs: so while followers
+ * live, a wake of WA_EXPORT_GUARD is kept in flight, a new one made at
+ * half its time (the exports test, a follower's first tick behind an
+ * async call of the leader's: about 1 run in 25 under load, none since). */
+#define WA_EXPORT_GUARD WA_MS(500)
+static uint64_t wa_export_guarded; /* when the last one was made */
+
+static void wa_export_guard(void)
+{
+    if (wa_export_live < 2)
+        return;
+    uint64_t now = wa_p3_now(); /* (the runtime's may be a callback old) */
+    if (wa_export_guarded && now - wa_export_guarded < WA_EXPORT_GUARD / 2)
+        return;
+    wa_export_guarded = now;
+    wa_wasip3_wake_(wa_export_rt, WA_EXPORT_GUARD);
 }
 
 /* A ring's write meets a read that is always pending: the spec completes
@@ -273,6 +294,7 @@ static uint32_t wa_export_lead(wa_export_call *c, wa_export_return ret)
 {
     wa_rt *rt = wa_export_rt;
     wa_export_parked = 0;
+    wa_export_guard();
     for (unsigned n = 0; n < WA_EXPORT_TICKS; n++) {
         wa_export_resolve_now(c);
         if (wa_export_done(c))
@@ -338,8 +360,10 @@ uint32_t wa_export_start_(wa_export_call *c, int spawned, wa_export_return ret)
         wa_export_leader = c;
     if (wa_export_leader == c)
         return wa_export_lead(c, ret);
-    if (c->spawned >= 0)
+    if (c->spawned >= 0) {
+        wa_export_guard();
         wa_export_ring_leader();
+    }
     return wa_export_follow(c, ret);
 }
 
