@@ -321,7 +321,7 @@ static uint32_t wa_export_lead(wa_export_call *c, wa_export_return ret)
     return WA_P3_CALLBACK_YIELD;
 }
 
-/* Follower c's bell: a kept one, else a new one. */
+/* A follower's bell: a kept one, else a new one. */
 static wa_export_bell *wa_export_bell_get(void)
 {
     wa_export_bell *b = wa_export_bells;
