@@ -204,7 +204,8 @@ long wa_wasip3_live_ends(void);
  * spawn(wa_wasip3_rt(), join, args...), the user's, which spawns the
  * call's task with the call's flat core parameters (params, declared as
  * the Canonical ABI gives them, e.g. (uint32_t ms, uint32_t a)) and
- * returns wa_spawn's result. When the task finishes, ret(done, status)
+ * returns wa_spawn's result (and polls nothing: it may run while another
+ * call waits on the runtime's set). When the task finishes, ret(done, status)
  * runs in the call's own Component Model task: it lifts the outputs from
  * the task's future (done: NULL if spawn failed) and calls the user's
  * [task-return] import, whatever the status. A call the caller cancels

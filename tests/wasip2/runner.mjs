@@ -16,20 +16,18 @@ export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT) =>
 // component's instances are kept for every request they can take, one at
 // a time each (wasmtime's default is an instance per request, and none
 // kept idle past a second), so that what a request leaves behind shows in
-// the next, as under jco serve's one instance. A 0.3
-// component gets an instance per request: wasmtime 49.0.3 traps two tasks
-// of one instance that wait on one waitable set, as every task of a
-// wasync instance does, with "BUG: delivering non-present event"
-// (concurrent.rs; a handler's task still writing its body when the next
-// request comes is enough), where the Component Model lets several tasks
-// wait on a set and hands an event to one of them (CanonicalABI
-// definitions.py: WaitableSet.wait_for_event_and). Our services import
-// only what their world has (wasmtime's proxy adapter: cmake/component.cmake),
-// so no -S cli.
+// the next, as under jco serve's one instance. A 0.3 component (p3) is
+// served with wasmtime's defaults, as users deploy it: up to 16 requests
+// at once in an instance, 128 in all. wasmtime 49.0.3 traps two tasks of
+// one instance that wait on one waitable set ("BUG: delivering non-present
+// event", concurrent.rs), which the Component Model allows; the callback
+// driver has one call wait on it at a time (src/host/wasip3/export.c). Our
+// services import only what their world has (wasmtime's proxy adapter:
+// cmake/component.cmake), so no -S cli.
 export const wasmtimeServe = (port, file = process.env.WASYNC_COMPONENT, p3 = flags().includes('p3')) =>
   [process.env.WASYNC_WASMTIME, ['serve', ...flags(), '--addr', `127.0.0.1:${port}`,
-    '--max-instance-reuse-count', p3 ? '1' : '1000000',
-    '--max-instance-concurrent-reuse-count', '1', '--idle-instance-timeout', '1000000s', file]];
+    ...(p3 ? [] : ['--max-instance-reuse-count', '1000000',
+      '--max-instance-concurrent-reuse-count', '1', '--idle-instance-timeout', '1000000s']), file]];
 
 // The environment that makes wasmtime log each call of a WIT import
 // (its bindings' trace) to stderr, and the count of those calls in a log.

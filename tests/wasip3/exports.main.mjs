@@ -49,6 +49,22 @@ let value;
 try { value = (await call) ?? null; } catch (e) { value = `threw ${e?.message ?? e}`; }
 seen.cancel = { value, ms: performance.now() - t, sinceCall: performance.now() - called, cleanups: ops.cleanups() };
 
+// Two calls at once, one cancelled: the later one (a follower, waiting on
+// a set of its own), then the first (the leader, which hands the lead to
+// the other as it leaves). The other call answers each time.
+const settle = p => p.then(v => v ?? null, e => `threw ${e?.message ?? e}`);
+const pair = async (first, second, cancelled) => {
+  tasks.length = 0;
+  const since = performance.now();
+  const calls = [settle(ops.sleepThenAdd(...first)), settle(ops.sleepThenAdd(...second))];
+  await sleep(30);
+  tasks[cancelled].requestCancellation();
+  return { values: await Promise.all(calls), ms: performance.now() - since };
+};
+seen.cancelFollower = await pair([100, 1, 1], [1000, 1, 2], 1);
+seen.cancelLeader = await pair([1000, 0, 0], [100, 2, 3], 0);
+seen.cancelCleanups = ops.cleanups();
+
 t = performance.now();
 seen.ext = { took: await ops.extSleep(40), ms: performance.now() - t };
 const [add, took] = await Promise.all([ops.sleepThenAdd(20, 3, 4), ops.extSleep(40)]);

@@ -63,6 +63,14 @@ test('async exports written in C', async () => {
   assert.equal(seen.cancel.value, null);
   assert.equal(seen.cancel.cleanups, 1);
   assert.ok(seen.cancel.sinceCall < 1000, `${seen.cancel.sinceCall} ms`);
+  // Two calls live, one cancelled: the follower, then the leader. Each
+  // cancelled one ended without a value after its cleanup, the other with
+  // its sum, both before the 1 s sleep would have ended.
+  assert.deepEqual(seen.cancelFollower.values, [2, null]);
+  assert.deepEqual(seen.cancelLeader.values, [null, 5]);
+  assert.equal(seen.cancelCleanups, 3);
+  assert.ok(seen.cancelFollower.ms < 1000 && seen.cancelLeader.ms < 1000,
+    `${seen.cancelFollower.ms} ms, ${seen.cancelLeader.ms} ms`);
   // extlib, through the wasip3_task registry only: 40 ms as C measured it,
   // within the call as JavaScript measured it. (No upper bound of its own:
   // a wake that never came would hang the call, and a late one is the

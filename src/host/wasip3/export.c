@@ -3,22 +3,36 @@
  *
  * Every export call is a Component Model task lifted with a callback. Its
  * wasync task runs on the instance's one runtime (wa_wasip3_rt), whose
- * backend waits on the instance's one waitable set; each call's entry and
- * callback tick that runtime, so any export task drives every wasync task
- * (the spec lets any number of tasks wait on one set, an event going to
- * one of them). A call's record is in its context slot 0, but for a call
- * that began alone (no context.set: it is found without). It answers:
- * EXIT once its own wasync task has finished (after task.return, or
- * task.cancel when the caller cancelled it), YIELD while tasks are still
+ * backend waits on the instance's one waitable set. One live call at a
+ * time, the leader, drives that runtime: its entry and callbacks tick it,
+ * and it alone ever WAITs on that set. The spec lets several tasks wait on
+ * one set and any of them poll it (CanonicalABI definitions.py: a waiting
+ * thread checks its condition again), but wasmtime 49.0.3 does not:
+ * when a waitable of the set gets an event it hands the set's first
+ * waiter a delivery that assumes the set still has an event when it runs
+ * (concurrent.rs: mark_ready, get_event), and traps with "BUG: delivering
+ * non-present event" when another task's poll, join or unjoin took it
+ * first. So while the leader is in WAIT nothing else touches that set but
+ * to ring it (wa_wasip3_ring_: a write to a stream whose read end is
+ * there, which marks it ready, or a fresh waitable joined with no event).
+ *
+ * Every other live call is a follower: it WAITs on a set of its own that
+ * holds only its bell (wa_wasip3_bell_open_), a stream<u8> the instance
+ * writes a byte to, to call it back: its event is there at once, where a
+ * short wait-for takes a host timer (about 12 ms on jco, 2 ms on
+ * wasmtime). The leader rings a follower when its task is due (finished,
+ * or asking for an early task.return: task.return and task.cancel must be
+ * made by the call's own task), and when it leaves, it hands the lead to
+ * a follower by ringing it. A call that starts beside a leader in WAIT,
+ * or a follower the caller cancels, spawns or cancels its task without
+ * ticking and rings the leader.
+ *
+ * A call's record is in its context slot 0, but for a call that began
+ * alone (no context.set: it is found without). The leader answers EXIT
+ * once its own wasync task has finished, YIELD while tasks are still
  * runnable after a bounded number of ticks, else WAIT on the set with the
  * shared wait-until armed for the earliest deadline and no event pending
- * in it (one taken at once at WAIT can hang jco: docs/wasip3.md).
- *
- * task.return must be called by the call's own task, so a wasync task that
- * finishes in another call's callback waits for a callback of its own.
- * Nothing targets an event at one waiter of a shared set: while such a
- * call exists, the driver arms the wait-until a few ms ahead, and whoever
- * gets that event looks again (see docs/wasip3.md). */
+ * in it (one taken at once at WAIT can hang jco: docs/wasip3.md). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,14 +51,25 @@ struct wa_export_call {
     int resolved;  /* task.return was made early (wa_export_resolve_) */
     void (*resolve)(void *arg); /* ...and this one is asked for */
     void *resolve_arg;
+    struct wa_export_bell *bell; /* a follower's, where it WAITs; else NULL */
 };
+
+/* A follower's bell, on a set of its own. One whose call ended is kept for
+ * the next follower: its read stays pending, so reuse costs no host call. */
+typedef struct wa_export_bell {
+    wa_wasip3_bell b;
+    struct wa_export_bell *next;
+} wa_export_bell;
 
 static wa_rt *wa_export_rt;
 static wa_export_call *wa_export_calls; /* live ones */
 static wa_export_call *wa_export_bare;  /* the live one whose slot was not set, if any */
+static wa_export_call *wa_export_leader; /* the one that waits on the runtime's set */
+static int wa_export_parked;             /* ...it is in WAIT there */
+static wa_export_bell *wa_export_bells;  /* kept for the next followers */
 static unsigned wa_export_live, wa_export_max = WA_WASIP3_EXPORT_LIMIT;
 static int wa_export_pressed;  /* our backpressure.inc is in force */
-static int wa_export_released; /* ...was undone by a new limit: see wa_export_wake */
+static int wa_export_released; /* ...was undone by a new limit: see wa_export_kick */
 
 /* No export can answer without its record or runtime: a trap. */
 static void wa_export_fail(const char *why)
@@ -140,18 +165,64 @@ static void wa_export_resolve_now(wa_export_call *c)
     }
 }
 
-/* A call whose task finished in another call's callback waits for a
- * callback of its own: one wake event on the set per such call. An event
- * may reach a call that is still running, which then asks again. And jco
- * (1.35) starts a call queued by backpressure only when its loop runs for
- * some other reason: after our backpressure.dec, one wake is that reason. */
-static void wa_export_wake(unsigned extra)
+/* After our backpressure.dec, one wake on the runtime's set: jco (1.35)
+ * starts a call queued by backpressure only when its loop runs for some
+ * other reason. */
+static void wa_export_kick(unsigned dec)
 {
-    unsigned want = wa_export_released + extra;
-    for (const wa_export_call *o = wa_export_calls; o; o = o->next)
-        want += wa_export_due(o);
+    if (dec || wa_export_released)
+        wa_wasip3_wake_(wa_export_rt, WA_MS(1));
     wa_export_released = 0;
-    wa_wasip3_wake_(wa_export_rt, want);
+}
+
+/* jco (1.35) traps with "deadlock detected" when no host call is in
+ * flight and no waiting task is ready, also while a task runs (its async
+ * calls let JavaScript run before they count as in flight). A follower
+ * waits on a set nothing fills while the leader runs: so while followers
+ * live, a wake of WA_EXPORT_GUARD is kept in flight, a new one made at
+ * half its time (the exports test, a follower's first tick behind an
+ * async call of the leader's: about 1 run in 25 under load, none since). */
+#define WA_EXPORT_GUARD WA_MS(500)
+static uint64_t wa_export_guarded; /* when the last one was made */
+
+static void wa_export_guard(void)
+{
+    if (wa_export_live < 2)
+        return;
+    uint64_t now = wa_p3_now(); /* (the runtime's may be a callback old) */
+    if (wa_export_guarded && now - wa_export_guarded < WA_EXPORT_GUARD / 2)
+        return;
+    wa_export_guarded = now;
+    wa_wasip3_wake_(wa_export_rt, WA_EXPORT_GUARD);
+}
+
+/* A ring's write meets a read that is always pending: the spec completes
+ * it at once, and a bell that did not ring would leave its call waiting
+ * for ever. */
+static void wa_export_rang(int rc)
+{
+    if (rc < 0)
+        wa_export_fail("the host did not take a bell's byte at once");
+}
+
+/* Calls the leader in WAIT back to tick (a follower's or a new call's task
+ * is runnable): the runtime's set's bell, the one touch of that set
+ * allowed then. */
+static void wa_export_ring_leader(void)
+{
+    if (wa_export_parked)
+        wa_export_rang(wa_wasip3_ring_(wa_export_rt));
+}
+
+/* Calls follower c back (a no-op while it is rung). */
+static void wa_export_ring(wa_export_call *c) { wa_export_rang(wa_wasip3_bell_ring_(wa_export_rt, &c->bell->b)); }
+
+/* Rings the followers with something to do in their own task. */
+static void wa_export_ring_due(void)
+{
+    for (wa_export_call *o = wa_export_calls; o; o = o->next)
+        if (o != wa_export_leader && wa_export_due(o))
+            wa_export_ring(o);
 }
 
 /* One tick, with the registry set for the tasks it polls. */
@@ -163,35 +234,29 @@ static int wa_export_tick(uint64_t *deadline)
     return runnable;
 }
 
-/* A call is leaving: the calls still live wait on the set, so it must get
- * what they wait for: the wait-until for the next deadline, and a wake
- * when tasks are runnable or the deadline has passed. Its backpressure.dec
- * comes last: jco (1.35) admits every call that arrives while it is undone
- * (they then queue for the instance), and the async calls here would
- * widen that window. The wakes come first: the dec's (jco starts a call
- * queued by backpressure only when its loop runs) ends after it, and one
- * in flight keeps jco from taking a wait-until that returns at once, with
- * the queued calls not yet let in, for a deadlock. */
-static uint32_t wa_export_exit(void)
+/* The leader is leaving: a follower leads in its place, called back by
+ * its bell (one rung already, if any). Nothing else is done here: the new
+ * leader ticks, arms the wait-until and WAITs. */
+static void wa_export_hand_over(void)
 {
-    unsigned extra = wa_export_pressed && !wa_export_full();
-    if (wa_export_live) {
-        uint64_t deadline;
-        uint32_t set;
-        int runnable = wa_export_tick(&deadline);
-        extra += runnable > 0;
-        wa_export_wake(extra);
-        if (runnable <= 0 && wa_wasip3_wait_set_(wa_export_rt, deadline, &set) == 0)
-            wa_export_wake(extra + 1);
-    } else if (extra) {
-        wa_export_wake(extra);
-    }
-    wa_export_press();
-    return WA_P3_CALLBACK_EXIT;
+    wa_export_call *next = NULL;
+    for (wa_export_call *o = wa_export_calls; o; o = o->next)
+        if (!next || (o->bell->b.rung && !next->bell->b.rung))
+            next = o;
+    wa_export_leader = next;
+    wa_export_parked = 0;
+    if (next)
+        wa_export_ring(next);
 }
 
 /* Resolves the call from its task (in the call's own task: task.return and
- * task.cancel act on the current one), then frees it. */
+ * task.cancel act on the current one), frees it, and hands the lead over
+ * if it had it. Its backpressure.dec comes last: jco (1.35) admits every
+ * call that arrives while it is undone (they then queue for the
+ * instance), and the async calls here (the bell, the wake) would widen
+ * that window. The bell goes first and the dec's wake after it: one in
+ * flight keeps jco from taking a wait-until that returns at once, with
+ * the queued calls not yet let in, for a deadlock. */
 static uint32_t wa_export_end(wa_export_call *c, wa_export_return ret)
 {
     int status = c->spawned < 0 ? c->spawned : wa_join_status(&c->join);
@@ -210,29 +275,43 @@ static uint32_t wa_export_end(wa_export_call *c, wa_export_return ret)
     *p = c->next;
     if (wa_export_bare == c)
         wa_export_bare = NULL;
-    free(c);
+    if (c->bell) { /* quiet (a follower made leader by a cancel was rung), kept */
+        wa_wasip3_bell_take_(wa_export_rt, &c->bell->b);
+        c->bell->next = wa_export_bells;
+        wa_export_bells = c->bell;
+    }
     wa_export_live--;
-    return wa_export_exit(); /* (the slot ends with the task: no context.set) */
+    if (wa_export_leader == c)
+        wa_export_hand_over();
+    free(c); /* (the slot ends with the task: no context.set) */
+    wa_export_kick(wa_export_pressed && !wa_export_full());
+    wa_export_press();
+    return WA_P3_CALLBACK_EXIT;
 }
 
-/* Ticks the runtime for call c, then answers the host. */
-static uint32_t wa_export_drive(wa_export_call *c, wa_export_return ret)
+/* Ticks the runtime for leader c, then answers the host. */
+static uint32_t wa_export_lead(wa_export_call *c, wa_export_return ret)
 {
     wa_rt *rt = wa_export_rt;
+    wa_export_parked = 0;
+    wa_export_guard();
     for (unsigned n = 0; n < WA_EXPORT_TICKS; n++) {
         wa_export_resolve_now(c);
         if (wa_export_done(c))
             return wa_export_end(c, ret);
         uint64_t deadline;
         int runnable = wa_export_tick(&deadline);
+        wa_export_ring_due();
         if (runnable > 0 || wa_export_due(c))
             continue;
-        /* the wakes first: no async call between the set's last look and
+        /* the async calls first: none between the set's last look and
          * WAIT (wa_wasip3_wait_set_) */
-        wa_export_wake(0);
+        wa_export_kick(0);
         uint32_t set;
-        if (wa_wasip3_wait_set_(rt, deadline, &set) > 0)
+        if (wa_wasip3_wait_set_(rt, deadline, &set) > 0) {
+            wa_export_parked = 1;
             return wa_p3_callback_wait(set);
+        }
         /* the deadline passed (its timers fire in the next tick), or an
          * event was pending (dispatched) */
     }
@@ -242,10 +321,50 @@ static uint32_t wa_export_drive(wa_export_call *c, wa_export_return ret)
     return WA_P3_CALLBACK_YIELD;
 }
 
+/* A follower's bell: a kept one, else a new one. */
+static wa_export_bell *wa_export_bell_get(void)
+{
+    wa_export_bell *b = wa_export_bells;
+    if (b) {
+        wa_export_bells = b->next;
+        return b;
+    }
+    if (!(b = calloc(1, sizeof *b)))
+        wa_export_fail("out of memory");
+    wa_wasip3_bell_open_(wa_export_rt, &b->b);
+    return b;
+}
+
+/* Follower c's answer: its task's due in its own task, else WAIT on its
+ * own set for its bell. No WAIT with the bell's event pending (jco, as on
+ * the runtime's set): a rung bell's event is taken first. */
+static uint32_t wa_export_follow(wa_export_call *c, wa_export_return ret)
+{
+    for (;;) {
+        wa_export_resolve_now(c);
+        if (wa_export_done(c))
+            return wa_export_end(c, ret);
+        if (!c->bell)
+            c->bell = wa_export_bell_get();
+        if (!wa_wasip3_bell_take_(wa_export_rt, &c->bell->b))
+            return wa_p3_callback_wait(c->bell->b.set);
+        if (wa_export_leader == c)
+            return wa_export_lead(c, ret);
+    }
+}
+
 uint32_t wa_export_start_(wa_export_call *c, int spawned, wa_export_return ret)
 {
     c->spawned = spawned < 0 ? spawned : 0;
-    return wa_export_drive(c, ret);
+    if (!wa_export_leader)
+        wa_export_leader = c;
+    if (wa_export_leader == c)
+        return wa_export_lead(c, ret);
+    if (c->spawned >= 0) {
+        wa_export_guard();
+        wa_export_ring_leader();
+    }
+    return wa_export_follow(c, ret);
 }
 
 uint32_t wa_export_callback_(uint32_t event, uint32_t p1, uint32_t p2, wa_export_return ret)
@@ -256,10 +375,15 @@ uint32_t wa_export_callback_(uint32_t event, uint32_t p1, uint32_t p2, wa_export
         c = wa_export_bare;
     if (event == WA_P3_EVENT_TASK_CANCELLED) {
         c->cancelled = 1;
-        if (c->spawned >= 0)
+        if (c->spawned >= 0) {
             wa_join_cancel(&c->join);
+            if (wa_export_leader != c)
+                wa_export_ring_leader();
+        }
+    } else if (c->bell && wa_wasip3_bell_heard_(wa_export_rt, &c->bell->b, event, p1)) {
+        /* rung */
     } else if (event != WA_P3_EVENT_NONE) {
-        wa_wasip3_event_(wa_export_rt, event, p1, p2);
+        wa_wasip3_event_(wa_export_rt, event, p1, p2); /* (the leader's: its set's) */
     }
-    return wa_export_drive(c, ret);
+    return wa_export_leader == c ? wa_export_lead(c, ret) : wa_export_follow(c, ret);
 }

@@ -2,11 +2,17 @@
 /* The WASI 0.3 host: Component Model async, over one waitable set.
  *
  * The set is the component instance's, made with the backend and dropped
- * with it; every wait of the runtime waits on it (the spec lets any number
- * of tasks wait on one set). Waitables are registrations in the table
- * (regs.c) whose id is the handle; a waitable is in the set only while a
- * future waits on it (the arm and disarm hooks), since a joined waitable
- * traps on a synchronous operation, a cancel or a transfer. An event's p1
+ * with it; every wait of the runtime waits on it, in one task at a time
+ * (the spec lets any number of tasks wait on one set, wasmtime 49.0.3
+ * does not: the export driver, export.c, has one call lead).
+ * Bells call a waiting task back at once: a byte written to a stream<u8>
+ * of the instance's own whose read is pending in the task's set; the
+ * runtime's set has one (wa_wasip3_ring_).
+ *
+ * Waitables are registrations in the table (regs.c) whose id is the
+ * handle; a waitable is in the set only while a future waits on it (the
+ * arm and disarm hooks), since a joined waitable traps on a synchronous
+ * operation, a cancel or a transfer. An event's p1
  * is a handle: an array indexed by handle finds its registration, whose
  * slot keeps the event's p2 for the waiter. All timers share one
  * async-lowered wait-until for the earliest deadline, replaced only when
@@ -38,6 +44,7 @@ typedef struct wa_p3b {
     uint64_t fired_at;  /* the deadline of a timer that fired in this wait */
     uint32_t *wakes;    /* wake subtasks (wa_wasip3_wake_), pending */
     uint32_t nwakes, cwakes;
+    wa_wasip3_bell door; /* the set's own bell (wa_wasip3_ring_), once opened */
     wa_wasip3_stats stats;
 } wa_p3b;
 
@@ -105,10 +112,58 @@ static void wa_p3b_disarm(wa_backend *b, wa_reg *g)
 
 static const wa_regs_hooks wa_p3b_hooks = {wa_p3b_add, wa_p3b_del, wa_p3b_arm, wa_p3b_disarm};
 
+/* Bells. The stream<u8> of wasi:cli/stdout's write-via-stream, which
+ * every world of the library has (wit/wasync-p3.wit): the instance reads
+ * and writes it itself, which the spec allows for a number type
+ * (CanonicalABI.md: none_or_number_type). Only the opening names the
+ * type, the rest goes through the bell: a program that never opens one
+ * links none of the stream's built-ins. */
+static void wa_p3b_bell_read(wa_p3b *h, wa_wasip3_bell *b)
+{
+    h->stats.async_calls++;
+    b->type->read(b->rd, &b->byte, 1); /* (BLOCKED: no write is pending) */
+}
+
+static void wa_p3b_bell_open(wa_p3b *h, wa_wasip3_bell *b, uint32_t set)
+{
+    b->type = &wa_wasip3_cli_bytes;
+    uint64_t ends = b->type->new_();
+    b->rd = (uint32_t)ends;
+    b->wr = (uint32_t)(ends >> 32);
+    b->set = set;
+    b->rung = 0;
+    wa_p3b_join(h, b->rd, set); /* (nothing pending: marks nothing ready) */
+    wa_p3b_bell_read(h, b);
+}
+
+/* A write that meets a pending read completes at once, and the read's
+ * event is then pending in its set: no timer, no event of the writer's. */
+static int wa_p3b_bell_ring(wa_p3b *h, wa_wasip3_bell *b)
+{
+    static const unsigned char one = 1;
+    if (b->rung)
+        return 0;
+    h->stats.async_calls++;
+    uint32_t r = b->type->write(b->wr, &one, 1);
+    b->rung = 1;
+    return r == (WA_P3_COPY_COMPLETED | 1u << 4) ? 0 : WA_EIO;
+}
+
+static int wa_p3b_bell_heard(wa_p3b *h, wa_wasip3_bell *b, uint32_t code, uint32_t p1)
+{
+    if (code != WA_P3_EVENT_STREAM_READ || p1 != b->rd || !b->type)
+        return 0;
+    b->rung = 0;
+    wa_p3b_bell_read(h, b);
+    return 1;
+}
+
 /* Hands an event to its registration's waiters; the timer's ends it. */
 static void wa_p3b_dispatch(wa_p3b *h, wa_p3_event e)
 {
     h->stats.events++;
+    if (wa_p3b_bell_heard(h, &h->door, e.code, e.p1))
+        return; /* a ring: its event was the point */
     if (e.code == WA_P3_EVENT_SUBTASK && h->timer && e.p1 == h->timer) {
         if (e.p2 == WA_P3_SUBTASK_RETURNED) {
             wa_p3b_drop_subtask(h, h->timer);
@@ -240,6 +295,12 @@ static void wa_p3b_free(wa_backend *b)
     for (uint32_t i = 0; i < h->nwakes; i++)
         wa_p3b_cancel_subtask(h, h->wakes[i]);
     free(h->wakes);
+    if (h->door.type) {
+        wa_p3b_join(h, h->door.rd, 0); /* (a cancel of a joined end traps) */
+        h->door.type->cancel_read(h->door.rd);
+        h->door.type->drop_readable(h->door.rd);
+        h->door.type->drop_writable(h->door.wr);
+    }
     wa_regs_free(&h->regs); /* (the runtime dropped every wait: none joined) */
     wa_p3_waitable_set_drop(h->set);
     free(h->slot_of);
@@ -292,31 +353,69 @@ void wa_wasip3_poll_(wa_rt *rt)
         wa_p3b_wait(&h->base, 0);
 }
 
-int wa_wasip3_wake_(wa_rt *rt, unsigned want)
+int wa_wasip3_wake_(wa_rt *rt, uint64_t ns)
 {
     wa_p3b *h = wa_p3b_of(rt);
     if (!h)
         return WA_ENOSYS;
-    uint64_t ns = WA_MS(1);
-    while (h->nwakes < want) {
-        if (h->nwakes == h->cwakes) {
-            uint32_t n = h->cwakes ? 2 * h->cwakes : 4;
-            uint32_t *a = realloc(h->wakes, n * sizeof *a);
-            if (!a)
-                return WA_ENOMEM;
-            h->wakes = a;
-            h->cwakes = n;
-        }
+    if (h->nwakes == h->cwakes) {
+        uint32_t n = h->cwakes ? 2 * h->cwakes : 4;
+        uint32_t *a = realloc(h->wakes, n * sizeof *a);
+        if (!a)
+            return WA_ENOMEM;
+        h->wakes = a;
+        h->cwakes = n;
+    }
+    for (;; ns *= 2) { /* (one that ended while it was called has no event) */
         h->stats.async_calls++;
         uint32_t r = wa_p3_wait_for(ns);
-        if (wa_p3_state(r) == WA_P3_SUBTASK_RETURNED) {
-            ns *= 2; /* it ended while it was called (~1 ms): no event */
-            continue;
+        if (wa_p3_state(r) != WA_P3_SUBTASK_RETURNED) {
+            h->wakes[h->nwakes++] = wa_p3_subtask(r);
+            wa_p3b_join(h, wa_p3_subtask(r), h->set);
+            return 0;
         }
-        h->wakes[h->nwakes++] = wa_p3_subtask(r);
-        wa_p3b_join(h, wa_p3_subtask(r), h->set);
     }
+}
+
+int wa_wasip3_ring_(wa_rt *rt)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (!h)
+        return WA_ENOSYS;
+    if (!h->door.type)
+        wa_p3b_bell_open(h, &h->door, h->set);
+    return wa_p3b_bell_ring(h, &h->door);
+}
+
+int wa_wasip3_bell_open_(wa_rt *rt, wa_wasip3_bell *b)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (!h)
+        return WA_ENOSYS;
+    wa_p3b_bell_open(h, b, wa_p3_waitable_set_new());
     return 0;
+}
+
+int wa_wasip3_bell_ring_(wa_rt *rt, wa_wasip3_bell *b)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    return h ? wa_p3b_bell_ring(h, b) : WA_ENOSYS;
+}
+
+int wa_wasip3_bell_heard_(wa_rt *rt, wa_wasip3_bell *b, uint32_t code, uint32_t p1)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    return h && wa_p3b_bell_heard(h, b, code, p1);
+}
+
+int wa_wasip3_bell_take_(wa_rt *rt, wa_wasip3_bell *b)
+{
+    wa_p3b *h = wa_p3b_of(rt);
+    if (!h || !b->rung)
+        return 0;
+    h->stats.polls++;
+    wa_p3_event e = wa_p3_waitable_set_poll(b->set);
+    return wa_p3b_bell_heard(h, b, e.code, e.p1);
 }
 
 int wa_wasip3_wait_set_(wa_rt *rt, uint64_t deadline, uint32_t *set)

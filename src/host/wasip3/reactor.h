@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: what the callback ABI driver (src/wasi/export_p3.c) and the
- * I/O futures of src/io ask of the WASI 0.3 backend. A callback-lifted
+/* Internal: what the callback ABI driver (export.c) and the I/O futures
+ * of src/host/wasip3 ask of the WASI 0.3 backend. A callback-lifted
  * export does not block in waitable-set.wait: the host hands it the event
  * instead, and it returns WAIT with the set. Both ways share the backend's
  * dispatch and its one wait-until. Each call is a no-op (or WA_ENOSYS, or
  * NULL) on another backend. */
-#ifndef WASYNC_BACKEND_WASIP3_H
-#define WASYNC_BACKEND_WASIP3_H
+#ifndef WASYNC_HOST_WASIP3_REACTOR_H
+#define WASYNC_HOST_WASIP3_REACTOR_H
 
 #include <stdint.h>
 
@@ -22,11 +22,40 @@ void wa_wasip3_event_(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2);
  * not deliver them). */
 void wa_wasip3_poll_(wa_rt *rt);
 
-/* Keeps at least want wake events on their way to the set: short
- * wait-for subtasks whose only use is their event (the set's waiters get
- * one each, in no order), dropped when it comes. Returns 0, WA_ENOMEM,
- * WA_ENOSYS. */
-int wa_wasip3_wake_(wa_rt *rt, unsigned want);
+/* Puts one more wake on its way to the set: a wait-for of at least ns
+ * whose only use is its event, dropped when it comes: a host call in
+ * flight until then, whose end runs jco's loop. Joining it touches
+ * nothing else of the set. Returns 0, WA_ENOMEM, WA_ENOSYS. */
+int wa_wasip3_wake_(wa_rt *rt, uint64_t ns);
+
+/* A bell: a stream<u8> of the instance's own whose readable end rd always
+ * has a 1-byte read pending, joined to set; a 1-byte write rings it at
+ * once, and the read's event calls back the task waiting on set. */
+typedef struct wa_wasip3_bell {
+    const wa_wasip3_stream_type *type; /* NULL: not opened */
+    uint32_t set;
+    uint32_t rd, wr;
+    int rung;           /* written, the read's event not yet taken */
+    unsigned char byte; /* the read's buffer */
+} wa_wasip3_bell;
+
+/* Rings the runtime's set: its own bell (made at first use; not counted
+ * among the waitables a wait needs), whose event the dispatch takes. Its
+ * joins and its write touch nothing else of the set: a task may ring it
+ * while another waits there. Returns 0, WA_EIO (the write did not complete
+ * at once), WA_ENOSYS. */
+int wa_wasip3_ring_(wa_rt *rt);
+
+/* Opens bell b on a new waitable set of its own, for a task to WAIT on.
+ * It lives as long as the instance (reuse it). Returns 0, WA_ENOSYS. */
+int wa_wasip3_bell_open_(wa_rt *rt, wa_wasip3_bell *b);
+/* Rings b, unless it is rung: 0, WA_EIO, WA_ENOSYS. */
+int wa_wasip3_bell_ring_(wa_rt *rt, wa_wasip3_bell *b);
+/* Whether the event (code, p1) is b's; if so, b is quiet again. */
+int wa_wasip3_bell_heard_(wa_rt *rt, wa_wasip3_bell *b, uint32_t code, uint32_t p1);
+/* Takes b's event from its set if b is rung (a poll: its event is pending
+ * from the write on). Returns whether it was. */
+int wa_wasip3_bell_take_(wa_rt *rt, wa_wasip3_bell *b);
 
 /* Readies a WAIT until deadline (WA_NEVER: none): arms the wait-until for
  * it, dispatches the events already pending and puts the set in *set.
@@ -37,8 +66,8 @@ int wa_wasip3_wake_(wa_rt *rt, unsigned want);
  * run, and an event may then be pending). */
 int wa_wasip3_wait_set_(wa_rt *rt, uint64_t deadline, uint32_t *set);
 
-/* Returns (borrowed) where the futures of rt (subtask.c, p3_future.c,
- * p3_stream.c, tcp_p3.c, dns_p3.c) count their host calls and ends; NULL
+/* Returns (borrowed) where the futures of rt (subtask.c, future.c,
+ * stream.c, tcp.c, dns.c) count their host calls and ends; NULL
  * on another backend. */
 wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
 
