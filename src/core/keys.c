@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "keys.h"
 #include "wasync/error.h"
 
@@ -35,16 +36,8 @@ int wa_keys_alloc(wa_keys *k, uint32_t *i)
     if (k->free_head == WA_KEYS_NONE) {
         if (k->n == k->max)
             return WA_ENOMEM;
-        if (k->n == k->cap) {
-            uint32_t cap = k->cap ? k->cap * 2 : 16;
-            if (cap > k->max)
-                cap = k->max;
-            char *s = cap > k->cap ? realloc(k->slots, (size_t)cap * k->size) : NULL;
-            if (!s)
-                return WA_ENOMEM;
-            k->slots = s;
-            k->cap = cap;
-        }
+        if (wa_grow_(&k->slots, k->size, &k->cap, (size_t)k->n + 1, 16, k->max) < 0)
+            return WA_ENOMEM;
         wa_keyslot *s = wa_keys_at(k, k->n);
         s->gen = 1;
         s->live = 0;

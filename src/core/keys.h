@@ -19,7 +19,8 @@ typedef struct wa_keyslot {
 typedef struct wa_keys {
     char *slots;
     size_t size;        /* bytes per slot */
-    uint32_t n, cap, free_head;
+    uint32_t n, free_head;
+    size_t cap;
     uint32_t gen_mask;  /* generations wrap within it (never to 0) */
     uint32_t max;       /* slots at most */
     uint32_t tag;       /* this table's, in its 64-bit keys (never 0) */

@@ -33,11 +33,13 @@ struct wa_rt {
     wa_backend *backend;
     /* timers: a 4-ary min-heap of entries ordered by (deadline, tie) */
     wa_timer **heap;
-    uint32_t heap_len, heap_cap;
+    uint32_t heap_len;
+    size_t heap_cap;
     /* relative timers armed since the last clock read: their deadlines are
      * counted from the next read, so they are never early */
     wa_timer **arming;
-    uint32_t arming_len, arming_cap;
+    uint32_t arming_len;
+    size_t arming_cap;
     uint32_t timer_seq;
     uint64_t now;
     int now_fresh;

@@ -6,6 +6,7 @@
  * lines, which matters with 10^5 timers. */
 #include <stdlib.h>
 
+#include "grow.h"
 #include "timer.h"
 
 static inline bool wa_timer_before(const wa_timer *a, const wa_timer *b)
@@ -61,18 +62,10 @@ static uint32_t wa_tie_mix(uint64_t x)
 }
 
 /* Grows the array *a of *cap timer pointers (doubling, from first) until it
- * holds need. Returns 0 or WA_ENOMEM. */
-static int wa_timers_grow(wa_timer ***a, uint32_t *cap, uint32_t need, uint32_t first)
+ * holds need (a heap index is 32 bits). Returns 0 or WA_ENOMEM. */
+static int wa_timers_grow(wa_timer ***a, size_t *cap, size_t need, size_t first)
 {
-    if (need <= *cap)
-        return 0;
-    uint32_t n = *cap ? *cap * 2 : first;
-    wa_timer **p = n > *cap ? realloc(*a, (size_t)n * sizeof *p) : NULL;
-    if (!p)
-        return WA_ENOMEM;
-    *a = p;
-    *cap = n;
-    return 0;
+    return wa_grow_(a, sizeof **a, cap, need, first, UINT32_MAX);
 }
 
 /* Makes room for one more timer in the heap, counting those still arming,

@@ -9,6 +9,7 @@
  * the host resources. */
 #include <stdlib.h>
 
+#include "../core/grow.h"
 #include "../core/handles.h"
 #include "stream_handle.h"
 
@@ -301,14 +302,9 @@ static int wa_read_all_poll(wa_future *f, wa_cx *cx)
     wa_read_all *r = (wa_read_all *)f;
     for (;;) {
         if (!r->reading) {
-            if (r->cap - r->len < 4096) { /* room for a useful read, and the NUL */
-                size_t cap = r->cap ? r->cap * 2 : 16384;
-                unsigned char *d = realloc(r->data, cap);
-                if (!d)
-                    return wa_read_all_fail(r, WA_ENOMEM);
-                r->data = d;
-                r->cap = cap;
-            }
+            /* room for a useful read, and the NUL */
+            if (wa_grow_(&r->data, 1, &r->cap, r->len + 4096, 16384, SIZE_MAX) < 0)
+                return wa_read_all_fail(r, WA_ENOMEM);
             size_t room = r->cap - r->len - 1;
             if (r->max && room > r->max - r->len + 1) /* one past max shows the excess */
                 room = r->max - r->len + 1;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/grow.h"
 #include "ops.h"
 #include "reactor.h"
 
@@ -253,18 +254,8 @@ wa_js_outcome *wa_js_outcomes_(size_t n)
 {
     if (n > WA_JS_OUTCOMES_MAX)
         return NULL;
-    if (n > wa_js_outcomes_cap) {
-        size_t cap = wa_js_outcomes_cap ? wa_js_outcomes_cap : 64;
-        while (cap < n)
-            cap *= 2;
-        if (cap > WA_JS_OUTCOMES_MAX)
-            cap = WA_JS_OUTCOMES_MAX;
-        wa_js_outcome *t = realloc(wa_js_outcomes, cap * sizeof *t);
-        if (!t)
-            return NULL;
-        wa_js_outcomes = t;
-        wa_js_outcomes_cap = cap;
-    }
+    if (wa_grow_(&wa_js_outcomes, sizeof *wa_js_outcomes, &wa_js_outcomes_cap, n, 64, WA_JS_OUTCOMES_MAX) < 0)
+        return NULL;
     return wa_js_outcomes;
 }
 

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../../core/grow.h"
 #include "../../core/rt.h"
 #include "../../io/http_send.h"
 #include "wasync/http.h"
@@ -445,14 +446,8 @@ static int wa_curl_keep_header(wa_http_response *r, const char *line, size_t n)
     if (!colon || colon == line)
         return 0; /* (not a field line: nothing to keep) */
     wa_http_fields *f = &r->h.fields;
-    if (f->n == r->headers_cap) {
-        size_t cap = r->headers_cap ? 2 * r->headers_cap : 8;
-        wa_http_header *h = realloc(f->list, cap * sizeof *h);
-        if (!h)
-            return WA_ENOMEM;
-        f->list = h;
-        r->headers_cap = cap;
-    }
+    if (wa_grow_(&f->list, sizeof *f->list, &r->headers_cap, f->n + 1, 8, SIZE_MAX) < 0)
+        return WA_ENOMEM;
     size_t name_len = (size_t)(colon - line), v = name_len + 1;
     while (v < n && (line[v] == ' ' || line[v] == '\t'))
         v++;

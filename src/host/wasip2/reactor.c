@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 
+#include "../../core/grow.h"
 #include "../../reactor/regs.h"
 #include "../../wasi/cabi.h"
 #include "clocks.h"
@@ -30,7 +31,8 @@ typedef struct wa_p2 {
     wa_regs regs;          /* of wa_p2_regs */
     wa_p2_pollable *armed; /* + one cell for the timer */
     uint32_t *armed_slot;
-    uint32_t narmed, armed_cap;
+    uint32_t narmed;
+    size_t armed_cap;
     wa_p2_pollable timer;
     uint64_t timer_at;     /* WA_NEVER: no timer pollable */
     wa_wasip2_stats stats;
@@ -68,18 +70,10 @@ static int wa_p2_arm(wa_backend *b, wa_reg *g, uint32_t index)
 {
     wa_p2 *h = (wa_p2 *)b;
     wa_p2_reg *s = (wa_p2_reg *)g;
-    if (h->narmed + 1 >= h->armed_cap) { /* keep a cell for the timer */
-        uint32_t cap = h->armed_cap ? h->armed_cap * 2 : 16;
-        wa_p2_pollable *a = realloc(h->armed, cap * sizeof *a);
-        if (a)
-            h->armed = a;
-        uint32_t *k = realloc(h->armed_slot, cap * sizeof *k);
-        if (k)
-            h->armed_slot = k;
-        if (!a || !k)
-            return WA_ENOMEM;
-        h->armed_cap = cap;
-    }
+    size_t need = (size_t)h->narmed + 2, cap = h->armed_cap; /* (a cell kept for the timer) */
+    if (wa_grow_(&h->armed, sizeof *h->armed, &cap, need, 16, UINT32_MAX) < 0 ||
+        wa_grow_(&h->armed_slot, sizeof *h->armed_slot, &h->armed_cap, need, 16, UINT32_MAX) < 0)
+        return WA_ENOMEM; /* (armed may have grown: it is the larger, and grows again with the rest) */
     s->dense = h->narmed++;
     h->armed[s->dense] = (wa_p2_pollable)g->id;
     h->armed_slot[s->dense] = index;

@@ -21,6 +21,7 @@
  */
 #include <stdlib.h>
 
+#include "../../core/grow.h"
 #include "../../reactor/regs.h"
 #include "builtins.h"
 #include "reactor.h"
@@ -37,13 +38,14 @@ typedef struct wa_p3b {
     wa_regs regs;       /* of wa_p3_reg */
     uint32_t set;       /* the instance's waitable set */
     uint32_t *slot_of;  /* by handle: its registration's slot + 1, or 0 */
-    uint32_t nslot_of;
+    size_t nslot_of;
     uint32_t njoined;   /* registrations in the set */
     uint32_t timer;     /* the wait-until subtask, or 0 */
     uint64_t timer_at;  /* its deadline; WA_NEVER: none */
     uint64_t fired_at;  /* the deadline of a timer that fired in this wait */
     uint32_t *wakes;    /* wake subtasks (wa_wasip3_wake_), pending */
-    uint32_t nwakes, cwakes;
+    uint32_t nwakes;
+    size_t cwakes;
     wa_wasip3_bell door; /* the set's own bell (wa_wasip3_ring_), once opened */
     wa_wasip3_stats stats;
 } wa_p3b;
@@ -72,18 +74,11 @@ static int wa_p3b_add(wa_backend *b, wa_reg *g, uint64_t key)
 {
     wa_p3b *h = (wa_p3b *)b;
     uint32_t w = (uint32_t)g->id;
-    if (w >= h->nslot_of) {
-        uint32_t n = h->nslot_of ? h->nslot_of : 16;
-        while (n <= w)
-            n *= 2;
-        uint32_t *a = realloc(h->slot_of, n * sizeof *a);
-        if (!a)
-            return WA_ENOMEM;
-        for (uint32_t i = h->nslot_of; i < n; i++)
-            a[i] = 0;
-        h->slot_of = a;
-        h->nslot_of = n;
-    }
+    size_t had = h->nslot_of;
+    if (wa_grow_(&h->slot_of, sizeof *h->slot_of, &h->nslot_of, (size_t)w + 1, 16, UINT32_MAX) < 0)
+        return WA_ENOMEM;
+    for (size_t i = had; i < h->nslot_of; i++)
+        h->slot_of[i] = 0;
     h->slot_of[w] = wa_key_slot(key) + 1;
     ((wa_p3_reg *)g)->resolved = 0;
     return 0;
@@ -358,14 +353,8 @@ int wa_wasip3_wake_(wa_rt *rt, uint64_t ns)
     wa_p3b *h = wa_p3b_of(rt);
     if (!h)
         return WA_ENOSYS;
-    if (h->nwakes == h->cwakes) {
-        uint32_t n = h->cwakes ? 2 * h->cwakes : 4;
-        uint32_t *a = realloc(h->wakes, n * sizeof *a);
-        if (!a)
-            return WA_ENOMEM;
-        h->wakes = a;
-        h->cwakes = n;
-    }
+    if (wa_grow_(&h->wakes, sizeof *h->wakes, &h->cwakes, (size_t)h->nwakes + 1, 4, UINT32_MAX) < 0)
+        return WA_ENOMEM;
     for (;; ns *= 2) { /* (one that ended while it was called has no event) */
         h->stats.async_calls++;
         uint32_t r = wa_p3_wait_for(ns);
