@@ -207,7 +207,8 @@ floor3=(--p3 build/wasip3/tests/wasip3/p3_http_floor.component.wasm build/wasip3
 node bench/wasip2/http_floor.mjs "${floor2[@]}"
 node bench/wasip2/http_floor.mjs "${floor3[@]}"
 if [ -n "$wasmtime" ]; then
-  export WASYNC_RUNNER=wasmtime WASYNC_WASMTIME=$wasmtime WASYNC_WASMTIME_FLAGS=$wasmtime_flags
+  # (wasmtime serve's defaults, as users deploy: tests/wasip2/runner.mjs)
+  export WASYNC_RUNNER=wasmtime WASYNC_WASMTIME=$wasmtime WASYNC_WASMTIME_FLAGS=$wasmtime_flags WASYNC_WASMTIME_SERVE=defaults
   node bench/wasip2/http_floor.mjs "${floor2[@]}"
   node bench/wasip2/http_floor.mjs "${floor3[@]}"
 fi

@@ -23,10 +23,13 @@ export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT) =>
 // event", concurrent.rs), which the Component Model allows; the callback
 // driver has one call wait on it at a time (src/host/wasip3/export.c). Our
 // services import only what their world has (wasmtime's proxy adapter:
-// cmake/component.cmake), so no -S cli.
+// cmake/component.cmake), so no -S cli. With WASYNC_WASMTIME_SERVE=defaults
+// (make bench), a 0.2 component is served with wasmtime's defaults too (an
+// instance per request), as users deploy it.
+const serveDefaults = process.env.WASYNC_WASMTIME_SERVE === 'defaults';
 export const wasmtimeServe = (port, file = process.env.WASYNC_COMPONENT, p3 = flags().includes('p3')) =>
   [process.env.WASYNC_WASMTIME, ['serve', ...flags(), '--addr', `127.0.0.1:${port}`,
-    ...(p3 ? [] : ['--max-instance-reuse-count', '1000000',
+    ...(p3 || serveDefaults ? [] : ['--max-instance-reuse-count', '1000000',
       '--max-instance-concurrent-reuse-count', '1', '--idle-instance-timeout', '1000000s']), file]];
 
 // The environment that makes wasmtime log each call of a WIT import
