@@ -100,12 +100,6 @@ static int wa_pipe_try_write(wa_stream *s, const void *buf, size_t len, size_t *
 }
 
 /* The bytes are the reader's as soon as they are written. */
-static int wa_pipe_try_flush(wa_stream *s)
-{
-    (void)s;
-    return 0;
-}
-
 /* Readiness: a future that stores its waker in the pipe until it can. */
 typedef struct wa_pipe_wait {
     wa_future fut;
@@ -156,7 +150,7 @@ static void wa_pipe_close(wa_stream *s)
     }
 }
 
-static const wa_stream_vt wa_pipe_vt = {wa_pipe_try_read, wa_pipe_try_write, wa_pipe_try_flush, wa_pipe_ready,
+static const wa_stream_vt wa_pipe_vt = {wa_pipe_try_read, wa_pipe_try_write, wa_stream_flush_none_, wa_pipe_ready,
                                         wa_pipe_close};
 
 int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer)

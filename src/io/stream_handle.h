@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: the handle a user gets for a stream the library made (a key of
- * the handle table, core/handles.h), so that a copy of it used after its
- * close is reported rather than a use after free. An implementer's own
- * stream stays its address. */
+/* Internal: what the library's own streams share. The handle a user gets
+ * for a stream the library made (a key of the handle table,
+ * core/handles.h), so that a copy of it used after its close is reported
+ * rather than a use after free (an implementer's own stream stays its
+ * address); and the vtable slots that streams of one direction fill
+ * alike. */
 #ifndef WASYNC_IO_STREAM_HANDLE_H
 #define WASYNC_IO_STREAM_HANDLE_H
 
@@ -13,5 +15,12 @@
  * and 0 returned, or WA_ENOMEM (the stream closed, *s NULL). So that
  * `return wa_stream_handle_(make(..., s), s);` publishes what make made. */
 int wa_stream_handle_(int rc, wa_stream **s);
+
+/* try_write of a stream that is only read (a response body): WA_EINVAL. */
+int wa_stream_write_refused_(wa_stream *s, const void *buf, size_t len, size_t *n);
+
+/* try_flush of a stream that buffers nothing it writes, or writes
+ * nothing: 0. */
+int wa_stream_flush_none_(wa_stream *s);
 
 #endif

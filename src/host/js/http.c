@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../../io/http_send.h"
+#include "../../io/stream_handle.h"
 #include "ops.h"
 #include "wasync/http.h"
 
@@ -67,18 +68,6 @@ static int wa_js_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
         r->buf = NULL;
         r->off = r->len = 0;
     }
-    return 0;
-}
-
-static int wa_js_body_try_write(wa_stream *s, const void *buf, size_t len, size_t *n)
-{
-    (void)s, (void)buf, (void)len, (void)n;
-    return WA_EINVAL; /* a response body is read */
-}
-
-static int wa_js_body_try_flush(wa_stream *s)
-{
-    (void)s;
     return 0;
 }
 
@@ -134,7 +123,7 @@ static void wa_js_body_close(wa_stream *s)
     free(b);
 }
 
-static const wa_stream_vt wa_js_body_vt = {wa_js_body_try_read, wa_js_body_try_write, wa_js_body_try_flush,
+static const wa_stream_vt wa_js_body_vt = {wa_js_body_try_read, wa_stream_write_refused_, wa_stream_flush_none_,
                                            wa_js_body_ready, wa_js_body_close};
 
 void wa_http_response_release_(wa_http_response *r)

@@ -34,6 +34,7 @@
 #include "../../core/grow.h"
 #include "../../core/rt.h"
 #include "../../io/http_send.h"
+#include "../../io/stream_handle.h"
 #include "wasync/http.h"
 
 /* The response body's buffer: a full one pauses the transfer. */
@@ -600,18 +601,6 @@ static int wa_curl_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
     return rc;
 }
 
-static int wa_curl_body_try_write(wa_stream *s, const void *buf, size_t len, size_t *n)
-{
-    (void)s, (void)buf, (void)len, (void)n;
-    return WA_EINVAL; /* a response body is read */
-}
-
-static int wa_curl_body_try_flush(wa_stream *s)
-{
-    (void)s;
-    return 0;
-}
-
 typedef struct wa_curl_body_wait {
     wa_future fut;
     wa_curl_body *b;
@@ -663,7 +652,7 @@ static void wa_curl_body_close(wa_stream *s)
     free(b);
 }
 
-static const wa_stream_vt wa_curl_body_vt = {wa_curl_body_try_read, wa_curl_body_try_write, wa_curl_body_try_flush,
+static const wa_stream_vt wa_curl_body_vt = {wa_curl_body_try_read, wa_stream_write_refused_, wa_stream_flush_none_,
                                              wa_curl_body_ready, wa_curl_body_close};
 
 void wa_http_response_release_(wa_http_response *r)
