@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the task header, its state word, the owner lists, and what
- * task.c exports to the executor and to scopes. */
+ * task.c, spawn.c and join.c export to the executor and to scopes. */
 #ifndef WASYNC_CORE_TASK_H
 #define WASYNC_CORE_TASK_H
 
@@ -139,9 +139,6 @@ enum { WA_SCOPE_CANCELLING = 1u << 8, WA_SCOPE_RETURNED = 1u << 9 };
 /* task.c */
 /* The waker of a task: each clone holds a reference. */
 extern const wa_waker_vt wa_task_waker_vt_;
-/* wa_spawn of a task owned by scope (wa_scope_spawn's, after its own
- * checks), or by rt with scope NULL. */
-int wa_task_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
 void wa_task_abort_(wa_task *t);
 void wa_task_cancel_(wa_task *t);
 void wa_task_unref_(wa_task *t);
@@ -156,6 +153,26 @@ void wa_scope_cancel_children_(wa_scope *s);
 void wa_task_leave_(wa_task *t, int rc);
 /* Links t, a root task, on rt's roots (WA_T_LINKED): no joiner yet. */
 void wa_task_link_(wa_rt *rt, wa_task *t);
+
+/* spawn.c */
+/* wa_spawn of a task owned by scope (wa_scope_spawn's, after its own
+ * checks), or by rt with scope NULL. */
+int wa_task_spawn_(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
+
+/* join.c */
+/* The vtable of a local task's join handle, set by its spawn (a handle
+ * with another is a scheduler's, sched.h). */
+extern const wa_future_vt wa_join_vt_;
+
+/* Appends t, whose word says it is queued, to the run queue (a spawn's
+ * and a wake's). */
+static inline void wa_task_append(wa_rt *rt, wa_task *t)
+{
+    t->next = NULL;
+    *rt->tailp = t;
+    rt->tailp = &t->next;
+    rt->queued++;
+}
 
 /* Subtracts v from t's word, freeing t if that dropped its last
  * reference. */
