@@ -16,7 +16,7 @@
 #include <strings.h>
 
 #include "../../core/grow.h"
-#include "../../io/http_send.h"
+#include "../../io/http_body.h"
 #include "../../io/stream_handle.h"
 #include "curl.h"
 #include "wasync/http.h"
@@ -24,10 +24,8 @@
 /* The response body's buffer: a full one pauses the transfer. */
 #define WA_CURL_BODY_MAX (256 * 1024)
 
-typedef struct wa_curl_body wa_curl_body;
-
 struct wa_http_response {
-    wa_http_response_head h; /* body: a wa_curl_body; fields: kept as they come */
+    wa_http_response_head h; /* body: a wa_http_body; fields: kept as they come */
     wa_curl_xfer x;          /* x.c: NULL once the runtime is gone */
     struct curl_slist *out_headers;
     struct wa_http_call *call; /* the send, while it runs */
@@ -55,11 +53,6 @@ struct wa_http_call {
     wa_read rd;
     size_t off, len; /* chunk[off..len): read from the stream, not yet sent */
     unsigned char chunk[16384];
-};
-
-struct wa_curl_body {
-    wa_stream base;
-    wa_http_response *r; /* NULL once the response is freed */
 };
 
 /* ---- the transfer's end ---- */
@@ -293,7 +286,7 @@ static int wa_curl_body_read_locked(wa_http_response *r, void *buf, size_t cap, 
 
 static int wa_curl_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
 {
-    wa_http_response *r = ((wa_curl_body *)s)->r;
+    wa_http_response *r = ((wa_http_body *)s)->r;
     if (!r)
         return WA_ECLOSED;
     wa_curl_lock_(r->x.c);
@@ -302,14 +295,9 @@ static int wa_curl_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
     return rc;
 }
 
-typedef struct wa_curl_body_wait {
-    wa_future fut;
-    wa_curl_body *b;
-} wa_curl_body_wait;
-
 static int wa_curl_body_wait_poll(wa_future *f, wa_cx *cx)
 {
-    wa_http_response *r = ((wa_curl_body_wait *)f)->b->r;
+    wa_http_response *r = ((wa_http_body_wait *)f)->b->r;
     if (!r)
         return WA_READY;
     wa_curl_lock_(r->x.c);
@@ -324,7 +312,7 @@ static int wa_curl_body_wait_poll(wa_future *f, wa_cx *cx)
 
 static void wa_curl_body_wait_drop(wa_future *f)
 {
-    wa_http_response *r = ((wa_curl_body_wait *)f)->b->r;
+    wa_http_response *r = ((wa_http_body_wait *)f)->b->r;
     if (!r)
         return;
     wa_curl_lock_(r->x.c);
@@ -334,27 +322,8 @@ static void wa_curl_body_wait_drop(wa_future *f)
 
 static const wa_future_vt wa_curl_body_wait_vt = {wa_curl_body_wait_poll, wa_curl_body_wait_drop, "http_body_wait"};
 
-_Static_assert(sizeof(wa_curl_body_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
-
-static wa_future *wa_curl_body_ready(wa_stream *s, int dir, void *storage)
-{
-    if (dir != WA_STREAM_READ)
-        return wa_stream_error_init(storage, WA_EINVAL);
-    wa_curl_body_wait *w = storage;
-    *w = (wa_curl_body_wait){{&wa_curl_body_wait_vt}, (wa_curl_body *)s};
-    return &w->fut;
-}
-
-static void wa_curl_body_close(wa_stream *s)
-{
-    wa_curl_body *b = (wa_curl_body *)s;
-    if (b->r)
-        b->r->h.body = NULL;
-    free(b);
-}
-
 static const wa_stream_vt wa_curl_body_vt = {wa_curl_body_try_read, wa_stream_write_refused_, wa_stream_flush_none_,
-                                             wa_curl_body_ready, wa_curl_body_close};
+                                             wa_http_body_ready_, wa_http_body_close_};
 
 void wa_http_response_release_(wa_http_response *r)
 {
@@ -363,10 +332,7 @@ void wa_http_response_release_(wa_http_response *r)
     wa_curl_remove_(&r->x); /* (then the driver no longer reaches r) */
     curl_easy_cleanup(r->x.easy);
     curl_slist_free_all(r->out_headers);
-    if (r->h.body) {
-        ((wa_curl_body *)r->h.body)->r = NULL;
-        wa_stream_close(&r->h.body);
-    }
+    wa_http_body_detach_(r);
     wa_waker_drop(&r->waker);
     wa_waker_drop(&r->reader);
     wa_curl_drop_headers(r);
@@ -492,11 +458,8 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     k->req = q;
     s->call = k;
     wa_http_response *r = k->r = calloc(1, sizeof *r);
-    wa_curl_body *b = r ? calloc(1, sizeof *b) : NULL;
-    if (!b)
+    if (!r || wa_http_body_open_(r, &wa_curl_body_vt, &wa_curl_body_wait_vt) < 0)
         return WA_ENOMEM;
-    *b = (wa_curl_body){WA_STREAM_INIT(&wa_curl_body_vt), r};
-    r->h.body = &b->base;
     r->h.fields.loaded = 1; /* (kept as curl gives them) */
     r->x = (wa_curl_xfer){.c = c, .done = wa_curl_done};
     r->call = k;
