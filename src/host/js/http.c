@@ -16,18 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../io/http_send.h"
+#include "../../io/http_body.h"
 #include "../../io/stream_handle.h"
 #include "ops.h"
 #include "wasync/http.h"
 
-typedef struct wa_js_body {
-    wa_stream base;
-    wa_http_response *r; /* NULL once the response is freed */
-} wa_js_body;
-
 struct wa_http_response {
-    wa_http_response_head h; /* body: a wa_js_body; fields: the head's */
+    wa_http_response_head h; /* body: a wa_http_body; fields: the head's */
     uint32_t key; /* the glue's handle of the fetch and its Response */
     char *head;   /* the headers' bytes, which fields point into */
     int reading;        /* rd is in flight */
@@ -54,7 +49,7 @@ enum { WA_SEND_BODY = WA_SEND_RUN, WA_SEND_FETCH };
 
 static int wa_js_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
 {
-    wa_http_response *r = ((wa_js_body *)s)->r;
+    wa_http_response *r = ((wa_http_body *)s)->r;
     if (!r)
         return WA_ECLOSED;
     if (r->off == r->len)
@@ -71,16 +66,11 @@ static int wa_js_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
     return 0;
 }
 
-typedef struct wa_js_body_wait {
-    wa_future fut;
-    wa_js_body *b;
-} wa_js_body_wait;
-
 /* Ready once a chunk is there or the body ended: asks the glue for the
  * next chunk (the read stays with the response if this wait is dropped). */
 static int wa_js_body_wait_poll(wa_future *f, wa_cx *cx)
 {
-    wa_http_response *r = ((wa_js_body_wait *)f)->b->r;
+    wa_http_response *r = ((wa_http_body_wait *)f)->b->r;
     if (!r || r->len || r->end)
         return WA_READY;
     if (!r->reading) {
@@ -104,27 +94,8 @@ static void wa_js_body_wait_drop(wa_future *f) { (void)f; }
 
 static const wa_future_vt wa_js_body_wait_vt = {wa_js_body_wait_poll, wa_js_body_wait_drop, "http_body_wait"};
 
-_Static_assert(sizeof(wa_js_body_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
-
-static wa_future *wa_js_body_ready(wa_stream *s, int dir, void *storage)
-{
-    if (dir != WA_STREAM_READ)
-        return wa_stream_error_init(storage, WA_EINVAL);
-    wa_js_body_wait *w = storage;
-    *w = (wa_js_body_wait){{&wa_js_body_wait_vt}, (wa_js_body *)s};
-    return &w->fut;
-}
-
-static void wa_js_body_close(wa_stream *s)
-{
-    wa_js_body *b = (wa_js_body *)s;
-    if (b->r)
-        b->r->h.body = NULL;
-    free(b);
-}
-
 static const wa_stream_vt wa_js_body_vt = {wa_js_body_try_read, wa_stream_write_refused_, wa_stream_flush_none_,
-                                           wa_js_body_ready, wa_js_body_close};
+                                           wa_http_body_ready_, wa_http_body_close_};
 
 void wa_http_response_release_(wa_http_response *r)
 {
@@ -133,10 +104,7 @@ void wa_http_response_release_(wa_http_response *r)
     wa_drop_held(&r->rd.fut, &r->reading);
     if (r->key)
         wa_js_handle_free_(r->key); /* the glue aborts the fetch */
-    if (r->h.body) {
-        ((wa_js_body *)r->h.body)->r = NULL;
-        wa_stream_close(&r->h.body);
-    }
+    wa_http_body_detach_(r);
     free(r->head);
     free(r->h.fields.list);
     free(r->buf);
@@ -216,11 +184,8 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
         return WA_ENOMEM;
     k->method = method;
     wa_http_response *r = k->r = calloc(1, sizeof *r);
-    wa_js_body *b = r ? malloc(sizeof *b) : NULL;
-    if (!b)
+    if (!r || wa_http_body_open_(r, &wa_js_body_vt, &wa_js_body_wait_vt) < 0)
         return WA_ENOMEM;
-    *b = (wa_js_body){WA_STREAM_INIT(&wa_js_body_vt), r};
-    r->h.body = &b->base;
     r->h.fields.loaded = 1; /* (the head's, when it comes) */
     int rc = wa_js_handle_new_(r, &r->key);
     if (rc < 0)

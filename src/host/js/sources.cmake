@@ -6,7 +6,7 @@
 # runtime is made on the reactor: runtime.c).
 wasync_sources(host/js reactor.c runtime.c log.c ops.c http.c exports.c wasm_heap.c)
 wasync_sources(reactor sim_default.c)
-wasync_sources(io http_url.c http_fields.c http_send.c http_fetch.c)
+wasync_sources(io http_url.c http_fields.c http_send.c http_body.c http_fetch.c)
 # The exports: nothing in the library calls them, so a module asks for
 # one of them, which links their object out of the archive.
 target_link_options(wasync INTERFACE -Wl,--undefined=wasync_init)

@@ -1,89 +1,35 @@
 /* SPDX-License-Identifier: MIT */
-/* The HTTP client natively: libcurl's multi interface driven by the
- * reactor (curl_multi_socket_action). curl says which sockets to watch
- * (CURLMOPT_SOCKETFUNCTION: each becomes an fd registration) and when to
- * call it back (CURLMOPT_TIMERFUNCTION: one deadline); a driver task waits
- * on those and hands curl what happened, and curl's callbacks fill the
- * transfers: the head, the body into a bounded buffer read as a stream.
- *
- * One multi handle per runtime (on many threads, not one per worker),
- * kept as a runtime extension (rt.h): made by the first send, freed by
- * wa_rt_free. It outlives transfers because it holds curl's cache of open
- * connections, reused by the next request to the same host; the driver
- * lives as long, parked while there is nothing to wait for. The driver is
- * an internal task (wa_spawn_internal_): not the program's, so wa_rt_run
- * ends without it and it is in no stats or dump; a fetch in flight keeps
- * the program's task waiting, and the driver's fd waits and timer keep
- * that from being a deadlock. It is aborted with the other tasks, before
- * the extension goes.
+/* The HTTP client natively: one libcurl easy handle per send, driven on
+ * the reactor by the runtime's multi handle (curl.c). curl's callbacks
+ * fill the transfer: the head, the body into a bounded buffer read as a
+ * stream; the request body goes from memory or from a stream the send
+ * reads.
  *
  * On many threads the sends, the body reads and the driver run on any
- * worker, at once: the multi handle, every call into curl (whose callbacks
- * then run) and the state those callbacks share with the transfers' tasks
- * are under the handle's lock. A task's poll holds it for its own look,
- * never while it polls something else that might take it (a request body
- * streamed from another response). */
-#include <curl/curl.h>
-#include <poll.h>
-#include <pthread.h>
+ * worker, at once: the state curl's callbacks share with the transfers'
+ * tasks is under the multi handle's lock (wa_curl_lock_). A task's poll
+ * holds it for its own look, never while it polls something else that
+ * might take it (a request body streamed from another response). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "../../core/grow.h"
-#include "../../core/rt.h"
-#include "../../io/http_send.h"
+#include "../../io/http_body.h"
 #include "../../io/stream_handle.h"
+#include "curl.h"
 #include "wasync/http.h"
 
 /* The response body's buffer: a full one pauses the transfer. */
 #define WA_CURL_BODY_MAX (256 * 1024)
 
-typedef struct wa_curl_sock wa_curl_sock;
-typedef struct wa_curl wa_curl;
-
-/* The driver's future: waits on curl's sockets and timer. */
-typedef struct wa_curl_driver {
-    wa_future fut;
-    wa_curl *c;
-    int sleeping;
-    uint64_t until; /* the sleep's deadline */
-    wa_sleep sleep;
-} wa_curl_driver;
-
-struct wa_curl {
-    wa_rt_ext ext;
-    wa_rt *rt;             /* the runtime (not a worker's view) */
-    pthread_mutex_t lock;  /* what follows, curl's calls and the transfers' shared state */
-    CURLM *multi;
-    wa_curl_sock *socks;   /* the sockets curl watches */
-    uint64_t deadline;     /* curl's timer; WA_NEVER: none */
-    int driving;           /* the driver task is alive */
-    wa_waker driver;       /* the driver, parked */
-    wa_curl_driver drv;    /* its future (the internal task borrows it) */
-    wa_http_response *added; /* the responses whose transfers are in multi */
-};
-
-struct wa_curl_sock {
-    wa_curl_sock *next;
-    curl_socket_t fd;
-    wa_fd_key key;
-    unsigned want; /* WA_READABLE | WA_WRITABLE */
-    int waiting;
-    wa_fd_wait wait;
-};
-
-typedef struct wa_curl_body wa_curl_body;
-
 struct wa_http_response {
-    wa_http_response_head h; /* body: a wa_curl_body; fields: kept as they come */
-    wa_curl *c;                    /* NULL once the runtime is gone */
-    wa_http_response *prev, *next; /* in c->added, while added */
-    CURL *easy;
+    wa_http_response_head h; /* body: a wa_http_body; fields: kept as they come */
+    wa_curl_xfer x;          /* x.c: NULL once the runtime is gone */
     struct curl_slist *out_headers;
     struct wa_http_call *call; /* the send, while it runs */
-    int head, done, result, added;
+    int head, done, result;
     int paused;          /* CURLPAUSE_RECV, CURLPAUSE_SEND bits */
     size_t head_size;    /* of the head arriving: past WA_HTTP_HEAD_MAX it fails */
     int refused;         /* why a callback of ours failed the transfer: WA_E2BIG, WA_ENOMEM */
@@ -109,89 +55,7 @@ struct wa_http_call {
     unsigned char chunk[16384];
 };
 
-struct wa_curl_body {
-    wa_stream base;
-    wa_http_response *r; /* NULL once the response is freed */
-};
-
-/* ---- the multi handle and its driver ---- */
-
-static void wa_curl_wake_driver(wa_curl *c) { wa_waker_wake(&c->driver); }
-
-static wa_curl_sock *wa_curl_sock_find(wa_curl *c, curl_socket_t fd)
-{
-    wa_curl_sock *s = c->socks;
-    while (s && s->fd != fd)
-        s = s->next;
-    return s;
-}
-
-static void wa_curl_sock_free(wa_curl *c, wa_curl_sock *s)
-{
-    for (wa_curl_sock **p = &c->socks; *p; p = &(*p)->next)
-        if (*p == s) {
-            *p = s->next;
-            break;
-        }
-    wa_drop_held(&s->wait.fut, &s->waiting);
-    wa_fd_deregister(c->rt, s->key);
-    free(s);
-}
-
-/* A transfer ended (rc: 0 or an error): its send and its reader wake. */
-static void wa_curl_finish(wa_http_response *r, int rc)
-{
-    r->done = 1;
-    r->result = rc;
-    wa_waker_wake(&r->waker);
-    wa_waker_wake(&r->reader);
-}
-
-/* CURLMOPT_SOCKETFUNCTION: watch fd for what, or stop. */
-static int wa_curl_on_socket(CURL *e, curl_socket_t fd, int what, void *arg, void *sockp)
-{
-    (void)sockp;
-    wa_curl *c = arg;
-    wa_curl_sock *s = wa_curl_sock_find(c, fd);
-    if (what == CURL_POLL_REMOVE) {
-        if (s)
-            wa_curl_sock_free(c, s);
-        return 0;
-    }
-    if (!s) {
-        int rc = (s = calloc(1, sizeof *s)) ? wa_fd_register(c->rt, fd, &s->key) : WA_ENOMEM;
-        if (rc < 0) { /* the transfer cannot be waited on: it fails */
-            free(s);
-            wa_http_response *r;
-            if (curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&r) == CURLE_OK && r)
-                wa_curl_finish(r, rc);
-            return 0;
-        }
-        s->fd = fd;
-        s->next = c->socks;
-        c->socks = s;
-    }
-    unsigned want = (what & CURL_POLL_IN ? WA_READABLE : 0) | (what & CURL_POLL_OUT ? WA_WRITABLE : 0);
-    if (want != s->want) {
-        wa_drop_held(&s->wait.fut, &s->waiting); /* the driver waits anew */
-        s->want = want;
-    }
-    wa_curl_wake_driver(c);
-    return 0;
-}
-
-/* CURLMOPT_TIMERFUNCTION: call back in ms (-1: no timer). The clock is
- * read from the backend: the runtime's cache of it is its thread's, and
- * this runs on whichever worker called into curl. */
-static int wa_curl_on_timer(CURLM *m, long ms, void *arg)
-{
-    (void)m;
-    wa_curl *c = arg;
-    wa_backend *b = c->rt->backend;
-    c->deadline = ms < 0 ? WA_NEVER : wa_add_sat_(b->vt->now(b), (uint64_t)ms * 1000000);
-    wa_curl_wake_driver(c);
-    return 0;
-}
+/* ---- the transfer's end ---- */
 
 /* The code of r's transfer that ended with rc. */
 static int wa_curl_error(const wa_http_response *r, CURLcode rc)
@@ -237,11 +101,19 @@ static int wa_curl_error(const wa_http_response *r, CURLcode rc)
     }
 }
 
-/* r's transfer ended with rc. */
-static void wa_curl_done(wa_http_response *r, CURLcode rc)
+/* wa_curl_xfer.done: r's transfer ended (curl's code, or the driver's
+ * error rc); its send and its reader wake. */
+static void wa_curl_done(wa_curl_xfer *x, CURLcode code, int rc)
 {
-    r->code = rc;
-    wa_curl_finish(r, wa_curl_error(r, rc));
+    wa_http_response *r = (wa_http_response *)(void *)((char *)x - offsetof(wa_http_response, x));
+    if (rc == 0) {
+        r->code = code;
+        rc = wa_curl_error(r, code);
+    }
+    r->done = 1;
+    r->result = rc;
+    wa_waker_wake(&r->waker);
+    wa_waker_wake(&r->reader);
 }
 
 /* Why r's transfer failed (rc), into reason: what our callback refused,
@@ -258,183 +130,6 @@ static void wa_curl_reason(const wa_http_response *r, int rc, char *reason, size
                  said);
     else
         snprintf(reason, cap, "%s", said);
-}
-
-/* Hands curl what happened on fd (or its timer), then finishes the
- * transfers that ended. */
-static void wa_curl_act(wa_curl *c, curl_socket_t fd, int ev)
-{
-    int running;
-    curl_multi_socket_action(c->multi, fd, ev, &running);
-    CURLMsg *m;
-    while ((m = curl_multi_info_read(c->multi, &running))) {
-        wa_http_response *r;
-        if (m->msg == CURLMSG_DONE && curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r) == CURLE_OK)
-            wa_curl_done(r, m->data.result);
-    }
-}
-
-/* Waits on every socket curl watches and on its timer; never finishes.
- * Under the lock (wa_curl_driver_poll). */
-static int wa_curl_drive(wa_curl_driver *d, wa_cx *cx)
-{
-    wa_curl *c = d->c;
-again:
-    for (wa_curl_sock *s = c->socks; s; s = s->next) {
-        if (!s->want)
-            continue;
-        int ev = 0;
-        if (!s->waiting) {
-            /* curl expects level-triggered readiness: it may stop short of
-             * EAGAIN (one buffer sent, more to come) on a socket that then
-             * gives no new edge. So before each wait, a check of the
-             * level; edges after it are kept by the registration. */
-            struct pollfd p = {s->fd, (short)((s->want & WA_READABLE ? POLLIN : 0) | (s->want & WA_WRITABLE ? POLLOUT : 0)), 0};
-            if (poll(&p, 1, 0) > 0)
-                ev = (p.revents & (POLLIN | POLLHUP) ? CURL_CSELECT_IN : 0) | (p.revents & POLLOUT ? CURL_CSELECT_OUT : 0) |
-                     (p.revents & POLLERR ? CURL_CSELECT_ERR : 0);
-            if (!ev) {
-                wa_fd_wait_init(&s->wait, s->key, s->want);
-                s->waiting = 1;
-            }
-        }
-        if (!ev) {
-            int rc = wa_poll_held(&s->wait.fut, &s->waiting, cx);
-            if (rc == WA_PENDING)
-                continue;
-            unsigned ready = s->wait.ready;
-            ev = rc < 0 ? CURL_CSELECT_ERR
-                        : (ready & WA_READABLE ? CURL_CSELECT_IN : 0) | (ready & WA_WRITABLE ? CURL_CSELECT_OUT : 0);
-        }
-        if (!wa_coop_proceed(cx))
-            return WA_PENDING; /* (the level is checked again next time) */
-        wa_curl_act(c, s->fd, ev); /* (may free s: start over) */
-        goto again;
-    }
-    if (c->deadline != WA_NEVER) {
-        if (c->deadline <= wa_now(cx->rt)) {
-            c->deadline = WA_NEVER;
-            wa_drop_held(&d->sleep.fut, &d->sleeping);
-            wa_curl_act(c, CURL_SOCKET_TIMEOUT, 0);
-            goto again;
-        }
-        if (!d->sleeping || d->until != c->deadline) {
-            wa_drop_held(&d->sleep.fut, &d->sleeping);
-            wa_sleep_until_init(&d->sleep, d->until = c->deadline);
-            d->sleeping = 1;
-        }
-        if (wa_poll_held(&d->sleep.fut, &d->sleeping, cx) != WA_PENDING)
-            goto again;
-    } else {
-        wa_drop_held(&d->sleep.fut, &d->sleeping);
-    }
-    wa_waker_store(&c->driver, cx);
-    return WA_PENDING;
-}
-
-static int wa_curl_driver_poll(wa_future *f, wa_cx *cx)
-{
-    wa_curl *c = ((wa_curl_driver *)f)->c;
-    pthread_mutex_lock(&c->lock);
-    int rc = wa_curl_drive((wa_curl_driver *)f, cx);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
-}
-
-static void wa_curl_driver_drop(wa_future *f)
-{
-    wa_curl_driver *d = (wa_curl_driver *)f;
-    wa_curl *c = d->c;
-    pthread_mutex_lock(&c->lock);
-    wa_drop_held(&d->sleep.fut, &d->sleeping);
-    for (wa_curl_sock *s = c->socks; s; s = s->next)
-        wa_drop_held(&s->wait.fut, &s->waiting);
-    wa_waker_drop(&c->driver);
-    c->driving = 0; /* (the next send spawns it again) */
-    pthread_mutex_unlock(&c->lock);
-}
-
-static const wa_future_vt wa_curl_driver_vt = {wa_curl_driver_poll, wa_curl_driver_drop, "http_curl"};
-
-/* Takes r's transfer out of multi (under its lock). */
-static void wa_curl_remove(wa_curl *c, wa_http_response *r)
-{
-    curl_multi_remove_handle(c->multi, r->easy); /* aborts it if unfinished */
-    *(r->prev ? &r->prev->next : &c->added) = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
-    r->added = 0;
-}
-
-/* (every task is gone, the driver with them: no lock) */
-static void wa_curl_free(wa_rt_ext *e)
-{
-    wa_curl *c = (wa_curl *)e;
-    /* Responses the program still holds outlive the runtime: their
-     * transfers end here, and their free later finds no multi handle. */
-    while (c->added) {
-        c->added->c = NULL;
-        wa_curl_remove(c, c->added);
-    }
-    curl_multi_cleanup(c->multi); /* its cached connections: REMOVE each */
-    while (c->socks)
-        wa_curl_sock_free(c, c->socks);
-    pthread_mutex_destroy(&c->lock);
-    free(c);
-}
-
-/* curl's process-wide setup, once, whichever thread's runtime is first. */
-static CURLcode wa_curl_global_rc;
-static void wa_curl_global_init(void) { wa_curl_global_rc = curl_global_init(CURL_GLOBAL_DEFAULT); }
-
-/* Makes rt's multi handle, added to rt (the runtime, not a view). */
-static int wa_curl_new(wa_rt *rt, wa_curl **out)
-{
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, wa_curl_global_init);
-    if (wa_curl_global_rc != CURLE_OK)
-        return WA_ENOMEM;
-    wa_curl *c = calloc(1, sizeof *c);
-    if (!c)
-        return WA_ENOMEM;
-    if (!(c->multi = curl_multi_init())) {
-        free(c);
-        return WA_ENOMEM;
-    }
-    pthread_mutex_init(&c->lock, NULL);
-    c->rt = wa_rt_home_(rt);
-    c->deadline = WA_NEVER;
-    c->ext.free = wa_curl_free;
-    curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, wa_curl_on_socket);
-    curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
-    curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, wa_curl_on_timer);
-    curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
-    wa_rt_ext_add_(rt, &c->ext);
-    *out = c;
-    return 0;
-}
-
-/* rt's multi handle, made on first use, with its driver running. The
- * extension list is made under a lock of this file's: the first sends of
- * a many-threads runtime may come from several workers at once. */
-static int wa_curl_of(wa_rt *rt, wa_curl **out)
-{
-    static pthread_mutex_t made = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&made);
-    wa_curl *c = (wa_curl *)wa_rt_ext_find_(rt, wa_curl_free);
-    int rc = c ? 0 : wa_curl_new(rt, &c);
-    pthread_mutex_unlock(&made);
-    if (rc < 0)
-        return rc;
-    pthread_mutex_lock(&c->lock);
-    if (!c->driving) {
-        c->drv = (wa_curl_driver){{&wa_curl_driver_vt}, c, 0, 0, {0}};
-        rc = wa_spawn_internal_(rt, &c->drv.fut);
-        c->driving = rc == 0;
-    }
-    pthread_mutex_unlock(&c->lock);
-    *out = c;
-    return rc;
 }
 
 /* ---- curl's callbacks of one transfer ---- */
@@ -567,8 +262,7 @@ static void wa_curl_unpause(wa_http_response *r, int bits)
     if (!(r->paused & bits) || r->done)
         return;
     r->paused &= ~bits;
-    curl_easy_pause(r->easy, r->paused); /* (the bits left: still paused) */
-    wa_curl_wake_driver(r->c); /* it may have new sockets or a timer */
+    wa_curl_pause_(&r->x, r->paused); /* (the bits left: still paused) */
 }
 
 /* ---- the response and its body stream ---- */
@@ -592,85 +286,53 @@ static int wa_curl_body_read_locked(wa_http_response *r, void *buf, size_t cap, 
 
 static int wa_curl_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
 {
-    wa_http_response *r = ((wa_curl_body *)s)->r;
+    wa_http_response *r = ((wa_http_body *)s)->r;
     if (!r)
         return WA_ECLOSED;
-    pthread_mutex_lock(&r->c->lock);
+    wa_curl_lock_(r->x.c);
     int rc = wa_curl_body_read_locked(r, buf, cap, n);
-    pthread_mutex_unlock(&r->c->lock);
+    wa_curl_unlock_(r->x.c);
     return rc;
 }
 
-typedef struct wa_curl_body_wait {
-    wa_future fut;
-    wa_curl_body *b;
-} wa_curl_body_wait;
-
 static int wa_curl_body_wait_poll(wa_future *f, wa_cx *cx)
 {
-    wa_http_response *r = ((wa_curl_body_wait *)f)->b->r;
+    wa_http_response *r = ((wa_http_body_wait *)f)->b->r;
     if (!r)
         return WA_READY;
-    pthread_mutex_lock(&r->c->lock);
+    wa_curl_lock_(r->x.c);
     int rc = WA_READY; /* (paused: the read resumes it) */
     if (!(r->len || r->done || (r->paused & CURLPAUSE_RECV))) {
         wa_waker_store(&r->reader, cx);
         rc = WA_PENDING;
     }
-    pthread_mutex_unlock(&r->c->lock);
+    wa_curl_unlock_(r->x.c);
     return rc;
 }
 
 static void wa_curl_body_wait_drop(wa_future *f)
 {
-    wa_http_response *r = ((wa_curl_body_wait *)f)->b->r;
+    wa_http_response *r = ((wa_http_body_wait *)f)->b->r;
     if (!r)
         return;
-    pthread_mutex_lock(&r->c->lock);
+    wa_curl_lock_(r->x.c);
     wa_waker_drop(&r->reader);
-    pthread_mutex_unlock(&r->c->lock);
+    wa_curl_unlock_(r->x.c);
 }
 
 static const wa_future_vt wa_curl_body_wait_vt = {wa_curl_body_wait_poll, wa_curl_body_wait_drop, "http_body_wait"};
 
-_Static_assert(sizeof(wa_curl_body_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
-
-static wa_future *wa_curl_body_ready(wa_stream *s, int dir, void *storage)
-{
-    if (dir != WA_STREAM_READ)
-        return wa_stream_error_init(storage, WA_EINVAL);
-    wa_curl_body_wait *w = storage;
-    *w = (wa_curl_body_wait){{&wa_curl_body_wait_vt}, (wa_curl_body *)s};
-    return &w->fut;
-}
-
-static void wa_curl_body_close(wa_stream *s)
-{
-    wa_curl_body *b = (wa_curl_body *)s;
-    if (b->r)
-        b->r->h.body = NULL;
-    free(b);
-}
-
 static const wa_stream_vt wa_curl_body_vt = {wa_curl_body_try_read, wa_stream_write_refused_, wa_stream_flush_none_,
-                                             wa_curl_body_ready, wa_curl_body_close};
+                                             wa_http_body_ready_, wa_http_body_close_};
 
 void wa_http_response_release_(wa_http_response *r)
 {
     if (!r)
         return;
-    if (r->added) { /* (then the driver no longer reaches r) */
-        pthread_mutex_lock(&r->c->lock);
-        wa_curl_remove(r->c, r);
-        wa_curl_wake_driver(r->c);
-        pthread_mutex_unlock(&r->c->lock);
-    }
-    curl_easy_cleanup(r->easy);
+    wa_curl_remove_(&r->x); /* (then the driver no longer reaches r) */
+    curl_easy_cleanup(r->x.easy);
     curl_slist_free_all(r->out_headers);
-    if (r->h.body) {
-        ((wa_curl_body *)r->h.body)->r = NULL;
-        wa_stream_close(&r->h.body);
-    }
+    wa_http_body_detach_(r);
     wa_waker_drop(&r->waker);
     wa_waker_drop(&r->reader);
     wa_curl_drop_headers(r);
@@ -735,7 +397,7 @@ static int wa_curl_headers(const wa_http_request *q, struct curl_slist **out)
 
 static int wa_curl_setup(wa_http_response *r, const wa_http_request *q, const char *method)
 {
-    CURL *e = r->easy;
+    CURL *e = r->x.easy;
     /* (an empty body of a POST, PUT, PATCH: curl says "Content-Length: 0") */
     int has_body = q->body_stream || q->body_len || wa_http_empty_content_length(q, method);
     int rc = wa_curl_headers(q, &r->out_headers);
@@ -743,7 +405,6 @@ static int wa_curl_setup(wa_http_response *r, const wa_http_request *q, const ch
         return rc;
     if (curl_easy_setopt(e, CURLOPT_URL, q->url) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->out_headers) != CURLE_OK ||
-        curl_easy_setopt(e, CURLOPT_PRIVATE, r) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->error) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, wa_curl_on_header) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_HEADERDATA, r) != CURLE_OK ||
@@ -769,10 +430,10 @@ static void wa_http_call_free(wa_http_send *s)
 {
     struct wa_http_call *k = s->call;
     wa_drop_held(&k->rd.fut, &k->reading);
-    if (k->r && k->r->c) { /* (the upload callback reads it) */
-        pthread_mutex_lock(&k->r->c->lock);
+    if (k->r && k->r->x.c) { /* (the upload callback reads it) */
+        wa_curl_lock_(k->r->x.c);
         k->r->call = NULL;
-        pthread_mutex_unlock(&k->r->c->lock);
+        wa_curl_unlock_(k->r->x.c);
     }
     wa_http_response_release_(k->r);
     free(k);
@@ -788,7 +449,7 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
         return WA_EINVAL;
     }
     wa_curl *c;
-    int rc = wa_curl_of(rt, &c);
+    int rc = wa_curl_of_(rt, &c);
     if (rc < 0)
         return rc;
     struct wa_http_call *k = calloc(1, q->body_stream ? sizeof *k : offsetof(struct wa_http_call, rd));
@@ -797,30 +458,17 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     k->req = q;
     s->call = k;
     wa_http_response *r = k->r = calloc(1, sizeof *r);
-    wa_curl_body *b = r ? calloc(1, sizeof *b) : NULL;
-    if (!b)
+    if (!r || wa_http_body_open_(r, &wa_curl_body_vt, &wa_curl_body_wait_vt) < 0)
         return WA_ENOMEM;
-    *b = (wa_curl_body){WA_STREAM_INIT(&wa_curl_body_vt), r};
-    r->h.body = &b->base;
     r->h.fields.loaded = 1; /* (kept as curl gives them) */
-    r->c = c;
+    r->x = (wa_curl_xfer){.c = c, .done = wa_curl_done};
     r->call = k;
-    if (!(r->easy = curl_easy_init()))
+    if (!(r->x.easy = curl_easy_init()))
         return WA_ENOMEM;
     if ((rc = wa_curl_setup(r, q, method)) < 0)
         return rc;
     k->eof = !q->body_stream && !q->body_len; /* (before the driver may run it) */
-    pthread_mutex_lock(&c->lock);
-    rc = curl_multi_add_handle(c->multi, r->easy) == CURLM_OK ? 0 : WA_ENOMEM;
-    if (rc == 0) {
-        r->added = 1;
-        r->next = c->added;
-        if (c->added)
-            c->added->prev = r;
-        c->added = r;
-    }
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return wa_curl_add_(&r->x);
 }
 
 /* Reads the request body's stream into the chunk whenever curl took it
@@ -838,9 +486,9 @@ static int wa_http_send_body(struct wa_http_call *k, wa_cx *cx)
             wa_read_init(&k->rd, q->body_stream, k->chunk, sizeof k->chunk);
             k->reading = 1;
         }
-        pthread_mutex_unlock(&k->r->c->lock);
+        wa_curl_unlock_(k->r->x.c);
         int rc = wa_poll_held(&k->rd.fut, &k->reading, cx);
-        pthread_mutex_lock(&k->r->c->lock);
+        wa_curl_lock_(k->r->x.c);
         if (rc == WA_PENDING)
             return WA_PENDING;
         if (rc == WA_ECLOSED)
@@ -881,10 +529,10 @@ static int wa_http_run_locked(wa_http_send *s, wa_cx *cx)
 
 static int wa_http_run(wa_http_send *s, wa_cx *cx)
 {
-    wa_curl *c = s->call->r->c;
-    pthread_mutex_lock(&c->lock);
+    wa_curl *c = s->call->r->x.c;
+    wa_curl_lock_(c);
     int rc = wa_http_run_locked(s, cx);
-    pthread_mutex_unlock(&c->lock);
+    wa_curl_unlock_(c);
     return rc;
 }
 
