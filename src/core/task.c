@@ -67,7 +67,7 @@ static const wa_future_vt wa_join_vt;
 
 /* Fills in the header of a new task whose future is in place, and queues
  * it. Makes no calls, so that spawn's fast path needs no stack frame. A
- * root task is not linked (task.h): its owner fields (lprev, lnext, scope,
+ * root task is not linked (task.h): its owner fields (link, scope,
  * joiner) are set when it is. The handle's waker is set by its first wait
  * (wa_join_wait). */
 static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_scope *scope,
@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
         t->scope = scope;
         t->joiner = NULL;
         w |= WA_T_LINKED;
-        wa_list_push_(&scope->children, t);
+        wa_list_push(&scope->children, &t->link);
         scope->live++;
     }
     wa_word_store(t, w);
@@ -99,7 +99,7 @@ void wa_task_link_(wa_rt *rt, wa_task *t)
     t->scope = NULL;
     t->joiner = NULL;
     wa_word_or(t, WA_T_LINKED);
-    wa_list_push_(&rt->roots, t);
+    wa_list_push(&rt->roots, &t->link);
 }
 
 /* Debug builds check every spawn's thread; a release spawn is a few stores
@@ -176,14 +176,14 @@ void wa_task_cancel_(wa_task *t)
 void wa_scope_cancel_children_(wa_scope *s)
 {
     s->flags |= WA_SCOPE_CANCELLING;
-    for (wa_task *t = s->children; t; t = t->lnext)
+    for (wa_task *t = wa_task_first_(&s->children); t; t = wa_task_next_(t))
         wa_task_cancel_(t);
 }
 
 static void wa_task_leave_scope(wa_task *t)
 {
     wa_scope *s = t->scope;
-    wa_list_remove_(&s->children, t);
+    wa_list_remove(&s->children, &t->link);
     s->live--;
     int rc = t->status;
     if (rc < 0 && rc != WA_ECANCELED && s->status == 0) { /* the first error */
@@ -220,7 +220,7 @@ void wa_task_leave_(wa_task *t, int rc)
     if (t->scope)
         wa_task_leave_scope(t);
     else
-        wa_list_remove_(&t->rt->roots, t);
+        wa_list_remove(&t->rt->roots, &t->link);
     if (t->joiner) {
         wa_join *j = t->joiner;
         t->joiner = NULL;

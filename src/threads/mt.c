@@ -61,7 +61,7 @@ typedef struct wa_worker {
  * instructions), on a line of its own. */
 typedef struct wa_shard {
     _Alignas(64) uint32_t lock; /* atomic */
-    wa_task *head;
+    wa_list tasks;
 } wa_shard;
 
 typedef struct wa_mt {
@@ -523,7 +523,7 @@ static void wa_mt_finish(wa_mt *mt, wa_task *t, int rc)
     wa_mt_leave_scope(mt, t);
     wa_shard *s = wa_shard_of(mt, t);
     wa_shard_lock(s);
-    wa_list_remove_(&s->head, t);
+    wa_list_remove(&s->tasks, &t->link);
     wa_shard_unlock(s);
     wa_mt_lock_unless_done(t); /* (it is not) */
     wa_join *j = t->joiner;
@@ -726,7 +726,7 @@ static int wa_mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *jo
         __atomic_add_fetch(&mt->live, 1, __ATOMIC_RELAXED);
     wa_shard *s = wa_shard_of(mt, t);
     wa_shard_lock(s);
-    wa_list_push_(&s->head, t);
+    wa_list_push(&s->tasks, &t->link);
     wa_shard_unlock(s);
     wa_mt_push(mt, wa_mt_here(mt), t);
     return 0;
@@ -777,7 +777,7 @@ static void wa_mt_scope_signal(wa_mt *mt, wa_scope *sc, uint32_t bit, bool detac
 {
     for (unsigned s = 0; s < WA_SHARDS; s++) {
         wa_shard_lock(&mt->shard[s]);
-        for (wa_task *t = mt->shard[s].head; t; t = t->lnext)
+        for (wa_task *t = wa_task_first_(&mt->shard[s].tasks); t; t = wa_task_next_(t))
             if (t->scope == sc) {
                 if (detach)
                     __atomic_store_n(&t->scope, NULL, __ATOMIC_RELAXED);
@@ -846,7 +846,7 @@ static void wa_mt_scope_init(wa_scope *sc, wa_rt *rt, unsigned flags)
     sc->owner = wa_rt_current_(rt); /* (a worker's view: its running task) */
     if (sc->owner && (wa_word_load(sc->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
         wa_word_add(sc->owner, WA_SCOPE_ONE); /* (only its own poll changes these bits) */
-    sc->children = NULL; /* (they stay on the shards) */
+    wa_list_init(&sc->children); /* (they stay on the shards) */
     sc->live = 0;
     sc->status = 0;
     sc->flags = flags & WA_SCOPE_FAIL_FAST;
@@ -979,7 +979,7 @@ static size_t wa_mt_dump(const wa_rt *rt, char *buf, size_t len)
         buf[0] = 0;
     for (unsigned s = 0; s < WA_SHARDS; s++) {
         wa_shard_lock(&mt->shard[s]);
-        wa_dump_tasks_(&d, mt->shard[s].head, "  ");
+        wa_dump_tasks_(&d, &mt->shard[s].tasks, "  ");
         wa_shard_unlock(&mt->shard[s]);
     }
     return d.need;
@@ -994,7 +994,7 @@ static int wa_mt_drain(wa_rt *rt, uint64_t stop)
             return 0;
         for (unsigned s = 0; s < WA_SHARDS; s++) {
             wa_shard_lock(&mt->shard[s]);
-            for (wa_task *t = mt->shard[s].head; t; t = t->lnext)
+            for (wa_task *t = wa_task_first_(&mt->shard[s].tasks); t; t = wa_task_next_(t))
                 wa_mt_signal_task(t, WA_T_CANCEL);
             wa_shard_unlock(&mt->shard[s]);
         }
@@ -1037,8 +1037,8 @@ static void wa_mt_free(wa_rt *rt)
     for (unsigned i = 0; i < mt->n; i++)
         pthread_join(mt->workers[i].thread, NULL);
     for (unsigned s = 0; s < WA_SHARDS; s++)
-        while (mt->shard[s].head) {
-            wa_task *t = mt->shard[s].head;
+        while (!wa_list_empty(&mt->shard[s].tasks)) {
+            wa_task *t = wa_task_first_(&mt->shard[s].tasks);
             wa_mt_finish(mt, t, WA_ECANCELED);
             wa_mt_unref(t, 1); /* alive */
         }
