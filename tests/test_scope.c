@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Scopes: completion, error propagation (fail-fast or not), cooperative
  * cancellation down the tree with async cleanup, hard drop. */
+#include <stdlib.h>
+
 #include "futures.h"
 
 
@@ -131,6 +133,36 @@ static void test_cancel_propagates_down(void)
     CHECK_EQ(wa_join_status(&j), WA_ECANCELED);
     parent *out = (parent *)wa_join_output(&j);
     CHECK_EQ(out->status, 0); /* never reached: the parent unwound */
+    wa_join_drop(&j);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* A scope's children are on its list in the order they were spawned:
+ * the dump shows them so (and cancelling them asks them in that order). */
+static void test_children_in_spawn_order(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    trail[0] = 0;
+    parent p = {.ms = {10, 30, 20}};
+    wa_coro_init(&p.wa, &parent_vt);
+    wa_join j;
+    REQUIRE_OR(check_spawn_of(rt, &p, &j) == 0, wa_rt_free(rt));
+    wa_sim_advance(wa_rt_backend(rt), 0);
+    wa_rt_tick(rt, NULL); /* the parent starts its scope */
+    wa_rt_tick(rt, NULL); /* the children start sleeping */
+    char dump[512];
+    wa_rt_dump(rt, dump, sizeof dump);
+    const char *all = strstr(dump, "(3 live):\n"); /* (not so if a spawn failed) */
+    unsigned id[3] = {0, 0, 0};
+    const char *at = all;
+    for (int i = 0; i < 3 && at && (at = strstr(at, "task ")); i++, at += 5)
+        id[i] = (unsigned)strtoul(at + 5, NULL, 10);
+    if (all)
+        CHECK(id[0] && id[0] < id[1] && id[1] < id[2]);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    if (all)
+        CHECK_EQ(wa_join_status(&j), 0);
     wa_join_drop(&j);
     CHECK_RT_EMPTY_FREE(rt);
 }
@@ -418,6 +450,7 @@ int main(void)
     RUN(test_error_cancels_siblings);
     RUN(test_error_without_fail_fast);
     RUN(test_cancel_propagates_down);
+    RUN(test_children_in_spawn_order);
     RUN(test_nested_scopes);
     RUN(test_drop_hard_drops_children);
     RUN(test_spawn_into_cancelled_scope);

@@ -60,7 +60,7 @@ typedef struct wa_backend_vt {
 /* A wait queued on a backend's registration (an fd, a pollable): the
  * registration keeps any number of them in a list. Private. */
 typedef struct wa_wait_link {
-    struct wa_wait_link *next, *prev; /* prev NULL: the first */
+    wa_list_node node;
     wa_waker waker;
 } wa_wait_link;
 

@@ -47,6 +47,15 @@ struct wa_future {
     const wa_future_vt *vt;
 };
 
+/* The links of the library's intrusive lists, which futures and
+ * primitives embed (a node in the item, the ends in its owner). Private. */
+typedef struct wa_list_node {
+    struct wa_list_node *next, *prev;
+} wa_list_node;
+typedef struct wa_list {
+    wa_list_node *first, *last;
+} wa_list;
+
 /* A waker is Rust's RawWaker: data plus a vtable. {NULL, NULL} is "none". */
 typedef struct wa_waker wa_waker;
 typedef struct wa_waker_vt {

@@ -29,7 +29,7 @@ typedef struct wa_scope {
     wa_future fut;
     wa_rt *rt;
     wa_task *owner;    /* the task that created the scope, or NULL */
-    wa_task *children; /* list of live children */
+    wa_list children;  /* list of live children */
     struct wa_scope *prev, *next; /* in the runtime's list of scopes */
     size_t live;
     int status;

@@ -24,15 +24,13 @@ extern "C" {
 /* An intrusive FIFO of waiting futures, the building block of this header
  * and of channels. Private fields. */
 typedef struct wa_waiter {
-    struct wa_waiter *prev, *next;
+    wa_list_node node; /* first: src/sync/waitq.h */
     wa_waker waker;
     size_t n;       /* what the waiter asks for (permits) */
     int state;      /* idle, queued, granted */
 } wa_waiter;
 
-typedef struct wa_waitq {
-    wa_waiter *head, *tail;
-} wa_waitq;
+typedef wa_list wa_waitq;
 
 /* Notify: wake one waiter (or leave one permit if none waits), or all. */
 typedef struct wa_notify {

@@ -49,9 +49,9 @@ static void wa_dump_task(wa_text *d, const wa_task *t, const char *indent)
     wa_text_str_(d, (st & WA_T_CANCEL) ? " cancelling\n" : "\n");
 }
 
-void wa_dump_tasks_(wa_text *d, const wa_task *t, const char *indent)
+void wa_dump_tasks_(wa_text *d, const wa_list *l, const char *indent)
 {
-    for (; t; t = t->lnext)
+    for (const wa_task *t = wa_task_first_(l); t; t = wa_task_next_(t))
         wa_dump_task(d, t, indent);
 }
 
@@ -67,7 +67,7 @@ static void wa_dump_rt(wa_text *d, const wa_rt *rt)
 {
     if (d->len)
         d->buf[0] = 0;
-    wa_dump_tasks_(d, rt->roots, "  ");
+    wa_dump_tasks_(d, &rt->roots, "  ");
     const wa_task *run = rt->mt ? NULL : wa_rt_current_(rt);
     if (run) { /* inside a round: the running task, then the rest of it */
         if (wa_task_unlinked_(run) && !(wa_word_load(run) & WA_T_QUEUED))
@@ -76,14 +76,14 @@ static void wa_dump_rt(wa_text *d, const wa_rt *rt)
     }
     wa_dump_unlinked(d, rt->head);
     for (const wa_scope *s = rt->scopes; s; s = s->next) {
-        if (!s->children)
+        if (wa_list_empty(&s->children))
             continue;
         wa_text_str_(d, "  scope of task ");
         wa_text_uint_(d, s->owner ? s->owner->id : 0);
         wa_text_str_(d, " (");
         wa_text_uint_(d, s->live);
         wa_text_str_(d, " live):\n");
-        wa_dump_tasks_(d, s->children, "    ");
+        wa_dump_tasks_(d, &s->children, "    ");
     }
 }
 

@@ -20,8 +20,8 @@ void wa_text_uint_(wa_text *d, uint64_t v);
 /* Appends `task N "name"` (block_on's task is named after its future). */
 void wa_text_task_(wa_text *d, const wa_task *t);
 
-/* Appends a line per task of the owner list from t, after indent. */
-void wa_dump_tasks_(wa_text *d, const wa_task *t, const char *indent);
+/* Appends a line per task of the owner list l, after indent. */
+void wa_dump_tasks_(wa_text *d, const wa_list *l, const char *indent);
 
 /* Reports a deadlock through rt's report hook (default: wa_log_), with
  * the task dump dump makes (wa_rt_dump, or the many-threads one). */

@@ -106,8 +106,8 @@ void wa_rt_free(wa_rt *rt)
     /* Dropping a root drops the scopes inside it, which abort their children;
      * then what is left are roots never polled (queued) and scopes that no
      * task owned. */
-    while (rt->roots)
-        wa_task_abort_(rt->roots);
+    while (!wa_list_empty(&rt->roots))
+        wa_task_abort_(wa_task_first_(&rt->roots));
     for (wa_task *t = rt->head; t; t = t->next) /* (an abort only appends) */
         if (wa_task_unlinked_(t))
             wa_task_abort_(t);
@@ -248,7 +248,7 @@ static bool wa_rt_stuck(wa_rt *rt, uint64_t deadline)
  * are skipped). */
 static void wa_rt_cancel_all(wa_rt *rt)
 {
-    for (wa_task *t = rt->roots; t; t = t->lnext)
+    for (wa_task *t = wa_task_first_(&rt->roots); t; t = wa_task_next_(t))
         wa_task_cancel_(t);
     for (wa_task *t = rt->head; t; t = t->next) /* roots never polled */
         if (wa_task_unlinked_(t))

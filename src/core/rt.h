@@ -28,7 +28,7 @@ struct wa_rt {
     wa_task *head, **tailp;      /* run queue (FIFO, intrusive; tailp: the last next, or &head) */
     size_t queued;
     wa_task *rest;               /* the round under way: the tasks it has yet to poll */
-    wa_task *roots;              /* linked live tasks owned by no scope (task.h) */
+    wa_list roots;               /* linked live tasks owned by no scope (task.h) */
     wa_scope *scopes;            /* live scopes */
     wa_backend *backend;
     /* timers: a 4-ary min-heap of entries ordered by (deadline, tie) */

@@ -61,15 +61,15 @@ static void wa_scope_drop(wa_future *f)
         s->status = WA_ECANCELED;
     wa_waker_wake(&s->waker);
     s->flags |= WA_SCOPE_CANCELLING;
-    while (s->children) {
-        wa_task *t = s->children;
+    while (!wa_list_empty(&s->children)) {
+        wa_task *t = wa_task_first_(&s->children);
         if (t == wa_rt_current_(s->rt) && !(wa_word_load(t) & WA_T_DONE)) { /* running */
             /* A child dropping its own scope: it cannot be dropped in the
              * middle of its poll, so it becomes a root task. */
             wa_misuse(WA_EMISUSE, "a scope dropped by its own child");
-            wa_list_remove_(&s->children, t);
+            wa_list_remove(&s->children, &t->link);
             t->scope = NULL;
-            wa_list_push_(&s->rt->roots, t);
+            wa_list_push(&s->rt->roots, &t->link);
             s->live--;
             continue;
         }
@@ -97,7 +97,7 @@ wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags)
     s->owner = wa_rt_current_(rt);
     if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
         wa_word_add(s->owner, WA_SCOPE_ONE);
-    s->children = NULL;
+    wa_list_init(&s->children);
     s->live = 0;
     s->status = 0;
     s->flags = flags & WA_SCOPE_FAIL_FAST;

@@ -12,7 +12,7 @@
 
 /* Fills in the header of a new task whose future is in place, and queues
  * it. Makes no calls, so that spawn's fast path needs no stack frame. A
- * root task is not linked (task.h): its owner fields (lprev, lnext, scope,
+ * root task is not linked (task.h): its owner fields (link, scope,
  * joiner) are set when it is. The handle's waker is set by its first wait
  * (wa_join_wait). */
 static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_scope *scope,
@@ -27,7 +27,7 @@ static inline __attribute__((always_inline)) void wa_task_init(wa_rt *rt, wa_sco
         t->scope = scope;
         t->joiner = NULL;
         w |= WA_T_LINKED;
-        wa_list_push_(&scope->children, t);
+        wa_list_push(&scope->children, &t->link);
         scope->live++;
     }
     wa_word_store(t, w);

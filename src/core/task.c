@@ -57,7 +57,7 @@ void wa_task_link_(wa_rt *rt, wa_task *t)
     t->scope = NULL;
     t->joiner = NULL;
     wa_word_or(t, WA_T_LINKED);
-    wa_list_push_(&rt->roots, t);
+    wa_list_push(&rt->roots, &t->link);
 }
 
 void wa_task_abort_(wa_task *t)
@@ -86,14 +86,14 @@ void wa_task_cancel_(wa_task *t)
 void wa_scope_cancel_children_(wa_scope *s)
 {
     s->flags |= WA_SCOPE_CANCELLING;
-    for (wa_task *t = s->children; t; t = t->lnext)
+    for (wa_task *t = wa_task_first_(&s->children); t; t = wa_task_next_(t))
         wa_task_cancel_(t);
 }
 
 static void wa_task_leave_scope(wa_task *t)
 {
     wa_scope *s = t->scope;
-    wa_list_remove_(&s->children, t);
+    wa_list_remove(&s->children, &t->link);
     s->live--;
     int rc = t->status;
     if (rc < 0 && rc != WA_ECANCELED && s->status == 0) { /* the first error */
@@ -130,7 +130,7 @@ void wa_task_leave_(wa_task *t, int rc)
     if (t->scope)
         wa_task_leave_scope(t);
     else
-        wa_list_remove_(&t->rt->roots, t);
+        wa_list_remove(&t->rt->roots, &t->link);
     if (t->joiner) {
         wa_join *j = t->joiner;
         t->joiner = NULL;

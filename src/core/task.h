@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "list.h"
 #include "rt.h"
 #include "slab.h"
 
@@ -35,8 +36,8 @@ enum {
 /* One allocation per task: this header, then the future inline. 64 bytes on
  * 64-bit hosts, 48 on wasm32. */
 struct wa_task {
-    wa_task *next;               /* run queue */
-    wa_task *lprev, *lnext;      /* owner list (WA_T_LINKED): runtime roots or a scope */
+    wa_task *next;               /* run queue (first: queueing t is storing t) */
+    wa_list_node link;           /* owner list (WA_T_LINKED): runtime roots or a scope */
     wa_rt *rt;
     wa_scope *scope;             /* owner scope, or NULL */
     wa_join *joiner;             /* the handle awaiting completion; set once linked */
@@ -110,26 +111,11 @@ static inline bool wa_cx_cancel_requested_(const wa_cx *cx)
            (wa_word_peek_(cx->task) & (WA_T_CANCEL | WA_T_CLAIMED)) == WA_T_CANCEL;
 }
 
-/* Intrusive owner-list helpers (roots and scope children). */
-static inline void wa_list_push_(wa_task **head, wa_task *t)
-{
-    t->lprev = NULL;
-    t->lnext = *head;
-    if (*head)
-        (*head)->lprev = t;
-    *head = t;
-}
-
-/* (t's own links are left as they were: nothing reads them until a push) */
-static inline void wa_list_remove_(wa_task **head, wa_task *t)
-{
-    if (t->lprev)
-        t->lprev->lnext = t->lnext;
-    else
-        *head = t->lnext;
-    if (t->lnext)
-        t->lnext->lprev = t->lprev;
-}
+/* The task linked by n on an owner list (list.h), or NULL. */
+static inline wa_task *wa_task_at_(const wa_list_node *n) { return n ? WA_LIST_ITEM(n, wa_task, link) : NULL; }
+/* An owner list's first task, and the task after t. */
+static inline wa_task *wa_task_first_(const wa_list *l) { return wa_task_at_(wa_list_first(l)); }
+static inline wa_task *wa_task_next_(const wa_task *t) { return wa_task_at_(wa_list_next(&t->link)); }
 
 /* Scope flags beside the public WA_SCOPE_FAIL_FAST. A scope's children are
  * tasks on an owner list, which task.c keeps: a finishing task counts

@@ -38,7 +38,7 @@ static void wa_regs_count(wa_regs *r, size_t d) { __atomic_add_fetch(&r->b->sour
 /* Tells the host when g's last wait left it. */
 static void wa_regs_left(wa_regs *r, wa_reg *g)
 {
-    if (!g->waits && r->hooks->disarm)
+    if (wa_list_empty(&g->waits) && r->hooks->disarm)
         r->hooks->disarm(r->b, g);
 }
 
@@ -46,22 +46,22 @@ static void wa_regs_left(wa_regs *r, wa_reg *g)
  * edge triggering, one event can be enough for all). */
 void wa_regs_ready(wa_regs *r, wa_reg *g, unsigned events)
 {
-    if (!g->waits) {
+    if (wa_list_empty(&g->waits)) {
         g->ready |= events;
         return;
     }
     unsigned taken = 0;
-    wa_wait_link *l = g->waits;
-    while (l) {
-        wa_wait_link *next = l->next;
-        wa_reg_wait *w = WA_WAIT_OF(l, wa_reg_wait);
+    wa_list_node *n = wa_list_first(&g->waits);
+    while (n) {
+        wa_list_node *next = wa_list_next(n);
+        wa_reg_wait *w = WA_WAIT_OF(n, wa_reg_wait);
         unsigned got = w->events & events;
         if (got) {
             taken |= got;
             w->ready = got;
-            wa_wait_wake(&g->waits, l, &w->events, WA_WAIT_HANDED);
+            wa_wait_wake(&g->waits, &w->link, &w->events, WA_WAIT_HANDED);
         }
-        l = next;
+        n = next;
     }
     g->ready |= events & ~taken;
     wa_regs_left(r, g);
@@ -102,14 +102,16 @@ int wa_regs_deregister(wa_rt *rt, unsigned cap, uint64_t key, const char *fn)
         wa_regs_unlock(r);
         return wa_misuse_in_(WA_ESTALE, fn, "a key that is stale or another runtime's");
     }
-    if (g->waits && r->hooks->disarm)
+    if (!wa_list_empty(&g->waits) && r->hooks->disarm)
         r->hooks->disarm(r->b, g);
     if (r->hooks->del)
         r->hooks->del(r->b, g);
     /* Whoever still waits is told (its next poll sees WA_ECLOSED) rather
      * than left waiting forever. */
-    while (g->waits)
-        wa_wait_wake(&g->waits, g->waits, &WA_WAIT_OF(g->waits, wa_reg_wait)->events, 0);
+    while (!wa_list_empty(&g->waits)) {
+        wa_reg_wait *w = WA_WAIT_OF(wa_list_first(&g->waits), wa_reg_wait);
+        wa_wait_wake(&g->waits, &w->link, &w->events, 0);
+    }
     wa_keys_release(&r->keys, wa_key_slot(key));
     wa_regs_count(r, (size_t)-1);
     wa_regs_unlock(r);
@@ -146,7 +148,7 @@ static int wa_reg_wait_locked(wa_reg_wait *w, wa_regs *r, wa_cx *cx)
         w->ready = got;
         return WA_READY;
     }
-    if (!g->waits && r->hooks->arm) {
+    if (wa_list_empty(&g->waits) && r->hooks->arm) {
         int rc = r->hooks->arm(r->b, g, wa_key_slot(w->key));
         if (rc < 0)
             return rc;

@@ -24,7 +24,7 @@ typedef struct wa_reg {
     wa_keyslot slot;
     uint64_t id;         /* the host's: an fd, a pollable handle */
     unsigned ready;      /* readiness reported and not yet taken */
-    wa_wait_link *waits; /* pending waits (wa_reg_wait) */
+    wa_list waits;       /* pending waits (wa_reg_wait) */
 } wa_reg;
 
 /* What the host is told; any hook may be NULL (nothing to tell). */
@@ -97,8 +97,8 @@ static inline wa_reg *wa_regs_find(const wa_regs *r, uint64_t key) { return wa_k
 static inline unsigned wa_reg_wanted(const wa_reg *g)
 {
     unsigned want = 0;
-    for (const wa_wait_link *l = g->waits; l; l = l->next)
-        want |= WA_WAIT_OF(l, const wa_reg_wait)->events;
+    for (const wa_list_node *n = wa_list_first(&g->waits); n; n = wa_list_next(n))
+        want |= WA_WAIT_OF(n, const wa_reg_wait)->events;
     return want & ~(WA_WAIT_QUEUED | WA_WAIT_HANDED);
 }
 

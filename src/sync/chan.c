@@ -140,7 +140,7 @@ wa_tx wa_tx_clone(const wa_tx *tx)
 static void wa_chan_leave(wa_chan *ch, bool sh, wa_waitq *q)
 {
     wa_waker wake = {NULL, NULL};
-    while (q && q->head) {
+    while (q && !wa_list_empty(q)) {
         wa_waitq_grant_head(q, sh, &wake); /* it will see the close */
         wa_chan_unlock(ch, sh, &wake, 0);
         wa_sync_lock_(&ch->lock, sh);
@@ -187,14 +187,14 @@ static inline void wa_chan_push(wa_chan *ch, bool sh, const void *elem, wa_waker
         tail -= ch->cap;
     wa_memcpy_(ch->buf + tail * ch->elem_size, elem, ch->elem_size);
     ch->len++;
-    if (ch->recvq.head)
+    if (!wa_list_empty(&ch->recvq))
         wa_waitq_grant_head(&ch->recvq, sh, wake);
 }
 
 /* Hands a free, unreserved slot to the first waiting sender. */
 static inline void wa_chan_grant_sender(wa_chan *ch, bool sh, wa_waker *wake)
 {
-    if (ch->sendq.head && ch->len + ch->reserved < ch->cap) {
+    if (!wa_list_empty(&ch->sendq) && ch->len + ch->reserved < ch->cap) {
         ch->reserved++;
         wa_waitq_grant_head(&ch->sendq, sh, wake);
     }
@@ -287,7 +287,7 @@ static inline __attribute__((always_inline)) int wa_send_poll_in(wa_future *f, w
     int st = s->w.state;
     if (!ch->rx_alive) {
         if (st == WA_W_QUEUED)
-            wa_waitq_remove(&ch->sendq, &s->w);
+            wa_list_remove(&ch->sendq, &s->w.node);
         return wa_chan_finish(ch, sh, &s->w, &wake, WA_ECLOSED);
     }
     if (st == WA_W_QUEUED) {
@@ -384,13 +384,13 @@ static inline __attribute__((always_inline)) int wa_recv_poll_in(wa_future *f, w
         if (st == WA_W_IDLE && !wa_coop_proceed(cx))
             return wa_chan_unlock(ch, sh, &wake, WA_PENDING);
         if (st == WA_W_QUEUED)
-            wa_waitq_remove(&ch->recvq, &r->w);
+            wa_list_remove(&ch->recvq, &r->w.node);
         wa_chan_pop(ch, sh, r->out, &wake);
         return wa_chan_finish(ch, sh, &r->w, &wake, 0);
     }
     if (!ch->senders) {
         if (st == WA_W_QUEUED)
-            wa_waitq_remove(&ch->recvq, &r->w);
+            wa_list_remove(&ch->recvq, &r->w.node);
         return wa_chan_finish(ch, sh, &r->w, &wake, WA_ECLOSED);
     }
     if (st == WA_W_QUEUED) {
@@ -412,7 +412,7 @@ static __attribute__((noinline)) void wa_recv_cancel(wa_recv *r)
     wa_waker wake = {NULL, NULL};
     bool sh = wa_sync_shared_(&ch->lock);
     wa_sync_lock_(&ch->lock, sh);
-    if (wa_waiter_cancel(&ch->recvq, &r->w) == WA_W_GRANTED && ch->len && ch->recvq.head)
+    if (wa_waiter_cancel(&ch->recvq, &r->w) == WA_W_GRANTED && ch->len && !wa_list_empty(&ch->recvq))
         wa_waitq_grant_head(&ch->recvq, sh, &wake); /* the turn we did not use */
     wa_chan_unref_unlock(ch, sh, &wake, 0);
 }

@@ -4,7 +4,7 @@
 
 void wa_notify_init(wa_notify *n)
 {
-    n->q.head = n->q.tail = NULL;
+    wa_list_init(&n->q);
     n->permit = 0;
     n->lock = WA_LOCK_NONE;
 }
@@ -19,7 +19,7 @@ void wa_notify_init_shared(wa_notify *n)
  * or leaves the permit. */
 static void wa_notify_one_locked(wa_notify *n, wa_waker *wake)
 {
-    if (n->q.head)
+    if (!wa_list_empty(&n->q))
         wa_waitq_grant_head(&n->q, wa_sync_shared_(&n->lock), wake);
     else
         n->permit = 1;
@@ -41,11 +41,11 @@ void wa_notify_all(wa_notify *n)
 {
     wa_sync_take_(&n->lock);
     size_t k = 0;
-    for (wa_waiter *w = n->q.head; w; w = w->next)
+    for (wa_list_node *w = wa_list_first(&n->q); w; w = wa_list_next(w))
         k++;
-    while (k-- && n->q.head) {
+    while (k-- && !wa_list_empty(&n->q)) {
         wa_waker wake = {NULL, NULL};
-        n->q.head->n = 0;
+        wa_waitq_head(&n->q)->n = 0;
         wa_waitq_grant_head(&n->q, wa_sync_shared_(&n->lock), &wake);
         wa_sync_give_(&n->lock);
         wa_waker_wake(&wake);

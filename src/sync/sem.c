@@ -6,7 +6,7 @@
 
 void wa_sem_init_max(wa_sem *s, size_t permits, size_t max)
 {
-    s->q.head = s->q.tail = NULL;
+    wa_list_init(&s->q);
     s->permits = permits;
     s->max = max;
     s->lock = WA_LOCK_NONE;
@@ -33,7 +33,7 @@ int wa_sem_try_acquire(wa_sem *s, size_t n)
 {
     int rc = WA_EAGAIN;
     wa_sync_take_(&s->lock);
-    if (!s->q.head && s->permits >= n) {
+    if (wa_list_empty(&s->q) && s->permits >= n) {
         s->permits -= n;
         rc = 0;
     }
@@ -45,9 +45,10 @@ int wa_sem_try_acquire(wa_sem *s, size_t n)
  * after unlocking. Called with s locked; returns with it unlocked. */
 static void wa_sem_grant_unlock(wa_sem *s)
 {
-    while (s->q.head && s->q.head->n <= s->permits) {
+    wa_waiter *w;
+    while ((w = wa_waitq_head(&s->q)) && w->n <= s->permits) {
         wa_waker wake = {NULL, NULL};
-        s->permits -= s->q.head->n;
+        s->permits -= w->n;
         wa_waitq_grant_head(&s->q, wa_sync_shared_(&s->lock), &wake);
         wa_sync_give_(&s->lock);
         wa_waker_wake(&wake);
@@ -77,7 +78,7 @@ static int wa_acquire_poll(wa_future *f, wa_cx *cx)
     wa_sync_take_(&s->lock);
     switch (a->w.state) {
     case WA_W_IDLE:
-        if (!s->q.head && s->permits >= a->w.n) {
+        if (wa_list_empty(&s->q) && s->permits >= a->w.n) {
             if (!wa_coop_proceed(cx))
                 break;
             s->permits -= a->w.n;
@@ -115,7 +116,7 @@ static void wa_acquire_drop(wa_future *f)
     if (wa_waiter_state_(&a->w) == WA_W_HELD)
         return; /* the permits stay with the guard */
     wa_sync_take_(&s->lock);
-    bool head = s->q.head == &a->w;
+    bool head = wa_waitq_head(&s->q) == &a->w;
     int st = wa_waiter_cancel(&s->q, &a->w);
     if (st == WA_W_GRANTED)
         s->permits += a->w.n; /* handed to us, never taken: within the maximum */

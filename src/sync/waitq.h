@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: the intrusive FIFO of waiters shared by every sync primitive.
- * A shared primitive calls these under its lock (lock.h). */
+/* Internal: the FIFO of waiters of every sync primitive, a list
+ * (core/list.h) whose "linked" is a waiter's state WA_W_QUEUED. A shared
+ * primitive calls these under its lock (lock.h). */
 #ifndef WASYNC_SYNC_WAITQ_H
 #define WASYNC_SYNC_WAITQ_H
 
+#include "../core/list.h"
 #include "lock.h"
 #include "wasync/sync.h"
 
@@ -17,7 +19,6 @@ enum {
 
 static inline void wa_waiter_init(wa_waiter *w, size_t n)
 {
-    w->prev = w->next = NULL;
     w->waker = (wa_waker){NULL, NULL};
     w->n = n;
     w->state = WA_W_IDLE;
@@ -28,31 +29,19 @@ static inline void wa_waiter_init(wa_waiter *w, size_t n)
  * when it grants w, atomically. */
 static inline int wa_waiter_state_(const wa_waiter *w) { return __atomic_load_n(&w->state, __ATOMIC_RELAXED); }
 
+/* The first waiter of q, or NULL (a waiter starts with its node). */
+static inline wa_waiter *wa_waitq_head(const wa_waitq *q)
+{
+    _Static_assert(offsetof(wa_waiter, node) == 0, "wa_waiter: node first");
+    return (wa_waiter *)(void *)wa_list_first(q);
+}
+
 /* Queues w at the tail with a clone of cx's waker. */
 static inline void wa_waitq_push(wa_waitq *q, wa_waiter *w, const wa_cx *cx)
 {
     wa_waker_store(&w->waker, cx);
     w->state = WA_W_QUEUED;
-    w->next = NULL;
-    w->prev = q->tail;
-    if (q->tail)
-        q->tail->next = w;
-    else
-        q->head = w;
-    q->tail = w;
-}
-
-static inline void wa_waitq_remove(wa_waitq *q, wa_waiter *w)
-{
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        q->head = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    else
-        q->tail = w->prev;
-    w->prev = w->next = NULL;
+    wa_list_push(q, &w->node);
 }
 
 /* Dequeues the head: it now owns a turn. Unshared (sh false), wakes it at
@@ -61,8 +50,8 @@ static inline void wa_waitq_remove(wa_waitq *q, wa_waiter *w)
  * that an unshared primitive's move no waker around. */
 static inline void wa_waitq_grant_head(wa_waitq *q, bool sh, wa_waker *wake)
 {
-    wa_waiter *w = q->head;
-    wa_waitq_remove(q, w);
+    wa_waiter *w = wa_waitq_head(q);
+    wa_list_remove(q, &w->node);
     __atomic_store_n(&w->state, WA_W_GRANTED, __ATOMIC_RELAXED);
     if (!sh) {
         wa_waker_wake(&w->waker);
@@ -78,7 +67,7 @@ static inline int wa_waiter_cancel(wa_waitq *q, wa_waiter *w)
 {
     int st = w->state;
     if (st == WA_W_QUEUED)
-        wa_waitq_remove(q, w);
+        wa_list_remove(q, &w->node);
     wa_waker_drop(&w->waker);
     w->state = WA_W_DONE;
     return st;

@@ -84,7 +84,7 @@ static int wa_mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *jo
         __atomic_add_fetch(&mt->live, 1, __ATOMIC_RELAXED);
     wa_shard *s = wa_shard_of(mt, t);
     wa_shard_lock(s);
-    wa_list_push_(&s->head, t);
+    wa_list_push(&s->tasks, &t->link);
     wa_shard_unlock(s);
     wa_mt_push_(mt, wa_mt_here(mt), t);
     return 0;
@@ -166,7 +166,7 @@ static size_t wa_mt_dump(const wa_rt *rt, char *buf, size_t len)
         buf[0] = 0;
     for (unsigned s = 0; s < WA_SHARDS; s++) {
         wa_shard_lock(&mt->shard[s]);
-        wa_dump_tasks_(&d, mt->shard[s].head, "  ");
+        wa_dump_tasks_(&d, &mt->shard[s].tasks, "  ");
         wa_shard_unlock(&mt->shard[s]);
     }
     return d.need;
@@ -181,7 +181,7 @@ static int wa_mt_drain(wa_rt *rt, uint64_t stop)
             return 0;
         for (unsigned s = 0; s < WA_SHARDS; s++) {
             wa_shard_lock(&mt->shard[s]);
-            for (wa_task *t = mt->shard[s].head; t; t = t->lnext)
+            for (wa_task *t = wa_task_first_(&mt->shard[s].tasks); t; t = wa_task_next_(t))
                 wa_mt_signal_task_(t, WA_T_CANCEL);
             wa_shard_unlock(&mt->shard[s]);
         }
@@ -224,8 +224,8 @@ static void wa_mt_free(wa_rt *rt)
     for (unsigned i = 0; i < mt->n; i++)
         pthread_join(mt->workers[i].thread, NULL);
     for (unsigned s = 0; s < WA_SHARDS; s++)
-        while (mt->shard[s].head) {
-            wa_task *t = mt->shard[s].head;
+        while (!wa_list_empty(&mt->shard[s].tasks)) {
+            wa_task *t = wa_task_first_(&mt->shard[s].tasks);
             wa_mt_finish_(mt, t, WA_ECANCELED);
             wa_mt_unref(t, 1); /* alive */
         }

@@ -52,7 +52,7 @@ typedef struct wa_worker {
  * instructions), on a line of its own. */
 typedef struct wa_shard {
     _Alignas(64) uint32_t lock; /* atomic */
-    wa_task *head;
+    wa_list tasks;
 } wa_shard;
 
 typedef struct wa_mt {

@@ -18,7 +18,7 @@ static void wa_mt_scope_signal(wa_mt *mt, wa_scope *sc, uint32_t bit, bool detac
 {
     for (unsigned s = 0; s < WA_SHARDS; s++) {
         wa_shard_lock(&mt->shard[s]);
-        for (wa_task *t = mt->shard[s].head; t; t = t->lnext)
+        for (wa_task *t = wa_task_first_(&mt->shard[s].tasks); t; t = wa_task_next_(t))
             if (t->scope == sc) {
                 if (detach)
                     __atomic_store_n(&t->scope, NULL, __ATOMIC_RELAXED);
@@ -87,7 +87,7 @@ void wa_mt_scope_init_(wa_scope *sc, wa_rt *rt, unsigned flags)
     sc->owner = wa_rt_current_(rt); /* (a worker's view: its running task) */
     if (sc->owner && (wa_word_load(sc->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
         wa_word_add(sc->owner, WA_SCOPE_ONE); /* (only its own poll changes these bits) */
-    sc->children = NULL; /* (they stay on the shards) */
+    wa_list_init(&sc->children); /* (they stay on the shards) */
     sc->live = 0;
     sc->status = 0;
     sc->flags = flags & WA_SCOPE_FAIL_FAST;

@@ -22,7 +22,7 @@ void wa_mt_finish_(wa_mt *mt, wa_task *t, int rc)
     wa_mt_leave_scope_(mt, t);
     wa_shard *s = wa_shard_of(mt, t);
     wa_shard_lock(s);
-    wa_list_remove_(&s->head, t);
+    wa_list_remove(&s->tasks, &t->link);
     wa_shard_unlock(s);
     wa_mt_lock_unless_done(t); /* (it is not) */
     wa_join *j = t->joiner;
