@@ -96,11 +96,15 @@ static wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *
 }
 
 /* listen: a new listener, held in op->listener while the host works on
- * it; the user gets its handle (WA_TCP_LISTENED) or an error. */
+ * it; the user gets its handle (WA_TCP_LISTENED) or an error. A listen
+ * polled after its end is misuse (a host would make a second listener,
+ * the first one's handle lost). */
 static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
 {
     wa_tcp_op *op = (wa_tcp_op *)f;
-    if (op->step < 0) /* (a listen that ended too) */
+    if (op->step == WA_TCP_LISTENED)
+        return wa_misuse(WA_EMISUSE, "wa_tcp_listen: polled after its end (its listener is in op->listener)");
+    if (op->step < 0)
         return WA_EINVAL;
     if (!op->listener && !(op->listener = wa_tcp_new(op->rt)))
         return WA_ENOMEM;
