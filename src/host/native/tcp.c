@@ -3,7 +3,8 @@
  * the epoll backend. Listening completes at once; accept and connect wait
  * on the socket's registration when the kernel says EAGAIN / EINPROGRESS.
  * A connection becomes an fd stream (fd_stream.c) that keeps the socket's
- * registration. */
+ * registration. These are the operations (wa_tcp_host) of the front end,
+ * src/io/tcp.c, which makes the futures and the listener. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netinet/in.h>

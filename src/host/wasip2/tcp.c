@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* TCP over wasi:sockets: each step is start-X then finish-X, retried after
  * the socket's pollable (registered once per socket) says it may proceed.
- * A socket is IPv4 or IPv6 as its address is. */
+ * A socket is IPv4 or IPv6 as its address is. These are the operations
+ * (wa_tcp_host) of the front end, src/io/tcp.c, which makes the futures
+ * and the listener. */
 #include <stdlib.h>
 
 #include "../../io/tcp.h"

@@ -9,7 +9,9 @@
  * connect is an async func: a wa_subtask over the call, which holds its
  * area (arguments and result: kept from the host past a cancel,
  * subtask.c). A connection is a wasync stream over receive's
- * stream<u8> and the writable end of one given to send. */
+ * stream<u8> and the writable end of one given to send. These are the
+ * operations (wa_tcp_host) of the front end, src/io/tcp.c, which makes
+ * the futures and the listener. */
 #include <stdlib.h>
 
 #include "../../io/tcp.h"
