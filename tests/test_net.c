@@ -557,12 +557,13 @@ static void test_dns(void)
     for (int i = 0; i < 200 && held() != before; i++)
         usleep(10000);
     CHECK_EQ(held(), before);
-    /* misuse: a finished lookup polled again */
+    /* misuse: a finished lookup polled again, a NULL name */
     check_catch_misuse();
     rt = net_rt();
     REQUIRE(rt);
     CHECK_EQ(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "127.0.0.1")), 0);
     CHECK_MISUSE(wa_block_on(rt, &d[0].fut), WA_EMISUSE, "wa_dns_lookup");
+    CHECK_MISUSE(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, NULL)), WA_EMISUSE, "wa_dns_lookup");
     wa_misuse_set_hook(NULL);
     CHECK_RT_EMPTY_FREE(rt);
 }
