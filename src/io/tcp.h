@@ -46,7 +46,7 @@ typedef struct wa_tcp_ops {
     void (*none)(wa_tcp_op *op);
     /* Polls a listen: WA_PENDING; 0 once l (a new listener, borrowed;
      * the same at each poll) holds the socket and its port; or an error,
-     * l left empty. */
+     * l holding nothing (the front end frees it). */
     int (*listen)(wa_tcp_op *op, wa_tcp *l, wa_cx *cx);
     /* Polls an accept on op->listener: WA_PENDING, 0 with op->conn, or an
      * error. */
