@@ -3,8 +3,8 @@
  * concurrent clients in one runtime, 1 MiB each way, writing and reading at
  * once, over IPv4 and IPv6; refused connections, bad addresses (NULL, and
  * what inet_pton refuses), an address in use, IPv6 sockets IPv6 only, a
- * cancelled accept, a listener closed under a waiting accept, closed twice,
- * used after its close. Natively also: the address parser against the
+ * cancelled accept, a listen polled after its end, a listener closed under
+ * a waiting accept, closed twice, used after its close. Natively also: the address parser against the
  * libc's inet_pton, running out of file descriptors (WA_EMFILE), two
  * accepts on one listener, a connect that never completes, and DNS on its
  * threads. No fd (natively) or WASI handle left open after any of it. */
@@ -297,7 +297,8 @@ static void test_cancel(void)
     CHECK_EQ(held(), before);
 }
 
-/* A listener handle is closed once: a second close, or a use after, is
+/* A listen polled after its end is misuse (it does not listen again). A
+ * listener handle is closed once: a second close, or a use after, is
  * misuse; an accept never touches freed memory (ASan says so natively),
  * whether it waits when the listener closes, is dropped after, or was only
  * initialised. */
@@ -311,12 +312,14 @@ static void test_close(void)
     int misuses = check_misuses;
     REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
     wa_tcp *l = op.listener;
+    CHECK_MISUSE(wa_block_on(rt, &op.fut), WA_EMISUSE, "wa_tcp_listen"); /* polled after its end */
+    CHECK(op.listener == l);
     CHECK_EQ(wa_tcp_close(&l), 0);
     CHECK(l == NULL);
     CHECK_EQ(wa_tcp_close(&l), WA_EMISUSE);
     CHECK_EQ(wa_tcp_port(l), 0);
     CHECK_EQ(wa_block_on(rt, wa_tcp_accept_init(&acc, l)), WA_EMISUSE); /* at its first poll */
-    CHECK_EQ(check_misuses, misuses + 3);
+    CHECK_EQ(check_misuses, misuses + 4);
     /* initialised, then its listener closed: its first poll finds it so */
     REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
     l = op.listener;
@@ -337,7 +340,7 @@ static void test_close(void)
     wa_rt_tick(rt, NULL); /* waiting */
     CHECK_EQ(wa_tcp_close(&l), 0);
     CHECK_EQ(wa_tcp_close(&copy), WA_EMISUSE); /* the accept keeps it to see */
-    CHECK_EQ(check_misuses, misuses + 5);
+    CHECK_EQ(check_misuses, misuses + 6);
     CHECK_EQ(wa_join_abort(&j), 0);
     wa_join_drop(&j);
     wa_misuse_set_hook(NULL);
@@ -554,14 +557,13 @@ static void test_dns(void)
     for (int i = 0; i < 200 && held() != before; i++)
         usleep(10000);
     CHECK_EQ(held(), before);
-    /* misuse: a finished lookup polled again */
+    /* misuse: a finished lookup polled again, a NULL name */
     check_catch_misuse();
     rt = net_rt();
     REQUIRE(rt);
-    int misuses = check_misuses;
     CHECK_EQ(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "127.0.0.1")), 0);
-    CHECK_EQ(wa_block_on(rt, &d[0].fut), WA_EMISUSE);
-    CHECK_EQ(check_misuses, misuses + 1);
+    CHECK_MISUSE(wa_block_on(rt, &d[0].fut), WA_EMISUSE, "wa_dns_lookup");
+    CHECK_MISUSE(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, NULL)), WA_EMISUSE, "wa_dns_lookup");
     wa_misuse_set_hook(NULL);
     CHECK_RT_EMPTY_FREE(rt);
 }

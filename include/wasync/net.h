@@ -93,8 +93,8 @@ WA_NET_ wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip,
  * closed already through another copy of the handle). */
 WA_NET_ int wa_tcp_close(wa_tcp **l);
 
-/* DNS: the addresses of a host name (borrowed until completion), up to
- * WA_DNS_MAX of them. Status 0 (n may be 0), WA_ENOTFOUND for a name that
+/* DNS: the addresses of a host name (borrowed until completion; NULL is
+ * misuse), up to WA_DNS_MAX of them. Status 0 (n may be 0), WA_ENOTFOUND for a name that
  * does not resolve, WA_ETIMEDOUT when the resolver could not be asked
  * (EAI_AGAIN, temporary-resolver-failure), WA_EINVAL, WA_EIO. Errors of
  * DNS and TCP have no reason text (http.h's wa_http_send_reason): the

@@ -1,27 +1,35 @@
 /* SPDX-License-Identifier: MIT */
-/* What every host's TCP shares: addresses into operations, and the life of
- * a listener (tcp.h), which an accept in flight keeps alive. */
+/* The listen, accept and connect futures and the listener of every host's
+ * TCP (see tcp.h): addresses are read and listeners live and die here,
+ * the same everywhere, and the host's ops (wa_tcp_host) do the sockets. A
+ * listener is kept alive by an accept in flight. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/handles.h"
 #include "tcp.h"
 
-wa_tcp *wa_tcp_new(wa_rt *rt)
+/* The head of listener l (every host's listener begins with it). */
+static wa_tcp_head *wa_tcp_head_of(wa_tcp *l) { return (wa_tcp_head *)(void *)l; }
+
+/* Returns a new listener on rt (the handle's reference; the host fills in
+ * its socket and port), or NULL without memory. */
+static wa_tcp *wa_tcp_new(wa_rt *rt)
 {
-    wa_tcp *l = calloc(1, sizeof *l);
+    wa_tcp_head *l = calloc(1, wa_tcp_host.size);
     if (!l || wa_handle_new_(l, WA_HANDLE_TCP, &l->h) < 0) {
         free(l);
         return NULL;
     }
     l->rt = rt;
     l->refs = 1;
-    return l;
+    return (wa_tcp *)(void *)l;
 }
 
-void wa_tcp_discard(wa_tcp *l)
+/* Frees l, a new listener never handed out (a listen that failed). */
+static void wa_tcp_discard(wa_tcp *l)
 {
-    wa_handle_release_(l->h);
+    wa_handle_release_(wa_tcp_head_of(l)->h);
     free(l);
 }
 
@@ -31,40 +39,52 @@ static wa_tcp *wa_tcp_at(const wa_tcp *h) { return wa_handle_get_((uintptr_t)h, 
 
 static void wa_tcp_unref(wa_tcp *l)
 {
-    if (--l->refs == 0)
+    if (--wa_tcp_head_of(l)->refs == 0)
         free(l);
 }
 
-int wa_tcp_close_with(wa_tcp **lp, void (*release_socket)(wa_tcp *))
+int wa_tcp_close(wa_tcp **lp)
 {
     wa_tcp *l = lp ? wa_tcp_at(*lp) : NULL;
     if (lp)
         *lp = NULL;
     if (!l)
         return wa_misuse(WA_EMISUSE, "wa_tcp_close: a listener closed already (through this copy of the handle or another), or NULL");
-    wa_handle_release_(l->h); /* every copy of the handle goes stale */
-    l->closed = 1;
-    release_socket(l);
+    wa_handle_release_(wa_tcp_head_of(l)->h); /* every copy of the handle goes stale */
+    wa_tcp_head_of(l)->closed = 1;
+    wa_tcp_host.close(l);
     wa_tcp_unref(l);
     return 0;
 }
 
 uint16_t wa_tcp_port(const wa_tcp *h)
 {
-    const wa_tcp *l = wa_tcp_at(h);
+    wa_tcp *l = wa_tcp_at(h);
     if (!l) {
         wa_misuse(WA_EMISUSE, "wa_tcp_port: a closed (or NULL) listener");
         return 0;
     }
-    return l->port;
+    return wa_tcp_head_of(l)->port;
 }
 
-wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
+/* Starts op as a future of vt, fields zero but the host's "none" values. */
+static wa_future *wa_tcp_op_begin(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, wa_tcp *listener)
+{
+    *op = (wa_tcp_op){.fut = {vt}, .rt = rt, .listener = listener};
+    if (wa_tcp_host.none)
+        wa_tcp_host.none(op);
+    return &op->fut;
+}
+
+/* Starts op as a listen or connect with vt on rt, at or to ip (borrowed)
+ * and port. A bad or NULL ip makes the first poll report WA_EINVAL. */
+static wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
 {
     static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
-    *op = (wa_tcp_op){.fut = {vt}, .rt = rt, .port = port};
+    wa_tcp_op_begin(op, vt, rt, NULL);
+    op->port = port;
     if (wa_ip_parse(ip, &op->ip) < 0) {
-        op->step = -1;
+        op->step = WA_TCP_BAD;
     } else if (op->ip.v6 && !memcmp(op->ip.bytes, mapped, sizeof mapped)) {
         /* ::ffff:a.b.c.d is a.b.c.d: IPv6 sockets are IPv6 only (WASI
          * 0.2 refuses mapped addresses outright) */
@@ -75,47 +95,101 @@ wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, con
     return &op->fut;
 }
 
-int wa_tcp_listen_poll_with(wa_tcp_op *op, int (*open)(wa_tcp_op *, wa_tcp *))
+/* listen: a new listener, held in op->listener while the host works on
+ * it; the user gets its handle (WA_TCP_LISTENED) or an error. A listen
+ * polled after its end is misuse (a host would make a second listener,
+ * the first one's handle lost). */
+static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
 {
+    wa_tcp_op *op = (wa_tcp_op *)f;
+    if (op->step == WA_TCP_LISTENED)
+        return wa_misuse(WA_EMISUSE, "wa_tcp_listen: polled after its end (its listener is in op->listener)");
     if (op->step < 0)
         return WA_EINVAL;
-    wa_tcp *l = wa_tcp_new(op->rt);
-    if (!l)
+    if (!op->listener && !(op->listener = wa_tcp_new(op->rt)))
         return WA_ENOMEM;
-    int rc = open(op, l);
-    if (rc < 0) {
-        wa_tcp_discard(l);
+    int rc = wa_tcp_host.listen(op, op->listener, cx);
+    if (rc == WA_PENDING)
         return rc;
+    if (rc < 0) {
+        wa_tcp_discard(op->listener);
+        op->listener = NULL;
+    } else {
+        op->listener = (wa_tcp *)wa_tcp_head_of(op->listener)->h;
+        op->step = WA_TCP_LISTENED;
     }
-    op->listener = wa_tcp_handle(l);
-    return 0;
+    return rc;
 }
 
-wa_future *wa_tcp_accept_start(wa_tcp_op *op, const wa_future_vt *vt, wa_tcp *h)
+static void wa_tcp_listen_drop(wa_future *f)
 {
-    wa_tcp *l = wa_tcp_at(h);
-    *op = (wa_tcp_op){.fut = {vt}, .rt = l ? l->rt : NULL, .listener = l};
-    if (l)
-        l->refs++;
-    return &op->fut;
+    wa_tcp_op *op = (wa_tcp_op *)f;
+    wa_tcp_host.release(op);
+    if (op->listener && op->step != WA_TCP_LISTENED) { /* dropped while listening */
+        wa_tcp_discard(op->listener);
+        op->listener = NULL;
+    }
 }
 
-int wa_tcp_accept_poll_with(wa_tcp_op *op, wa_cx *cx, int (*try_accept)(wa_tcp_op *, wa_cx *))
+static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_listen_drop, "tcp_listen"};
+
+wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
 {
+    return wa_tcp_op_start(op, &wa_tcp_listen_vt, rt, ip, port);
+}
+
+/* An accept lets go of its host's part and its listener (again: nothing). */
+static void wa_tcp_accept_drop(wa_future *f)
+{
+    wa_tcp_op *op = (wa_tcp_op *)f;
+    if (op->listener) {
+        wa_tcp_host.accept_release(op);
+        wa_tcp_unref(op->listener);
+        op->listener = NULL;
+    }
+}
+
+/* accept: the host's while its listener is open; once the accept ends, it
+ * is dropped (its waits and its reference). A closed listener ends it
+ * with WA_ECLOSED; no listener (NULL, or an accept polled after its end)
+ * is misuse. */
+static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
+{
+    wa_tcp_op *op = (wa_tcp_op *)f;
     int rc;
     if (!op->listener)
         rc = wa_misuse(WA_EMISUSE, "wa_tcp_accept: no listener (NULL, or closed through a copy of the handle), or polled after its end");
     else
-        rc = op->listener->closed ? WA_ECLOSED : try_accept(op, cx);
+        rc = wa_tcp_head_of(op->listener)->closed ? WA_ECLOSED : wa_tcp_host.accept(op, cx);
     if (rc != WA_PENDING)
-        wa_drop(&op->fut);
+        wa_tcp_accept_drop(f);
     return rc;
 }
 
-void wa_tcp_accept_end(wa_tcp_op *op)
+static const wa_future_vt wa_tcp_accept_vt = {wa_tcp_accept_poll, wa_tcp_accept_drop, "tcp_accept"};
+
+/* The accept takes a reference to the listener of handle l (NULL or
+ * closed: none, op->listener NULL) until it ends. */
+wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *h)
 {
-    if (op->listener) {
-        wa_tcp_unref(op->listener);
-        op->listener = NULL;
-    }
+    wa_tcp *l = wa_tcp_at(h);
+    wa_future *f = wa_tcp_op_begin(op, &wa_tcp_accept_vt, l ? wa_tcp_head_of(l)->rt : NULL, l);
+    if (l)
+        wa_tcp_head_of(l)->refs++;
+    return f;
+}
+
+static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
+{
+    wa_tcp_op *op = (wa_tcp_op *)f;
+    return op->step < 0 ? WA_EINVAL : wa_tcp_host.connect(op, cx);
+}
+
+static void wa_tcp_connect_drop(wa_future *f) { wa_tcp_host.release((wa_tcp_op *)f); }
+
+static const wa_future_vt wa_tcp_connect_vt = {wa_tcp_connect_poll, wa_tcp_connect_drop, "tcp_connect"};
+
+wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
+{
+    return wa_tcp_op_start(op, &wa_tcp_connect_vt, rt, ip, port);
 }

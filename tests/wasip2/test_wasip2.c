@@ -210,7 +210,8 @@ static void test_no_clock_read_per_wakeup(void)
 }
 
 /* DNS: localhost resolves to a loopback address; lookups hold no handle
- * once done, whether they found something or failed. */
+ * once done, whether they found something or failed; a lookup polled
+ * after its end is misuse. */
 static void test_dns(void)
 {
     wa_rt *rt = p2_rt();
@@ -227,6 +228,10 @@ static void test_dns(void)
     CHECK(loopback);
     CHECK_EQ(wa_wasi_live_handles(), before);
     wa_block_on(rt, wa_dns_lookup_init(&d, rt, "no-such-host.invalid"));
+    CHECK_EQ(wa_wasi_live_handles(), before);
+    check_catch_misuse(); /* polled after its end: not looked up again */
+    CHECK_MISUSE(wa_block_on(rt, &d.fut), WA_EMISUSE, "wa_dns_lookup");
+    wa_misuse_set_hook(NULL);
     CHECK_EQ(wa_wasi_live_handles(), before);
     CHECK_RT_EMPTY_FREE(rt);
 }

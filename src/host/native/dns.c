@@ -3,24 +3,26 @@
  * runtime's blocking pool (src/threads/blocking.c), whose completion wakes the
  * lookup. The name and the addresses travel in a job that the blocking
  * future owns: a lookup dropped while getaddrinfo runs leaves the pool
- * thread to free it, one dropped before it ran cancels it. */
+ * thread to free it, one dropped before it ran cancels it. These are the
+ * operations (wa_dns_host) of the front end, src/io/dns.c, which makes the
+ * future. */
 #define _GNU_SOURCE
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "wasync/net.h"
+#include "../../io/dns.h"
 #include "wasync/thread.h"
 
 /* The host part of a lookup (wa_net_host): the blocking future running it
  * (d->waiting while held). */
-typedef struct wa_dns_host {
+typedef struct wa_dns_part {
     wa_blocking run;
-} wa_dns_host;
-_Static_assert(sizeof(wa_dns_host) <= sizeof(wa_net_host) && _Alignof(wa_dns_host) <= _Alignof(wa_net_host),
+} wa_dns_part;
+_Static_assert(sizeof(wa_dns_part) <= sizeof(wa_net_host) && _Alignof(wa_dns_part) <= _Alignof(wa_net_host),
                "wa_net_host too small");
-#define WA_DNS_H(d) ((wa_dns_host *)(void *)&(d)->host)
+#define WA_DNS_H(d) ((wa_dns_part *)(void *)&(d)->host)
 
 /* A lookup's job: its input, then (the blocking function's result, the
  * job itself) its output. */
@@ -78,18 +80,13 @@ static void wa_dns_job_free(void *arg, void *result)
     free(arg);
 }
 
-static int wa_dns_poll(wa_future *f, wa_cx *cx)
+static int wa_dns_lookup(wa_dns *d, wa_cx *cx)
 {
-    wa_dns *d = (wa_dns *)f;
-    if (!d->name)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed DNS lookup");
     if (!d->waiting) { /* the first poll */
         size_t len = strlen(d->name) + 1;
         wa_dns_job *j = malloc(sizeof *j + len);
-        if (!j) {
-            d->name = NULL;
+        if (!j)
             return WA_ENOMEM;
-        }
         j->n = 0;
         memcpy(j->name, d->name, len);
         wa_blocking_init(&WA_DNS_H(d)->run, wa_dns_resolve, j, wa_dns_job_free);
@@ -98,7 +95,6 @@ static int wa_dns_poll(wa_future *f, wa_cx *cx)
     int rc = wa_poll_held(&WA_DNS_H(d)->run.fut, &d->waiting, cx);
     if (rc == WA_PENDING)
         return rc;
-    d->name = NULL;
     if (rc == 0) { /* the job is the lookup's now */
         wa_dns_job *j = WA_DNS_H(d)->run.result;
         rc = j->rc;
@@ -109,17 +105,6 @@ static int wa_dns_poll(wa_future *f, wa_cx *cx)
     return rc;
 }
 
-static void wa_dns_drop(wa_future *f)
-{
-    wa_dns *d = (wa_dns *)f;
-    d->name = NULL;
-    wa_drop_held(&WA_DNS_H(d)->run.fut, &d->waiting);
-}
+static void wa_dns_release(wa_dns *d) { wa_drop_held(&WA_DNS_H(d)->run.fut, &d->waiting); }
 
-static const wa_future_vt wa_dns_vt = {wa_dns_poll, wa_dns_drop, "dns_lookup"};
-
-wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name)
-{
-    *d = (wa_dns){.fut = {&wa_dns_vt}, .rt = rt, .name = name};
-    return &d->fut;
-}
+const wa_dns_ops wa_dns_host = {.lookup = wa_dns_lookup, .release = wa_dns_release};

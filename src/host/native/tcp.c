@@ -3,7 +3,8 @@
  * the epoll backend. Listening completes at once; accept and connect wait
  * on the socket's registration when the kernel says EAGAIN / EINPROGRESS.
  * A connection becomes an fd stream (fd_stream.c) that keeps the socket's
- * registration. */
+ * registration. These are the operations (wa_tcp_host) of the front end,
+ * src/io/tcp.c, which makes the futures and the listener. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netinet/in.h>
@@ -16,16 +17,23 @@
 #include "../posix/errno_map.h"
 #include "../posix/fd_stream.h"
 
+/* A listener: its socket and registration. */
+struct wa_tcp {
+    wa_tcp_head head;
+    int fd;
+    wa_fd_key key;
+};
+
 /* The host part of an operation (wa_net_host): its socket, its
  * registration and its readiness wait. */
-typedef struct wa_tcp_host {
+typedef struct wa_tcp_part {
     int fd;
     wa_fd_key key;
     wa_fd_wait wait;
-} wa_tcp_host;
-_Static_assert(sizeof(wa_tcp_host) <= sizeof(wa_net_host) && _Alignof(wa_tcp_host) <= _Alignof(wa_net_host),
+} wa_tcp_part;
+_Static_assert(sizeof(wa_tcp_part) <= sizeof(wa_net_host) && _Alignof(wa_tcp_part) <= _Alignof(wa_net_host),
                "wa_net_host too small");
-#define WA_TCP_H(op) ((wa_tcp_host *)(void *)&(op)->host)
+#define WA_TCP_H(op) ((wa_tcp_part *)(void *)&(op)->host)
 
 typedef union wa_sockaddr {
     struct sockaddr sa;
@@ -50,7 +58,8 @@ static socklen_t wa_tcp_sockaddr(const wa_tcp_op *op, wa_sockaddr *a)
 }
 
 /* Releases what the op holds: its wait, and a socket of its own (an accept
- * holds none: it borrows the listener's). */
+ * holds none: it borrows the listener's). Any op's release, and again:
+ * nothing. */
 static void wa_tcp_op_release(wa_tcp_op *op)
 {
     wa_drop_held(&WA_TCP_H(op)->wait.fut, &op->waiting);
@@ -98,12 +107,13 @@ static int wa_tcp_wait(wa_tcp_op *op, wa_fd_key key, unsigned events, wa_cx *cx)
     return wa_tcp_waited(op, cx);
 }
 
-/* Gives l op's socket, bound and listening. */
-static int wa_tcp_listen_open(wa_tcp_op *op, wa_tcp *l)
+/* listen, at once: gives l op's socket, bound and listening. */
+static int wa_tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
 {
     wa_sockaddr a;
     socklen_t len = wa_tcp_sockaddr(op, &a);
     int one = 1, rc = wa_tcp_socket(op);
+    (void)cx;
     /* IPv6 only, as on WASI 0.2 (and "::" then leaves IPv4 to "0.0.0.0") */
     if (rc == 0 && ((op->ip.v6 && setsockopt(WA_TCP_H(op)->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
                     setsockopt(WA_TCP_H(op)->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
@@ -114,41 +124,20 @@ static int wa_tcp_listen_open(wa_tcp_op *op, wa_tcp *l)
         return rc;
     l->fd = WA_TCP_H(op)->fd; /* the socket is the listener's now */
     l->key = WA_TCP_H(op)->key;
-    l->port = ntohs(op->ip.v6 ? a.v6.sin6_port : a.v4.sin_port);
+    l->head.port = ntohs(op->ip.v6 ? a.v6.sin6_port : a.v4.sin_port);
     WA_TCP_H(op)->fd = -1;
     op->registered = 0;
     return 0;
 }
 
-static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
-{
-    (void)cx;
-    return wa_tcp_listen_poll_with((wa_tcp_op *)f, wa_tcp_listen_open);
-}
-
-static void wa_tcp_op_drop(wa_future *f) { wa_tcp_op_release((wa_tcp_op *)f); }
-
-static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_op_drop, "tcp_listen"};
-
 /* The host's "none" in a started op's fields. */
-static wa_future *wa_tcp_op_none(wa_future *f)
-{
-    WA_TCP_H((wa_tcp_op *)f)->fd = -1;
-    return f;
-}
-
-wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
-{
-    return wa_tcp_op_none(wa_tcp_op_start(op, &wa_tcp_listen_vt, rt, ip, port));
-}
+static void wa_tcp_op_none(wa_tcp_op *op) { WA_TCP_H(op)->fd = -1; }
 
 static void wa_tcp_release_socket(wa_tcp *l)
 {
-    wa_fd_deregister(l->rt, l->key); /* wakes an accept waiting */
+    wa_fd_deregister(l->head.rt, l->key); /* wakes an accept waiting */
     close(l->fd);
 }
-
-int wa_tcp_close(wa_tcp **l) { return wa_tcp_close_with(l, wa_tcp_release_socket); }
 
 /* Errors of one connection that accept(2) passes on: retry at once (Linux
  * reports the new socket's pending network errors this way). */
@@ -171,7 +160,7 @@ static int wa_tcp_accept_again(int err)
     }
 }
 
-static int wa_tcp_accept_try(wa_tcp_op *op, wa_cx *cx)
+static int wa_tcp_accept(wa_tcp_op *op, wa_cx *cx)
 {
     int rc = wa_tcp_waited(op, cx);
     if (rc != 0)
@@ -189,31 +178,10 @@ static int wa_tcp_accept_try(wa_tcp_op *op, wa_cx *cx)
     }
 }
 
-static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
-{
-    return wa_tcp_accept_poll_with((wa_tcp_op *)f, cx, wa_tcp_accept_try);
-}
-
-static void wa_tcp_accept_drop(wa_future *f)
-{
-    wa_tcp_op_release((wa_tcp_op *)f);
-    wa_tcp_accept_end((wa_tcp_op *)f);
-}
-
-static const wa_future_vt wa_tcp_accept_vt = {wa_tcp_accept_poll, wa_tcp_accept_drop, "tcp_accept"};
-
-wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l)
-{
-    return wa_tcp_op_none(wa_tcp_accept_start(op, &wa_tcp_accept_vt, l));
-}
-
 /* connect: start it, wait until the socket is writable, read its error */
-static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
+static int wa_tcp_connect(wa_tcp_op *op, wa_cx *cx)
 {
-    wa_tcp_op *op = (wa_tcp_op *)f;
     int rc, err = 0;
-    if (op->step < 0)
-        return WA_EINVAL;
     if (op->step == 0) {
         wa_sockaddr a;
         socklen_t len = wa_tcp_sockaddr(op, &a);
@@ -240,9 +208,13 @@ static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
     return rc;
 }
 
-static const wa_future_vt wa_tcp_connect_vt = {wa_tcp_connect_poll, wa_tcp_op_drop, "tcp_connect"};
-
-wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
-{
-    return wa_tcp_op_none(wa_tcp_op_start(op, &wa_tcp_connect_vt, rt, ip, port));
-}
+const wa_tcp_ops wa_tcp_host = {
+    .size = sizeof(wa_tcp),
+    .none = wa_tcp_op_none,
+    .listen = wa_tcp_listen,
+    .accept = wa_tcp_accept,
+    .connect = wa_tcp_connect,
+    .release = wa_tcp_op_release,
+    .accept_release = wa_tcp_op_release,
+    .close = wa_tcp_release_socket,
+};

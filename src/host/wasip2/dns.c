@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* DNS over wasi:sockets/ip-name-lookup: the addresses arrive on a stream,
- * read until its end, waiting on its pollable when none is ready yet. */
+ * read until its end, waiting on its pollable when none is ready yet.
+ * These are the operations (wa_dns_host) of the front end, src/io/dns.c,
+ * which makes the future. */
+#include "../../io/dns.h"
 #include "io.h"
 #include "sockets.h"
-#include "wasync/net.h"
 
 /* The host part of a lookup (wa_net_host): the network and the
  * resolve-address-stream handles, the pollable's registration and the wait
  * on it. */
-typedef struct wa_dns_host {
+typedef struct wa_dns_part {
     uint32_t net, stream;
     wa_pollable_key key;
     wa_pollable_wait wait;
-} wa_dns_host;
-_Static_assert(sizeof(wa_dns_host) <= sizeof(wa_net_host) && _Alignof(wa_dns_host) <= _Alignof(wa_net_host),
+} wa_dns_part;
+_Static_assert(sizeof(wa_dns_part) <= sizeof(wa_net_host) && _Alignof(wa_dns_part) <= _Alignof(wa_net_host),
                "wa_net_host too small");
-#define WA_DNS_H(d) ((wa_dns_host *)(void *)&(d)->host)
+#define WA_DNS_H(d) ((wa_dns_part *)(void *)&(d)->host)
 
 static void wa_dns_release(wa_dns *d)
 {
@@ -34,9 +36,8 @@ static void wa_dns_release(wa_dns *d)
     }
 }
 
-static int wa_dns_poll(wa_future *f, wa_cx *cx)
+static int wa_dns_lookup(wa_dns *d, wa_cx *cx)
 {
-    wa_dns *d = (wa_dns *)f;
     int rc;
     if (WA_DNS_H(d)->net == WA_NO_HANDLE) {
         WA_DNS_H(d)->net = wa_p2_instance_network();
@@ -71,14 +72,7 @@ done:
     return rc < 0 ? rc : 0;
 }
 
-static void wa_dns_drop(wa_future *f) { wa_dns_release((wa_dns *)f); }
+/* The host's "none" in a new lookup's fields. */
+static void wa_dns_none(wa_dns *d) { WA_DNS_H(d)->net = WA_DNS_H(d)->stream = WA_NO_HANDLE; }
 
-static const wa_future_vt wa_dns_vt = {wa_dns_poll, wa_dns_drop, "dns"};
-
-wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name)
-{
-    *d = (wa_dns){.fut = {&wa_dns_vt}, .rt = rt, .name = name};
-    WA_DNS_H(d)->net = WA_NO_HANDLE;
-    WA_DNS_H(d)->stream = WA_NO_HANDLE;
-    return &d->fut;
-}
+const wa_dns_ops wa_dns_host = {.none = wa_dns_none, .lookup = wa_dns_lookup, .release = wa_dns_release};

@@ -1,23 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /* TCP over wasi:sockets: each step is start-X then finish-X, retried after
  * the socket's pollable (registered once per socket) says it may proceed.
- * A socket is IPv4 or IPv6 as its address is. */
+ * A socket is IPv4 or IPv6 as its address is. These are the operations
+ * (wa_tcp_host) of the front end, src/io/tcp.c, which makes the futures
+ * and the listener. */
 #include <stdlib.h>
 
 #include "../../io/tcp.h"
 #include "sockets.h"
 #include "stream.h"
 
+/* A listener: its socket and network handles, its pollable's
+ * registration. */
+struct wa_tcp {
+    wa_tcp_head head;
+    uint32_t sock, net;
+    wa_pollable_key key;
+};
+
 /* The host part of an operation (wa_net_host): its socket and network
  * handles, the pollable's registration and the wait on it. */
-typedef struct wa_tcp_host {
+typedef struct wa_tcp_part {
     uint32_t sock, net;
     wa_pollable_key key;
     wa_pollable_wait wait;
-} wa_tcp_host;
-_Static_assert(sizeof(wa_tcp_host) <= sizeof(wa_net_host) && _Alignof(wa_tcp_host) <= _Alignof(wa_net_host),
+} wa_tcp_part;
+_Static_assert(sizeof(wa_tcp_part) <= sizeof(wa_net_host) && _Alignof(wa_tcp_part) <= _Alignof(wa_net_host),
                "wa_net_host too small");
-#define WA_TCP_H(op) ((wa_tcp_host *)(void *)&(op)->host)
+#define WA_TCP_H(op) ((wa_tcp_part *)(void *)&(op)->host)
 
 /* Awaits the socket's pollable after a would-block: 1 retry now, 0
  * pending, < 0 an error. */
@@ -99,57 +109,36 @@ static int wa_tcp_listen_step(wa_tcp_op *op)
     return rc;
 }
 
-static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
+/* Once listening, gives l the socket, with its pollable registered. */
+static int wa_tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
 {
-    wa_tcp_op *op = (wa_tcp_op *)f;
-    if (op->step < 0)
-        return WA_EINVAL;
     int rc = wa_tcp_drive(op, cx, wa_tcp_listen_step);
+    wa_p2_addr a;
     if (rc != 0)
         return rc;
-    wa_tcp *l = wa_tcp_new(op->rt);
-    wa_p2_addr a;
-    if (!l)
-        return WA_ENOMEM;
-    if (!op->registered && (rc = wa_pollable_register(op->rt, wa_p2_tcp_subscribe(WA_TCP_H(op)->sock), &WA_TCP_H(op)->key)) < 0) {
-        wa_tcp_discard(l);
+    if (!op->registered && (rc = wa_pollable_register(op->rt, wa_p2_tcp_subscribe(WA_TCP_H(op)->sock), &WA_TCP_H(op)->key)) < 0)
         return rc;
-    }
     l->sock = WA_TCP_H(op)->sock;
     l->net = WA_TCP_H(op)->net;
     l->key = WA_TCP_H(op)->key;
-    l->port = wa_p2_tcp_local_address(WA_TCP_H(op)->sock, &a) == 0 ? a.port : 0;
-    op->listener = wa_tcp_handle(l);
+    l->head.port = wa_p2_tcp_local_address(WA_TCP_H(op)->sock, &a) == 0 ? a.port : 0;
     op->registered = 0; /* all of it is the listener's now */
     WA_TCP_H(op)->sock = WA_TCP_H(op)->net = WA_NO_HANDLE;
     return 0;
 }
 
-static void wa_tcp_op_drop(wa_future *f) { wa_tcp_op_release((wa_tcp_op *)f, 1); }
-
-static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_op_drop, "tcp_listen"};
+/* A listen's or a connect's release: its socket too. */
+static void wa_tcp_op_drop(wa_tcp_op *op) { wa_tcp_op_release(op, 1); }
 
 /* The host's "none" in a started op's fields. */
-static wa_future *wa_tcp_op_none(wa_future *f)
-{
-    wa_tcp_op *op = (wa_tcp_op *)f;
-    WA_TCP_H(op)->sock = WA_TCP_H(op)->net = WA_NO_HANDLE;
-    return f;
-}
-
-wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
-{
-    return wa_tcp_op_none(wa_tcp_op_start(op, &wa_tcp_listen_vt, rt, ip, port));
-}
+static void wa_tcp_op_none(wa_tcp_op *op) { WA_TCP_H(op)->sock = WA_TCP_H(op)->net = WA_NO_HANDLE; }
 
 static void wa_tcp_release_socket(wa_tcp *l)
 {
-    wa_pollable_deregister(l->rt, l->key); /* wakes an accept waiting */
+    wa_pollable_deregister(l->head.rt, l->key); /* wakes an accept waiting */
     wa_p2_tcp_drop(l->sock);
     wa_p2_network_drop(l->net);
 }
-
-int wa_tcp_close(wa_tcp **l) { return wa_tcp_close_with(l, wa_tcp_release_socket); }
 
 /* accept: the listener's socket and pollable, borrowed */
 static int wa_tcp_accept_step(wa_tcp_op *op)
@@ -161,30 +150,15 @@ static int wa_tcp_accept_step(wa_tcp_op *op)
     return rc;
 }
 
-static int wa_tcp_accept_try(wa_tcp_op *op, wa_cx *cx)
+static int wa_tcp_accept(wa_tcp_op *op, wa_cx *cx)
 {
     WA_TCP_H(op)->key = op->listener->key; /* borrowed: release(…, 0) keeps it */
     op->registered = 1;
     return wa_tcp_drive(op, cx, wa_tcp_accept_step);
 }
 
-static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
-{
-    return wa_tcp_accept_poll_with((wa_tcp_op *)f, cx, wa_tcp_accept_try);
-}
-
-static void wa_tcp_accept_drop(wa_future *f)
-{
-    wa_tcp_op_release((wa_tcp_op *)f, 0);
-    wa_tcp_accept_end((wa_tcp_op *)f);
-}
-
-static const wa_future_vt wa_tcp_accept_vt = {wa_tcp_accept_poll, wa_tcp_accept_drop, "tcp_accept"};
-
-wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l)
-{
-    return wa_tcp_op_none(wa_tcp_accept_start(op, &wa_tcp_accept_vt, l));
-}
+/* An accept's release: its wait, not the listener's socket. */
+static void wa_tcp_accept_release(wa_tcp_op *op) { wa_tcp_op_release(op, 0); }
 
 /* connect: create, start-connect, finish-connect */
 static int wa_tcp_connect_step(wa_tcp_op *op)
@@ -214,20 +188,21 @@ static int wa_tcp_connect_step(wa_tcp_op *op)
     return rc;
 }
 
-static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
+static int wa_tcp_connect(wa_tcp_op *op, wa_cx *cx)
 {
-    wa_tcp_op *op = (wa_tcp_op *)f;
-    if (op->step < 0)
-        return WA_EINVAL;
     int rc = wa_tcp_drive(op, cx, wa_tcp_connect_step);
     if (rc != WA_PENDING)
         wa_tcp_op_release(op, 1);
     return rc;
 }
 
-static const wa_future_vt wa_tcp_connect_vt = {wa_tcp_connect_poll, wa_tcp_op_drop, "tcp_connect"};
-
-wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
-{
-    return wa_tcp_op_none(wa_tcp_op_start(op, &wa_tcp_connect_vt, rt, ip, port));
-}
+const wa_tcp_ops wa_tcp_host = {
+    .size = sizeof(wa_tcp),
+    .none = wa_tcp_op_none,
+    .listen = wa_tcp_listen,
+    .accept = wa_tcp_accept,
+    .connect = wa_tcp_connect,
+    .release = wa_tcp_op_drop,
+    .accept_release = wa_tcp_accept_release,
+    .close = wa_tcp_release_socket,
+};

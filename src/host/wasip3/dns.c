@@ -1,27 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /* DNS over wasi:sockets@0.3.0's ip-name-lookup: resolve-addresses is an
  * async func, awaited as a wa_subtask that holds its area (the result and
- * a copy of the name: kept from the host past a cancel, subtask.c). */
+ * a copy of the name: kept from the host past a cancel, subtask.c). These
+ * are the operations (wa_dns_host) of the front end, src/io/dns.c, which
+ * makes the future. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../io/dns.h"
 #include "reactor.h"
 #include "sockets.h"
 #include "wasync/component.h"
-#include "wasync/net.h"
 
 /* The host part of a lookup (wa_net_host): the call (d->waiting while
  * held), its area in call.area. */
-typedef struct wa_dns_host {
+typedef struct wa_dns_part {
     wa_subtask call;
-} wa_dns_host;
-_Static_assert(sizeof(wa_dns_host) <= sizeof(wa_net_host) && _Alignof(wa_dns_host) <= _Alignof(wa_net_host),
+} wa_dns_part;
+_Static_assert(sizeof(wa_dns_part) <= sizeof(wa_net_host) && _Alignof(wa_dns_part) <= _Alignof(wa_net_host),
                "wa_net_host too small");
-#define WA_DNS_H(d) ((wa_dns_host *)(void *)&(d)->host)
+#define WA_DNS_H(d) ((wa_dns_part *)(void *)&(d)->host)
 
-static int wa_dns_poll(wa_future *f, wa_cx *cx)
+static int wa_dns_lookup(wa_dns *d, wa_cx *cx)
 {
-    wa_dns *d = (wa_dns *)f;
     wa_subtask *call = &WA_DNS_H(d)->call;
     if (!d->registered) { /* (registered: the call was made) */
         size_t len = strlen(d->name);
@@ -47,9 +48,8 @@ static int wa_dns_poll(wa_future *f, wa_cx *cx)
 
 /* A call dropped after it returned wrote its result: what the host
  * lowered is freed. */
-static void wa_dns_drop(wa_future *f)
+static void wa_dns_release(wa_dns *d)
 {
-    wa_dns *d = (wa_dns *)f;
     if (!d->waiting)
         return;
     wa_subtask *call = &WA_DNS_H(d)->call;
@@ -61,10 +61,4 @@ static void wa_dns_drop(wa_future *f)
     call->area = NULL;
 }
 
-static const wa_future_vt wa_dns_vt = {wa_dns_poll, wa_dns_drop, "dns"};
-
-wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name)
-{
-    *d = (wa_dns){.fut = {&wa_dns_vt}, .rt = rt, .name = name};
-    return &d->fut;
-}
+const wa_dns_ops wa_dns_host = {.lookup = wa_dns_lookup, .release = wa_dns_release};

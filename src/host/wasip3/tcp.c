@@ -9,7 +9,9 @@
  * connect is an async func: a wa_subtask over the call, which holds its
  * area (arguments and result: kept from the host past a cancel,
  * subtask.c). A connection is a wasync stream over receive's
- * stream<u8> and the writable end of one given to send. */
+ * stream<u8> and the writable end of one given to send. These are the
+ * operations (wa_tcp_host) of the front end, src/io/tcp.c, which makes
+ * the futures and the listener. */
 #include <stdlib.h>
 
 #include "../../io/tcp.h"
@@ -17,13 +19,26 @@
 #include "sockets.h"
 #include "stream.h"
 #include "wasync/component.h"
+#include "wasync/sync.h"
 
 /* The listener's read. */
 enum { WA_TCP_P3_IDLE, WA_TCP_P3_BLOCKED, WA_TCP_P3_DONE, WA_TCP_P3_ENDED };
 
+/* A listener: the socket and the readable end of its stream<tcp-socket>,
+ * whose read is the listener's (above). */
+struct wa_tcp {
+    wa_tcp_head head;
+    uint32_t sock, accepts;
+    uint64_t key;      /* accepts' registration (a wa_waitable_key) */
+    int reading;       /* the read's state (below) */
+    uint32_t got;      /* its buffer: one socket */
+    wa_tcp_op *waiter; /* the accept waiting on the registration, or NULL */
+    wa_notify turn;    /* ...and the others wait for their turn here */
+};
+
 /* The host part of an operation (wa_net_host): an accept's wait (op->waiting
  * 1: on the registration, 2: for its turn), or a connect's call. */
-typedef struct wa_tcp_host {
+typedef struct wa_tcp_part {
     union {
         wa_waitable_wait wait;
         wa_notified turn;
@@ -32,10 +47,10 @@ typedef struct wa_tcp_host {
             uint32_t sock;   /* 0: none */
         } c;
     } u;
-} wa_tcp_host;
-_Static_assert(sizeof(wa_tcp_host) <= sizeof(wa_net_host) && _Alignof(wa_tcp_host) <= _Alignof(wa_net_host),
+} wa_tcp_part;
+_Static_assert(sizeof(wa_tcp_part) <= sizeof(wa_net_host) && _Alignof(wa_tcp_part) <= _Alignof(wa_net_host),
                "wa_net_host too small");
-#define WA_TCP_H(op) ((wa_tcp_host *)(void *)&(op)->host)
+#define WA_TCP_H(op) ((wa_tcp_part *)(void *)&(op)->host)
 
 static wa_wasip3_stats *wa_tcp_stats(wa_rt *rt)
 {
@@ -46,7 +61,7 @@ static wa_wasip3_stats *wa_tcp_stats(wa_rt *rt)
 
 static void wa_tcp_drop_accepts(wa_tcp *l)
 {
-    wa_tcp_stats(l->rt)->end_drops++;
+    wa_tcp_stats(l->head.rt)->end_drops++;
     wa_p3_live_ends--;
     wa_wasip3_tcp_sockets.drop_readable(l->accepts);
 }
@@ -66,14 +81,16 @@ static int wa_tcp_conn_open(wa_rt *rt, uint32_t sock, wa_stream **conn)
                              conn);
 }
 
-/* Gives l a socket, bound and listening, and its accepts registered. */
-static int wa_tcp_listen_open(wa_tcp_op *op, wa_tcp *l)
+/* listen, at once: gives l a socket, bound and listening, and its accepts
+ * registered. */
+static int wa_tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
 {
     int rc = wa_p3_tcp_create(op->ip.v6, &l->sock);
+    (void)cx;
     if (rc < 0)
         return rc;
     if ((rc = wa_p3_tcp_bind(l->sock, &op->ip, op->port)) == 0 && (rc = wa_p3_tcp_listen(l->sock, &l->accepts)) == 0 &&
-        (rc = wa_p3_tcp_local_port(l->sock, &l->port)) == 0 &&
+        (rc = wa_p3_tcp_local_port(l->sock, &l->head.port)) == 0 &&
         (rc = wa_waitable_register(op->rt, l->accepts, &l->key)) == 0) { /* (WA_ENOSYS on sim) */
         wa_notify_init(&l->turn);
         return 0;
@@ -84,33 +101,18 @@ static int wa_tcp_listen_open(wa_tcp_op *op, wa_tcp *l)
     return rc;
 }
 
-static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
-{
-    (void)cx;
-    return wa_tcp_listen_poll_with((wa_tcp_op *)f, wa_tcp_listen_open);
-}
-
-static void wa_tcp_nothing(wa_future *f) { (void)f; }
-
-static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_nothing, "tcp_listen"};
-
-wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
-{
-    return wa_tcp_op_start(op, &wa_tcp_listen_vt, rt, ip, port);
-}
-
 /* The accept waiting on the registration cancels nothing: the read stays
  * the listener's. Its event came if its wait says so (taken or not). */
 static void wa_tcp_release_socket(wa_tcp *l)
 {
-    wa_wasip3_stats *st = wa_tcp_stats(l->rt);
+    wa_wasip3_stats *st = wa_tcp_stats(l->head.rt);
     uint32_t r = 0;
     if (l->reading == WA_TCP_P3_BLOCKED && l->waiter && WA_TCP_H(l->waiter)->u.wait.ready)
         l->reading = WA_TCP_P3_DONE;
     if (l->reading == WA_TCP_P3_DONE)
-        wa_waitable_payload(l->rt, l->key, &r);
-    wa_waitable_deregister(l->rt, l->key); /* wakes the waiter; out of the set */
-    wa_notify_all(&l->turn);               /* and the others */
+        wa_waitable_payload(l->head.rt, l->key, &r);
+    wa_waitable_deregister(l->head.rt, l->key); /* wakes the waiter; out of the set */
+    wa_notify_all(&l->turn);                    /* and the others */
     if (l->reading == WA_TCP_P3_BLOCKED) {
         st->copy_cancels++;
         r = wa_wasip3_tcp_sockets.cancel_read(l->accepts);
@@ -124,14 +126,12 @@ static void wa_tcp_release_socket(wa_tcp *l)
     wa_p3_tcp_drop(l->sock);
 }
 
-int wa_tcp_close(wa_tcp **l) { return wa_tcp_close_with(l, wa_tcp_release_socket); }
-
 /* Ends op's wait: the registration's passes the turn on, and marks the
  * read DONE if its event came. */
 static void wa_tcp_accept_leave(wa_tcp_op *op)
 {
     wa_tcp *l = op->listener;
-    wa_tcp_host *h = WA_TCP_H(op);
+    wa_tcp_part *h = WA_TCP_H(op);
     if (op->waiting == 1) {
         if (h->u.wait.ready && l->reading == WA_TCP_P3_BLOCKED)
             l->reading = WA_TCP_P3_DONE;
@@ -157,10 +157,10 @@ static int wa_tcp_took(wa_tcp_op *op, uint32_t r)
     return l->reading == WA_TCP_P3_ENDED ? WA_EIO : WA_EAGAIN;
 }
 
-static int wa_tcp_accept_try(wa_tcp_op *op, wa_cx *cx)
+static int wa_tcp_accept(wa_tcp_op *op, wa_cx *cx)
 {
     wa_tcp *l = op->listener;
-    wa_tcp_host *h = WA_TCP_H(op);
+    wa_tcp_part *h = WA_TCP_H(op);
     for (;;) {
         int rc;
         uint32_t r;
@@ -205,32 +205,11 @@ static int wa_tcp_accept_try(wa_tcp_op *op, wa_cx *cx)
     }
 }
 
-static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
+/* A connect's release (a listen's too: it holds nothing). A call dropped
+ * after it returned wrote its result: its error's string is freed. */
+static void wa_tcp_connect_drop(wa_tcp_op *op)
 {
-    return wa_tcp_accept_poll_with((wa_tcp_op *)f, cx, wa_tcp_accept_try);
-}
-
-static void wa_tcp_accept_drop(wa_future *f)
-{
-    wa_tcp_op *op = (wa_tcp_op *)f;
-    if (op->listener)
-        wa_tcp_accept_leave(op);
-    wa_tcp_accept_end(op);
-}
-
-static const wa_future_vt wa_tcp_accept_vt = {wa_tcp_accept_poll, wa_tcp_accept_drop, "tcp_accept"};
-
-wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l)
-{
-    return wa_tcp_accept_start(op, &wa_tcp_accept_vt, l);
-}
-
-/* A call dropped after it returned wrote its result: its error's string
- * is freed. */
-static void wa_tcp_connect_drop(wa_future *f)
-{
-    wa_tcp_op *op = (wa_tcp_op *)f;
-    wa_tcp_host *h = WA_TCP_H(op);
+    wa_tcp_part *h = WA_TCP_H(op);
     if (op->waiting) {
         wa_drop(&h->u.c.call.fut);
         op->waiting = 0;
@@ -246,13 +225,10 @@ static void wa_tcp_connect_drop(wa_future *f)
 }
 
 /* connect: create, then the async call; its socket is the stream's after. */
-static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
+static int wa_tcp_connect(wa_tcp_op *op, wa_cx *cx)
 {
-    wa_tcp_op *op = (wa_tcp_op *)f;
-    wa_tcp_host *h = WA_TCP_H(op);
+    wa_tcp_part *h = WA_TCP_H(op);
     int rc;
-    if (op->step < 0)
-        return WA_EINVAL;
     if (op->step == 0) {
         wa_p3_connect_call *area = wa_subtask_area_new(sizeof *area, wa_p3_tcp_connect_late);
         if (!area)
@@ -273,13 +249,16 @@ static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
         rc = wa_tcp_conn_open(op->rt, h->u.c.sock, &op->conn);
         h->u.c.sock = 0;
     }
-    wa_tcp_connect_drop(f);
+    wa_tcp_connect_drop(op);
     return rc;
 }
 
-static const wa_future_vt wa_tcp_connect_vt = {wa_tcp_connect_poll, wa_tcp_connect_drop, "tcp_connect"};
-
-wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
-{
-    return wa_tcp_op_start(op, &wa_tcp_connect_vt, rt, ip, port);
-}
+const wa_tcp_ops wa_tcp_host = {
+    .size = sizeof(wa_tcp),
+    .listen = wa_tcp_listen,
+    .accept = wa_tcp_accept,
+    .connect = wa_tcp_connect,
+    .release = wa_tcp_connect_drop,
+    .accept_release = wa_tcp_accept_leave,
+    .close = wa_tcp_release_socket,
+};
