@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Every public function has its comment: in include/wasync.h and
 // include/wasync/*.h, each declaration or inline definition of a wa_
-// function, and each function-like macro named wa_ or WA_ (a trailing
-// underscore marks the library's own names: skipped), has a comment ending
+// function, and each function-like macro named wa_ or WA_ (the library's
+// own names, wa__ and WA__, are skipped), has a comment ending
 // on the line right above it (the API reference, `make docs`, is made from
 // those comments). Needs no doxygen.
 import { test } from 'node:test';
@@ -22,7 +22,7 @@ export function publicFunctions(text) {
   text.split('\n').forEach((line, i) => {
     const m = line.match(/^#\s*define\s+((?:wa|WA)_\w+)\(/) ??
       (/^(typedef|struct|enum|extern|return|#|\/|\*| )/.test(line) ? null : line.match(/^[\w ]*?[\w*]\s*\**\b(wa_\w+)\s*\(/));
-    if (m && !m[1].endsWith('_')) found.push([m[1], i]);
+    if (m && !/^(wa|WA)__/.test(m[1])) found.push([m[1], i]);
   });
   return found;
 }
@@ -45,7 +45,7 @@ test('the check finds functions, inline ones and macros', () => {
   const sample = [
     '/* Documented. */', 'int wa_a(void);', '', 'int wa_b(int x);',
     'static inline wa_future *wa_c(wa_sleep *s) { return 0; }',
-    '#define WA_D(x) (x)', '#define WA_E_(x) (x)', 'void wa__f(void);', '    wa_g(1);',
+    '#define WA_D(x) (x)', '#define WA__E(x) (x)', 'void wa__f(void);', '    wa_g(1);',
   ].join('\n');
   assert.deepEqual(publicFunctions(sample).map(([n]) => n), ['wa_a', 'wa_b', 'wa_c', 'WA_D']);
 });

@@ -199,12 +199,27 @@ static void test_mt_sync_mutex(void)
 static void test_mt_sync_sem(void)
 {
     wa_sem sem;
-    wa_sem_init_shared(&sem, 3, 3);
+    wa_sem_init_max_shared(&sem, 3, 3);
     long counter = 0;
     long most = run_lockers(&sem, &counter, 5000 / SCALE);
     REQUIRE(most >= 0);
     CHECK(most >= 1 && most <= 3);
     CHECK_EQ(wa_sem_available(&sem), 3);
+    check_catch_misuse();
+    CHECK_MISUSE(wa_sem_release(&sem, 1), WA_EMISUSE, "wa_sem_release"); /* (past its maximum) */
+}
+
+/* The unbounded shared semaphore: any release is taken. */
+static void test_mt_sync_sem_unbounded(void)
+{
+    wa_sem sem;
+    wa_sem_init_shared(&sem, 2);
+    long counter = 0;
+    long most = run_lockers(&sem, &counter, 5000 / SCALE);
+    REQUIRE(most >= 0);
+    CHECK(most >= 1 && most <= 2);
+    CHECK_EQ(wa_sem_release(&sem, 1000), 0);
+    CHECK_EQ(wa_sem_available(&sem), 1002);
 }
 
 /* notify_one racing the cancel of waiters: enough waiters stay queued that
@@ -376,6 +391,7 @@ int main(void)
     RUN(test_mt_sync_mpsc);
     RUN(test_mt_sync_mutex);
     RUN(test_mt_sync_sem);
+    RUN(test_mt_sync_sem_unbounded);
     RUN(test_mt_sync_notify_cancel);
     RUN(test_mt_sync_oneshot);
     RUN(test_mt_sync_drop_races_sends);

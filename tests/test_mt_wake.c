@@ -354,7 +354,7 @@ static void kick_notify(wctx *c) { wa_notify_one(&c->n); }
 static int prep_sem(wctx *c, wa_rt *rt)
 {
     (void)rt;
-    wa_sem_init_shared(&c->sem, 0, 16);
+    wa_sem_init_max_shared(&c->sem, 0, 16);
     return 0;
 }
 static wa_future *wait_acquire(wctx *c, wa_rt *rt)

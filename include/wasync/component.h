@@ -213,6 +213,7 @@ long wa_wasip3_live_ends(void);
  * cleanup); if it then ends WA_ECANCELED the call ends with task.cancel,
  * not ret. */
 typedef void (*wa_export_return)(wa_future *done, int status);
+#include "detail/export.h"
 
 /* Exports the async func name, its calls started by spawn and returned by
  * ret (see above). */
@@ -249,19 +250,6 @@ void wa_wasip3_backpressure_dec(void);
 unsigned wa_wasip3_set_export_limit(unsigned max);
 /* How many export calls are live (started, not yet ended). */
 unsigned wa_wasip3_export_live(void);
-
-/* Private to WA_EXPORT_ASYNC. */
-typedef struct wa__export_call wa__export_call;
-wa__export_call *wa__export_begin(void);
-wa_join *wa__export_join(wa__export_call *c);
-uint32_t wa__export_start(wa__export_call *c, int spawned, wa_export_return ret);
-uint32_t wa__export_callback(uint32_t event, uint32_t p1, uint32_t p2, wa_export_return ret);
-/* Private to the library's exports (the HTTP handler): asks that the call
- * whose task is join's make its task.return before its task ends:
- * resolve(arg) runs in the call's own task at its next entry or callback,
- * and ret does not run at the end (the spec lets a task run on after
- * task.return, to write its streams). */
-void wa__export_resolve(wa_join *join, void (*resolve)(void *arg), void *arg);
 
 #ifdef __cplusplus
 }

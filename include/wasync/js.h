@@ -2,16 +2,16 @@
 /* wasync/js.h - the JavaScript host (browser, Node).
  *
  * WebAssembly cannot block, so the host's event loop drives the runtime:
- * the glue (js/wasync.mjs) calls the exported wasync_tick from a microtask
- * whenever work is queued, arms one host timer for the runtime's earliest
- * deadline, and completes host operations (a fetch) by calling
- * wasync_deliver, and the Promises handed in by the embedder in batches
- * (wasync_outcomes, wasync_settled_n). The module imports only from
+ * the glue (js/wasync.mjs) calls the module's exported tick from a
+ * microtask whenever work is queued, arms one host timer for the runtime's earliest
+ * deadline, and completes host operations (a fetch) and the Promises
+ * handed in by the embedder through the module's other exports (the export
+ * ABI: docs/reactor.md; declared in src/host/js/exports.h). The module imports only from
  * "wasync", and, if it prints, the four WASI functions of the C library's
  * stdio, which the glue gives (js/stdio.mjs).
  *
- * The runtime of a JS module is a single one, created by wasync_init (the
- * glue calls it) and returned by wa_js_rt().
+ * The runtime of a JS module is a single one, created when the glue
+ * starts the module and returned by wa_js_rt().
  */
 #ifndef WASYNC_JS_H
 #define WASYNC_JS_H
@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-/* The module's runtime (borrowed), or NULL before wasync_init. */
+/* The module's runtime (borrowed), or NULL before the glue started it. */
 wa_rt *wa_js_rt(void);
 
 /* A host operation as a future. Status 0 when the host delivered a result,
@@ -63,30 +63,6 @@ void wa_js_release(uint32_t handle);
  * Uint8Array) or, when data is NULL, with number; a negative status rejects
  * it with an Error naming the code. Call once per call id. */
 void wa_js_settle(uint32_t call, int status, const void *data, size_t len, double number);
-
-/* The module's exports, called by the glue (not by C code). */
-int wasync_init(void);        /* creates the runtime: 0 or WA_ENOMEM */
-int wasync_tick(void);        /* one round; returns the runnable count */
-void *wasync_alloc(size_t n); /* memory the host fills for wasync_deliver */
-/* Frees p, which wasync_alloc returned (taken). */
-void wasync_free(void *p);
-/* Completes host op id with status (WA_PENDING: a chunk, more to come),
- * the n bytes at p (taken) and a number. Stale ids are ignored. */
-void wasync_deliver(uint32_t id, int status, void *p, size_t n, double number);
-void wasync_wake(uint32_t id); /* wasync_deliver with no result */
-/* A new promise handle (pending); 0 when out of memory. */
-uint32_t wasync_adopt(void);
-/* The promise of handle settled (status 0 or WA_EIO), bytes at p taken. */
-void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number);
-/* Room for n (at most 1024) outcomes in the module's settlement table, 24
- * bytes each: f64 number, u32 handle, i32 status, u32 p, u32 n, as
- * wasync_settled takes them; NULL when out of memory. */
-void *wasync_outcomes(size_t n);
-/* Settles the first n outcomes of the table in order, as wasync_settled
- * does each: a batch of settlements in one call. */
-void wasync_settled_n(size_t n);
-/* Forgets handle (wa_js_release, from the glue). */
-void wasync_release(uint32_t handle);
 
 #ifdef __cplusplus
 }

@@ -70,8 +70,10 @@ typedef struct wa_sem {
 void wa_sem_init(wa_sem *s, size_t permits);
 /* The same with at most max permits: a release past it is misuse. */
 void wa_sem_init_max(wa_sem *s, size_t permits, size_t max);
-/* wa_sem_init_max shared by threads (SIZE_MAX: no maximum). */
-void wa_sem_init_shared(wa_sem *s, size_t permits, size_t max);
+/* wa_sem_init shared by threads. */
+void wa_sem_init_shared(wa_sem *s, size_t permits);
+/* wa_sem_init_max shared by threads. */
+void wa_sem_init_max_shared(wa_sem *s, size_t permits, size_t max);
 /* Takes n permits now if no one waits and enough are free: 0 or WA_EAGAIN. */
 int wa_sem_try_acquire(wa_sem *s, size_t n);
 /* Returns n permits. WA_EMISUSE if that would exceed the maximum. */
@@ -103,7 +105,7 @@ typedef struct wa_mutex {
 /* Initialises m, unlocked. */
 static inline void wa_mutex_init(wa_mutex *m) { wa_sem_init_max(&m->sem, 1, 1); }
 /* The same, shared by threads. */
-static inline void wa_mutex_init_shared(wa_mutex *m) { wa_sem_init_shared(&m->sem, 1, 1); }
+static inline void wa_mutex_init_shared(wa_mutex *m) { wa_sem_init_max_shared(&m->sem, 1, 1); }
 /* Locks m (borrowed): a future whose storage a is the guard, released by
  * wa_acquire_release(a). */
 static inline wa_future *wa_lock_init(wa_acquire *a, wa_mutex *m)

@@ -14,11 +14,13 @@ void wa_sem_init_max(wa_sem *s, size_t permits, size_t max)
 
 void wa_sem_init(wa_sem *s, size_t permits) { wa_sem_init_max(s, permits, SIZE_MAX); }
 
-void wa_sem_init_shared(wa_sem *s, size_t permits, size_t max)
+void wa_sem_init_max_shared(wa_sem *s, size_t permits, size_t max)
 {
     wa_sem_init_max(s, permits, max);
     s->lock = WA__LOCK_FREE;
 }
+
+void wa_sem_init_shared(wa_sem *s, size_t permits) { wa_sem_init_max_shared(s, permits, SIZE_MAX); }
 
 size_t wa_sem_available(const wa_sem *s)
 {

@@ -10,7 +10,7 @@
 /* Declares a function as the import `name` of the WASI interface `module`
  * ("wasi:io/streams@0.2.12"): the core names wit-component expects.
  *
- * The C name of an import says whose it is: wa_<p2|p3>_imp_<tag>_<what>,
+ * The C name of an import says whose it is: wa__<wasip2|wasip3>_imp_<tag>_<what>,
  * <tag> the import's WASI package (io, clocks, random, cli, sockets, http),
  * canon for the Component Model's built-ins ("$root", builtins.c), run
  * for the task.return of wasi:cli/run (command.c); and one file per host

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The JavaScript host's export ABI: the functions the glue (js/wasync.mjs)
- * calls, and nothing else does (include/wasync/js.h lists them). Each hands
+ * calls, and nothing else does (exports.h lists them). Each hands
  * its call to the layer it is for: the module's runtime (runtime.c) starts
  * and ticks, the host operations (ops.c) take the host's results. The glue
  * never calls them from inside an import, so none of them re-enters another.
  */
 #include <stdlib.h>
 
+#include "exports.h"
 #include "ops.h"
 #include "reactor.h"
 

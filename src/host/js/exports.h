@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: the JavaScript host's export ABI, the functions the glue
+ * (js/wasync.mjs) calls and nothing else does (exports.c defines them;
+ * docs/reactor.md says when the glue calls each). Not in a public header:
+ * no C code of a user's calls them. */
+#ifndef WASYNC_HOST_JS_EXPORTS_H
+#define WASYNC_HOST_JS_EXPORTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int wasync_init(void);        /* creates the runtime: 0 or WA_ENOMEM */
+int wasync_tick(void);        /* one round; returns the runnable count */
+void *wasync_alloc(size_t n); /* memory the host fills for wasync_deliver */
+/* Frees p, which wasync_alloc returned (taken). */
+void wasync_free(void *p);
+/* Completes host op id with status (WA_PENDING: a chunk, more to come),
+ * the n bytes at p (taken) and a number. Stale ids are ignored. */
+void wasync_deliver(uint32_t id, int status, void *p, size_t n, double number);
+void wasync_wake(uint32_t id); /* wasync_deliver with no result */
+/* A new promise handle (pending); 0 when out of memory. */
+uint32_t wasync_adopt(void);
+/* The promise of handle settled (status 0 or WA_EIO), bytes at p taken. */
+void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number);
+/* Room for n (at most 1024) outcomes in the module's settlement table, 24
+ * bytes each: f64 number, u32 handle, i32 status, u32 p, u32 n, as
+ * wasync_settled takes them; NULL when out of memory. */
+void *wasync_outcomes(size_t n);
+/* Settles the first n outcomes of the table in order, as wasync_settled
+ * does each: a batch of settlements in one call. */
+void wasync_settled_n(size_t n);
+/* Forgets handle (wa_js_release, from the glue). */
+void wasync_release(uint32_t handle);
+
+#endif
