@@ -58,10 +58,11 @@ test('every wa_ word of src/ is public or wa__', () => {
   assert.deepEqual(bad, []);
 });
 
-// Names the library must define under another name: the JS host's export
-// ABI (src/host/js/exports.h), the Component Model's task hook, and what
-// compilers and sanitizers add.
-const ABI = /^(wasync_\w+|wasip3_task_set|cabi_realloc|__\w+|\.\w+)$/;
+// Names the library defines under another's rule: the JS host's export
+// ABI (src/host/js/exports.h) and its C allocator (wasm_heap.c), the
+// Component Model's (cabi_realloc, the task hook, a reactor's _start), and
+// what compilers and sanitizers add.
+const ABI = /^(wasync_\w+|malloc|calloc|realloc|free|aligned_alloc|cabi_realloc|wasip3_task_set|_start|__\w+|\.\w+)$/;
 
 test('every symbol the library defines is public or wa__', () => {
   const nm = process.env.WASYNC_NM, list = process.env.WASYNC_OBJECTS;
