@@ -80,7 +80,7 @@ typedef struct wa__mt {
 } wa__mt;
 
 /* The worker running on this thread, or NULL (park.c's). */
-extern _Thread_local wa__worker *wa__co_self;
+extern _Thread_local wa__worker *wa__worker_self;
 
 static inline long wa__futex(uint32_t *w, int op, uint32_t v, const struct timespec *ts)
 {
@@ -126,7 +126,7 @@ static inline unsigned wa__ring_take(wa__ring *r, wa_task **out, unsigned max, b
 static inline bool wa__mt_wants_worker(wa__mt *mt, uint32_t s) { return !(s & 0xffff) && s >> 16 < mt->n; }
 
 /* The worker of mt running on this thread, or NULL. */
-static inline wa__worker *wa__mt_here(wa__mt *mt) { return wa__co_self && wa__co_self->mt == mt ? wa__co_self : NULL; }
+static inline wa__worker *wa__mt_here(wa__mt *mt) { return wa__worker_self && wa__worker_self->mt == mt ? wa__worker_self : NULL; }
 
 /* Drops n references to t, freeing it with the last (on whichever thread
  * that is). */

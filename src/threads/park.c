@@ -11,7 +11,7 @@
 #include "mt.h"
 #include "../core/timer.h"
 
-_Thread_local wa__worker *wa__co_self;
+_Thread_local wa__worker *wa__worker_self;
 
 /* The thread in block_on or run waits on mt->signal; this waker bumps it. */
 void wa__mt_signal(void *p)
@@ -41,7 +41,7 @@ void wa__mt_notify(wa__mt *mt)
     }
     if (mt->idle_len == 0) { /* the driver, last: a futex wake is cheaper than leaving epoll */
         __atomic_store_n(&mt->driver, NULL, __ATOMIC_RELAXED);
-        if (d == wa__co_self) { /* the driver's own wakes, from its wait: it is up already */
+        if (d == wa__worker_self) { /* the driver's own wakes, from its wait: it is up already */
             __atomic_add_fetch(&mt->state, WA__UNPARKED_ONE, __ATOMIC_SEQ_CST);
             pthread_mutex_unlock(&mt->lock);
             return;

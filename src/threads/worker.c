@@ -146,7 +146,7 @@ void *wa__worker_main(void *arg)
 {
     wa__worker *w = arg;
     wa__mt *mt = w->mt;
-    wa__co_self = w;
+    wa__worker_self = w;
     w->view.owner = wa__thread_self();
     wa__ticking = &w->view; /* polls must not block on or tick a runtime */
     w->view.poll_top = __builtin_frame_address(0);
