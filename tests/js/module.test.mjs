@@ -28,7 +28,10 @@ for (const name of ['prog', 'minimal', 'timeline', 'bench_js']) {
 // two more codes: 293 bytes) and the handle table (core/handles.c, which
 // finds a stale copy of a stream's or a runtime's handle out: 1,295
 // bytes); 28,005 bytes with all three, and the bound the next KiB up again.
-test('minimal.wasm is under 28 KiB', async () => {
+// Then 28,812 bytes: the one intrusive list (src/core/list.h: code 22,372
+// to 22,448 bytes) and the wa__ marker of the library's own names in the
+// name section (3,405 to 3,494 bytes); the bound one KiB up.
+test('minimal.wasm is under 29 KiB', async () => {
   const bytes = await readFile(join(dir, 'minimal.wasm'));
-  assert.ok(bytes.length < 28 * 1024, `${bytes.length} bytes`);
+  assert.ok(bytes.length < 29 * 1024, `${bytes.length} bytes`);
 });
