@@ -57,26 +57,38 @@ static uint64_t wa__native_uring_now(wa_backend *b)
     return wa__native_now();
 }
 
-/* Queues one request and submits it (under the table's lock). Returns 0,
- * or WA_ENOMEM when the kernel took nothing. */
-static int wa__native_uring_submit(wa__native_uring *u, struct io_uring_sqe *sqe, uint64_t data)
+/* Sends what was queued (under the table's lock). A submission the kernel
+ * refused stays queued and goes with the next. */
+static void wa__native_uring_send(wa__native_uring *u)
 {
-    io_uring_sqe_set_data64(sqe, data);
-    return io_uring_submit(&u->ring) == 1 ? 0 : WA_ENOMEM;
+    if (io_uring_sq_ready(&u->ring))
+        io_uring_submit(&u->ring);
 }
 
-/* Watches fd until removed: multishot, edge-triggered (io_uring's default
- * for a poll), as epoll's EPOLLET; a registration for both directions, the
- * eventfd for POLLIN alone (always writable, its every drain would wake a
- * wait for POLLOUT). */
+/* A request to queue (under the table's lock), or NULL when the queue is
+ * full and stays so. */
+static struct io_uring_sqe *wa__native_uring_sqe(wa__native_uring *u)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+    if (!sqe) {
+        io_uring_submit(&u->ring);
+        sqe = io_uring_get_sqe(&u->ring);
+    }
+    return sqe;
+}
+
+/* Queues the watch of fd until removed: multishot, edge-triggered
+ * (io_uring's default for a poll), as epoll's EPOLLET; a registration for
+ * both directions, the eventfd for POLLIN alone (always writable, its
+ * every drain would wake a wait for POLLOUT). 0 or WA_ENOMEM. */
 static int wa__native_uring_watch(wa__native_uring *u, int fd, uint64_t data)
 {
-    unsigned mask = data == WA__NATIVE_URING_EVFD ? POLLIN : POLLIN | POLLOUT | POLLRDHUP;
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring); /* (never full: each is sent at once) */
+    struct io_uring_sqe *sqe = wa__native_uring_sqe(u);
     if (!sqe)
         return WA_ENOMEM;
-    io_uring_prep_poll_multishot(sqe, fd, mask);
-    return wa__native_uring_submit(u, sqe, data);
+    io_uring_prep_poll_multishot(sqe, fd, data == WA__NATIVE_URING_EVFD ? POLLIN : POLLIN | POLLOUT | POLLRDHUP);
+    io_uring_sqe_set_data64(sqe, data);
+    return 0;
 }
 
 /* What a poll's mask is in WA_READABLE | WA_WRITABLE (HUP and errors are
@@ -87,32 +99,49 @@ static unsigned wa__native_uring_events(unsigned mask)
            (mask & (POLLOUT | POLLHUP | POLLERR) ? WA_WRITABLE : 0);
 }
 
-/* One completion. A multishot poll that ended (no IORING_CQE_F_MORE: the
- * completion queue was full, or the thread that armed it exited, which
- * cancels its requests) is armed again while its registration lives; a
- * removed one's key is stale by then and its completions are ignored. */
+/* One completion, under the table's lock. A multishot poll that ended
+ * (no IORING_CQE_F_MORE: the completion queue was full, or the thread
+ * that armed it exited, which cancels its requests) is queued again while
+ * its registration lives; a removed one's key is stale by then and its
+ * completions are ignored. */
 static void wa__native_uring_dispatch(wa__native_uring *u, const struct io_uring_cqe *cqe)
 {
     uint64_t data = io_uring_cqe_get_data64(cqe);
     int res = cqe->res;
     bool ended = !(cqe->flags & IORING_CQE_F_MORE), again = res >= 0 || res == -ECANCELED;
-    if (data == WA__NATIVE_URING_REMOVAL)
-        return;
-    wa_regs_lock(&u->regs);
     if (data == WA__NATIVE_URING_EVFD) {
         uint64_t v;
         if (read(u->evfd, &v, sizeof v) < 0) { /* EAGAIN: already drained */
         }
         if (ended && again)
             wa__native_uring_watch(u, u->evfd, WA__NATIVE_URING_EVFD);
-    } else {
-        wa_reg *g = wa_regs_find(&u->regs, data);
-        if (g && res != -ECANCELED)
-            wa_regs_ready(&u->regs, g, res >= 0 ? wa__native_uring_events((unsigned)res) : WA_READABLE | WA_WRITABLE);
-        /* (the wakes ran under the lock and touch no registration: g is still there) */
-        if (g && ended && again && wa__native_uring_watch(u, (int)g->id, data) < 0)
-            wa_regs_ready(&u->regs, g, WA_READABLE | WA_WRITABLE); /* unwatched: let its I/O say */
+        return;
     }
+    wa_reg *g = data == WA__NATIVE_URING_REMOVAL ? NULL : wa_regs_find(&u->regs, data);
+    if (!g)
+        return;
+    if (res != -ECANCELED)
+        wa_regs_ready(&u->regs, g, res >= 0 ? wa__native_uring_events((unsigned)res) : WA_READABLE | WA_WRITABLE);
+    /* (the wakes ran under the lock and touch no registration: g is still there) */
+    if (ended && again && wa__native_uring_watch(u, (int)g->id, data) < 0)
+        wa_regs_ready(&u->regs, g, WA_READABLE | WA_WRITABLE); /* unwatched: let its I/O say */
+}
+
+/* Every completion there (a batch at a time, so that the kernel reuses
+ * their room), then what they queued sent in one submission. */
+static void wa__native_uring_drain(wa__native_uring *u)
+{
+    struct io_uring_cqe *cqes[WA__NATIVE_URING_BATCH];
+    unsigned n;
+    wa_regs_lock(&u->regs);
+    for (int round = 0; round < WA__NATIVE_URING_CQ / WA__NATIVE_URING_BATCH; round++) {
+        if (!(n = io_uring_peek_batch_cqe(&u->ring, cqes, WA__NATIVE_URING_BATCH)))
+            break;
+        for (unsigned i = 0; i < n; i++)
+            wa__native_uring_dispatch(u, cqes[i]);
+        io_uring_cq_advance(&u->ring, n);
+    }
+    wa__native_uring_send(u);
     wa_regs_unlock(&u->regs);
 }
 
@@ -132,11 +161,7 @@ static int wa__native_uring_wait(wa_backend *b, uint64_t deadline)
     }
     if (rc < 0) /* (ETIME: the deadline; EAGAIN: nothing yet, not blocking) */
         return rc == -ETIME || rc == -EAGAIN || rc == -EINTR ? 0 : WA_EIO;
-    struct io_uring_cqe *cqes[WA__NATIVE_URING_BATCH];
-    unsigned n = io_uring_peek_batch_cqe(&u->ring, cqes, WA__NATIVE_URING_BATCH);
-    for (unsigned i = 0; i < n; i++)
-        wa__native_uring_dispatch(u, cqes[i]);
-    io_uring_cq_advance(&u->ring, n);
+    wa__native_uring_drain(u);
     return 0;
 }
 
@@ -194,8 +219,10 @@ static int wa__native_uring_arm(wa_backend *b, wa_reg *g, uint32_t i)
     wa__native_uring_reg *r = (wa__native_uring_reg *)g;
     if (r->watched)
         return 0;
-    int rc = wa__native_uring_watch((wa__native_uring *)b, (int)g->id, r->key);
+    wa__native_uring *u = (wa__native_uring *)b;
+    int rc = wa__native_uring_watch(u, (int)g->id, r->key);
     r->watched = rc == 0;
+    wa__native_uring_send(u);
     return rc;
 }
 
@@ -206,10 +233,11 @@ static void wa__native_uring_del(wa_backend *b, wa_reg *g)
 {
     wa__native_uring *u = (wa__native_uring *)b;
     struct io_uring_sqe *sqe;
-    if (!((wa__native_uring_reg *)g)->watched || !(sqe = io_uring_get_sqe(&u->ring)))
+    if (!((wa__native_uring_reg *)g)->watched || !(sqe = wa__native_uring_sqe(u)))
         return;
     io_uring_prep_poll_remove(sqe, ((wa__native_uring_reg *)g)->key);
-    wa__native_uring_submit(u, sqe, WA__NATIVE_URING_REMOVAL);
+    io_uring_sqe_set_data64(sqe, WA__NATIVE_URING_REMOVAL);
+    wa__native_uring_send(u);
 }
 
 static const wa_regs_hooks wa__native_uring_hooks = {wa__native_uring_add, wa__native_uring_del, wa__native_uring_arm,
@@ -230,6 +258,7 @@ static int wa__native_uring_open(wa__native_uring *u)
     uint64_t v;
     rc = p.features & IORING_FEAT_EXT_ARG ? wa__native_uring_watch(u, u->evfd, WA__NATIVE_URING_EVFD) : WA_ENOSYS;
     if (rc == 0) {
+        wa__native_uring_send(u);
         if (io_uring_wait_cqe(&u->ring, &cqe) < 0) {
             rc = WA_EIO;
         } else {
