@@ -2,18 +2,19 @@
 /* Native Linux backend over io_uring (liburing), readiness-based: each fd
  * registration (regs.c) is one multishot IORING_OP_POLL_ADD for both
  * directions, edge-triggered, sent at its first wait, whose completions
- * feed readiness in as
- * epoll's events do; the I/O itself stays the callers' read and write
- * calls, so fd streams, TCP and the HTTP client run on it unchanged. The
- * wait is io_uring_enter with the runtime's next deadline (a timespec
- * argument, no timeout request); notify is an eventfd polled the same way.
+ * feed readiness in as epoll's events do. The I/O itself stays the
+ * callers' read and write calls, so fd streams, TCP and the HTTP client
+ * run on it unchanged. The wait is io_uring_enter with the runtime's next
+ * deadline (a timespec argument, no timeout request); notify is an
+ * eventfd, polled the same way.
  *
- * Threads: a many-threads runtime's workers register and deregister (each
- * a submission) while one of them waits in the ring: the submission queue
- * is touched only under the registration table's lock, and every
- * submission is sent at once, so the waiting worker never submits outside
- * it; the completion queue is the waiting worker's alone (one at a time:
- * mt.c's driver token). */
+ * Threads: a many-threads runtime's workers register, wait and deregister
+ * while one of them waits in the ring. The submission queue is touched
+ * only under the registration table's lock (the hooks run under it; the
+ * wait takes it to feed completions in and send the polls they re-arm),
+ * and a hook sends its request at once: the worker waiting in the ring
+ * sends nothing for the others. The completion queue is the waiting
+ * worker's alone (one at a time: mt.c's driver token). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <liburing.h>
