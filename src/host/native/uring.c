@@ -124,8 +124,11 @@ static void wa__native_uring_dispatch(wa__native_uring *u, const struct io_uring
     if (res != -ECANCELED)
         wa_regs_ready(&u->regs, g, res >= 0 ? wa__native_uring_events((unsigned)res) : WA_READABLE | WA_WRITABLE);
     /* (the wakes ran under the lock and touch no registration: g is still there) */
-    if (ended && again && wa__native_uring_watch(u, (int)g->id, data) < 0)
-        wa_regs_ready(&u->regs, g, WA_READABLE | WA_WRITABLE); /* unwatched: let its I/O say */
+    if (ended && again && wa__native_uring_watch(u, (int)g->id, data) < 0) {
+        /* unwatched: its I/O says, and its next wait tries again */
+        ((wa__native_uring_reg *)g)->watched = false;
+        wa_regs_ready(&u->regs, g, WA_READABLE | WA_WRITABLE);
+    }
 }
 
 /* Every completion there (a batch at a time, so that the kernel reuses
