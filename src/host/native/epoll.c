@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../reactor/regs.h"
+#include "clock.h"
 
 typedef struct wa_epoll {
     wa_backend base;
@@ -27,9 +27,7 @@ typedef struct wa_epoll {
 static uint64_t wa_epoll_now(wa_backend *b)
 {
     (void)b;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return wa__native_now();
 }
 
 static void wa_epoll_dispatch(wa_epoll *e, const struct epoll_event *ev)
@@ -56,8 +54,7 @@ static int wa_epoll_wait(wa_backend *b, uint64_t deadline)
     struct epoll_event evs[WA_EPOLL_BATCH];
     struct timespec ts, *tsp = NULL;
     if (deadline != WA_NEVER) {
-        uint64_t now = wa_epoll_now(b);
-        uint64_t ns = deadline > now ? deadline - now : 0;
+        uint64_t ns = wa__native_ns_until(deadline);
         ts.tv_sec = (time_t)(ns / 1000000000u);
         ts.tv_nsec = (long)(ns % 1000000000u);
         tsp = &ts;
@@ -142,6 +139,3 @@ wa_backend *wa_backend_epoll_new(int *err)
     }
     return &e->base;
 }
-
-/* The backend wa_rt_new gives on this host. */
-wa_backend *wa_backend_default_(int *err) { return wa_backend_epoll_new(err); }
