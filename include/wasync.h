@@ -22,7 +22,7 @@
 #include "wasync/backend.h"
 /* On every host: a host without threads, sockets or HTTP refuses those
  * calls when they are compiled, with a message that names the host
- * (WA_UNAVAILABLE_), which tells more than an undeclared function. */
+ * (WA__UNAVAILABLE), which tells more than an undeclared function. */
 #include "wasync/thread.h"
 #include "wasync/net.h"
 #include "wasync/http.h"

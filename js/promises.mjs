@@ -17,8 +17,8 @@ import { messageBytes, valueToResult } from './bytes.mjs';
 // A handle is generation << 20 | slot + 1 (src/host/js/reactor.c): its low
 // bits index `live`, and a slot reused for a newer handle no longer matches.
 const SLOT_MASK = (1 << 20) - 1;
-// The settlement table's size and layout (src/host/js/ops.h: wa_js_outcome,
-// WA_JS_OUTCOMES_MAX): f64 number, u32 handle, i32 status, u32 ptr, u32 len.
+// The settlement table's size and layout (src/host/js/ops.h: wa__js_outcome,
+// WA__JS_OUTCOMES_MAX): f64 number, u32 handle, i32 status, u32 ptr, u32 len.
 const OUTCOMES_MAX = 1024;
 const OUTCOME_WORDS = 6;
 

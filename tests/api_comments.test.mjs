@@ -45,7 +45,7 @@ test('the check finds functions, inline ones and macros', () => {
   const sample = [
     '/* Documented. */', 'int wa_a(void);', '', 'int wa_b(int x);',
     'static inline wa_future *wa_c(wa_sleep *s) { return 0; }',
-    '#define WA_D(x) (x)', '#define WA_E_(x) (x)', 'void wa_f_(void);', '    wa_g(1);',
+    '#define WA_D(x) (x)', '#define WA_E_(x) (x)', 'void wa__f(void);', '    wa_g(1);',
   ].join('\n');
   assert.deepEqual(publicFunctions(sample).map(([n]) => n), ['wa_a', 'wa_b', 'wa_c', 'WA_D']);
 });

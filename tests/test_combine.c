@@ -267,7 +267,7 @@ static void test_empty(void)
     wa_rt *rt = check_sim_rt(0);
     REQUIRE(rt);
     wa_combo c;
-    wa_branch br[1];
+    wa__branch br[1];
     CHECK_EQ(wa_block_on(rt, wa_combo_init(&c, WA_ALL, br, 0, NULL)), 0);
     CHECK_EQ(wa_block_on(rt, wa_combo_init(&c, WA_RACE, br, 0, NULL)), WA_EINVAL);
     CHECK_RT_EMPTY_FREE(rt);

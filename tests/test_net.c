@@ -312,7 +312,7 @@ static void test_close(void)
     int misuses = check_misuses;
     REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
     wa_tcp *l = op.listener;
-    CHECK_MISUSE(wa_block_on(rt, &op.fut), WA_EMISUSE, "wa_tcp_listen"); /* polled after its end */
+    CHECK_MISUSE(wa_block_on(rt, &op.fut), WA_EMISUSE, "wa__tcp_listen"); /* polled after its end */
     CHECK(op.listener == l);
     CHECK_EQ(wa_tcp_close(&l), 0);
     CHECK(l == NULL);
@@ -414,7 +414,7 @@ static void test_ip_parse(void)
         unsigned char b4[4], b6[16];
         int v4 = inet_pton(AF_INET, in[i], b4) == 1, v6 = inet_pton(AF_INET6, in[i], b6) == 1;
         wa_ip ip;
-        int rc = wa_ip_parse(in[i], &ip);
+        int rc = wa__ip_parse(in[i], &ip);
         int same = rc == (v4 || v6 ? 0 : WA_EINVAL) &&
                    (rc < 0 || (ip.v6 == v6 && !memcmp(ip.bytes, v6 ? b6 : b4, v6 ? 16 : 4)));
         CHECK(same);
@@ -422,7 +422,7 @@ static void test_ip_parse(void)
             fprintf(stderr, "  (on \"%s\")\n", in[i]);
     }
     wa_ip ip;
-    CHECK_EQ(wa_ip_parse(NULL, &ip), WA_EINVAL);
+    CHECK_EQ(wa__ip_parse(NULL, &ip), WA_EINVAL);
 }
 
 /* Connects a plain blocking socket to 127.0.0.1:port: the fd, or -1. */
@@ -562,8 +562,8 @@ static void test_dns(void)
     rt = net_rt();
     REQUIRE(rt);
     CHECK_EQ(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "127.0.0.1")), 0);
-    CHECK_MISUSE(wa_block_on(rt, &d[0].fut), WA_EMISUSE, "wa_dns_lookup");
-    CHECK_MISUSE(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, NULL)), WA_EMISUSE, "wa_dns_lookup");
+    CHECK_MISUSE(wa_block_on(rt, &d[0].fut), WA_EMISUSE, "wa__dns_lookup");
+    CHECK_MISUSE(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, NULL)), WA_EMISUSE, "wa__dns_lookup");
     wa_misuse_set_hook(NULL);
     CHECK_RT_EMPTY_FREE(rt);
 }
@@ -654,7 +654,7 @@ static void test_handle_copies(void)
     CHECK_MISUSE(wa_tcp_close(&copy), WA_EMISUSE, "wa_tcp_close");
     copy = op.listener;
     CHECK_MISUSE(wa_tcp_port(copy), 0, "wa_tcp_port");
-    CHECK_MISUSE(wa_block_on(rt, wa_tcp_accept_init(&acc, copy)), WA_EMISUSE, "wa_tcp_accept");
+    CHECK_MISUSE(wa_block_on(rt, wa_tcp_accept_init(&acc, copy)), WA_EMISUSE, "wa__tcp_accept");
     /* a new listener (perhaps where the old one was) is another handle */
     REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, (wa_misuse_set_hook(NULL), wa_rt_free(rt)));
     CHECK_MISUSE(wa_tcp_close(&copy), WA_EMISUSE, "wa_tcp_close");

@@ -65,7 +65,7 @@ static uint64_t clock_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static wa_p2_pollable make(uint8_t k, uint64_t at)
+static wa__wasip2_pollable make(uint8_t k, uint64_t at)
 {
     if (nhandles + 1 >= cap) {
         cap = cap ? cap * 2 : 1024;
@@ -81,7 +81,7 @@ static wa_p2_pollable make(uint8_t k, uint64_t at)
     return p;
 }
 
-static void check_alive(wa_p2_pollable p)
+static void check_alive(wa__wasip2_pollable p)
 {
     if (p == 0 || p > nhandles || !(kind[p] & P_ALIVE))
         fail("not a live pollable", p);
@@ -100,12 +100,12 @@ void fake_host_reset(uint64_t seed)
     fake_host_ready_count = fake_host_ready_sum = 0;
 }
 
-wa_p2_pollable fake_host_pollable_new(void) { return make(P_ALIVE, 0); }
+wa__wasip2_pollable fake_host_pollable_new(void) { return make(P_ALIVE, 0); }
 void fake_host_auto_ready(int on) { auto_ready = on; }
 void fake_host_exclude(int on) { exclude = on; }
 uint64_t fake_host_alive(void) { return alive; }
 
-void wa_p2_pollable_drop(wa_p2_pollable p)
+void wa__wasip2_pollable_drop(wa__wasip2_pollable p)
 {
     HOST_ENTER();
     fake_host_calls_made.drops++;
@@ -115,7 +115,7 @@ void wa_p2_pollable_drop(wa_p2_pollable p)
     HOST_EXIT();
 }
 
-uint32_t *wa_p2_poll(const wa_p2_pollable *list, size_t n, size_t *nready)
+uint32_t *wa__wasip2_poll(const wa__wasip2_pollable *list, size_t n, size_t *nready)
 {
     HOST_ENTER();
     fake_host_calls_made.polls++;
@@ -132,7 +132,7 @@ uint32_t *wa_p2_poll(const wa_p2_pollable *list, size_t n, size_t *nready)
         rng ^= rng >> 7;
         rng ^= rng << 17;
         idx = (uint32_t)(rng % nio);
-        wa_p2_pollable p = list[idx];
+        wa__wasip2_pollable p = list[idx];
         check_alive(p);
         if (kind[p] & P_TIMER)
             fail("a timer before the last entry", p);
@@ -154,7 +154,7 @@ uint32_t *wa_p2_poll(const wa_p2_pollable *list, size_t n, size_t *nready)
     return r;
 }
 
-uint64_t wa_p2_now(void)
+uint64_t wa__wasip2_now(void)
 {
     HOST_ENTER();
     fake_host_calls_made.nows++;
@@ -163,20 +163,20 @@ uint64_t wa_p2_now(void)
     return t;
 }
 
-wa_p2_pollable wa_p2_subscribe_instant(uint64_t at)
+wa__wasip2_pollable wa__wasip2_subscribe_instant(uint64_t at)
 {
     HOST_ENTER();
     fake_host_calls_made.subscribes++;
-    wa_p2_pollable p = make(P_ALIVE | P_TIMER, at);
+    wa__wasip2_pollable p = make(P_ALIVE | P_TIMER, at);
     HOST_EXIT();
     return p;
 }
 
-wa_p2_pollable wa_p2_subscribe_duration(uint64_t ns)
+wa__wasip2_pollable wa__wasip2_subscribe_duration(uint64_t ns)
 {
     HOST_ENTER();
     fake_host_calls_made.subscribes++;
-    wa_p2_pollable p = make(P_ALIVE | P_TIMER, clock_ns() + ns);
+    wa__wasip2_pollable p = make(P_ALIVE | P_TIMER, clock_ns() + ns);
     HOST_EXIT();
     return p;
 }

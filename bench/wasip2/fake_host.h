@@ -22,7 +22,7 @@ void fake_host_reset(uint64_t seed);
 
 /* A fresh I/O pollable (what a stream's subscribe() would return); not
  * counted as a host call, it stands for the I/O object's setup. */
-wa_p2_pollable fake_host_pollable_new(void);
+wa__wasip2_pollable fake_host_pollable_new(void);
 
 /* While on, each poll(list, n) reports exactly one I/O entry ready: the one
  * at position (seeded pseudo-random) % (number of I/O entries), whatever

@@ -22,15 +22,15 @@ static int floor_body(uint32_t body)
 {
     uint32_t out;
     uint64_t room;
-    int rc = wa_p2_body_write(body, &out);
+    int rc = wa__wasip2_body_write(body, &out);
     if (rc < 0)
         return rc;
-    if ((rc = wa_p2_check_write(out, &room)) == 0)
-        rc = room < sizeof msg - 1 ? WA_EAGAIN : wa_p2_write_flush(out, msg, sizeof msg - 1);
-    wa_p2_output_drop(out); /* the stream goes before its body */
+    if ((rc = wa__wasip2_check_write(out, &room)) == 0)
+        rc = room < sizeof msg - 1 ? WA_EAGAIN : wa__wasip2_write_flush(out, msg, sizeof msg - 1);
+    wa__wasip2_output_drop(out); /* the stream goes before its body */
     if (rc < 0)
-        return wa_p2_outgoing_body_drop(body), rc;
-    return wa_p2_body_finish(body, NULL);
+        return wa__wasip2_outgoing_body_drop(body), rc;
+    return wa__wasip2_body_finish(body, NULL);
 }
 
 __attribute__((export_name("wasi:http/incoming-handler@0.2.12#handle"))) void floor_handle(uint32_t req,
@@ -40,14 +40,14 @@ void floor_handle(uint32_t req, uint32_t outparam)
     static const wa_http_header type[] = {{"content-type", "text/plain"}};
     uint32_t fields, resp, body;
     char *path; /* read, as a server that routes must; every path gets the answer */
-    wa_p2_adopt(2);
-    if (wa_p2_request_path(req, &path) == 0)
+    wa__wasip2_adopt(2);
+    if (wa__wasip2_request_path(req, &path) == 0)
         free(path);
-    if (wa_p2_fields_from_list(type, 1, &fields) < 0 || wa_p2_response_new(fields, 200, &resp, &body) < 0) {
-        wa_p2_outparam_drop(outparam); /* the host answers */
+    if (wa__wasip2_fields_from_list(type, 1, &fields) < 0 || wa__wasip2_response_new(fields, 200, &resp, &body) < 0) {
+        wa__wasip2_outparam_drop(outparam); /* the host answers */
     } else {
-        wa_p2_outparam_set_ok(outparam, resp);
+        wa__wasip2_outparam_set_ok(outparam, resp);
         floor_body(body);
     }
-    wa_p2_request_drop(req);
+    wa__wasip2_request_drop(req);
 }

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 typedef struct naive_entry {
-    wa_p2_pollable pollable;
+    wa__wasip2_pollable pollable;
     uint32_t next_free;
     uint8_t live, waiting, ready;
     wa_waker waker;
@@ -50,7 +50,7 @@ void naive_free(naive *h)
     free(h);
 }
 
-uint32_t naive_register(naive *h, wa_p2_pollable p)
+uint32_t naive_register(naive *h, wa__wasip2_pollable p)
 {
     uint32_t k = h->free_head;
     if (k == NAIVE_NONE) {
@@ -74,7 +74,7 @@ void naive_deregister(naive *h, uint32_t key)
 {
     naive_entry *e = &h->e[key];
     wa_waker_drop(&e->waker);
-    wa_p2_pollable_drop(e->pollable);
+    wa__wasip2_pollable_drop(e->pollable);
     e->live = e->waiting = e->ready = 0;
     e->next_free = h->free_head;
     h->free_head = key;
@@ -98,7 +98,7 @@ int naive_wait_poll(naive *h, uint32_t key, const wa_waker *waker)
 int naive_block_until(naive *h, uint64_t deadline)
 {
     /* The fresh list and lookup table (one more cell for the deadline). */
-    wa_p2_pollable *targets = malloc((h->n + 1) * sizeof *targets);
+    wa__wasip2_pollable *targets = malloc((h->n + 1) * sizeof *targets);
     uint32_t *indexes = malloc((h->n + 1) * sizeof *indexes);
     if (!targets || !indexes)
         abort();
@@ -111,16 +111,16 @@ int naive_block_until(naive *h, uint64_t deadline)
     }
     uint32_t total = n;
     if (deadline == 0)
-        targets[total++] = wa_p2_subscribe_duration(0);
+        targets[total++] = wa__wasip2_subscribe_duration(0);
     else if (deadline != UINT64_MAX)
-        targets[total++] = wa_p2_subscribe_instant(deadline);
+        targets[total++] = wa__wasip2_subscribe_instant(deadline);
     if (total == 0) {
         free(targets);
         free(indexes);
         return -1;
     }
     size_t nready;
-    uint32_t *ready = wa_p2_poll(targets, total, &nready);
+    uint32_t *ready = wa__wasip2_poll(targets, total, &nready);
     for (size_t i = 0; i < nready; i++) {
         if (ready[i] >= n)
             continue; /* the deadline */
@@ -131,7 +131,7 @@ int naive_block_until(naive *h, uint64_t deadline)
     }
     free(ready);
     if (total > n)
-        wa_p2_pollable_drop(targets[n]);
+        wa__wasip2_pollable_drop(targets[n]);
     free(targets);
     free(indexes);
     return 0;

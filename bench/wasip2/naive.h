@@ -16,7 +16,7 @@ naive *naive_new(void);
 void naive_free(naive *h);
 
 /* Registers the pollable p (taken); returns its key, or UINT32_MAX. */
-uint32_t naive_register(naive *h, wa_p2_pollable p);
+uint32_t naive_register(naive *h, wa__wasip2_pollable p);
 /* Deregisters key: drops its pollable and its waker. */
 void naive_deregister(naive *h, uint32_t key);
 

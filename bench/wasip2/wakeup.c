@@ -143,7 +143,7 @@ static const wa_future_vt io_task_vt = {io_task_poll, io_task_drop, "io_task"};
 static __attribute__((noinline)) void loop_exec(wa_rt *rt, uint64_t *deadline, uint32_t m)
 {
     for (uint32_t i = 0; i < m; i++) {
-        if (wa_rt_wait_(rt, *deadline) < 0) /* as wa_rt_drive waits */
+        if (wa__rt_wait(rt, *deadline) < 0) /* as wa__rt_drive waits */
             die("wait failed");
         if (wa_rt_tick(rt, deadline) != 0)
             die("a task still runnable after the tick");
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
                 die("ready before any wait");
         }
         if (timer)
-            deadline = wa_p2_now() + WA_SEC(3600);
+            deadline = wa__wasip2_now() + WA_SEC(3600);
     }
     if (v_ours || v_exec) {
         wa_rt_stats rs;

@@ -99,7 +99,7 @@ static const wa_future_vt sleeper_vt = {sleeper_poll, sleeper_drop, "sleeper"};
 static __attribute__((noinline)) void loop(wa_rt *rt, uint64_t *deadline, uint32_t m)
 {
     for (uint32_t i = 0; i < m; i++) {
-        if (wa_rt_wait_(rt, *deadline) < 0) /* as wa_rt_drive waits */
+        if (wa__rt_wait(rt, *deadline) < 0) /* as wa__rt_drive waits */
             die("wait failed");
         if (wa_rt_tick(rt, deadline) != 0)
             die("a task still runnable after the tick");

@@ -29,7 +29,7 @@
 
 fake_host_calls fake_host_calls_made;
 uint64_t fake_host_ready_count, fake_host_ready_sum;
-long wa_p3_live; /* builtins.c's: the subtasks the library holds */
+long wa__wasip3_live; /* builtins.c's: the subtasks the library holds */
 
 enum { H_FREE, H_SET, H_IO, H_TIMER };
 
@@ -138,7 +138,7 @@ static void unstart(uint32_t w)
 static void resolve(uint32_t w)
 {
     unstart(w);
-    h[w].state = WA_P3_SUBTASK_RETURNED;
+    h[w].state = WA__WASIP3_SUBTASK_RETURNED;
     h[w].pending = 1;
     if (h[w].set)
         enqueue(w);
@@ -147,7 +147,7 @@ static void resolve(uint32_t w)
 static uint32_t start(uint8_t kind)
 {
     uint32_t w = make(kind);
-    h[w].state = WA_P3_SUBTASK_STARTED;
+    h[w].state = WA__WASIP3_SUBTASK_STARTED;
     return w;
 }
 
@@ -182,21 +182,21 @@ uint32_t fake_host_io_call(void)
     started[nstarted++] = w;
     h[w].started = nstarted;
     HOST_EXIT();
-    return WA_P3_SUBTASK_STARTED | w << 4;
+    return WA__WASIP3_SUBTASK_STARTED | w << 4;
 }
 
 static uint32_t timer(uint64_t at)
 {
     fake_host_calls_made.async_calls++;
     if (at <= clock_ns)
-        return WA_P3_SUBTASK_RETURNED;
+        return WA__WASIP3_SUBTASK_RETURNED;
     uint32_t w = start(H_TIMER);
     h[w].at = at;
-    wa_p3_live++; /* (as builtins.c counts the library's own calls) */
-    return WA_P3_SUBTASK_STARTED | w << 4;
+    wa__wasip3_live++; /* (as builtins.c counts the library's own calls) */
+    return WA__WASIP3_SUBTASK_STARTED | w << 4;
 }
 
-uint32_t wa_p3_wait_until(uint64_t when)
+uint32_t wa__wasip3_wait_until(uint64_t when)
 {
     HOST_ENTER();
     uint32_t r = timer(when);
@@ -204,7 +204,7 @@ uint32_t wa_p3_wait_until(uint64_t when)
     return r;
 }
 
-uint32_t wa_p3_wait_for(uint64_t ns)
+uint32_t wa__wasip3_wait_for(uint64_t ns)
 {
     HOST_ENTER();
     uint32_t r = timer(clock_ns + ns);
@@ -212,7 +212,7 @@ uint32_t wa_p3_wait_for(uint64_t ns)
     return r;
 }
 
-uint64_t wa_p3_now(void)
+uint64_t wa__wasip3_now(void)
 {
     HOST_ENTER();
     fake_host_calls_made.nows++;
@@ -221,7 +221,7 @@ uint64_t wa_p3_now(void)
     return t;
 }
 
-uint32_t wa_p3_waitable_set_new(void)
+uint32_t wa__wasip3_waitable_set_new(void)
 {
     HOST_ENTER();
     uint32_t s = make(H_SET);
@@ -229,7 +229,7 @@ uint32_t wa_p3_waitable_set_new(void)
     return s;
 }
 
-void wa_p3_waitable_set_drop(uint32_t set)
+void wa__wasip3_waitable_set_drop(uint32_t set)
 {
     HOST_ENTER();
     get(set, H_SET);
@@ -240,7 +240,7 @@ void wa_p3_waitable_set_drop(uint32_t set)
     HOST_EXIT();
 }
 
-void wa_p3_waitable_join(uint32_t w, uint32_t set)
+void wa__wasip3_waitable_join(uint32_t w, uint32_t set)
 {
     HOST_ENTER();
     fake_host_calls_made.joins++;
@@ -256,27 +256,27 @@ void wa_p3_waitable_join(uint32_t w, uint32_t set)
 }
 
 /* The event at the front of set's queue, delivered; code NONE if none. */
-static wa_p3_event take(uint32_t set)
+static wa__wasip3_event take(uint32_t set)
 {
     uint32_t w = h[set].head;
     if (!w)
-        return (wa_p3_event){WA_P3_EVENT_NONE, 0, 0};
+        return (wa__wasip3_event){WA__WASIP3_EVENT_NONE, 0, 0};
     dequeue(w);
     h[w].pending = 0;
-    return (wa_p3_event){WA_P3_EVENT_SUBTASK, w, h[w].state};
+    return (wa__wasip3_event){WA__WASIP3_EVENT_SUBTASK, w, h[w].state};
 }
 
-wa_p3_event wa_p3_waitable_set_poll(uint32_t set)
+wa__wasip3_event wa__wasip3_waitable_set_poll(uint32_t set)
 {
     HOST_ENTER();
     fake_host_calls_made.polls++;
     get(set, H_SET);
-    wa_p3_event e = take(set);
+    wa__wasip3_event e = take(set);
     HOST_EXIT();
     return e;
 }
 
-wa_p3_event wa_p3_waitable_set_wait(uint32_t set)
+wa__wasip3_event wa__wasip3_waitable_set_wait(uint32_t set)
 {
     HOST_ENTER();
     fake_host_calls_made.waits++;
@@ -293,32 +293,32 @@ wa_p3_event wa_p3_waitable_set_wait(uint32_t set)
     if (!h[set].head) { /* time passes: to the earliest timer (few: a scan) */
         uint64_t at = UINT64_MAX;
         for (uint32_t w = 1; w <= nh; w++)
-            if (h[w].kind == H_TIMER && h[w].state == WA_P3_SUBTASK_STARTED && h[w].at < at)
+            if (h[w].kind == H_TIMER && h[w].state == WA__WASIP3_SUBTASK_STARTED && h[w].at < at)
                 at = h[w].at;
         if (at == UINT64_MAX)
             fail("a wait that would never end", set);
         clock_ns = at;
         for (uint32_t w = 1; w <= nh; w++)
-            if (h[w].kind == H_TIMER && h[w].state == WA_P3_SUBTASK_STARTED && h[w].at <= at)
+            if (h[w].kind == H_TIMER && h[w].state == WA__WASIP3_SUBTASK_STARTED && h[w].at <= at)
                 resolve(w);
     }
-    wa_p3_event e = take(set);
-    if (e.code == WA_P3_EVENT_NONE)
+    wa__wasip3_event e = take(set);
+    if (e.code == WA__WASIP3_EVENT_NONE)
         fail("a wait whose event went to no joined waitable", set);
     HOST_EXIT();
     return e;
 }
 
-uint32_t wa_p3_subtask_cancel(uint32_t w)
+uint32_t wa__wasip3_subtask_cancel(uint32_t w)
 {
     HOST_ENTER();
     fake_host_calls_made.cancels++;
     handle *x = get(w, 0);
     if (x->set)
         fail("a cancel of a joined subtask traps", w);
-    if (x->state == WA_P3_SUBTASK_STARTED) {
+    if (x->state == WA__WASIP3_SUBTASK_STARTED) {
         unstart(w);
-        x->state = WA_P3_SUBTASK_CANCELLED_BEFORE_RETURNED;
+        x->state = WA__WASIP3_SUBTASK_CANCELLED_BEFORE_RETURNED;
     }
     x->pending = 0; /* (the state returned says it) */
     uint32_t state = x->state;
@@ -326,20 +326,20 @@ uint32_t wa_p3_subtask_cancel(uint32_t w)
     return state;
 }
 
-void wa_p3_subtask_drop(uint32_t w)
+void wa__wasip3_subtask_drop(uint32_t w)
 {
     HOST_ENTER();
     fake_host_calls_made.drops++;
     handle *x = get(w, 0);
-    if (x->state < WA_P3_SUBTASK_RETURNED)
+    if (x->state < WA__WASIP3_SUBTASK_RETURNED)
         fail("a drop of a subtask that did not resolve traps", w);
     if (x->set && x->pending) /* (a drop leaves the set) */
         dequeue(w);
-    wa_p3_live--;
+    wa__wasip3_live--;
     release(w);
     HOST_EXIT();
 }
-long wa_wasip3_live_subtasks(void) { return wa_p3_live; }
+long wa_wasip3_live_subtasks(void) { return wa__wasip3_live; }
 
 /* The stream<u8> the backend's bells are made of (src/host/wasip3/cli.c's):
  * a bench has no async export, so it opens no bell; a stream call aborts. */

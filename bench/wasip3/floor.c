@@ -32,7 +32,7 @@ typedef struct floor_call {
     uint32_t sent;           /* bytes of msg written */
     uint32_t trailers;       /* the trailers' writable end, until written */
     uint32_t req;            /* the request, dropped at the end as http_hello's */
-    wa_p3_http_value ok;     /* ok(none), the trailers' value */
+    wa__wasip3_http_value ok;     /* ok(none), the trailers' value */
 } floor_call;
 
 static floor_call *live, *pool; /* (pool: calls kept for their empty set) */
@@ -40,17 +40,17 @@ static floor_call *live, *pool; /* (pool: calls kept for their empty set) */
 /* Joins end to c's set and asks to be called back with its event. */
 static uint32_t floor_wait(floor_call *c, uint32_t end)
 {
-    wa_p3_waitable_join(end, c->set);
-    return wa_p3_callback_wait(c->set);
+    wa__wasip3_waitable_join(end, c->set);
+    return wa__wasip3_callback_wait(c->set);
 }
 
 /* Counts a body write's result r (not BLOCKED); the end goes once the
  * body is whole or the reader is gone (a drop leaves the set). */
 static void floor_sent(floor_call *c, uint32_t r)
 {
-    c->sent += wa_p3_copy_count(r);
-    if (c->sent == sizeof msg - 1 || wa_p3_copy_status(r) != WA_P3_COPY_COMPLETED) {
-        wa_wasip3_http_bytes.drop_writable(c->body);
+    c->sent += wa__wasip3_copy_count(r);
+    if (c->sent == sizeof msg - 1 || wa__wasip3_copy_status(r) != WA__WASIP3_COPY_COMPLETED) {
+        wa__wasip3_http_bytes.drop_writable(c->body);
         c->body = 0;
     }
 }
@@ -60,26 +60,26 @@ static void floor_sent(floor_call *c, uint32_t r)
 static uint32_t floor_step(floor_call *c)
 {
     while (c->body) {
-        uint32_t r = wa_wasip3_http_bytes.write(c->body, msg + c->sent, sizeof msg - 1 - c->sent);
-        if (r == WA_P3_BLOCKED)
+        uint32_t r = wa__wasip3_http_bytes.write(c->body, msg + c->sent, sizeof msg - 1 - c->sent);
+        if (r == WA__WASIP3_BLOCKED)
             return floor_wait(c, c->body);
         floor_sent(c, r);
     }
     if (c->trailers) {
-        uint32_t r = wa_wasip3_http_trailers.write(c->trailers, &c->ok);
-        if (r == WA_P3_BLOCKED)
+        uint32_t r = wa__wasip3_http_trailers.write(c->trailers, &c->ok);
+        if (r == WA__WASIP3_BLOCKED)
             return floor_wait(c, c->trailers);
-        wa_wasip3_http_trailers.drop_writable(c->trailers);
+        wa__wasip3_http_trailers.drop_writable(c->trailers);
         c->trailers = 0;
     }
-    wa_p3_request_drop(c->req);
+    wa__wasip3_request_drop(c->req);
     floor_call **p = &live;
     while (*p != c)
         p = &(*p)->next;
     *p = c->next;
     c->next = pool;
     pool = c;
-    return WA_P3_CALLBACK_EXIT;
+    return WA__WASIP3_CALLBACK_EXIT;
 }
 
 __attribute__((export_name("[async-lift]" HANDLE))) uint32_t floor_handle(uint32_t req);
@@ -89,32 +89,32 @@ uint32_t floor_handle(uint32_t req)
     floor_call *c = pool;
     char *path; /* read, as a server that routes must; every path gets the answer */
     uint32_t fields, resp, result;
-    if (wa_p3_request_path(req, &path) == 0)
+    if (wa__wasip3_request_path(req, &path) == 0)
         free(path);
     if (c)
         pool = c->next;
     else if ((c = calloc(1, sizeof *c)) != NULL)
-        c->set = wa_p3_waitable_set_new();
-    if (!c || wa_p3_fields_from_list(type, 1, &fields) < 0) {
+        c->set = wa__wasip3_waitable_set_new();
+    if (!c || wa__wasip3_fields_from_list(type, 1, &fields) < 0) {
         free(c); /* (never with a set: a pooled one has fields) */
-        wa_p3_request_drop(req);
-        wa_p3_handler_return_error(); /* the host answers */
-        return WA_P3_CALLBACK_EXIT;
+        wa__wasip3_request_drop(req);
+        wa__wasip3_handler_return_error(); /* the host answers */
+        return WA__WASIP3_CALLBACK_EXIT;
     }
-    uint64_t bytes = wa_wasip3_http_bytes.new_(), trailers = wa_wasip3_http_trailers.new_();
-    wa_p3_response_new(fields, (uint32_t)bytes, (uint32_t)trailers, 200, &resp, &result);
-    wa_wasip3_http_result.drop_readable(result); /* (how the host sent it: not asked) */
+    uint64_t bytes = wa__wasip3_http_bytes.new_(), trailers = wa__wasip3_http_trailers.new_();
+    wa__wasip3_response_new(fields, (uint32_t)bytes, (uint32_t)trailers, 200, &resp, &result);
+    wa__wasip3_http_result.drop_readable(result); /* (how the host sent it: not asked) */
     c->body = (uint32_t)(bytes >> 32);
     c->trailers = (uint32_t)(trailers >> 32);
     c->sent = 0;
     c->req = req;
-    wa_p3_http_value_set(&c->ok, 0);
+    wa__wasip3_http_value_set(&c->ok, 0);
     c->next = live;
     live = c;
     /* The body's write goes first: the host finds it waiting when it reads. */
-    uint32_t r = wa_wasip3_http_bytes.write(c->body, msg, sizeof msg - 1);
-    wa_p3_handler_return(resp);
-    if (r == WA_P3_BLOCKED)
+    uint32_t r = wa__wasip3_http_bytes.write(c->body, msg, sizeof msg - 1);
+    wa__wasip3_handler_return(resp);
+    if (r == WA__WASIP3_BLOCKED)
         return floor_wait(c, c->body);
     floor_sent(c, r);
     return floor_step(c);
@@ -129,10 +129,10 @@ uint32_t floor_callback(uint32_t event, uint32_t p1, uint32_t p2)
         c = c->next;
     if (!c)
         abort(); /* an event of no call of ours: a host bug */
-    if (event == WA_P3_EVENT_STREAM_WRITE) {
+    if (event == WA__WASIP3_EVENT_STREAM_WRITE) {
         floor_sent(c, p2); /* (a rest is written joined: async copies may be) */
-    } else if (event == WA_P3_EVENT_FUTURE_WRITE) {
-        wa_wasip3_http_trailers.drop_writable(c->trailers);
+    } else if (event == WA__WASIP3_EVENT_FUTURE_WRITE) {
+        wa__wasip3_http_trailers.drop_writable(c->trailers);
         c->trailers = 0;
     }
     return floor_step(c);

@@ -59,10 +59,10 @@ typedef struct wa_backend_vt {
 
 /* A wait queued on a backend's registration (an fd, a pollable): the
  * registration keeps any number of them in a list. Private. */
-typedef struct wa_wait_link {
-    wa_list_node node;
+typedef struct wa__wait_link {
+    wa__list_node node;
     wa_waker waker;
-} wa_wait_link;
+} wa__wait_link;
 
 /* The future that waits on a registration, whatever the host registers:
  * wa_fd_wait and wa_pollable_wait are this one struct, one layout on every
@@ -73,7 +73,7 @@ typedef struct wa_reg_wait {
     unsigned events;      /* what it waits for (and two bits of its own) */
     unsigned ready;       /* what was ready, once it is */
     struct wa_regs *regs; /* private: set once polled */
-    wa_wait_link link;    /* queued on the registration while pending */
+    wa__wait_link link;    /* queued on the registration while pending */
 } wa_reg_wait;
 
 /* The common head of every backend. */

@@ -82,7 +82,7 @@ size_t wa_rx_len(const wa_rx *rx);
  * future completes or is dropped. Status 0 or WA_ECLOSED. */
 typedef struct wa_send {
     wa_future fut;
-    wa_waiter w;
+    wa__waiter w;
     wa_chan *ch;
     const void *elem;
 } wa_send;
@@ -94,7 +94,7 @@ wa_future *wa_send_init(wa_send *s, wa_tx *tx, const void *elem);
  * empty and every sender is gone. */
 typedef struct wa_recv {
     wa_future fut;
-    wa_waiter w;
+    wa__waiter w;
     wa_chan *ch;
     void *out;
 } wa_recv;

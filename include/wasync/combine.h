@@ -30,14 +30,14 @@ extern "C" {
 typedef struct wa_combo wa_combo;
 
 /* One child of a combinator. Private. */
-typedef struct wa_branch {
+typedef struct wa__branch {
     wa_future *f;         /* NULL once finished and dropped */
     wa_combo *owner;
-    struct wa_branch *next; /* in the owner's woken list */
+    struct wa__branch *next; /* in the owner's woken list */
     int status;           /* WA_PENDING until finished */
     short woken;          /* on the woken list */
     short unwinding;      /* claimed the task's cancellation: cleaning up */
-} wa_branch;
+} wa__branch;
 
 enum wa_combo_mode {
     WA_ALL = 0,       /* wait for every child; status: the first error */
@@ -47,10 +47,10 @@ enum wa_combo_mode {
 
 struct wa_combo {
     wa_future fut;
-    wa_branch *br;
+    wa__branch *br;
     size_t n, left;
     size_t unwinding; /* children cleaning up after the task's cancellation */
-    wa_branch *woken; /* children woken since the last poll */
+    wa__branch *woken; /* children woken since the last poll */
     wa_waker waker;   /* the parent's */
     int mode;
     int status;
@@ -64,37 +64,37 @@ struct wa_combo {
  * (n entries, borrowed for c's life), or br NULL: storage allocated for an
  * n decided at run time, whose failure makes the combinator finish with
  * WA_ENOMEM (after dropping futs). Returns the future. */
-wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n,
+wa_future *wa_combo_init(wa_combo *c, int mode, wa__branch *br, size_t n,
                          wa_future *const *futs);
 
 /* Fixed-size storage for N children. */
 #define WA_COMBO(N)        \
     struct {              \
         wa_combo c;       \
-        wa_branch br[N];  \
+        wa__branch br[N];  \
     }
 
-#define WA_COMBO_ARGS_(...) (wa_future *const[]){__VA_ARGS__}
+#define WA__COMBO_ARGS(...) (wa_future *const[]){__VA_ARGS__}
 /* The number of arguments (1 to 16), as a constant. */
-#define WA_COMBO_N_(...) \
-    WA_COMBO_N16_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define WA_COMBO_N16_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, ...) n
-#define WA_COMBO_(j, mode, ...)                                                  \
+#define WA__COMBO_N(...) \
+    WA__COMBO_N16(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define WA__COMBO_N16(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, ...) n
+#define WA__COMBO(j, mode, ...)                                                  \
     ((void)sizeof(struct {                                                       \
-         _Static_assert(WA_COMBO_N_(__VA_ARGS__) <= sizeof((j)->br) / sizeof((j)->br[0]), \
+         _Static_assert(WA__COMBO_N(__VA_ARGS__) <= sizeof((j)->br) / sizeof((j)->br[0]), \
                         "more futures than the WA_COMBO storage holds");           \
          int x_;                                                                 \
      }),                                                                         \
-     wa_combo_init(&(j)->c, (mode), (j)->br, WA_COMBO_N_(__VA_ARGS__),           \
-                   WA_COMBO_ARGS_(__VA_ARGS__)))
+     wa_combo_init(&(j)->c, (mode), (j)->br, WA__COMBO_N(__VA_ARGS__),           \
+                   WA__COMBO_ARGS(__VA_ARGS__)))
 
 /* Join / race of the futures listed (1 to 16), in WA_COMBO(N) storage j. */
-#define wa_all_init(j, ...) WA_COMBO_(j, WA_ALL, __VA_ARGS__)
+#define wa_all_init(j, ...) WA__COMBO(j, WA_ALL, __VA_ARGS__)
 /* Waits for every future listed (taken), even after errors; status 0. */
-#define wa_all_settled_init(j, ...) WA_COMBO_(j, WA_ALL_SETTLED, __VA_ARGS__)
+#define wa_all_settled_init(j, ...) WA__COMBO(j, WA_ALL_SETTLED, __VA_ARGS__)
 /* The first of the futures listed (taken) to finish wins (its status);
  * the others are dropped. */
-#define wa_race_init(j, ...) WA_COMBO_(j, WA_RACE, __VA_ARGS__)
+#define wa_race_init(j, ...) WA__COMBO(j, WA_RACE, __VA_ARGS__)
 
 /* After a race: the index of the child that finished first (-1: none). */
 static inline int wa_race_winner(const wa_combo *c) { return c->winner; }

@@ -217,17 +217,17 @@ typedef void (*wa_export_return)(wa_future *done, int status);
 /* Exports the async func name, its calls started by spawn and returned by
  * ret (see above). */
 #define WA_EXPORT_ASYNC(name, spawn, ret, params, ...)                                               \
-    __attribute__((export_name("[async-lift]" name))) uint32_t wa_export_lift_##spawn params;        \
-    uint32_t wa_export_lift_##spawn params                                                            \
+    __attribute__((export_name("[async-lift]" name))) uint32_t wa__export_lift_##spawn params;        \
+    uint32_t wa__export_lift_##spawn params                                                            \
     {                                                                                                 \
-        wa_export_call *c_ = wa_export_begin_();                                                      \
-        return wa_export_start_(c_, spawn(wa_wasip3_rt(), wa_export_join_(c_), ##__VA_ARGS__), (ret)); \
+        wa__export_call *c_ = wa__export_begin();                                                      \
+        return wa__export_start(c_, spawn(wa_wasip3_rt(), wa__export_join(c_), ##__VA_ARGS__), (ret)); \
     }                                                                                                 \
-    __attribute__((export_name("[callback][async-lift]" name))) uint32_t wa_export_cb_##spawn(       \
+    __attribute__((export_name("[callback][async-lift]" name))) uint32_t wa__export_cb_##spawn(       \
         uint32_t e, uint32_t p1, uint32_t p2);                                                        \
-    uint32_t wa_export_cb_##spawn(uint32_t e, uint32_t p1, uint32_t p2)                               \
+    uint32_t wa__export_cb_##spawn(uint32_t e, uint32_t p1, uint32_t p2)                               \
     {                                                                                                 \
-        return wa_export_callback_(e, p1, p2, (ret));                                                 \
+        return wa__export_callback(e, p1, p2, (ret));                                                 \
     }
 
 /* The instance's runtime, where every export call's task runs: made on
@@ -251,17 +251,17 @@ unsigned wa_wasip3_set_export_limit(unsigned max);
 unsigned wa_wasip3_export_live(void);
 
 /* Private to WA_EXPORT_ASYNC. */
-typedef struct wa_export_call wa_export_call;
-wa_export_call *wa_export_begin_(void);
-wa_join *wa_export_join_(wa_export_call *c);
-uint32_t wa_export_start_(wa_export_call *c, int spawned, wa_export_return ret);
-uint32_t wa_export_callback_(uint32_t event, uint32_t p1, uint32_t p2, wa_export_return ret);
+typedef struct wa__export_call wa__export_call;
+wa__export_call *wa__export_begin(void);
+wa_join *wa__export_join(wa__export_call *c);
+uint32_t wa__export_start(wa__export_call *c, int spawned, wa_export_return ret);
+uint32_t wa__export_callback(uint32_t event, uint32_t p1, uint32_t p2, wa_export_return ret);
 /* Private to the library's exports (the HTTP handler): asks that the call
  * whose task is join's make its task.return before its task ends:
  * resolve(arg) runs in the call's own task at its next entry or callback,
  * and ret does not run at the end (the spec lets a task run on after
  * task.return, to write its streams). */
-void wa_export_resolve_(wa_join *join, void (*resolve)(void *arg), void *arg);
+void wa__export_resolve(wa_join *join, void (*resolve)(void *arg), void *arg);
 
 #ifdef __cplusplus
 }

@@ -95,39 +95,39 @@ void wa_coro_drop(wa_future *f);
 #define WA_CO_LINE_CANCEL (-1)
 
 /* Internal steps of the macros below. */
-static inline void wa_coro_release_(wa_coro *co)
+static inline void wa__coro_release(wa_coro *co)
 {
     wa_future *c = co->child;
     co->child = NULL;
     wa_drop(c);
 }
-int wa_coro_step_(wa_coro *co, wa_cx *cx);   /* 0 go on, 1 pending, 2 unwind */
-int wa_coro_settle_(wa_coro *co, wa_cx *cx); /* after a poll that was not plainly ready */
+int wa__coro_step(wa_coro *co, wa_cx *cx);   /* 0 go on, 1 pending, 2 unwind */
+int wa__coro_settle(wa_coro *co, wa_cx *cx); /* after a poll that was not plainly ready */
 
 /* The await's poll, inline for the common case of a child that is ready
  * (or pending) with no cancellation in play. */
-static inline int wa_coro_poll_(wa_coro *co, wa_cx *cx)
+static inline int wa__coro_poll(wa_coro *co, wa_cx *cx)
 {
     if (co->flags)
-        return wa_coro_step_(co, cx);
+        return wa__coro_step(co, cx);
     wa_future *c = co->child; /* (its poll cannot change co) */
     int rc = c->vt->poll(c, cx);
     co->rc = rc;
     /* rc is WA_PENDING or WA_ECANCELED, in one test: they are 4 apart */
     if (!(((unsigned)rc - (unsigned)WA_ECANCELED) & ~(unsigned)(WA_PENDING - WA_ECANCELED)))
-        return wa_coro_settle_(co, cx);
+        return wa__coro_settle(co, cx);
     co->child = NULL;
     if (c->vt->drop) /* (read after the poll, which may change it) */
         c->vt->drop(c);
     return 0;
 }
-int wa_coro_yield_(wa_coro *co, wa_cx *cx); /* 0 pending, 2 unwind */
-int wa_coro_end_(wa_coro *co, int rc);
+int wa__coro_yield(wa_coro *co, wa_cx *cx); /* 0 pending, 2 unwind */
+int wa__coro_end(wa_coro *co, int rc);
 
 #if defined(__GNUC__) || defined(__clang__)
-#define WA_CO_LABEL_ATTR_ __attribute__((unused))
+#define WA__CO_LABEL_ATTR __attribute__((unused))
 #else
-#define WA_CO_LABEL_ATTR_
+#define WA__CO_LABEL_ATTR
 #endif
 
 /* The mistakes the macros can see fail to compile with the rule as the
@@ -135,72 +135,72 @@ int wa_coro_end_(wa_coro *co, int rc);
  * WA_BEGIN declares a larger one in the function, and each macro using
  * its hidden locals asserts that it sees that one. (A struct tag: an
  * inner declaration of it is no -Wshadow warning.) */
-struct wa_co_begun_ {
+struct wa__co_begun {
     char no_;
 };
-#define WA_CO_BEGUN_(macro_)                                                \
+#define WA__CO_BEGUN(macro_)                                                \
     ((void)sizeof(struct {                                                   \
-        _Static_assert(sizeof(struct wa_co_begun_) == 2,                     \
+        _Static_assert(sizeof(struct wa__co_begun) == 2,                     \
                        macro_ " needs WA_BEGIN(self, cx) first, at the top of the coroutine body"); \
-        int wa_x_;                                                           \
+        int wa__x;                                                           \
     }))
 /* A resume point's label, one per source line: a second WA_AWAIT or
  * WA_YIELD on the line redefines it, an error that names the rule (beside
  * the switch's duplicate case value, which does not). */
-#define WA_CO_CAT2_(a_, b_) a_##b_
-#define WA_CO_CAT_(a_, b_) WA_CO_CAT2_(a_, b_)
-#define WA_CO_ONE_PER_LINE_                                                 \
-    WA_CO_CAT_(wa_at_most_one_WA_AWAIT_or_WA_YIELD_per_line_, __LINE__) : WA_CO_LABEL_ATTR_
+#define WA__CO_CAT2(a_, b_) a_##b_
+#define WA__CO_CAT(a_, b_) WA__CO_CAT2(a_, b_)
+#define WA__CO_ONE_PER_LINE                                                 \
+    WA__CO_CAT(wa__at_most_one_WA_AWAIT_or_WA_YIELD_per_line_, __LINE__) : WA__CO_LABEL_ATTR
 
 /* Opens the coroutine body of self (the struct) polled with cx. */
 #define WA_BEGIN(self_, cx_)                                                \
-    struct wa_co_begun_ {                                                    \
+    struct wa__co_begun {                                                    \
         char yes_[2];                                                        \
     };                                                                       \
-    wa_coro *const wa_co_ = &(self_)->wa;                                    \
-    wa_cx *const wa_cx_ = (cx_);                                             \
-    (void)wa_cx_;                                                            \
-wa_resume_:                                                                  \
-    WA_CO_LABEL_ATTR_;                                                       \
-    switch (wa_co_->line) {                                                  \
+    wa_coro *const wa__co = &(self_)->wa;                                    \
+    wa_cx *const wa__cx = (cx_);                                             \
+    (void)wa__cx;                                                            \
+wa__resume:                                                                  \
+    WA__CO_LABEL_ATTR;                                                       \
+    switch (wa__co->line) {                                                  \
     case 0:
 
 /* Awaits the future returned by init, evaluated once. The resume point is
  * saved only when the await waits: one that is ready at once writes none. */
 #define WA_AWAIT(init_)                                                     \
     do {                                                                     \
-        WA_CO_BEGUN_("WA_AWAIT");                                            \
-        wa_co_->child = (init_);                                             \
+        WA__CO_BEGUN("WA_AWAIT");                                            \
+        wa__co->child = (init_);                                             \
         if (0) {                                                             \
     case __LINE__:                                                           \
-    WA_CO_ONE_PER_LINE_;                                                     \
+    WA__CO_ONE_PER_LINE;                                                     \
         }                                                                    \
-        int wa_step_ = wa_coro_poll_(wa_co_, wa_cx_);                        \
-        if (wa_step_ == 1) {                                                 \
-            wa_co_->line = __LINE__;                                         \
+        int wa__step = wa__coro_poll(wa__co, wa__cx);                        \
+        if (wa__step == 1) {                                                 \
+            wa__co->line = __LINE__;                                         \
             return WA_PENDING;                                               \
         }                                                                    \
-        if (wa_step_ == 2)                                                   \
-            goto wa_resume_;                                                 \
+        if (wa__step == 2)                                                   \
+            goto wa__resume;                                                 \
     } while (0)
 
 /* Lets every other ready task run before continuing (a cancellation point). */
 #define WA_YIELD()                                                          \
     do {                                                                     \
-        WA_CO_BEGUN_("WA_YIELD");                                            \
-        wa_co_->line = __LINE__;                                             \
-        if (wa_coro_yield_(wa_co_, wa_cx_) == 2)                             \
-            goto wa_resume_;                                                 \
+        WA__CO_BEGUN("WA_YIELD");                                            \
+        wa__co->line = __LINE__;                                             \
+        if (wa__coro_yield(wa__co, wa__cx) == 2)                             \
+            goto wa__resume;                                                 \
         return WA_PENDING;                                                   \
     case __LINE__:                                                           \
-    WA_CO_ONE_PER_LINE_;                                                     \
+    WA__CO_ONE_PER_LINE;                                                     \
     } while (0)
 
 /* The status of the last await. */
-#define WA_STATUS (WA_CO_BEGUN_("WA_STATUS"), wa_co_->rc)
+#define WA_STATUS (WA__CO_BEGUN("WA_STATUS"), wa__co->rc)
 
 /* Ends the coroutine with status rc (0 or a negative WA_E* code). */
-#define WA_RETURN(rc_) return WA_CO_BEGUN_("WA_RETURN"), wa_coro_end_(wa_co_, (rc_))
+#define WA_RETURN(rc_) return WA__CO_BEGUN("WA_RETURN"), wa__coro_end(wa__co, (rc_))
 
 /* Starts the cleanup section, run on cancellation. Normal flow reaching it
  * ends the coroutine with status 0. */
@@ -228,28 +228,28 @@ wa_resume_:                                                                  \
 /* WA_ASYNC(type, self, cx [, cleanup]): see the top of this file. The
  * functions it defines name their own parameters wa_*_, so that type, self
  * and cx may be any names but those. */
-#define WA_ASYNC(...) WA_ASYNC_PICK_(__VA_ARGS__, WA_ASYNC4_, WA_ASYNC3_, )(__VA_ARGS__)
-#define WA_ASYNC_PICK_(a_, b_, c_, d_, which_, ...) which_
-#define WA_ASYNC3_(type_, self_, cx_) WA_ASYNC_(type_, self_, cx_, wa_coro_drop)
-#define WA_ASYNC4_(type_, self_, cx_, cleanup_)                             \
+#define WA_ASYNC(...) WA__ASYNC_PICK(__VA_ARGS__, WA__ASYNC4, WA__ASYNC3, )(__VA_ARGS__)
+#define WA__ASYNC_PICK(a_, b_, c_, d_, which_, ...) which_
+#define WA__ASYNC3(type_, self_, cx_) WA__ASYNC(type_, self_, cx_, wa_coro_drop)
+#define WA__ASYNC4(type_, self_, cx_, cleanup_)                             \
     static void cleanup_(type_ *);                                           \
-    static void type_##_drop_(wa_future *wa_f_)                              \
+    static void type_##_drop_(wa_future *wa__f)                              \
     {                                                                        \
-        wa_coro_drop(wa_f_);                                                 \
-        cleanup_((type_ *)wa_f_);                                            \
+        wa_coro_drop(wa__f);                                                 \
+        cleanup_((type_ *)wa__f);                                            \
     }                                                                        \
-    WA_ASYNC_(type_, self_, cx_, type_##_drop_)
-#define WA_ASYNC_(type_, self_, cx_, drop_)                                 \
+    WA__ASYNC(type_, self_, cx_, type_##_drop_)
+#define WA__ASYNC(type_, self_, cx_, drop_)                                 \
     static int type_##_poll_(type_ *self_, wa_cx *cx_);                      \
-    static int type_##_poll_vt_(wa_future *wa_f_, wa_cx *wa_c_)              \
+    static int type_##_poll_vt_(wa_future *wa__f, wa_cx *wa__c)              \
     {                                                                        \
-        return type_##_poll_((type_ *)wa_f_, wa_c_);                         \
+        return type_##_poll_((type_ *)wa__f, wa__c);                         \
     }                                                                        \
     static const wa_future_vt type_##_vt_ = {type_##_poll_vt_, drop_, #type_}; \
-    static inline wa_future *type_##_init(type_ *wa_self_)                   \
+    static inline wa_future *type_##_init(type_ *wa__co_self)                   \
     {                                                                        \
         _Static_assert(offsetof(type_, wa) == 0, #type_ ": WA_CORO must come first"); \
-        return wa_coro_init(&wa_self_->wa, &type_##_vt_);                    \
+        return wa_coro_init(&wa__co_self->wa, &type_##_vt_);                    \
     }                                                                        \
     static int type_##_poll_(type_ *self_, wa_cx *cx_)
 

@@ -35,9 +35,9 @@ extern "C" {
     X(WA_ENOTFOUND, -19, "name not found")
 
 enum wa_errno {
-#define WA_ERRNO_ENUM_(name, val, msg) name = val,
-    WA_ERRNO_MAP(WA_ERRNO_ENUM_)
-#undef WA_ERRNO_ENUM_
+#define WA__ERRNO_ENUM(name, val, msg) name = val,
+    WA_ERRNO_MAP(WA__ERRNO_ENUM)
+#undef WA__ERRNO_ENUM
 };
 
 /* Returns a static string describing err (any int; unknown codes are named). */

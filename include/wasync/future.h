@@ -30,7 +30,7 @@ enum { WA_READY = 0, WA_PENDING = 1 };
 /* Marks a declaration the host of this build (wasync/config.h) cannot
  * have: a call of it fails to compile with msg, rather than to link. The
  * types stay declared, so that code naming them compiles on every host. */
-#define WA_UNAVAILABLE_(msg) __attribute__((unavailable(msg)))
+#define WA__UNAVAILABLE(msg) __attribute__((unavailable(msg)))
 
 typedef struct wa_rt wa_rt;
 typedef struct wa_task wa_task;
@@ -49,12 +49,12 @@ struct wa_future {
 
 /* The links of the library's intrusive lists, which futures and
  * primitives embed (a node in the item, the ends in its owner). Private. */
-typedef struct wa_list_node {
-    struct wa_list_node *next, *prev;
-} wa_list_node;
-typedef struct wa_list {
-    wa_list_node *first, *last;
-} wa_list;
+typedef struct wa__list_node {
+    struct wa__list_node *next, *prev;
+} wa__list_node;
+typedef struct wa__list {
+    wa__list_node *first, *last;
+} wa__list;
 
 /* A waker is Rust's RawWaker: data plus a vtable. {NULL, NULL} is "none". */
 typedef struct wa_waker wa_waker;

@@ -32,14 +32,14 @@ extern "C" {
 /* The client's calls on a host without HTTP, the server's on a host that
  * cannot export a handler (only a WASI 0.2 or 0.3 component can). */
 #if defined(WASYNC_HOST_WASIP1)
-#define WA_HTTP_CLIENT_ WA_UNAVAILABLE_("wasync: no HTTP on the wasip1 host (WASI 0.1 has none; http.h's client is native's, WASI 0.2's, WASI 0.3's and the js host's)")
+#define WA__HTTP_CLIENT WA__UNAVAILABLE("wasync: no HTTP on the wasip1 host (WASI 0.1 has none; http.h's client is native's, WASI 0.2's, WASI 0.3's and the js host's)")
 #else
-#define WA_HTTP_CLIENT_
+#define WA__HTTP_CLIENT
 #endif
 #if defined(WASYNC_HOST_NATIVE) || defined(WASYNC_HOST_JS) || defined(WASYNC_HOST_WASIP1)
-#define WA_HTTP_SERVER_ WA_UNAVAILABLE_("wasync: no HTTP server on the " WASYNC_HOST " host (http.h's server is WASI 0.2's and 0.3's)")
+#define WA__HTTP_SERVER WA__UNAVAILABLE("wasync: no HTTP server on the " WASYNC_HOST " host (http.h's server is WASI 0.2's and 0.3's)")
 #else
-#define WA_HTTP_SERVER_
+#define WA__HTTP_SERVER
 #endif
 
 /* A header: name and value, NUL-terminated. One sent must have an RFC 9110
@@ -103,7 +103,7 @@ typedef struct wa_http_send {
     char reason[WA_HTTP_REASON_MAX]; /* private: wa_http_send_reason */
 } wa_http_send;
 /* Initialises s to send req (borrowed); returns the future. */
-WA_HTTP_CLIENT_ wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req);
+WA__HTTP_CLIENT wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req);
 
 /* Why s failed, in the host's words: natively curl's message, on WASI the
  * wasi:http error-code's case and payload ("DNS-error: ENOTFOUND
@@ -112,22 +112,22 @@ WA_HTTP_CLIENT_ wa_future *wa_http_send_init(wa_http_send *s, const wa_http_requ
  * refused (WA_EINVAL; docs/http.md has each host's codes). Borrowed from
  * s: a string in its storage, readable after s completed and was dropped
  * (as an await drops it), until the storage is initialised again. */
-WA_HTTP_CLIENT_ const char *wa_http_send_reason(const wa_http_send *s);
+WA__HTTP_CLIENT const char *wa_http_send_reason(const wa_http_send *s);
 
 /* The response's status code (200, 404, ...). A response handle is
  * checked by every call that takes it: one freed (through this copy of
  * the handle or another) is reported as misuse of the call, which then
  * gives WA_EMISUSE, NULL or nothing. */
-WA_HTTP_CLIENT_ int wa_http_response_status(const wa_http_response *r);
+WA__HTTP_CLIENT int wa_http_response_status(const wa_http_response *r);
 /* The first header named name (case-insensitive), or NULL. Borrowed from r. */
 const char *wa_http_response_header(wa_http_response *r, const char *name);
 /* All headers, *n of them, borrowed from r (NULL, 0 if none or no memory). */
 const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n);
 /* The body, read until WA_ECLOSED; borrowed from r (closed by the free). */
-WA_HTTP_CLIENT_ wa_stream *wa_http_response_body(wa_http_response *r);
+WA__HTTP_CLIENT wa_stream *wa_http_response_body(wa_http_response *r);
 /* Releases the response (taken; NULL: nothing) and every handle it holds;
  * every copy of r goes stale. */
-WA_HTTP_CLIENT_ void wa_http_response_free(wa_http_response *r);
+WA__HTTP_CLIENT void wa_http_response_free(wa_http_response *r);
 
 /* Sends a request and reads the whole response body (at most max bytes,
  * 0: no limit; WA_E2BIG past it). Status 0 with f->response (the caller's
@@ -144,10 +144,10 @@ typedef struct wa_http_fetch {
 } wa_http_fetch;
 /* Initialises f to fetch req (borrowed), at most max body bytes; returns
  * the future. */
-WA_HTTP_CLIENT_ wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max);
+WA__HTTP_CLIENT wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max);
 /* Why f's send failed (wa_http_send_reason); "" when the send did not
  * fail, e.g. a body past max. Borrowed from f, as there. */
-WA_HTTP_CLIENT_ const char *wa_http_fetch_reason(const wa_http_fetch *f);
+WA__HTTP_CLIENT const char *wa_http_fetch_reason(const wa_http_fetch *f);
 
 /* ---- Server ---- */
 
@@ -169,16 +169,16 @@ typedef int (*wa_http_handler)(wa_rt *rt, wa_http_incoming *in, wa_join *task);
 #if defined(WASYNC_HOST_WASIP3)
 /* (WASI 0.3: the async export.) */
 #define WA_HTTP_SERVE(handler) \
-    WA_EXPORT_ASYNC("wasi:http/handler@0.3.0#handle", wa_http_serve_, wa_http_return_, (uint32_t req), req, (handler))
-WA_HTTP_SERVER_ int wa_http_serve_(wa_rt *rt, wa_join *join, uint32_t req, wa_http_handler handler);
-WA_HTTP_SERVER_ void wa_http_return_(wa_future *done, int status);
+    WA_EXPORT_ASYNC("wasi:http/handler@0.3.0#handle", wa__http_serve, wa__http_return, (uint32_t req), req, (handler))
+WA__HTTP_SERVER int wa__http_serve(wa_rt *rt, wa_join *join, uint32_t req, wa_http_handler handler);
+WA__HTTP_SERVER void wa__http_return(wa_future *done, int status);
 #else
 /* (WASI 0.2: the incoming-handler export.) */
 #define WA_HTTP_SERVE(handler)                                                                    \
-    __attribute__((export_name("wasi:http/incoming-handler@0.2.12#handle"))) void wa_http_export_( \
+    __attribute__((export_name("wasi:http/incoming-handler@0.2.12#handle"))) void wa__http_export( \
         uint32_t req, uint32_t out);                                                             \
-    void wa_http_export_(uint32_t req, uint32_t out) { wa_http_serve_(req, out, (handler)); }
-WA_HTTP_SERVER_ void wa_http_serve_(uint32_t req, uint32_t out, wa_http_handler handler);
+    void wa__http_export(uint32_t req, uint32_t out) { wa__http_serve(req, out, (handler)); }
+WA__HTTP_SERVER void wa__http_serve(uint32_t req, uint32_t out, wa_http_handler handler);
 #endif
 
 /* The request's method ("GET", ...), path with query ("/" if none) and
@@ -197,17 +197,17 @@ const char *wa_http_incoming_header(wa_http_incoming *in, const char *name);
 const wa_http_header *wa_http_incoming_headers(wa_http_incoming *in, size_t *n);
 /* The request body as a stream, read until WA_ECLOSED, borrowed from in
  * (the same stream on every call). 0 or WA_EIO. */
-WA_HTTP_SERVER_ int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body);
+WA__HTTP_SERVER int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body);
 
 /* Sends the response's head (headers borrowed) and returns its body stream
  * in *body (body may be NULL for none), borrowed from in: write it, then
  * wa_http_incoming_finish. Returns 0,
  * WA_EINVAL (a bad status or header), WA_EMISUSE on a second response. */
-WA_HTTP_SERVER_ int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body);
+WA__HTTP_SERVER int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body);
 /* Ends the response body. A task that ends with status 0 without it is
  * finished for it; one that fails aborts the body instead. Returns 0,
  * WA_EIO (e.g. fewer bytes than a content-length said), WA_EMISUSE. */
-WA_HTTP_SERVER_ int wa_http_incoming_finish(wa_http_incoming *in);
+WA__HTTP_SERVER int wa_http_incoming_finish(wa_http_incoming *in);
 
 #ifdef __cplusplus
 }

@@ -26,9 +26,9 @@ extern "C" {
 
 /* The calls below, on a host that has no sockets. */
 #if defined(WASYNC_HOST_JS) || defined(WASYNC_HOST_WASIP1)
-#define WA_NET_ WA_UNAVAILABLE_("wasync: no TCP or DNS on the " WASYNC_HOST " host (net.h is native Linux's, WASI 0.2's and WASI 0.3's)")
+#define WA__NET WA__UNAVAILABLE("wasync: no TCP or DNS on the " WASYNC_HOST " host (net.h is native Linux's, WASI 0.2's and WASI 0.3's)")
 #else
-#define WA_NET_
+#define WA__NET
 #endif
 
 typedef struct wa_tcp wa_tcp; /* a listening socket */
@@ -68,10 +68,10 @@ typedef struct wa_tcp_op {
  * wa_tcp_close. WA_EINVAL for a bad or NULL address, WA_EADDRINUSE,
  * WA_EMFILE (out of file descriptors), WA_ENOSYS on a backend without
  * sockets (sim). */
-WA_NET_ wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port);
+WA__NET wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port);
 
 /* The port l (borrowed) is bound to; 0 and misuse reported for NULL. */
-WA_NET_ uint16_t wa_tcp_port(const wa_tcp *l);
+WA__NET uint16_t wa_tcp_port(const wa_tcp *l);
 
 /* Accepts one connection on l (borrowed; the accept keeps it alive until
  * it ends, a close meanwhile makes it end with WA_ECLOSED): op->conn, a
@@ -79,19 +79,19 @@ WA_NET_ uint16_t wa_tcp_port(const wa_tcp *l);
  * handle) is misuse, reported at the first poll. WA_EMFILE, WA_ENOMEM and
  * WA_ECONNRESET concern one connection only: accept again (after a pause,
  * for WA_EMFILE: examples/tcp_echo.c). */
-WA_NET_ wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l);
+WA__NET wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l);
 
 /* Connects to ip:port (ip borrowed, read at once): op->conn, a new
  * stream. WA_EINVAL for a bad or NULL address, WA_ECONNREFUSED, WA_EMFILE
  * and the like. */
-WA_NET_ wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port);
+WA__NET wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port);
 
 /* Closes the listener *l (takes it) and clears *l, so that a second close
  * or a use through the same handle is misuse rather than a use after free.
  * An accept in flight on it ends with WA_ECLOSED; its memory goes when the
  * last accept lets go. Returns 0, or WA_EMISUSE (NULL, or a listener
  * closed already through another copy of the handle). */
-WA_NET_ int wa_tcp_close(wa_tcp **l);
+WA__NET int wa_tcp_close(wa_tcp **l);
 
 /* DNS: the addresses of a host name (borrowed until completion; NULL is
  * misuse), up to WA_DNS_MAX of them. Status 0 (n may be 0), WA_ENOTFOUND for a name that
@@ -117,7 +117,7 @@ typedef struct wa_dns {
     int n;
 } wa_dns;
 /* Initialises d to look name (borrowed) up on rt; returns the future. */
-WA_NET_ wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name);
+WA__NET wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name);
 
 #ifdef __cplusplus
 }

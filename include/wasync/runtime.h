@@ -88,7 +88,7 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
 
 /* Refuses at compile time a ptr that is a future's header (wa_spawn_of). */
 struct wa_coro;
-#define WA_SPAWN_WHOLE_(ptr)                                                            \
+#define WA__SPAWN_WHOLE(ptr)                                                            \
     ((void)sizeof(struct {                                                               \
         _Static_assert(!_Generic((ptr), struct wa_coro *: 1, const struct wa_coro *: 1, \
                                  wa_future *: 1, const wa_future *: 1, default: 0),      \
@@ -99,28 +99,28 @@ struct wa_coro;
  * must be the whole future's struct (&c), never its header (&c.wa, &c.fut):
  * that would copy only the header, and is refused at compile time. */
 #define wa_spawn_of(rt, ptr, join)                                                                \
-    (WA_SPAWN_WHOLE_(ptr),                                                                         \
-     WA_SPAWN_FIXED_(sizeof *(ptr))                                                                \
-         ? WA_SPAWN_WORDS_(sizeof *(ptr) / sizeof(void *))((rt), (const wa_future *)(ptr), (join)) \
+    (WA__SPAWN_WHOLE(ptr),                                                                         \
+     WA__SPAWN_FIXED(sizeof *(ptr))                                                                \
+         ? WA__SPAWN_WORDS(sizeof *(ptr) / sizeof(void *))((rt), (const wa_future *)(ptr), (join)) \
          : wa_spawn((rt), (const wa_future *)(ptr), sizeof *(ptr), (join)))
 
 /* wa_spawn of a future of n words (1 to 8), its size fixed at compile time:
  * what wa_spawn_of calls for those sizes, which copies the future without
  * testing its size (internal: 11 instructions less per spawn). */
-int wa_spawn_w1_(wa_rt *rt, const wa_future *fut, wa_join *join);
-int wa_spawn_w2_(wa_rt *rt, const wa_future *fut, wa_join *join);
-int wa_spawn_w3_(wa_rt *rt, const wa_future *fut, wa_join *join);
-int wa_spawn_w4_(wa_rt *rt, const wa_future *fut, wa_join *join);
-int wa_spawn_w5_(wa_rt *rt, const wa_future *fut, wa_join *join);
-int wa_spawn_w6_(wa_rt *rt, const wa_future *fut, wa_join *join);
-int wa_spawn_w7_(wa_rt *rt, const wa_future *fut, wa_join *join);
-int wa_spawn_w8_(wa_rt *rt, const wa_future *fut, wa_join *join);
-#define WA_SPAWN_FIXED_(size) \
+int wa__spawn_w1(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa__spawn_w2(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa__spawn_w3(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa__spawn_w4(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa__spawn_w5(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa__spawn_w6(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa__spawn_w7(wa_rt *rt, const wa_future *fut, wa_join *join);
+int wa__spawn_w8(wa_rt *rt, const wa_future *fut, wa_join *join);
+#define WA__SPAWN_FIXED(size) \
     ((size) >= sizeof(void *) && (size) <= 8 * sizeof(void *) && (size) % sizeof(void *) == 0)
-#define WA_SPAWN_WORDS_(n)                                                                 \
-    ((n) == 1 ? wa_spawn_w1_ : (n) == 2 ? wa_spawn_w2_ : (n) == 3 ? wa_spawn_w3_            \
-     : (n) == 4 ? wa_spawn_w4_ : (n) == 5 ? wa_spawn_w5_ : (n) == 6 ? wa_spawn_w6_          \
-     : (n) == 7 ? wa_spawn_w7_ : wa_spawn_w8_)
+#define WA__SPAWN_WORDS(n)                                                                 \
+    ((n) == 1 ? wa__spawn_w1 : (n) == 2 ? wa__spawn_w2 : (n) == 3 ? wa__spawn_w3            \
+     : (n) == 4 ? wa__spawn_w4 : (n) == 5 ? wa__spawn_w5 : (n) == 6 ? wa__spawn_w6          \
+     : (n) == 7 ? wa__spawn_w7 : wa__spawn_w8)
 
 /* The callback style: a task whose poll is fn(arg, cx), called until it
  * returns other than WA_PENDING. If the task is dropped before that

@@ -29,7 +29,7 @@ typedef struct wa_scope {
     wa_future fut;
     wa_rt *rt;
     wa_task *owner;    /* the task that created the scope, or NULL */
-    wa_list children;  /* list of live children */
+    wa__list children;  /* list of live children */
     struct wa_scope *prev, *next; /* in the runtime's list of scopes */
     size_t live;
     int status;
@@ -53,7 +53,7 @@ int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join
 
 /* wa_scope_spawn of the struct that ptr points to (as wa_spawn_of). */
 #define wa_scope_spawn_of(s, ptr, join) \
-    (WA_SPAWN_WHOLE_(ptr), wa_scope_spawn((s), (const wa_future *)(ptr), sizeof *(ptr), (join)))
+    (WA__SPAWN_WHOLE(ptr), wa_scope_spawn((s), (const wa_future *)(ptr), sizeof *(ptr), (join)))
 
 /* Requests cooperative cancellation of every child; awaiting the scope then
  * gives WA_ECANCELED (unless a child failed first). */

@@ -23,18 +23,18 @@ extern "C" {
 
 /* An intrusive FIFO of waiting futures, the building block of this header
  * and of channels. Private fields. */
-typedef struct wa_waiter {
-    wa_list_node node; /* first: src/sync/waitq.h */
+typedef struct wa__waiter {
+    wa__list_node node; /* first: src/sync/waitq.h */
     wa_waker waker;
     size_t n;       /* what the waiter asks for (permits) */
     int state;      /* idle, queued, granted */
-} wa_waiter;
+} wa__waiter;
 
-typedef wa_list wa_waitq;
+typedef wa__list wa__waitq;
 
 /* Notify: wake one waiter (or leave one permit if none waits), or all. */
 typedef struct wa_notify {
-    wa_waitq q;
+    wa__waitq q;
     int permit;
     unsigned lock;
 } wa_notify;
@@ -50,7 +50,7 @@ void wa_notify_all(wa_notify *n);
 
 typedef struct wa_notified {
     wa_future fut;
-    wa_waiter w;
+    wa__waiter w;
     wa_notify *n;
 } wa_notified;
 
@@ -59,7 +59,7 @@ wa_future *wa_notified_init(wa_notified *f, wa_notify *n);
 
 /* Semaphore: counted permits, handed out in FIFO order. */
 typedef struct wa_sem {
-    wa_waitq q;
+    wa__waitq q;
     size_t permits;
     size_t max; /* releases beyond it are misuse */
     unsigned lock;
@@ -81,7 +81,7 @@ size_t wa_sem_available(const wa_sem *s);
 
 typedef struct wa_acquire {
     wa_future fut;
-    wa_waiter w;
+    wa__waiter w;
     wa_sem *sem;
 } wa_acquire;
 

@@ -22,9 +22,9 @@ extern "C" {
 
 /* The calls below, on a host that has no threads. */
 #if defined(WASYNC_HOST_NATIVE) && defined(__linux__)
-#define WA_THREAD_
+#define WA__THREAD
 #else
-#define WA_THREAD_ WA_UNAVAILABLE_("wasync: no threads on the " WASYNC_HOST " host (thread.h is native Linux's; no wasm host has threads: js, WASI 0.1, 0.2 and 0.3)")
+#define WA__THREAD WA__UNAVAILABLE("wasync: no threads on the " WASYNC_HOST " host (thread.h is native Linux's; no wasm host has threads: js, WASI 0.1, 0.2 and 0.3)")
 #endif
 
 /* A thread-safe handle on a runtime, counted: each holder drops its own.
@@ -44,15 +44,15 @@ typedef struct wa_remote_join wa_remote_join;
  * is held, wa_block_on and wa_rt_run wait for it instead of reporting a
  * deadlock. Returns 0, WA_EINVAL, WA_EMISUSE (another thread's local
  * runtime), WA_ENOSYS or WA_ENOMEM. */
-WA_THREAD_ int wa_remote_new(wa_rt *rt, wa_remote **out);
+WA__THREAD int wa_remote_new(wa_rt *rt, wa_remote **out);
 
 /* Returns a new handle to r's runtime (any thread), for another holder:
  * one more reference. NULL for NULL, a dropped r (reported), or without
  * memory. */
-WA_THREAD_ wa_remote *wa_remote_clone(wa_remote *r);
+WA__THREAD wa_remote *wa_remote_clone(wa_remote *r);
 
 /* Drops the caller's reference to r (any thread; NULL is ignored). */
-WA_THREAD_ void wa_remote_drop(wa_remote *r);
+WA__THREAD void wa_remote_drop(wa_remote *r);
 
 /* Spawns, from any thread, a task running a copy of the size bytes at fut
  * (a future never polled) on r's runtime: at once on a many-threads
@@ -61,17 +61,17 @@ WA_THREAD_ void wa_remote_drop(wa_remote *r);
  * caller owns (wa_remote_join_drop). Returns 0, WA_ECLOSED (the runtime is
  * shutting down or gone), WA_ENOMEM, WA_E2BIG or WA_EINVAL; on failure fut
  * is left to the caller, unpolled, and *join to NULL. */
-WA_THREAD_ int wa_remote_spawn(wa_remote *r, const wa_future *fut, size_t size, wa_remote_join **join);
+WA__THREAD int wa_remote_spawn(wa_remote *r, const wa_future *fut, size_t size, wa_remote_join **join);
 
 /* Blocks the calling thread until the task finished, and returns its
  * status: the task's, WA_ECANCELED when it was dropped (cancelled, the
  * runtime freed), WA_ENOMEM when the local runtime could not allocate it.
  * Refused (WA_EMISUSE) inside a task's poll and on the thread of the
  * task's local runtime, which would never run it. j is borrowed. */
-WA_THREAD_ int wa_remote_join_wait(wa_remote_join *j);
+WA__THREAD int wa_remote_join_wait(wa_remote_join *j);
 
 /* The task's status once it finished, else WA_PENDING (j borrowed). */
-WA_THREAD_ int wa_remote_join_status(const wa_remote_join *j);
+WA__THREAD int wa_remote_join_status(const wa_remote_join *j);
 
 /* Requests, from any thread, the cooperative cancellation of j's task, as
  * wa_join_cancel does: it is woken, sees the request at its next await,
@@ -80,14 +80,14 @@ WA_THREAD_ int wa_remote_join_status(const wa_remote_join *j);
  * never ran (still in the local runtime's inbox) is dropped unpolled.
  * Returns 0, also when the task finished already or its runtime is gone
  * (nothing is left to cancel), or WA_EINVAL (NULL). j is borrowed. */
-WA_THREAD_ int wa_remote_join_cancel(wa_remote_join *j);
+WA__THREAD int wa_remote_join_cancel(wa_remote_join *j);
 
 /* As wa_remote_join_cancel, but the task's future is dropped at its next
  * poll, with no cleanup (as wa_join_abort; status WA_ECANCELED). */
-WA_THREAD_ int wa_remote_join_abort(wa_remote_join *j);
+WA__THREAD int wa_remote_join_abort(wa_remote_join *j);
 
 /* Drops the handle j (any thread); a task still running runs on. */
-WA_THREAD_ void wa_remote_join_drop(wa_remote_join *j);
+WA__THREAD void wa_remote_join_drop(wa_remote_join *j);
 
 /* An event: set from any thread, awaited by one task at a time. Sets
  * coalesce (as libuv's uv_async_send): any number of sets before the
@@ -96,18 +96,18 @@ typedef struct wa_event wa_event;
 
 /* Returns in *out a new event of rt (rt as wa_remote_new). Returns 0,
  * WA_EINVAL, WA_EMISUSE, WA_ENOSYS or WA_ENOMEM. */
-WA_THREAD_ int wa_event_new(wa_rt *rt, wa_event **out);
+WA__THREAD int wa_event_new(wa_rt *rt, wa_event **out);
 
 /* Returns a new handle to e's event (any thread): one more reference.
  * NULL for NULL, a dropped e (reported), or without memory. */
-WA_THREAD_ wa_event *wa_event_clone(wa_event *e);
+WA__THREAD wa_event *wa_event_clone(wa_event *e);
 
 /* Drops the caller's reference to e (any thread; NULL is ignored). */
-WA_THREAD_ void wa_event_drop(wa_event *e);
+WA__THREAD void wa_event_drop(wa_event *e);
 
 /* Sets e (any thread) and wakes its waiting task. Returns 0, or
  * WA_ECLOSED once its runtime is gone. */
-WA_THREAD_ int wa_event_set(wa_event *e);
+WA__THREAD int wa_event_set(wa_event *e);
 
 /* The future of the next set of an event, awaited by a task of e's
  * runtime: ready (0) at once if e was set since the last wait completed,
@@ -120,7 +120,7 @@ typedef struct wa_event_wait {
 } wa_event_wait;
 /* Initialises w to wait for e (borrowed until the first poll); returns the
  * future. */
-WA_THREAD_ wa_future *wa_event_wait_init(wa_event_wait *w, wa_event *e);
+WA__THREAD wa_future *wa_event_wait_init(wa_event_wait *w, wa_event *e);
 
 /* A blocking function, run on a pool thread: its result. */
 typedef void *(*wa_blocking_fn)(void *arg);
@@ -148,7 +148,7 @@ typedef struct wa_blocking {
 } wa_blocking;
 /* Initialises b to run fn(arg) (arg owned by the future until it is ready,
  * see wa_blocking_release_fn); returns the future. */
-WA_THREAD_ wa_future *wa_blocking_init(wa_blocking *b, wa_blocking_fn fn, void *arg,
+WA__THREAD wa_future *wa_blocking_init(wa_blocking *b, wa_blocking_fn fn, void *arg,
                                        wa_blocking_release_fn release);
 
 /* Sizes rt's blocking pool: at most max_threads threads (1 to 1024; 16 by
@@ -156,7 +156,7 @@ WA_THREAD_ wa_future *wa_blocking_init(wa_blocking *b, wa_blocking_fn fn, void *
  * idle for keep_alive ns (10 s by default) exits. Threads start when jobs
  * need them. rt as wa_remote_new. Returns 0, WA_EINVAL, WA_EMISUSE,
  * WA_ENOSYS or WA_ENOMEM. */
-WA_THREAD_ int wa_rt_set_blocking(wa_rt *rt, unsigned max_threads, uint64_t keep_alive);
+WA__THREAD int wa_rt_set_blocking(wa_rt *rt, unsigned max_threads, uint64_t keep_alive);
 
 #ifdef __cplusplus
 }

@@ -20,13 +20,13 @@ extern "C" {
 /* Durations in nanoseconds. A duration too large for 64 bits saturates to
  * WA_NEVER (x is evaluated twice; constant x gives a constant). */
 #define WA_NS(x) ((uint64_t)(x))
-#define WA_DUR_(x, unit) ((uint64_t)(x) > WA_NEVER / (unit) ? WA_NEVER : (uint64_t)(x) * (unit))
+#define WA__DUR(x, unit) ((uint64_t)(x) > WA_NEVER / (unit) ? WA_NEVER : (uint64_t)(x) * (unit))
 /* x microseconds. */
-#define WA_US(x) WA_DUR_(x, 1000u)
+#define WA_US(x) WA__DUR(x, 1000u)
 /* x milliseconds. */
-#define WA_MS(x) WA_DUR_(x, 1000000u)
+#define WA_MS(x) WA__DUR(x, 1000000u)
 /* x seconds. */
-#define WA_SEC(x) WA_DUR_(x, 1000000000u)
+#define WA_SEC(x) WA__DUR(x, 1000000000u)
 
 /* The runtime's current time, cached: read from the backend at the start
  * of a tick (and after a poll that armed relative timers), so that many
@@ -35,19 +35,19 @@ extern "C" {
 uint64_t wa_now(wa_rt *rt);
 
 /* A timer entry, embedded in the futures that wait on time. Private. */
-typedef struct wa_timer {
+typedef struct wa__timer {
     uint64_t deadline; /* (the duration, until the arm is committed) */
     wa_rt *rt;     /* set while armed */
     wa_waker waker;
     uint32_t slot; /* heap index + 1, or an arming slot; 0 unarmed */
     uint32_t tie;  /* order among equal deadlines */
-} wa_timer;
+} wa__timer;
 
 /* A sleep: ready (status 0) at a deadline. Dropping it disarms its timer in
  * O(log n). A duration or deadline of WA_NEVER never fires. */
 typedef struct wa_sleep {
     wa_future fut; /* its vtable is its state (sleep.c) */
-    wa_timer timer; /* deadline: the duration or the deadline, until armed */
+    wa__timer timer; /* deadline: the duration or the deadline, until armed */
 } wa_sleep;
 
 /* Initialises s to sleep for at least ns from its first poll (measured
@@ -81,7 +81,7 @@ wa_future *wa_timeout_until_init(wa_timeout *t, wa_future *inner, uint64_t deadl
  * wa_interval_drop. */
 typedef struct wa_interval {
     wa_future fut; /* the tick future */
-    wa_timer timer;
+    wa__timer timer;
     uint64_t period;
     uint64_t next; /* 0 until the first tick */
 } wa_interval;

@@ -4,11 +4,11 @@
  * one's workers), so it is a file of its own below them. */
 #include "rt.h"
 
-uint64_t wa_now_fresh_(wa_rt *rt)
+uint64_t wa__now_fresh(wa_rt *rt)
 {
     rt->now = rt->backend->vt->now(rt->backend);
     rt->now_fresh = 1;
     return rt->now;
 }
 
-uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa_now_fresh_(rt); }
+uint64_t wa_now(wa_rt *rt) { return rt->now_fresh ? rt->now : wa__now_fresh(rt); }

@@ -22,13 +22,13 @@
 #include "task.h"
 #include "wasync/combine.h"
 
-enum { WA_COMBO_OWNS_BR = 1, WA_COMBO_RETURNED = 2, WA_COMBO_CANCELLING = 4 };
+enum { WA__COMBO_OWNS_BR = 1, WA__COMBO_RETURNED = 2, WA__COMBO_CANCELLING = 4 };
 
-static const wa_waker_vt wa_branch_waker_vt;
+static const wa_waker_vt wa__branch_waker_vt;
 
 /* Puts b on its combinator's list of children to poll; false if it was
  * already there or is finished. */
-static bool wa_branch_push(wa_branch *b)
+static bool wa__branch_push(wa__branch *b)
 {
     if (b->woken || !b->f)
         return false;
@@ -39,44 +39,44 @@ static bool wa_branch_push(wa_branch *b)
     return true;
 }
 
-static void wa_branch_wake(void *p)
+static void wa__branch_wake(void *p)
 {
-    wa_branch *b = p;
-    if (wa_branch_push(b))
+    wa__branch *b = p;
+    if (wa__branch_push(b))
         wa_waker_wake_by_ref(&b->owner->waker);
 }
 
 /* Branch wakers hold no reference: a combinator outlives its children, and
  * a dropped child has released every waker it held. */
-static wa_waker wa_branch_clone(void *p) { return (wa_waker){p, &wa_branch_waker_vt}; }
-static void wa_branch_nop(void *p) { (void)p; }
+static wa_waker wa__branch_clone(void *p) { return (wa_waker){p, &wa__branch_waker_vt}; }
+static void wa__branch_nop(void *p) { (void)p; }
 
-static const wa_waker_vt wa_branch_waker_vt = {wa_branch_clone, wa_branch_wake, wa_branch_wake,
-                                               wa_branch_nop};
+static const wa_waker_vt wa__branch_waker_vt = {wa__branch_clone, wa__branch_wake, wa__branch_wake,
+                                               wa__branch_nop};
 
-#if WA_MT
+#if WA__MT
 #include <sched.h>
 
-static const wa_waker_vt wa_branch_mt_vt;
+static const wa_waker_vt wa__branch_mt_vt;
 
 /* c->waker's lock: held by the poll that changes it and by a wake that
  * clones it (a few instructions, by a thread that may be descheduled). */
-static void wa_combo_lock(wa_combo *c)
+static void wa__combo_lock(wa_combo *c)
 {
     while (__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE))
         sched_yield();
 }
 
-static void wa_combo_unlock(wa_combo *c) { __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); }
+static void wa__combo_unlock(wa_combo *c) { __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE); }
 
-/* wa_branch_push from any thread. A finished branch may be pushed (its
+/* wa__branch_push from any thread. A finished branch may be pushed (its
  * f is the poll's to read): the poll skips it. */
-static bool wa_branch_push_mt(wa_branch *b)
+static bool wa__branch_push_mt(wa__branch *b)
 {
     if (__atomic_exchange_n(&b->woken, 1, __ATOMIC_ACQ_REL))
         return false;
     wa_combo *c = b->owner;
-    wa_branch *head = __atomic_load_n(&c->woken, __ATOMIC_RELAXED);
+    wa__branch *head = __atomic_load_n(&c->woken, __ATOMIC_RELAXED);
     do
         b->next = head;
     while (!__atomic_compare_exchange_n(&c->woken, &head, b, true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
@@ -86,56 +86,56 @@ static bool wa_branch_push_mt(wa_branch *b)
 /* Pushes b, then wakes a clone of the parent's waker, taken under the
  * lock: a poll that stored a new waker before taking the list sees b, or
  * this wake reaches the new waker. */
-static void wa_branch_wake_by_ref_mt(void *p)
+static void wa__branch_wake_by_ref_mt(void *p)
 {
-    wa_branch *b = p;
-    if (!wa_branch_push_mt(b))
+    wa__branch *b = p;
+    if (!wa__branch_push_mt(b))
         return;
     wa_combo *c = b->owner;
-    wa_combo_lock(c);
+    wa__combo_lock(c);
     wa_waker w = wa_waker_clone(&c->waker);
-    wa_combo_unlock(c);
+    wa__combo_unlock(c);
     wa_waker_wake(&w);
 }
 
 /* Each clone is counted until it is dropped or woken: the last touch of c. */
-static void wa_branch_drop_mt(void *p)
+static void wa__branch_drop_mt(void *p)
 {
-    wa_branch *b = p;
+    wa__branch *b = p;
     __atomic_sub_fetch(&b->owner->wakers, 1, __ATOMIC_RELEASE);
 }
 
-static void wa_branch_wake_mt(void *p)
+static void wa__branch_wake_mt(void *p)
 {
-    wa_branch_wake_by_ref_mt(p);
-    wa_branch_drop_mt(p);
+    wa__branch_wake_by_ref_mt(p);
+    wa__branch_drop_mt(p);
 }
 
-static wa_waker wa_branch_clone_mt(void *p)
+static wa_waker wa__branch_clone_mt(void *p)
 {
-    wa_branch *b = p;
+    wa__branch *b = p;
     __atomic_add_fetch(&b->owner->wakers, 1, __ATOMIC_RELAXED);
-    return (wa_waker){p, &wa_branch_mt_vt};
+    return (wa_waker){p, &wa__branch_mt_vt};
 }
 
-static const wa_waker_vt wa_branch_mt_vt = {wa_branch_clone_mt, wa_branch_wake_mt, wa_branch_wake_by_ref_mt,
-                                            wa_branch_drop_mt};
+static const wa_waker_vt wa__branch_mt_vt = {wa__branch_clone_mt, wa__branch_wake_mt, wa__branch_wake_by_ref_mt,
+                                            wa__branch_drop_mt};
 
 /* Makes c->waker a reference to w (the poll's: no other thread writes it). */
-static void wa_combo_store_mt(wa_combo *c, const wa_waker *w)
+static void wa__combo_store_mt(wa_combo *c, const wa_waker *w)
 {
     wa_waker nw = wa_waker_clone(w), old;
-    wa_combo_lock(c);
+    wa__combo_lock(c);
     old = c->waker;
     c->waker = nw;
-    wa_combo_unlock(c);
+    wa__combo_unlock(c);
     wa_waker_drop(&old);
 }
 
 /* The children dropped, waits for the wakes still on their way: a
  * primitive moves a waiter's waker out under its lock and wakes it after
  * the unlock, by which time the child may be dropped. */
-static __attribute__((noinline)) void wa_combo_quiesce(wa_combo *c)
+static __attribute__((noinline)) void wa__combo_quiesce(wa_combo *c)
 {
     while (__atomic_load_n(&c->wakers, __ATOMIC_ACQUIRE))
         sched_yield();
@@ -143,39 +143,39 @@ static __attribute__((noinline)) void wa_combo_quiesce(wa_combo *c)
 #endif
 
 /* The steps of a poll that differ on many threads (mt: a constant). */
-#if WA_MT
-static __attribute__((noinline, cold)) int wa_combo_poll_mt_(wa_combo *c, wa_cx *cx);
+#if WA__MT
+static __attribute__((noinline, cold)) int wa__combo_poll_first_mt(wa_combo *c, wa_cx *cx);
 #endif
 
-static inline void wa_branch_push_in(wa_branch *b, bool mt)
+static inline void wa__branch_push_in(wa__branch *b, bool mt)
 {
     (void)mt;
-#if WA_MT
+#if WA__MT
     if (mt) {
-        wa_branch_push_mt(b);
+        wa__branch_push_mt(b);
         return;
     }
 #endif
-    wa_branch_push(b);
+    wa__branch_push(b);
 }
 
 /* Takes the list of woken children as it stands. */
-static inline wa_branch *wa_combo_take_in(wa_combo *c, bool mt)
+static inline wa__branch *wa__combo_take_in(wa_combo *c, bool mt)
 {
     (void)mt;
-#if WA_MT
+#if WA__MT
     if (mt)
         return __atomic_exchange_n(&c->woken, NULL, __ATOMIC_ACQUIRE);
 #endif
-    wa_branch *b = c->woken;
+    wa__branch *b = c->woken;
     c->woken = NULL;
     return b;
 }
 
-static inline void wa_branch_clear_in(wa_branch *b, bool mt)
+static inline void wa__branch_clear_in(wa__branch *b, bool mt)
 {
     (void)mt;
-#if WA_MT
+#if WA__MT
     if (mt) {
         __atomic_store_n(&b->woken, 0, __ATOMIC_RELEASE);
         return;
@@ -184,17 +184,17 @@ static inline void wa_branch_clear_in(wa_branch *b, bool mt)
     b->woken = 0;
 }
 
-static inline const wa_waker_vt *wa_branch_vt_in(bool mt)
+static inline const wa_waker_vt *wa__branch_vt_in(bool mt)
 {
     (void)mt;
-#if WA_MT
+#if WA__MT
     if (mt)
-        return &wa_branch_mt_vt;
+        return &wa__branch_mt_vt;
 #endif
-    return &wa_branch_waker_vt;
+    return &wa__branch_waker_vt;
 }
 
-static inline void wa_combo_drop_children(wa_combo *c, bool mt)
+static inline void wa__combo_drop_children(wa_combo *c, bool mt)
 {
     (void)mt;
     for (size_t i = 0; i < c->n; i++) {
@@ -202,36 +202,36 @@ static inline void wa_combo_drop_children(wa_combo *c, bool mt)
         c->br[i].f = NULL;
         wa_drop(f);
     }
-#if WA_MT
+#if WA__MT
     if (mt)
-        wa_combo_quiesce(c);
+        wa__combo_quiesce(c);
 #endif
     c->woken = NULL;
 }
 
-static inline int wa_combo_finish(wa_combo *c, int rc, bool mt)
+static inline int wa__combo_finish(wa_combo *c, int rc, bool mt)
 {
     c->status = rc;
-    c->flags |= WA_COMBO_RETURNED;
-    wa_combo_drop_children(c, mt);
+    c->flags |= WA__COMBO_RETURNED;
+    wa__combo_drop_children(c, mt);
     wa_waker_drop(&c->waker); /* (no wake reads it now) */
     return rc;
 }
 
 /* The poll; mt, a constant in each of the two polls below: the branches'
  * wakers may be called from other threads. */
-static inline __attribute__((always_inline)) int wa_combo_poll_in(wa_combo *c, wa_cx *cx, bool mt)
+static inline __attribute__((always_inline)) int wa__combo_poll_in(wa_combo *c, wa_cx *cx, bool mt)
 {
-    if (c->flags & WA_COMBO_RETURNED)
+    if (c->flags & WA__COMBO_RETURNED)
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed join/race");
     if (c->status != WA_PENDING || (c->n == 0 && c->mode == WA_RACE))
-        return wa_combo_finish(c, c->status != WA_PENDING ? c->status : WA_EINVAL, mt);
+        return wa__combo_finish(c, c->status != WA_PENDING ? c->status : WA_EINVAL, mt);
     if (!wa_waker_will_wake(&c->waker, &cx->waker)) {
-#if WA_MT
+#if WA__MT
         if (mt)
-            wa_combo_store_mt(c, &cx->waker);
+            wa__combo_store_mt(c, &cx->waker);
         else if (cx->rt->mt) /* the first poll, on many threads */
-            return wa_combo_poll_mt_(c, cx);
+            return wa__combo_poll_first_mt(c, cx);
         else
 #endif
         {
@@ -239,28 +239,28 @@ static inline __attribute__((always_inline)) int wa_combo_poll_in(wa_combo *c, w
             c->waker = wa_waker_clone(&cx->waker);
         }
     }
-    if (!(c->flags & WA_COMBO_CANCELLING) && wa_cx_cancelling_(cx)) {
+    if (!(c->flags & WA__COMBO_CANCELLING) && wa__cx_cancelling(cx)) {
         /* Poll every child once: coroutines among them reach their
          * cancellation point and start their cleanup. */
-        c->flags |= WA_COMBO_CANCELLING;
+        c->flags |= WA__COMBO_CANCELLING;
         for (size_t i = 0; i < c->n; i++)
-            wa_branch_push_in(&c->br[i], mt);
+            wa__branch_push_in(&c->br[i], mt);
     }
     wa_cx sub = *cx;
-    wa_branch *b = wa_combo_take_in(c, mt);
+    wa__branch *b = wa__combo_take_in(c, mt);
     /* Each child takes the task's cancellation for itself: a sibling's
      * claim must not stop it. A child that claimed is cleaning up until it
      * finishes, and holds the parent back meanwhile, polled or not. */
-    bool claimed = cx->task && (wa_word_peek_(cx->task) & WA_T_CLAIMED);
+    bool claimed = cx->task && (wa__word_peek(cx->task) & WA__T_CLAIMED);
     while (b) {
-        wa_branch *next = b->next;
-        wa_branch_clear_in(b, mt); /* (after next is read: a wake may push b again now) */
+        wa__branch *next = b->next;
+        wa__branch_clear_in(b, mt); /* (after next is read: a wake may push b again now) */
         if (b->f) {
-            sub.waker = (wa_waker){b, wa_branch_vt_in(mt)};
+            sub.waker = (wa_waker){b, wa__branch_vt_in(mt)};
             if (claimed)
-                wa_word_clear_(cx->task, WA_T_CLAIMED);
+                wa__word_clear(cx->task, WA__T_CLAIMED);
             int rc = wa_poll(b->f, &sub);
-            if (cx->task && (wa_word_peek_(cx->task) & WA_T_CLAIMED)) {
+            if (cx->task && (wa__word_peek(cx->task) & WA__T_CLAIMED)) {
                 claimed = true;
                 c->unwinding += !b->unwinding;
                 b->unwinding = 1;
@@ -272,63 +272,63 @@ static inline __attribute__((always_inline)) int wa_combo_poll_in(wa_combo *c, w
                 b->status = rc;
                 wa_drop(done);
                 c->left--;
-                bool cancelling = c->flags & WA_COMBO_CANCELLING;
+                bool cancelling = c->flags & WA__COMBO_CANCELLING;
                 /* A child that completed wins its race even while the task
                  * is cancelled: its output (a message received, say) is the
                  * parent's, never dropped unseen; the parent meets the
                  * cancellation at its next await. */
                 if (c->mode == WA_RACE && (!cancelling || rc != WA_ECANCELED)) {
                     c->winner = (int)(b - c->br);
-                    return wa_combo_finish(c, rc, mt);
+                    return wa__combo_finish(c, rc, mt);
                 }
                 if (!cancelling && rc < 0 && c->mode == WA_ALL)
-                    return wa_combo_finish(c, rc, mt);
+                    return wa__combo_finish(c, rc, mt);
                 /* (cancelling: wait for every child's cleanup) */
             }
         }
         b = next;
     }
     if (claimed || c->unwinding)
-        wa_word_set_(cx->task, WA_T_CLAIMED);
+        wa__word_set(cx->task, WA__T_CLAIMED);
     if (c->left)
         return WA_PENDING;
-    return wa_combo_finish(c, (c->flags & WA_COMBO_CANCELLING) ? WA_ECANCELED : 0, mt);
+    return wa__combo_finish(c, (c->flags & WA__COMBO_CANCELLING) ? WA_ECANCELED : 0, mt);
 }
 
-static int wa_combo_poll(wa_future *f, wa_cx *cx) { return wa_combo_poll_in((wa_combo *)f, cx, false); }
+static int wa__combo_poll(wa_future *f, wa_cx *cx) { return wa__combo_poll_in((wa_combo *)f, cx, false); }
 
-static inline void wa_combo_drop_in(wa_future *f, bool mt)
+static inline void wa__combo_drop_in(wa_future *f, bool mt)
 {
     wa_combo *c = (wa_combo *)f;
-    wa_combo_drop_children(c, mt);
+    wa__combo_drop_children(c, mt);
     wa_waker_drop(&c->waker);
     /* Outputs stay readable after a drop: fixed storage keeps the per-child
      * statuses; allocated storage goes (status and winner stay). */
-    if (c->flags & WA_COMBO_OWNS_BR) {
+    if (c->flags & WA__COMBO_OWNS_BR) {
         free(c->br);
         c->br = NULL;
         c->n = 0;
     }
-    c->flags &= ~(unsigned)WA_COMBO_OWNS_BR;
+    c->flags &= ~(unsigned)WA__COMBO_OWNS_BR;
 }
 
-static void wa_combo_drop(wa_future *f) { wa_combo_drop_in(f, false); }
+static void wa__combo_drop(wa_future *f) { wa__combo_drop_in(f, false); }
 
-static const wa_future_vt wa_combo_vt = {wa_combo_poll, wa_combo_drop, "join"};
+static const wa_future_vt wa__combo_vt = {wa__combo_poll, wa__combo_drop, "join"};
 
-#if WA_MT
-static int wa_combo_poll_mt(wa_future *f, wa_cx *cx) { return wa_combo_poll_in((wa_combo *)f, cx, true); }
-static void wa_combo_drop_mt(wa_future *f) { wa_combo_drop_in(f, true); }
+#if WA__MT
+static int wa__combo_poll_mt(wa_future *f, wa_cx *cx) { return wa__combo_poll_in((wa_combo *)f, cx, true); }
+static void wa__combo_drop_mt(wa_future *f) { wa__combo_drop_in(f, true); }
 
-static const wa_future_vt wa_combo_mt_vt = {wa_combo_poll_mt, wa_combo_drop_mt, "join"};
+static const wa_future_vt wa__combo_mt_vt = {wa__combo_poll_mt, wa__combo_drop_mt, "join"};
 
 /* The first poll on many threads: from now on, the functions above. */
-static __attribute__((noinline, cold)) int wa_combo_poll_mt_(wa_combo *c, wa_cx *cx)
+static __attribute__((noinline, cold)) int wa__combo_poll_first_mt(wa_combo *c, wa_cx *cx)
 {
-    c->fut.vt = &wa_combo_mt_vt;
+    c->fut.vt = &wa__combo_mt_vt;
     c->wakers = 0; /* (set here: the local executor's init stays as it was) */
     c->lock = 0;
-    return wa_combo_poll_mt(&c->fut, cx);
+    return wa__combo_poll_mt(&c->fut, cx);
 }
 #endif
 
@@ -336,24 +336,24 @@ static __attribute__((noinline, cold)) int wa_combo_poll_mt_(wa_combo *c, wa_cx 
  * poll's frames, would outlive: a child stored in them (a local of the
  * poll function) is reported, and c finishes with WA_EMISUSE. (When c is
  * in them too, its await reports it, if it waits.) */
-static bool wa_combo_misplaced(const wa_combo *c, const wa_branch *br, size_t n, wa_future *const *futs)
+static bool wa__combo_misplaced(const wa_combo *c, const wa__branch *br, size_t n, wa_future *const *futs)
 {
-    if (wa_poll_local_(c))
+    if (wa__poll_local(c))
         return false;
     for (size_t i = 0; i < n; i++)
-        if (wa_poll_local_(futs[i])) {
-            wa_misuse_local_("wa_combo_init", futs[i]);
+        if (wa__poll_local(futs[i])) {
+            wa__misuse_local("wa_combo_init", futs[i]);
             return true;
         }
-    if (br && n && wa_poll_local_(br)) {
-        wa_misuse_local_("wa_combo_init", &c->fut);
+    if (br && n && wa__poll_local(br)) {
+        wa__misuse_local("wa_combo_init", &c->fut);
         return true;
     }
     return false;
 }
 
 /* c, failed before it began (err): drops the futs; its poll says err. */
-static wa_future *wa_combo_fail(wa_combo *c, int mode, size_t n, wa_future *const *futs, int err)
+static wa_future *wa__combo_fail(wa_combo *c, int mode, size_t n, wa_future *const *futs, int err)
 {
     for (size_t i = 0; i < n; i++)
         wa_drop(futs[i]);
@@ -362,18 +362,18 @@ static wa_future *wa_combo_fail(wa_combo *c, int mode, size_t n, wa_future *cons
     return &c->fut;
 }
 
-wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n, wa_future *const *futs)
+wa_future *wa_combo_init(wa_combo *c, int mode, wa__branch *br, size_t n, wa_future *const *futs)
 {
     unsigned flags = 0;
-    if (wa_ticking_ && wa_combo_misplaced(c, br, n, futs))
-        return wa_combo_fail(c, mode, n, futs, WA_EMISUSE);
+    if (wa__ticking && wa__combo_misplaced(c, br, n, futs))
+        return wa__combo_fail(c, mode, n, futs, WA_EMISUSE);
     if (!br && n) {
         br = malloc(n * sizeof *br);
         if (!br)
-            return wa_combo_fail(c, mode, n, futs, WA_ENOMEM);
-        flags = WA_COMBO_OWNS_BR;
+            return wa__combo_fail(c, mode, n, futs, WA_ENOMEM);
+        flags = WA__COMBO_OWNS_BR;
     }
-    c->fut.vt = &wa_combo_vt;
+    c->fut.vt = &wa__combo_vt;
     c->br = br;
     c->n = c->left = n;
     c->unwinding = 0;
@@ -386,7 +386,7 @@ wa_future *wa_combo_init(wa_combo *c, int mode, wa_branch *br, size_t n, wa_futu
     /* Every child starts woken, pushed in reverse so the first poll goes
      * in order. */
     for (size_t i = n; i-- > 0;) {
-        br[i] = (wa_branch){futs[i], c, c->woken, WA_PENDING, 1, 0};
+        br[i] = (wa__branch){futs[i], c, c->woken, WA_PENDING, 1, 0};
         c->woken = &br[i];
     }
     return &c->fut;

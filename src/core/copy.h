@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline void wa_memcpy_(void *dst, const void *src, size_t n)
+static inline void wa__memcpy(void *dst, const void *src, size_t n)
 {
     switch (n) {
     case 4: memcpy(dst, src, 4); break;
@@ -24,7 +24,7 @@ static inline void wa_memcpy_(void *dst, const void *src, size_t n)
 /* Copies n bytes, 8 <= n <= 64, between buffers that do not overlap: two
  * copies of a fixed size that overlap in the middle (a future's copy into
  * its task, without a call or a jump table). */
-static inline void wa_memcpy_8_64_(void *restrict dst, const void *restrict src, size_t n)
+static inline void wa__memcpy_8_64(void *restrict dst, const void *restrict src, size_t n)
 {
     char *d = dst;
     const char *s = src;

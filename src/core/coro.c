@@ -4,21 +4,21 @@
 #include "task.h"
 #include "wasync/coro.h"
 
-enum { WA_CO_UNWINDING = 1, WA_CO_FAILED = 2 };
-enum { WA_CO_LINE_DONE = -2, WA_CO_LINE_FAILED = -3 };
+enum { WA__CO_UNWINDING = 1, WA__CO_FAILED = 2 };
+enum { WA__CO_LINE_DONE = -2, WA__CO_LINE_FAILED = -3 };
 
-/* wa_coro_poll_ (coro.h) tells WA_PENDING and WA_ECANCELED from every
+/* wa__coro_poll (coro.h) tells WA_PENDING and WA_ECANCELED from every
  * other status in one test, which holds while they are a power of two
  * apart. */
 _Static_assert(((WA_PENDING - WA_ECANCELED) & (WA_PENDING - WA_ECANCELED - 1)) == 0,
                "WA_PENDING - WA_ECANCELED is a power of two");
 
-void wa_coro_drop(wa_future *f) { wa_coro_release_((wa_coro *)f); }
+void wa_coro_drop(wa_future *f) { wa__coro_release((wa_coro *)f); }
 
-static int wa_coro_unwind(wa_coro *co, wa_cx *cx)
+static int wa__coro_unwind(wa_coro *co, wa_cx *cx)
 {
-    wa_coro_release_(co);
-    co->flags |= WA_CO_UNWINDING;
+    wa__coro_release(co);
+    co->flags |= WA__CO_UNWINDING;
     co->line = WA_CO_LINE_CANCEL;
     wa_cancel_claim(cx);
     return 2;
@@ -30,10 +30,10 @@ static int wa_coro_unwind(wa_coro *co, wa_cx *cx)
  * task or other heap memory without a call. (Not under ASan, whose fake
  * frames are off the stack.) Its callers are kept out of line, link-time
  * inlining included, so that this frame is one below the poll's. */
-static inline bool wa_coro_child_local(const wa_coro *co)
+static inline bool wa__coro_child_local(const wa_coro *co)
 {
-    return (WA_ASAN_ || (const char *)co->child >= (const char *)__builtin_frame_address(0)) &&
-           wa_poll_local_(co->child);
+    return (WA__ASAN || (const char *)co->child >= (const char *)__builtin_frame_address(0)) &&
+           wa__poll_local(co->child);
 }
 
 /* An await left pending on a future stored in the poll's own frames (a
@@ -42,77 +42,77 @@ static inline bool wa_coro_child_local(const wa_coro *co)
  * it while its storage lives and ends the coroutine with WA_EMISUSE. Only
  * a wait is checked: a future that completes at once never outlives the
  * frame, and the check costs nothing on the ready path. Returns 2: the
- * jump to WA_CO_LINE_FAILED, which no case names, lands on WA_END's
- * default, whose end (wa_coro_end_) says WA_EMISUSE. */
-static int wa_coro_misplaced(wa_coro *co)
+ * jump to WA__CO_LINE_FAILED, which no case names, lands on WA_END's
+ * default, whose end (wa__coro_end) says WA_EMISUSE. */
+static int wa__coro_misplaced(wa_coro *co)
 {
-    wa_misuse_local_("WA_AWAIT", co->child);
-    wa_coro_release_(co);
-    co->flags |= WA_CO_FAILED;
-    co->line = WA_CO_LINE_FAILED;
+    wa__misuse_local("WA_AWAIT", co->child);
+    wa__coro_release(co);
+    co->flags |= WA__CO_FAILED;
+    co->line = WA__CO_LINE_FAILED;
     return 2;
 }
 
 /* An await in the cleanup section: shielded from the cancellation, and
  * claiming it so that nobody drops us meanwhile. */
-static int wa_coro_step_unwinding(wa_coro *co, wa_cx *cx)
+static int wa__coro_step_unwinding(wa_coro *co, wa_cx *cx)
 {
     cx->shield++;
     int rc = co->child->vt->poll(co->child, cx);
     cx->shield--;
     co->rc = rc;
     if (rc != WA_PENDING) {
-        wa_coro_release_(co);
+        wa__coro_release(co);
         return 0;
     }
-    if (wa_coro_child_local(co))
-        return wa_coro_misplaced(co);
+    if (wa__coro_child_local(co))
+        return wa__coro_misplaced(co);
     wa_cancel_claim(cx);
     return 1;
 }
 
-__attribute__((noinline)) int wa_coro_step_(wa_coro *co, wa_cx *cx)
+__attribute__((noinline)) int wa__coro_step(wa_coro *co, wa_cx *cx)
 {
-    if (co->flags & WA_CO_UNWINDING)
-        return wa_coro_step_unwinding(co, cx);
+    if (co->flags & WA__CO_UNWINDING)
+        return wa__coro_step_unwinding(co, cx);
     co->rc = co->child->vt->poll(co->child, cx);
-    return wa_coro_settle_(co, cx);
+    return wa__coro_settle(co, cx);
 }
 
-__attribute__((noinline)) int wa_coro_settle_(wa_coro *co, wa_cx *cx)
+__attribute__((noinline)) int wa__coro_settle(wa_coro *co, wa_cx *cx)
 {
     int rc = co->rc;
     if (rc == WA_PENDING) {
-        if (wa_coro_child_local(co))
-            return wa_coro_misplaced(co);
-        return wa_cx_cancel_requested_(cx) ? wa_coro_unwind(co, cx) : 1;
+        if (wa__coro_child_local(co))
+            return wa__coro_misplaced(co);
+        return wa__cx_cancel_requested(cx) ? wa__coro_unwind(co, cx) : 1;
     }
     /* A child that finished unwinding unwinds its parent, whatever claims
      * were made below in this poll. */
-    if (rc == WA_ECANCELED && wa_cx_cancelling_(cx))
-        return wa_coro_unwind(co, cx);
-    wa_coro_release_(co);
+    if (rc == WA_ECANCELED && wa__cx_cancelling(cx))
+        return wa__coro_unwind(co, cx);
+    wa__coro_release(co);
     return 0;
 }
 
-int wa_coro_yield_(wa_coro *co, wa_cx *cx)
+int wa__coro_yield(wa_coro *co, wa_cx *cx)
 {
-    if (co->flags & WA_CO_UNWINDING)
+    if (co->flags & WA__CO_UNWINDING)
         wa_cancel_claim(cx);
-    else if (wa_cx_cancel_requested_(cx))
-        return wa_coro_unwind(co, cx);
+    else if (wa__cx_cancel_requested(cx))
+        return wa__coro_unwind(co, cx);
     wa_waker_wake_by_ref(&cx->waker);
     return 0;
 }
 
-int wa_coro_end_(wa_coro *co, int rc)
+int wa__coro_end(wa_coro *co, int rc)
 {
-    if (co->line == WA_CO_LINE_DONE)
+    if (co->line == WA__CO_LINE_DONE)
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed coroutine");
-    if (co->flags & WA_CO_FAILED)
+    if (co->flags & WA__CO_FAILED)
         rc = WA_EMISUSE;
-    else if ((co->flags & WA_CO_UNWINDING) && rc == 0)
+    else if ((co->flags & WA__CO_UNWINDING) && rc == 0)
         rc = WA_ECANCELED;
-    co->line = WA_CO_LINE_DONE;
+    co->line = WA__CO_LINE_DONE;
     return rc;
 }

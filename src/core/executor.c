@@ -12,24 +12,24 @@
 
 /* While tasks stay runnable, look at the backend (without blocking) every
  * this many ticks, so that I/O readiness is not starved by busy tasks. */
-#define WA_IO_EVERY_TICKS 61
+#define WA__IO_EVERY_TICKS 61
 
-static void wa_noop(void *p) { (void)p; }
-static wa_waker wa_noop_clone(void *p) { return (wa_waker){p, &wa_noop_waker_vt}; }
-const wa_waker_vt wa_noop_waker_vt = {wa_noop_clone, wa_noop, wa_noop, wa_noop};
+static void wa__noop(void *p) { (void)p; }
+static wa_waker wa__noop_clone(void *p) { return (wa_waker){p, &wa_noop_waker_vt}; }
+const wa_waker_vt wa_noop_waker_vt = {wa__noop_clone, wa__noop, wa__noop, wa__noop};
 
 /* The checks of a call that drives rt (block_on, run, tick, free): rt is
- * not NULL, the caller is its thread and is not inside a poll (wa_ticking_:
+ * not NULL, the caller is its thread and is not inside a poll (wa__ticking:
  * a poll must not block or re-enter any runtime). Returns 0, or the misuse
  * reported. */
-static int wa_rt_enter(wa_rt *rt, const char *call)
+static int wa__rt_enter(wa_rt *rt, const char *call)
 {
     if (!rt)
-        return wa_misuse_in_(WA_EINVAL, call, "no runtime (NULL)");
-    if (rt->owner != wa_thread_self_())
-        return wa_misuse_in_(WA_EMISUSE, call, "called from a thread that is not the runtime's");
-    if (wa_ticking_)
-        return wa_misuse_in_(WA_EMISUSE, call, "called inside a task's poll, which must not block or re-enter");
+        return wa__misuse_in(WA_EINVAL, call, "no runtime (NULL)");
+    if (rt->owner != wa__thread_self())
+        return wa__misuse_in(WA_EMISUSE, call, "called from a thread that is not the runtime's");
+    if (wa__ticking)
+        return wa__misuse_in(WA_EMISUSE, call, "called inside a task's poll, which must not block or re-enter");
     return 0;
 }
 
@@ -39,10 +39,10 @@ static int wa_rt_enter(wa_rt *rt, const char *call)
  * it as cx->rt), so the entry is looked for, not looked up: the check
  * never reads rt, but a new runtime at the address of a freed one passes
  * it. */
-static int wa_rt_live(const wa_rt *rt, const char *call, uintptr_t *h)
+static int wa__rt_live(const wa_rt *rt, const char *call, uintptr_t *h)
 {
-    if (rt && !wa_handle_holds_(rt, WA_HANDLE_RT, h))
-        return wa_misuse_in_(WA_EMISUSE, call, "not a live runtime (freed already?)");
+    if (rt && !wa__handle_holds(rt, WA__HANDLE_RT, h))
+        return wa__misuse_in(WA_EMISUSE, call, "not a live runtime (freed already?)");
     return 0;
 }
 
@@ -58,17 +58,17 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend)
         return WA_EINVAL;
     wa_rt *rt = calloc(1, sizeof *rt);
     uintptr_t h;
-    if (!rt || wa_handle_new_(rt, WA_HANDLE_RT, &h) < 0) {
+    if (!rt || wa__handle_new(rt, WA__HANDLE_RT, &h) < 0) {
         free(rt);
         backend->vt->free(backend);
         return WA_ENOMEM;
     }
     rt->backend = backend;
     rt->tailp = &rt->head;
-    rt->owner = wa_thread_self_();
+    rt->owner = wa__thread_self();
     /* one context for every poll: a poll leaves it as it found it
      * (future.h), so each task sets only its own fields */
-    rt->cx = (wa_cx){{NULL, &wa_task_waker_vt_}, rt, NULL, 0, &rt->budget};
+    rt->cx = (wa_cx){{NULL, &wa__task_waker_vt}, rt, NULL, 0, &rt->budget};
     *out = rt;
     return 0;
 }
@@ -76,11 +76,11 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend)
 int wa_rt_new(wa_rt **out)
 {
     int err = WA_ENOMEM;
-    wa_backend *b = wa_backend_default_(&err);
+    wa_backend *b = wa__backend_default(&err);
     return b ? wa_rt_new_on(out, b) : err;
 }
 
-#if !WA_MT
+#if !WA__MT
 /* (src/threads/mt.c makes many-threads runtimes where there are threads) */
 int wa_rt_new_mt(wa_rt **out, unsigned workers)
 {
@@ -94,44 +94,44 @@ int wa_rt_new_mt(wa_rt **out, unsigned workers)
 void wa_rt_free(wa_rt *rt)
 {
     uintptr_t h;
-    if (!rt || wa_rt_live(rt, "wa_rt_free", &h) < 0)
+    if (!rt || wa__rt_live(rt, "wa_rt_free", &h) < 0)
         return;
-    if (wa_rt_enter(rt, "wa_rt_free") < 0)
+    if (wa__rt_enter(rt, "wa_rt_free") < 0)
         return; /* freeing it under a running poll would pull the floor away */
-#if WA_MT
-    wa_xt_refuse_(rt); /* other threads spawn no more */
+#if WA__MT
+    wa__remote_refuse(rt); /* other threads spawn no more */
 #endif
-    if (WA_MT && rt->sched)
+    if (WA__MT && rt->sched)
         rt->sched->free(rt);
     /* Dropping a root drops the scopes inside it, which abort their children;
      * then what is left are roots never polled (queued) and scopes that no
      * task owned. */
-    while (!wa_list_empty(&rt->roots))
-        wa_task_abort_(wa_task_first_(&rt->roots));
+    while (!wa__list_empty(&rt->roots))
+        wa__task_abort(wa__task_first(&rt->roots));
     for (wa_task *t = rt->head; t; t = t->next) /* (an abort only appends) */
-        if (wa_task_unlinked_(t))
-            wa_task_abort_(t);
+        if (wa__task_unlinked(t))
+            wa__task_abort(t);
     while (rt->scopes)
         wa_drop(&rt->scopes->fut);
     while (rt->head) { /* queue references of aborted tasks */
         wa_task *t = rt->head;
         rt->head = t->next;
-        wa_task_unref_(t);
+        wa__task_unref(t);
     }
-#if WA_MT
-    wa_pool_stop_(rt); /* after the tasks: their blocking jobs are cancelled or detached */
-    wa_xt_close_(rt);
+#if WA__MT
+    wa__pool_stop(rt); /* after the tasks: their blocking jobs are cancelled or detached */
+    wa__remote_close(rt);
 #endif
     while (rt->exts) {
-        wa_rt_ext *e = rt->exts;
+        wa__rt_ext *e = rt->exts;
         rt->exts = e->next;
         e->free(e);
     }
     free(rt->heap);
     free(rt->arming);
     rt->backend->vt->free(rt->backend);
-    wa_slab_release(&rt->slab);
-    wa_handle_release_(h);
+    wa__slab_release(&rt->slab);
+    wa__handle_release(h);
     free(rt);
 }
 
@@ -150,39 +150,39 @@ void wa_rt_set_report(wa_rt *rt, wa_report_fn fn, void *arg)
  * finishes it if it is done, aborted, or cancelled and unclaimed, and
  * links a root that outlives its first poll (task.h). Inlined into the
  * tick loop. */
-static inline __attribute__((always_inline)) void wa_task_run(wa_rt *rt, wa_task *t, wa_cx *cx)
+static inline __attribute__((always_inline)) void wa__task_run(wa_rt *rt, wa_task *t, wa_cx *cx)
 {
-    uint32_t w = wa_word_load(t);
-    if (w & (WA_T_DONE | WA_T_CANCEL)) { /* rare: aborted, or cancelled */
-        wa_word_store(t, w & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED));
-        if (w & WA_T_DONE)
+    uint32_t w = wa__word_load(t);
+    if (w & (WA__T_DONE | WA__T_CANCEL)) { /* rare: aborted, or cancelled */
+        wa__word_store(t, w & ~(uint32_t)(WA__T_QUEUED | WA__T_CLAIMED));
+        if (w & WA__T_DONE)
             goto out;
-        if (!(w & WA_T_STARTED)) { /* never started: nothing to clean up */
-            wa_task_finish(rt, t, WA_ECANCELED, 2); /* alive, queue */
+        if (!(w & WA__T_STARTED)) { /* never started: nothing to clean up */
+            wa__task_finish(rt, t, WA_ECANCELED, 2); /* alive, queue */
             return;
         }
     }
-    wa_word_store(t, (w & ~(uint32_t)(WA_T_QUEUED | WA_T_CLAIMED)) | WA_T_STARTED);
+    wa__word_store(t, (w & ~(uint32_t)(WA__T_QUEUED | WA__T_CLAIMED)) | WA__T_STARTED);
     rt->budget = 128;
     rt->polls++;
     cx->waker.data = cx->task = t;
-    wa_future *f = wa_task_future(t);
+    wa_future *f = wa__task_future(t);
     int rc = f->vt->poll(f, cx);
     if (rt->arming_len) /* sleeps armed by this poll count from now */
-        wa_timers_commit_(rt, wa_now_fresh_(rt));
-    w = wa_word_load(t);
+        wa__timers_commit(rt, wa__now_fresh(rt));
+    w = wa__word_load(t);
     if (rc == WA_PENDING) {
-        if (!(w & WA_T_ABORT) && (w & (WA_T_CANCEL | WA_T_CLAIMED)) != WA_T_CANCEL) {
-            if (!(w & WA_T_LINKED))
-                wa_task_link_(rt, t);
+        if (!(w & WA__T_ABORT) && (w & (WA__T_CANCEL | WA__T_CLAIMED)) != WA__T_CANCEL) {
+            if (!(w & WA__T_LINKED))
+                wa__task_link(rt, t);
             goto out;
         }
         rc = WA_ECANCELED; /* aborted, or nobody took the request: hard drop */
     }
-    wa_task_finish(rt, t, rc, 2); /* alive, queue */
+    wa__task_finish(rt, t, rc, 2); /* alive, queue */
     return;
 out:
-    wa_task_unref_n(t, 1); /* the queue's */
+    wa__task_unref_n(t, 1); /* the queue's */
 }
 
 /* One fair round: the tasks queued when it began, each polled once.
@@ -190,16 +190,16 @@ out:
  * line: its frame address is its polls' poll_top (rt.h), which must lie
  * below the frame of block_on's caller, whose futures are awaited by
  * right (and, under ASan, whose fake frames say they ran just below it). */
-static __attribute__((noinline)) int wa_rt_round(wa_rt *rt, uint64_t *deadline)
+static __attribute__((noinline)) int wa__rt_round(wa_rt *rt, uint64_t *deadline)
 {
-    wa_ticking_ = rt;
+    wa__ticking = rt;
     rt->poll_top = __builtin_frame_address(0);
     rt->ticks++;
     rt->now_fresh = 0;
     if (rt->arming_len) /* armed outside a task's poll (polled by hand) */
-        wa_timers_commit_(rt, wa_now_fresh_(rt));
+        wa__timers_commit(rt, wa__now_fresh(rt));
     if (rt->heap_len && !rt->timers_early)
-        wa_timers_fire_(rt, wa_now(rt));
+        wa__timers_fire(rt, wa_now(rt));
     rt->timers_early = 0;
     /* Take the queue as it stands: tasks woken from now on go to a fresh
      * queue and wait for the next round. */
@@ -209,36 +209,36 @@ static __attribute__((noinline)) int wa_rt_round(wa_rt *rt, uint64_t *deadline)
     rt->queued = 0;
     while (t) {
         wa_task *next = rt->rest = t->next; /* (for a dump in a poll) */
-        wa_task_run(rt, t, &rt->cx);
+        wa__task_run(rt, t, &rt->cx);
         t = next;
     }
     rt->cx.task = NULL;
-    wa_ticking_ = NULL;
+    wa__ticking = NULL;
     if (deadline)
-        *deadline = wa_timers_next_(rt);
+        *deadline = wa__timers_next(rt);
     return (int)rt->queued;
 }
 
 int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
 {
-    int rc = wa_rt_enter(rt, "wa_rt_tick");
+    int rc = wa__rt_enter(rt, "wa_rt_tick");
     if (rc == 0 && rt->mt) /* its workers tick it */
-        rc = wa_misuse_in_(WA_EMISUSE, "wa_rt_tick", "the runtime has worker threads of its own");
+        rc = wa__misuse_in(WA_EMISUSE, "wa_rt_tick", "the runtime has worker threads of its own");
     if (rc < 0)
         return rc;
-#if WA_MT
+#if WA__MT
     if (rt->xt) /* a loop of ticks may never wait */
-        wa_xt_drain_(rt);
+        wa__remote_drain(rt);
 #endif
-    return wa_rt_round(rt, deadline);
+    return wa__rt_round(rt, deadline);
 }
 
 /* Nothing can ever wake rt's tasks: no timer (deadline), no source, and no
  * other thread that may (a remote or an event held, a blocking job). */
-static bool wa_rt_stuck(wa_rt *rt, uint64_t deadline)
+static bool wa__rt_stuck(wa_rt *rt, uint64_t deadline)
 {
-#if WA_MT
-    if (wa_xt_busy_(rt))
+#if WA__MT
+    if (wa__remote_busy(rt))
         return false;
 #endif
     return deadline == WA_NEVER && rt->backend->sources == 0;
@@ -246,15 +246,15 @@ static bool wa_rt_stuck(wa_rt *rt, uint64_t deadline)
 
 /* Requests the cancellation of every task (shutdown; those already asked
  * are skipped). */
-static void wa_rt_cancel_all(wa_rt *rt)
+static void wa__rt_cancel_all(wa_rt *rt)
 {
-    for (wa_task *t = wa_task_first_(&rt->roots); t; t = wa_task_next_(t))
-        wa_task_cancel_(t);
+    for (wa_task *t = wa__task_first(&rt->roots); t; t = wa__task_next(t))
+        wa__task_cancel(t);
     for (wa_task *t = rt->head; t; t = t->next) /* roots never polled */
-        if (wa_task_unlinked_(t))
-            wa_task_cancel_(t);
+        if (wa__task_unlinked(t))
+            wa__task_cancel(t);
     for (wa_scope *s = rt->scopes; s; s = s->next)
-        wa_scope_cancel_children_(s);
+        wa__scope_cancel_children(s);
 }
 
 /* Drives rt until root finishes (or, with root NULL, until no task is
@@ -262,38 +262,38 @@ static void wa_rt_cancel_all(wa_rt *rt)
  * task, and the drive ends at *stop. Returns 0, WA_EDEADLK or (stop)
  * WA_ETIMEDOUT. Inlined, so that block_on's and run's loops, whose stop is
  * NULL, have none of the shutdown's tests. */
-static inline __attribute__((always_inline)) int wa_rt_drive(wa_rt *rt, const wa_join *root, const uint64_t *stop)
+static inline __attribute__((always_inline)) int wa__rt_drive(wa_rt *rt, const wa_join *root, const uint64_t *stop)
 {
     for (unsigned n = 1;; n++) {
         if (stop)
-            wa_rt_cancel_all(rt);
+            wa__rt_cancel_all(rt);
         uint64_t deadline;
-        int runnable = wa_rt_round(rt, &deadline);
-        if (root ? wa_word_load(root->task) & WA_T_DONE : rt->spawned - rt->finished == rt->internal) /* (block_on's handle, never polled) */
+        int runnable = wa__rt_round(rt, &deadline);
+        if (root ? wa__word_load(root->task) & WA__T_DONE : rt->spawned - rt->finished == rt->internal) /* (block_on's handle, never polled) */
             return 0;
-        if (stop && wa_now_fresh_(rt) >= *stop)
+        if (stop && wa__now_fresh(rt) >= *stop)
             return WA_ETIMEDOUT;
         uint64_t until = stop && *stop < deadline ? *stop : deadline;
         if (runnable) {
-            if (n % WA_IO_EVERY_TICKS)
+            if (n % WA__IO_EVERY_TICKS)
                 continue;
             until = 0;
-        } else if (wa_rt_stuck(rt, deadline)) {
-            wa_report_deadlock_(rt, wa_rt_dump);
+        } else if (wa__rt_stuck(rt, deadline)) {
+            wa__report_deadlock(rt, wa_rt_dump);
             return WA_EDEADLK;
         }
-        int rc = wa_rt_wait_(rt, until);
+        int rc = wa__rt_wait(rt, until);
         if (rc == WA_EDEADLK) /* sources, but none waited on */
-            wa_report_deadlock_(rt, wa_rt_dump);
+            wa__report_deadlock(rt, wa_rt_dump);
         if (rc < 0)
             return rc;
     }
 }
 
-int wa_spawn_internal_(wa_rt *rt, wa_future *inner)
+int wa__spawn_internal(wa_rt *rt, wa_future *inner)
 {
-    rt = wa_rt_home_(rt);
-    wa_internal w = {{{&wa_internal_vt_}, inner}, rt};
+    rt = wa__rt_home(rt);
+    wa__internal w = {{{&wa__internal_vt}, inner}, rt};
     /* counted before it can run: on many threads a worker may drop it at once */
     __atomic_add_fetch(&rt->internal, 1, __ATOMIC_RELAXED);
     int rc = wa_spawn(rt, &w.root.fut, sizeof w, NULL);
@@ -306,29 +306,29 @@ int wa_spawn_internal_(wa_rt *rt, wa_future *inner)
 
 int wa_block_on(wa_rt *rt, wa_future *fut)
 {
-    int rc = wa_rt_enter(rt, "wa_block_on");
+    int rc = wa__rt_enter(rt, "wa_block_on");
     if (rc == 0 && !fut)
-        rc = wa_misuse_in_(WA_EINVAL, "wa_block_on", "no future (NULL)");
+        rc = wa__misuse_in(WA_EINVAL, "wa_block_on", "no future (NULL)");
     if (rc < 0) {
         wa_drop(fut); /* taken, whatever happens */
         return rc;
     }
-    wa_root r = {{&wa_root_vt_}, fut};
+    wa__root r = {{&wa__root_vt}, fut};
     wa_join j;
     rc = wa_spawn(rt, &r.fut, sizeof r, &j);
     if (rc < 0) {
         wa_drop(fut);
         return rc;
     }
-    if (WA_MT && rt->sched)
+    if (WA__MT && rt->sched)
         rc = rt->sched->drive(rt, &j);
     else
-        rc = wa_rt_drive(rt, &j, NULL);
+        rc = wa__rt_drive(rt, &j, NULL);
     if (rc == 0) {
         rc = wa_join_status(&j);
     } else {
         wa_join_abort(&j);
-        if (WA_MT && rt->sched) /* a worker drops it: fut is the caller's, wait for that */
+        if (WA__MT && rt->sched) /* a worker drops it: fut is the caller's, wait for that */
             rt->sched->finish(rt, &j);
     }
     wa_join_drop(&j);
@@ -337,33 +337,33 @@ int wa_block_on(wa_rt *rt, wa_future *fut)
 
 int wa_rt_run(wa_rt *rt)
 {
-    int rc = wa_rt_enter(rt, "wa_rt_run");
-    if (WA_MT && rc == 0 && rt->sched)
+    int rc = wa__rt_enter(rt, "wa_rt_run");
+    if (WA__MT && rc == 0 && rt->sched)
         return rt->sched->drive(rt, NULL);
-    return rc < 0 ? rc : wa_rt_drive(rt, NULL, NULL);
+    return rc < 0 ? rc : wa__rt_drive(rt, NULL, NULL);
 }
 
 int wa_rt_shutdown(wa_rt *rt, uint64_t timeout)
 {
     uintptr_t h;
-    int rc = wa_rt_live(rt, "wa_rt_shutdown", &h);
+    int rc = wa__rt_live(rt, "wa_rt_shutdown", &h);
     if (rc == 0)
-        rc = wa_rt_enter(rt, "wa_rt_shutdown");
+        rc = wa__rt_enter(rt, "wa_rt_shutdown");
     if (rc < 0)
         return rc;
-    uint64_t stop = wa_add_sat_(wa_now_fresh_(rt), timeout);
-#if WA_MT
-    wa_xt_refuse_(rt);
+    uint64_t stop = wa__add_sat(wa__now_fresh(rt), timeout);
+#if WA__MT
+    wa__remote_refuse(rt);
 #endif
-    if (WA_MT && rt->sched)
+    if (WA__MT && rt->sched)
         rc = rt->sched->drain(rt, stop);
     else
-        rc = wa_rt_drive(rt, NULL, &stop);
+        rc = wa__rt_drive(rt, NULL, &stop);
     wa_rt_free(rt);
     return rc;
 }
 
-static int wa_yield_poll(wa_future *f, wa_cx *cx)
+static int wa__yield_poll(wa_future *f, wa_cx *cx)
 {
     wa_yield *y = (wa_yield *)f;
     if (y->yielded)
@@ -373,11 +373,11 @@ static int wa_yield_poll(wa_future *f, wa_cx *cx)
     return WA_PENDING;
 }
 
-static const wa_future_vt wa_yield_vt = {wa_yield_poll, NULL, "yield"};
+static const wa_future_vt wa__yield_vt = {wa__yield_poll, NULL, "yield"};
 
 wa_future *wa_yield_init(wa_yield *y)
 {
-    y->fut.vt = &wa_yield_vt;
+    y->fut.vt = &wa__yield_vt;
     y->yielded = 0;
     return &y->fut;
 }
@@ -388,7 +388,7 @@ void wa_rt_stats_get(const wa_rt *rt, wa_rt_stats *st)
         wa_misuse(WA_EINVAL, "wa_rt_stats_get: NULL argument");
         return;
     }
-    if (WA_MT && rt->sched)
+    if (WA__MT && rt->sched)
         st->tasks = rt->sched->live(rt);
     else
         st->tasks = (size_t)(rt->spawned - rt->finished) - rt->internal;

@@ -8,7 +8,7 @@
 #include "grow.h"
 #include "wasync/error.h"
 
-int wa_grow_(void *items, size_t size, size_t *cap, size_t need, size_t first, size_t max)
+int wa__grow(void *items, size_t size, size_t *cap, size_t need, size_t first, size_t max)
 {
     if (need <= *cap)
         return 0;

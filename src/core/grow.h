@@ -10,6 +10,6 @@
  * first (when it is 0) until it does, to at most max. Returns 0 with the
  * array and *cap updated, or WA_ENOMEM with both as they were (need over
  * max, or no memory). */
-int wa_grow_(void *items, size_t size, size_t *cap, size_t need, size_t first, size_t max);
+int wa__grow(void *items, size_t size, size_t *cap, size_t need, size_t first, size_t max);
 
 #endif

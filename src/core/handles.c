@@ -5,115 +5,115 @@
 #include "handles.h"
 #include "rt.h"
 
-#define WA_HANDLE_NONE UINT32_MAX
-#define WA_HANDLE_GEN_SHIFT (5 + WA_HANDLE_SLOT_BITS)
+#define WA__HANDLE_NONE UINT32_MAX
+#define WA__HANDLE_GEN_SHIFT (5 + WA__HANDLE_SLOT_BITS)
 
-_Static_assert(sizeof(wa_handle_slot) == 2 * sizeof(uintptr_t), "a slot's offset is read off its key");
+_Static_assert(sizeof(wa__handle_slot) == 2 * sizeof(uintptr_t), "a slot's offset is read off its key");
 
 /* The first page is static: a program with few handles never allocates
  * for them (and its clones and opens cannot fail for want of a slot). */
-wa_handle_slot wa_handle_page0_[WA_HANDLE_PAGE];
-intptr_t wa_handle_pages_[WA_HANDLE_PAGES];
-static uint32_t wa_handle_made = 1; /* pages */
+wa__handle_slot wa__handle_page0[WA__HANDLE_PAGE];
+intptr_t wa__handle_pages[WA__HANDLE_PAGES];
+static uint32_t wa__handle_made = 1; /* pages */
 
 /* Everything but lookups, under the lock: the slots in use (n), and the
  * free ones in the order they were released. */
 static struct {
     char lock;
     uint32_t n, head, tail;
-} wa_handles = {0, 0, WA_HANDLE_NONE, WA_HANDLE_NONE};
+} wa__handles = {0, 0, WA__HANDLE_NONE, WA__HANDLE_NONE};
 
-static inline wa_handle_slot *wa_handle_at(uint32_t i)
+static inline wa__handle_slot *wa__handle_slot_at(uint32_t i)
 {
-    return (wa_handle_slot *)((uintptr_t)wa_handle_page0_ + (uintptr_t)wa_handle_pages_[i / WA_HANDLE_PAGE]) +
-           i % WA_HANDLE_PAGE;
+    return (wa__handle_slot *)((uintptr_t)wa__handle_page0 + (uintptr_t)wa__handle_pages[i / WA__HANDLE_PAGE]) +
+           i % WA__HANDLE_PAGE;
 }
 
-static void wa_handles_lock(void)
+static void wa__handles_lock(void)
 {
-    while (__atomic_test_and_set(&wa_handles.lock, __ATOMIC_ACQUIRE))
+    while (__atomic_test_and_set(&wa__handles.lock, __ATOMIC_ACQUIRE))
         ;
 }
 
-static void wa_handles_unlock(void) { __atomic_clear(&wa_handles.lock, __ATOMIC_RELEASE); }
+static void wa__handles_unlock(void) { __atomic_clear(&wa__handles.lock, __ATOMIC_RELEASE); }
 
 /* A free slot's index (the oldest released, else a new one), or
- * WA_HANDLE_NONE without memory. Locked. */
-static uint32_t wa_handle_take(void)
+ * WA__HANDLE_NONE without memory. Locked. */
+static uint32_t wa__handle_take(void)
 {
-    uint32_t i = wa_handles.head;
-    if (i != WA_HANDLE_NONE) {
-        wa_handles.head = wa_handle_at(i)->u.next_free;
-        if (wa_handles.head == WA_HANDLE_NONE)
-            wa_handles.tail = WA_HANDLE_NONE;
+    uint32_t i = wa__handles.head;
+    if (i != WA__HANDLE_NONE) {
+        wa__handles.head = wa__handle_slot_at(i)->u.next_free;
+        if (wa__handles.head == WA__HANDLE_NONE)
+            wa__handles.tail = WA__HANDLE_NONE;
         return i;
     }
-    i = wa_handles.n;
-    if (i == WA_HANDLE_PAGES * WA_HANDLE_PAGE)
-        return WA_HANDLE_NONE;
-    if (i / WA_HANDLE_PAGE == wa_handle_made) {
-        wa_handle_slot *page = calloc(WA_HANDLE_PAGE, sizeof *page);
+    i = wa__handles.n;
+    if (i == WA__HANDLE_PAGES * WA__HANDLE_PAGE)
+        return WA__HANDLE_NONE;
+    if (i / WA__HANDLE_PAGE == wa__handle_made) {
+        wa__handle_slot *page = calloc(WA__HANDLE_PAGE, sizeof *page);
         if (!page)
-            return WA_HANDLE_NONE;
-        __atomic_store_n(&wa_handle_pages_[wa_handle_made++], (intptr_t)((uintptr_t)page - (uintptr_t)wa_handle_page0_),
+            return WA__HANDLE_NONE;
+        __atomic_store_n(&wa__handle_pages[wa__handle_made++], (intptr_t)((uintptr_t)page - (uintptr_t)wa__handle_page0),
                          __ATOMIC_RELEASE);
     }
-    wa_handles.n++;
+    wa__handles.n++;
     return i;
 }
 
-int wa_handle_new_(void *obj, unsigned kind, uintptr_t *h)
+int wa__handle_new(void *obj, unsigned kind, uintptr_t *h)
 {
-    wa_handles_lock();
-    uint32_t i = wa_handle_take();
-    if (i == WA_HANDLE_NONE) {
-        wa_handles_unlock();
+    wa__handles_lock();
+    uint32_t i = wa__handle_take();
+    if (i == WA__HANDLE_NONE) {
+        wa__handles_unlock();
         return WA_ENOMEM;
     }
-    wa_handle_slot *s = wa_handle_at(i);
-    uintptr_t gen = (s->key >> WA_HANDLE_GEN_SHIFT) + 1; /* (a fresh slot's first is 1) */
-    uintptr_t key = gen << WA_HANDLE_GEN_SHIFT | (uintptr_t)i << 5 | (uintptr_t)kind << 1 | 1;
+    wa__handle_slot *s = wa__handle_slot_at(i);
+    uintptr_t gen = (s->key >> WA__HANDLE_GEN_SHIFT) + 1; /* (a fresh slot's first is 1) */
+    uintptr_t key = gen << WA__HANDLE_GEN_SHIFT | (uintptr_t)i << 5 | (uintptr_t)kind << 1 | 1;
     s->u.obj = obj;
     __atomic_store_n(&s->key, key, __ATOMIC_RELEASE);
-    wa_handles_unlock();
+    wa__handles_unlock();
     *h = key;
     return 0;
 }
 
-void wa_handle_release_(uintptr_t h)
+void wa__handle_release(uintptr_t h)
 {
-    uint32_t i = (uint32_t)(h >> 5) & ((1u << WA_HANDLE_SLOT_BITS) - 1);
-    wa_handles_lock();
-    wa_handle_slot *s = wa_handle_at(i);
+    uint32_t i = (uint32_t)(h >> 5) & ((1u << WA__HANDLE_SLOT_BITS) - 1);
+    wa__handles_lock();
+    wa__handle_slot *s = wa__handle_slot_at(i);
     __atomic_store_n(&s->key, h & ~(uintptr_t)1, __ATOMIC_RELEASE); /* its generation kept for the next */
-    s->u.next_free = WA_HANDLE_NONE;
-    if (wa_handles.tail == WA_HANDLE_NONE)
-        wa_handles.head = i;
+    s->u.next_free = WA__HANDLE_NONE;
+    if (wa__handles.tail == WA__HANDLE_NONE)
+        wa__handles.head = i;
     else
-        wa_handle_at(wa_handles.tail)->u.next_free = i;
-    wa_handles.tail = i;
-    wa_handles_unlock();
+        wa__handle_slot_at(wa__handles.tail)->u.next_free = i;
+    wa__handles.tail = i;
+    wa__handles_unlock();
 }
 
-int wa_handle_holds_(const void *obj, unsigned kind, uintptr_t *h)
+int wa__handle_holds(const void *obj, unsigned kind, uintptr_t *h)
 {
     int found = 0;
-    wa_handles_lock();
-    for (uint32_t i = 0; i < wa_handles.n && !found; i++) {
-        wa_handle_slot *s = wa_handle_at(i);
-        if ((s->key & (WA_HANDLE_KIND_MASK | 1)) == ((uintptr_t)kind << 1 | 1) && s->u.obj == obj) {
+    wa__handles_lock();
+    for (uint32_t i = 0; i < wa__handles.n && !found; i++) {
+        wa__handle_slot *s = wa__handle_slot_at(i);
+        if ((s->key & (WA__HANDLE_KIND_MASK | 1)) == ((uintptr_t)kind << 1 | 1) && s->u.obj == obj) {
             *h = s->key;
             found = 1;
         }
     }
-    wa_handles_unlock();
+    wa__handles_unlock();
     return found;
 }
 
-void *wa_handle_at_(const void *h, unsigned kind, const char *call)
+void *wa__handle_at(const void *h, unsigned kind, const char *call)
 {
-    void *obj = wa_handle_get_((uintptr_t)h, kind);
+    void *obj = wa__handle_get((uintptr_t)h, kind);
     if (!obj)
-        wa_misuse_in_(WA_EMISUSE, call, "a handle closed or freed already (through this copy of it or another), or NULL");
+        wa__misuse_in(WA_EMISUSE, call, "a handle closed or freed already (through this copy of it or another), or NULL");
     return obj;
 }

@@ -14,19 +14,19 @@
  * wasm without its tail-call feature). */
 #if defined(__has_attribute) && (!defined(__wasm__) || defined(__wasm_tail_call__))
 #if __has_attribute(musttail)
-#define WA_MUSTTAIL_ __attribute__((musttail))
+#define WA__MUSTTAIL __attribute__((musttail))
 #endif
 #endif
-#ifndef WA_MUSTTAIL_
-#define WA_MUSTTAIL_
+#ifndef WA__MUSTTAIL
+#define WA__MUSTTAIL
 #endif
 
-static __attribute__((noinline)) int wa_join_wait(wa_future *f, wa_cx *cx)
+static __attribute__((noinline)) int wa__join_wait(wa_future *f, wa_cx *cx)
 {
     wa_join *j = (wa_join *)f;
     wa_task *t = j->task;
-    if (!(wa_word_load(t) & WA_T_LINKED)) /* awaited before its first poll */
-        wa_task_link_(t->rt, t);
+    if (!(wa__word_load(t) & WA__T_LINKED)) /* awaited before its first poll */
+        wa__task_link(t->rt, t);
     if (t->joiner == j) { /* j's waker is set while it is the joiner */
         wa_waker_store(&j->waker, cx);
     } else {
@@ -39,134 +39,134 @@ static __attribute__((noinline)) int wa_join_wait(wa_future *f, wa_cx *cx)
 /* A handle whose poll found its task finished: the poll released the
  * task and kept its status in the handle, so that the await's drop finds
  * no drop to call. */
-static int wa_join_released_poll(wa_future *f, wa_cx *cx)
+static int wa__join_released_poll(wa_future *f, wa_cx *cx)
 {
     (void)cx;
     return ((wa_join *)f)->status;
 }
 
-static const wa_future_vt wa_join_released_vt = {wa_join_released_poll, NULL, "join"};
+static const wa_future_vt wa__join_released_vt = {wa__join_released_poll, NULL, "join"};
 
-static bool wa_join_released(const wa_join *j) { return j->fut.vt == &wa_join_released_vt; }
+static bool wa__join_released(const wa_join *j) { return j->fut.vt == &wa__join_released_vt; }
 
 /* A dropped local handle (j->task NULL): its drop switches it to this
  * vtable, so that the poll of a live one has no NULL to test. */
-static int wa_join_dropped_poll(wa_future *f, wa_cx *cx)
+static int wa__join_dropped_poll(wa_future *f, wa_cx *cx)
 {
     (void)f;
     (void)cx;
-    return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
+    return wa__misuse_in(WA_EMISUSE, "await of a join handle", "the handle was dropped");
 }
 
-static const wa_future_vt wa_join_dropped_vt = {wa_join_dropped_poll, NULL, "join"};
+static const wa_future_vt wa__join_dropped_vt = {wa__join_dropped_poll, NULL, "join"};
 
 /* Marks j, a local handle, dropped. */
-static inline void wa_join_dropped(wa_join *j)
+static inline void wa__join_dropped(wa_join *j)
 {
-    j->fut.vt = &wa_join_dropped_vt;
+    j->fut.vt = &wa__join_dropped_vt;
     j->task = NULL;
 }
 
-static int wa_join_poll(wa_future *f, wa_cx *cx)
+static int wa__join_poll(wa_future *f, wa_cx *cx)
 {
     wa_join *j = (wa_join *)f;
     wa_task *t = j->task; /* (set: a dropped handle has another vtable) */
-    uint32_t w = wa_word_load(t);
-    if (!(w & WA_T_DONE))
-        WA_MUSTTAIL_ return wa_join_wait(f, cx);
+    uint32_t w = wa__word_load(t);
+    if (!(w & WA__T_DONE))
+        WA__MUSTTAIL return wa__join_wait(f, cx);
     int rc = t->status;
-    j->fut.vt = &wa_join_released_vt; /* (j->task is left stale: a released
+    j->fut.vt = &wa__join_released_vt; /* (j->task is left stale: a released
                                          * handle is told by its vtable,
                                          * which every call tests first) */
     j->status = rc; /* (its waker was consumed by the finish's wake) */
     /* the common case, the handle's the last reference: free the task
      * without writing the word that nobody reads again (local executor:
      * nothing else changes it meanwhile) */
-    if (w < 2 * WA_REF_ONE)
-        wa_slab_free(&t->rt->slab, t, t->cls);
+    if (w < 2 * WA__REF_ONE)
+        wa__slab_free(&t->rt->slab, t, t->cls);
     else
-        wa_word_store(t, w - WA_REF_ONE);
+        wa__word_store(t, w - WA__REF_ONE);
     return rc;
 }
 
 /* Detaches j from t, its task still running (t runs on), and releases
  * it. Out of line, so that releasing a finished task's handle needs no
  * stack frame. */
-static __attribute__((noinline)) void wa_join_detach(wa_join *j, wa_task *t)
+static __attribute__((noinline)) void wa__join_detach(wa_join *j, wa_task *t)
 {
-    if ((wa_word_load(t) & WA_T_LINKED) && t->joiner == j) { /* (an unlinked task has none) */
+    if ((wa__word_load(t) & WA__T_LINKED) && t->joiner == j) { /* (an unlinked task has none) */
         t->joiner = NULL;
         wa_waker_drop(&j->waker);
     }
-    wa_task_unref_n(t, 1);
+    wa__task_unref_n(t, 1);
 }
 
 /* Releases a local task's handle j (j->task set). */
-static inline void wa_join_release(wa_join *j)
+static inline void wa__join_release(wa_join *j)
 {
     wa_task *t = j->task;
-    wa_join_dropped(j);
-    if (!(wa_word_load(t) & WA_T_DONE)) { /* a finish has detached it */
-        wa_join_detach(j, t);
+    wa__join_dropped(j);
+    if (!(wa__word_load(t) & WA__T_DONE)) { /* a finish has detached it */
+        wa__join_detach(j, t);
         return;
     }
-    wa_task_unref_n(t, 1);
+    wa__task_unref_n(t, 1);
 }
 
-/* Only wa_join_vt_ leads here, so the handle is a local task's, not yet
+/* Only wa__join_vt leads here, so the handle is a local task's, not yet
  * dropped (an await's drop skips wa_join_drop's check). */
-static void wa_join_drop_vt(wa_future *f) { wa_join_release((wa_join *)f); }
+static void wa__join_drop_vt(wa_future *f) { wa__join_release((wa_join *)f); }
 
-const wa_future_vt wa_join_vt_ = {wa_join_poll, wa_join_drop_vt, "join"};
+const wa_future_vt wa__join_vt = {wa__join_poll, wa__join_drop_vt, "join"};
 
 /* j holds a finished task (atomic: a many-threads task finishes on a
  * worker). */
-static bool wa_join_holds_done(const wa_join *j)
+static bool wa__join_holds_done(const wa_join *j)
 {
-    return j && !wa_join_released(j) && j->task && (wa_word_peek_(j->task) & WA_T_DONE);
+    return j && !wa__join_released(j) && j->task && (wa__word_peek(j->task) & WA__T_DONE);
 }
 
-bool wa_join_done(const wa_join *j) { return wa_join_holds_done(j) || (j && wa_join_released(j)); }
+bool wa_join_done(const wa_join *j) { return wa__join_holds_done(j) || (j && wa__join_released(j)); }
 
 wa_future *wa_join_output(const wa_join *j)
 {
-    return wa_join_holds_done(j) ? wa_task_future(j->task) : NULL;
+    return wa__join_holds_done(j) ? wa__task_future(j->task) : NULL;
 }
 
 int wa_join_status(const wa_join *j)
 {
-    if (wa_join_holds_done(j))
+    if (wa__join_holds_done(j))
         return j->task->status;
-    return j && wa_join_released(j) ? j->status : WA_PENDING;
+    return j && wa__join_released(j) ? j->status : WA_PENDING;
 }
 
 /* Cancelling or aborting a finished task does nothing, whether or not a
  * poll released it. */
 int wa_join_cancel(wa_join *j)
 {
-    if (j && wa_join_released(j))
+    if (j && wa__join_released(j))
         return 0;
     if (!j || !j->task)
-        return wa_misuse_in_(WA_ESTALE, "wa_join_cancel", "the handle was dropped");
-    if (WA_MT && j->fut.vt != &wa_join_vt_) { /* another scheduler's task */
-        j->task->rt->sched->signal(j->task, WA_T_CANCEL);
+        return wa__misuse_in(WA_ESTALE, "wa_join_cancel", "the handle was dropped");
+    if (WA__MT && j->fut.vt != &wa__join_vt) { /* another scheduler's task */
+        j->task->rt->sched->signal(j->task, WA__T_CANCEL);
         return 0;
     }
-    wa_task_cancel_(j->task);
+    wa__task_cancel(j->task);
     return 0;
 }
 
 int wa_join_abort(wa_join *j)
 {
-    if (j && wa_join_released(j))
+    if (j && wa__join_released(j))
         return 0;
     if (!j || !j->task)
-        return wa_misuse_in_(WA_ESTALE, "wa_join_abort", "the handle was dropped");
-    if (WA_MT && j->fut.vt != &wa_join_vt_) { /* another scheduler's task */
-        j->task->rt->sched->signal(j->task, WA_T_ABORT);
+        return wa__misuse_in(WA_ESTALE, "wa_join_abort", "the handle was dropped");
+    if (WA__MT && j->fut.vt != &wa__join_vt) { /* another scheduler's task */
+        j->task->rt->sched->signal(j->task, WA__T_ABORT);
         return 0;
     }
-    wa_task_abort_(j->task);
+    wa__task_abort(j->task);
     return 0;
 }
 
@@ -174,16 +174,16 @@ int wa_join_abort(wa_join *j)
  * dropped, so that a second drop is reported. */
 int wa_join_drop(wa_join *j)
 {
-    if (j && wa_join_released(j)) {
-        wa_join_dropped(j);
+    if (j && wa__join_released(j)) {
+        wa__join_dropped(j);
         return 0;
     }
     if (!j || !j->task)
-        return wa_misuse_in_(WA_EMISUSE, "wa_join_drop", "the handle was dropped already");
-    if (WA_MT && j->fut.vt != &wa_join_vt_) { /* another scheduler's task */
+        return wa__misuse_in(WA_EMISUSE, "wa_join_drop", "the handle was dropped already");
+    if (WA__MT && j->fut.vt != &wa__join_vt) { /* another scheduler's task */
         j->task->rt->sched->join_drop(j);
         return 0;
     }
-    wa_join_release(j);
+    wa__join_release(j);
     return 0;
 }

@@ -3,20 +3,20 @@
  * used by every backend for what it hands out (fd registrations, pollables,
  * host operations, promise handles). A freed slot's generation moves on, so
  * every key to it goes stale and is detected instead of trusted. Slots are
- * of any size; each starts with a wa_keyslot. */
+ * of any size; each starts with a wa__keyslot. */
 #ifndef WASYNC_CORE_KEYS_H
 #define WASYNC_CORE_KEYS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct wa_keyslot {
+typedef struct wa__keyslot {
     uint32_t gen;       /* >= 1 */
     uint32_t next_free; /* while free */
     int live;
-} wa_keyslot;
+} wa__keyslot;
 
-typedef struct wa_keys {
+typedef struct wa__keys {
     char *slots;
     size_t size;        /* bytes per slot */
     uint32_t n, free_head;
@@ -24,56 +24,56 @@ typedef struct wa_keys {
     uint32_t gen_mask;  /* generations wrap within it (never to 0) */
     uint32_t max;       /* slots at most */
     uint32_t tag;       /* this table's, in its 64-bit keys (never 0) */
-} wa_keys;
+} wa__keys;
 
 /* An empty table of at most max slots of size bytes, generations within
  * gen_mask, with a tag of its own for its 64-bit keys. */
-void wa_keys_init(wa_keys *k, size_t size, uint32_t gen_mask, uint32_t max);
+void wa__keys_init(wa__keys *k, size_t size, uint32_t gen_mask, uint32_t max);
 
 /* 64-bit keys: the slot (bits 0-23), the table's tag (24-39) and the
  * generation (40-63). The tag makes a key of one runtime's table a stale
  * key in every other's, instead of a valid one for the wrong fd. */
-#define WA_KEY_SLOTS (1u << 24)
-#define WA_KEY_GENS ((1u << 24) - 1)
+#define WA__KEY_SLOTS (1u << 24)
+#define WA__KEY_GENS ((1u << 24) - 1)
 
-void wa_keys_free(wa_keys *k);
+void wa__keys_free(wa__keys *k);
 
-static inline wa_keyslot *wa_keys_at(const wa_keys *k, uint32_t i)
+static inline wa__keyslot *wa__keys_at(const wa__keys *k, uint32_t i)
 {
-    return (wa_keyslot *)(void *)(k->slots + (size_t)i * k->size);
+    return (wa__keyslot *)(void *)(k->slots + (size_t)i * k->size);
 }
 
-static inline uint64_t wa_keys_key(const wa_keys *k, uint32_t i)
+static inline uint64_t wa__keys_key(const wa__keys *k, uint32_t i)
 {
-    return (uint64_t)wa_keys_at(k, i)->gen << 40 | (uint64_t)k->tag << 24 | i;
+    return (uint64_t)wa__keys_at(k, i)->gen << 40 | (uint64_t)k->tag << 24 | i;
 }
 
 /* A fresh live slot: its index in *i (its generation is in the slot), or
  * WA_ENOMEM (also past max slots). The rest of the slot is zeroed. */
-int wa_keys_alloc(wa_keys *k, uint32_t *i);
+int wa__keys_alloc(wa__keys *k, uint32_t *i);
 
 /* Frees live slot i: keys to it go stale. */
-void wa_keys_release(wa_keys *k, uint32_t i);
+void wa__keys_release(wa__keys *k, uint32_t i);
 
 /* The live slot i of generation gen, or NULL (stale or out of range). */
-static inline void *wa_keys_get(const wa_keys *k, uint32_t i, uint32_t gen)
+static inline void *wa__keys_get(const wa__keys *k, uint32_t i, uint32_t gen)
 {
     if (i >= k->n)
         return NULL;
-    wa_keyslot *s = wa_keys_at(k, i);
+    wa__keyslot *s = wa__keys_at(k, i);
     return s->live && s->gen == gen ? s : NULL;
 }
 
 /* The slot index of a 64-bit key. */
-static inline uint32_t wa_key_slot(uint64_t key) { return (uint32_t)key & (WA_KEY_SLOTS - 1); }
+static inline uint32_t wa__key_slot(uint64_t key) { return (uint32_t)key & (WA__KEY_SLOTS - 1); }
 
 /* The live slot a 64-bit key of this table names, or NULL (stale, or a
  * key of another table). */
-static inline void *wa_keys_find(const wa_keys *k, uint64_t key)
+static inline void *wa__keys_find(const wa__keys *k, uint64_t key)
 {
     if ((uint32_t)(key >> 24 & 0xffff) != k->tag)
         return NULL;
-    return wa_keys_get(k, wa_key_slot(key), (uint32_t)(key >> 40));
+    return wa__keys_get(k, wa__key_slot(key), (uint32_t)(key >> 40));
 }
 
 #endif

@@ -17,20 +17,20 @@
 #include "wasync/future.h"
 
 /* The item of type that holds node n as its field. */
-#define WA_LIST_ITEM(n, type, field) ((type *)(void *)((char *)(n) - offsetof(type, field)))
+#define WA__LIST_ITEM(n, type, field) ((type *)(void *)((char *)(n) - offsetof(type, field)))
 
-static inline void wa_list_init(wa_list *l) { l->first = l->last = NULL; }
+static inline void wa__list_init(wa__list *l) { l->first = l->last = NULL; }
 
-static inline bool wa_list_empty(const wa_list *l) { return !l->first; }
+static inline bool wa__list_empty(const wa__list *l) { return !l->first; }
 
 /* The first node of l, or NULL. */
-static inline wa_list_node *wa_list_first(const wa_list *l) { return l->first; }
+static inline wa__list_node *wa__list_first(const wa__list *l) { return l->first; }
 
 /* The node after n, or NULL. */
-static inline wa_list_node *wa_list_next(const wa_list_node *n) { return n->next; }
+static inline wa__list_node *wa__list_next(const wa__list_node *n) { return n->next; }
 
 /* Links n, not linked, at the tail of l. */
-static inline void wa_list_push(wa_list *l, wa_list_node *n)
+static inline void wa__list_push(wa__list *l, wa__list_node *n)
 {
     n->next = NULL;
     n->prev = l->last;
@@ -42,7 +42,7 @@ static inline void wa_list_push(wa_list *l, wa_list_node *n)
 }
 
 /* Unlinks n, linked on l. */
-static inline void wa_list_remove(wa_list *l, wa_list_node *n)
+static inline void wa__list_remove(wa__list *l, wa__list_node *n)
 {
     if (n->prev)
         n->prev->next = n->next;

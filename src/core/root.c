@@ -5,15 +5,15 @@
  * them, so that none of those reads the others' data. */
 #include "rt.h"
 
-static int wa_root_poll(wa_future *f, wa_cx *cx) { return wa_poll(((wa_root *)f)->inner, cx); }
-static void wa_root_drop(wa_future *f) { wa_drop(((wa_root *)f)->inner); }
-const wa_future_vt wa_root_vt_ = {wa_root_poll, wa_root_drop, "block_on"};
+static int wa__root_poll(wa_future *f, wa_cx *cx) { return wa_poll(((wa__root *)f)->inner, cx); }
+static void wa__root_drop(wa_future *f) { wa_drop(((wa__root *)f)->inner); }
+const wa_future_vt wa__root_vt = {wa__root_poll, wa__root_drop, "block_on"};
 
-static void wa_internal_drop(wa_future *f)
+static void wa__internal_drop(wa_future *f)
 {
-    wa_internal *w = (wa_internal *)f;
+    wa__internal *w = (wa__internal *)f;
     wa_drop(w->root.inner);
     __atomic_sub_fetch(&w->rt->internal, 1, __ATOMIC_RELAXED);
 }
 
-const wa_future_vt wa_internal_vt_ = {wa_root_poll, wa_internal_drop, "internal"};
+const wa_future_vt wa__internal_vt = {wa__root_poll, wa__internal_drop, "internal"};

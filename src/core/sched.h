@@ -11,10 +11,10 @@
 
 #include "rt.h"
 
-typedef struct wa_sched {
+typedef struct wa__sched {
     /* wa_spawn onto rt, into scope when it is not NULL (the checks made). */
     int (*spawn)(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
-    /* Marks t cancelled (WA_T_CANCEL) or aborted (WA_T_ABORT) and wakes
+    /* Marks t cancelled (WA__T_CANCEL) or aborted (WA__T_ABORT) and wakes
      * it: whoever runs it next acts on it. */
     void (*signal)(wa_task *t, uint32_t bit);
     /* wa_join_drop of a handle of one of its tasks. */
@@ -43,6 +43,6 @@ typedef struct wa_sched {
     void (*kick)(wa_rt *rt);
     /* Stops the workers and drops every task still alive. */
     void (*free)(wa_rt *rt);
-} wa_sched;
+} wa__sched;
 
 #endif

@@ -7,34 +7,34 @@
 
 void wa_scope_cancel(wa_scope *s)
 {
-    if (WA_MT && s->rt && s->rt->sched) {
+    if (WA__MT && s->rt && s->rt->sched) {
         s->rt->sched->scope_cancel(s);
         return;
     }
     if (s->status == 0)
         s->status = WA_ECANCELED;
-    wa_scope_cancel_children_(s);
+    wa__scope_cancel_children(s);
 }
 
-static int wa_scope_poll(wa_future *f, wa_cx *cx)
+static int wa__scope_poll(wa_future *f, wa_cx *cx)
 {
     wa_scope *s = (wa_scope *)f;
-    bool outer = wa_cx_cancelling_(cx);
-    if (WA_MT && s->rt && s->rt->sched) { /* (its flags are read under its lock there) */
+    bool outer = wa__cx_cancelling(cx);
+    if (WA__MT && s->rt && s->rt->sched) { /* (its flags are read under its lock there) */
         int rc = s->rt->sched->scope_poll(s, outer, cx);
         if (rc == WA_PENDING && outer) /* the children are unwinding */
             wa_cancel_claim(cx);
         return rc;
     }
-    if (s->flags & WA_SCOPE_RETURNED)
+    if (s->flags & WA__SCOPE_RETURNED)
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed scope");
-    if (outer && !(s->flags & WA_SCOPE_CANCELLING)) {
+    if (outer && !(s->flags & WA__SCOPE_CANCELLING)) {
         if (s->status == 0)
             s->status = WA_ECANCELED;
-        wa_scope_cancel_children_(s);
+        wa__scope_cancel_children(s);
     }
     if (s->live == 0) {
-        s->flags |= WA_SCOPE_RETURNED;
+        s->flags |= WA__SCOPE_RETURNED;
         wa_waker_drop(&s->waker);
         return s->status;
     }
@@ -44,36 +44,36 @@ static int wa_scope_poll(wa_future *f, wa_cx *cx)
     return WA_PENDING;
 }
 
-static void wa_scope_drop(wa_future *f)
+static void wa__scope_drop(wa_future *f)
 {
     wa_scope *s = (wa_scope *)f;
     if (!s->rt)
         return;
-    if (WA_MT && s->rt->sched) {
+    if (WA__MT && s->rt->sched) {
         s->rt->sched->scope_drop(s);
         return;
     }
-    if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
-        wa_word_sub(s->owner, WA_SCOPE_ONE); /* saturated counts stay */
+    if (s->owner && (wa__word_load(s->owner) & WA__SCOPE_MASK) != WA__SCOPE_MASK)
+        wa__word_sub(s->owner, WA__SCOPE_ONE); /* saturated counts stay */
     /* Whoever still waits on it (dropped by someone else: a child, say)
      * is told, with the status of a scope whose children were cut short. */
     if (s->live && s->status == 0)
         s->status = WA_ECANCELED;
     wa_waker_wake(&s->waker);
-    s->flags |= WA_SCOPE_CANCELLING;
-    while (!wa_list_empty(&s->children)) {
-        wa_task *t = wa_task_first_(&s->children);
-        if (t == wa_rt_current_(s->rt) && !(wa_word_load(t) & WA_T_DONE)) { /* running */
+    s->flags |= WA__SCOPE_CANCELLING;
+    while (!wa__list_empty(&s->children)) {
+        wa_task *t = wa__task_first(&s->children);
+        if (t == wa__rt_current(s->rt) && !(wa__word_load(t) & WA__T_DONE)) { /* running */
             /* A child dropping its own scope: it cannot be dropped in the
              * middle of its poll, so it becomes a root task. */
             wa_misuse(WA_EMISUSE, "a scope dropped by its own child");
-            wa_list_remove(&s->children, &t->link);
+            wa__list_remove(&s->children, &t->link);
             t->scope = NULL;
-            wa_list_push(&s->rt->roots, &t->link);
+            wa__list_push(&s->rt->roots, &t->link);
             s->live--;
             continue;
         }
-        wa_task_abort_(t);
+        wa__task_abort(t);
     }
     if (s->prev)
         s->prev->next = s->next;
@@ -84,20 +84,20 @@ static void wa_scope_drop(wa_future *f)
     s->rt = NULL;
 }
 
-static const wa_future_vt wa_scope_vt = {wa_scope_poll, wa_scope_drop, "scope"};
+static const wa_future_vt wa__scope_vt = {wa__scope_poll, wa__scope_drop, "scope"};
 
 wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags)
 {
-    s->fut.vt = &wa_scope_vt;
-    if (WA_MT && rt->sched) {
+    s->fut.vt = &wa__scope_vt;
+    if (WA__MT && rt->sched) {
         rt->sched->scope_init(s, rt, flags);
         return &s->fut;
     }
     s->rt = rt;
-    s->owner = wa_rt_current_(rt);
-    if (s->owner && (wa_word_load(s->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
-        wa_word_add(s->owner, WA_SCOPE_ONE);
-    wa_list_init(&s->children);
+    s->owner = wa__rt_current(rt);
+    if (s->owner && (wa__word_load(s->owner) & WA__SCOPE_MASK) != WA__SCOPE_MASK)
+        wa__word_add(s->owner, WA__SCOPE_ONE);
+    wa__list_init(&s->children);
     s->live = 0;
     s->status = 0;
     s->flags = flags & WA_SCOPE_FAIL_FAST;
@@ -113,8 +113,8 @@ wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags)
 int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join)
 {
     if (!s || !s->rt)
-        return wa_misuse_in_(WA_ESTALE, "wa_scope_spawn", "the scope was dropped (or is NULL)");
-    if (!s->rt->mt && (s->flags & (WA_SCOPE_CANCELLING | WA_SCOPE_RETURNED)))
+        return wa__misuse_in(WA_ESTALE, "wa_scope_spawn", "the scope was dropped (or is NULL)");
+    if (!s->rt->mt && (s->flags & (WA__SCOPE_CANCELLING | WA__SCOPE_RETURNED)))
         return WA_ECANCELED; /* (many threads: checked under the scope's lock) */
-    return wa_task_spawn_(s->rt, fut, size, join, s);
+    return wa__task_spawn(s->rt, fut, size, join, s);
 }

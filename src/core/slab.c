@@ -2,7 +2,7 @@
 /* A size-class allocator for tasks.
  *
  * Tasks are small, many and short-lived; malloc's general paths cost more
- * than the rest of a spawn. Sizes up to WA_SLAB_MAX come from chunks carved
+ * than the rest of a spawn. Sizes up to WA__SLAB_MAX come from chunks carved
  * by a bump pointer, with a free list per 16-byte class (slab.h has the
  * inline fast paths); chunks go back to the system when the runtime is
  * freed. Larger sizes use malloc, and so does everything under a sanitizer,
@@ -16,62 +16,62 @@
 #define _GNU_SOURCE /* MAP_ANONYMOUS, madvise */
 #include "slab.h"
 
-#if defined(__linux__) && !defined(WA_SLAB_BYPASS)
+#if defined(__linux__) && !defined(WA__SLAB_BYPASS)
 #include <sys/mman.h>
-#define WA_SLAB_HUGE (2u * 1024u * 1024u)
+#define WA__SLAB_HUGE (2u * 1024u * 1024u)
 #endif
 
-#define WA_SLAB_CHUNK (64u * 1024u)
-#define WA_SLAB_SMALL_TOTAL (1024u * 1024u)
+#define WA__SLAB_CHUNK (64u * 1024u)
+#define WA__SLAB_SMALL_TOTAL (1024u * 1024u)
 
-struct wa_slab_chunk {
-    struct wa_slab_chunk *next;
+struct wa__slab_chunk {
+    struct wa__slab_chunk *next;
     size_t size; /* 0: from malloc */
 };
 
-#ifndef WA_SLAB_BYPASS
-static struct wa_slab_chunk *wa_slab_chunk_new(wa_slab *s, size_t *size)
+#ifndef WA__SLAB_BYPASS
+static struct wa__slab_chunk *wa__slab_chunk_new(wa__slab *s, size_t *size)
 {
     (void)s;
-#ifdef WA_SLAB_HUGE
-    if (s->total >= WA_SLAB_SMALL_TOTAL) {
+#ifdef WA__SLAB_HUGE
+    if (s->total >= WA__SLAB_SMALL_TOTAL) {
         /* map twice the size and trim, for a 2 MiB-aligned huge page */
-        char *p = mmap(NULL, 2 * WA_SLAB_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        char *p = mmap(NULL, 2 * WA__SLAB_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p != MAP_FAILED) {
-            char *a = (char *)(((uintptr_t)p + WA_SLAB_HUGE - 1) & ~(uintptr_t)(WA_SLAB_HUGE - 1));
+            char *a = (char *)(((uintptr_t)p + WA__SLAB_HUGE - 1) & ~(uintptr_t)(WA__SLAB_HUGE - 1));
             if (a > p)
                 munmap(p, (size_t)(a - p));
-            munmap(a + WA_SLAB_HUGE, (size_t)(p + 2 * WA_SLAB_HUGE - (a + WA_SLAB_HUGE)));
-            madvise(a, WA_SLAB_HUGE, MADV_HUGEPAGE);
-            struct wa_slab_chunk *ch = (struct wa_slab_chunk *)a;
-            ch->size = *size = WA_SLAB_HUGE;
+            munmap(a + WA__SLAB_HUGE, (size_t)(p + 2 * WA__SLAB_HUGE - (a + WA__SLAB_HUGE)));
+            madvise(a, WA__SLAB_HUGE, MADV_HUGEPAGE);
+            struct wa__slab_chunk *ch = (struct wa__slab_chunk *)a;
+            ch->size = *size = WA__SLAB_HUGE;
             return ch;
         }
     }
 #endif
-    struct wa_slab_chunk *ch = aligned_alloc(WA_SLAB_GRAIN, WA_SLAB_CHUNK);
+    struct wa__slab_chunk *ch = aligned_alloc(WA__SLAB_GRAIN, WA__SLAB_CHUNK);
     if (ch) {
         ch->size = 0;
-        *size = WA_SLAB_CHUNK;
+        *size = WA__SLAB_CHUNK;
     }
     return ch;
 }
 #endif
 
-void *wa_slab_alloc_slow_(wa_slab *s, size_t size)
+void *wa__slab_alloc_slow(wa__slab *s, size_t size)
 {
-    size_t bytes = wa_slab_class_(size) * WA_SLAB_GRAIN;
-#ifndef WA_SLAB_BYPASS
-    if (size <= WA_SLAB_MAX) {
+    size_t bytes = wa__slab_class(size) * WA__SLAB_GRAIN;
+#ifndef WA__SLAB_BYPASS
+    if (size <= WA__SLAB_MAX) {
         if ((size_t)(s->end - s->bump) < bytes) {
             size_t chunk;
-            struct wa_slab_chunk *ch = wa_slab_chunk_new(s, &chunk);
+            struct wa__slab_chunk *ch = wa__slab_chunk_new(s, &chunk);
             if (!ch)
                 return NULL;
             ch->next = s->chunks;
             s->chunks = ch;
             s->total += chunk;
-            s->bump = (char *)ch + sizeof(*ch) + (WA_SLAB_GRAIN - sizeof(*ch) % WA_SLAB_GRAIN) % WA_SLAB_GRAIN;
+            s->bump = (char *)ch + sizeof(*ch) + (WA__SLAB_GRAIN - sizeof(*ch) % WA__SLAB_GRAIN) % WA__SLAB_GRAIN;
             s->end = (char *)ch + chunk;
         }
         void *p = s->bump;
@@ -80,15 +80,15 @@ void *wa_slab_alloc_slow_(wa_slab *s, size_t size)
     }
 #endif
     (void)s;
-    return aligned_alloc(WA_SLAB_GRAIN, bytes);
+    return aligned_alloc(WA__SLAB_GRAIN, bytes);
 }
 
-void wa_slab_release(wa_slab *s)
+void wa__slab_release(wa__slab *s)
 {
     while (s->chunks) {
-        struct wa_slab_chunk *ch = s->chunks;
+        struct wa__slab_chunk *ch = s->chunks;
         s->chunks = ch->next;
-#ifdef WA_SLAB_HUGE
+#ifdef WA__SLAB_HUGE
         if (ch->size) {
             munmap(ch, ch->size);
             continue;

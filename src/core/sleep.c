@@ -6,83 +6,83 @@
  * it arms (timer.deadline holds the duration or the deadline), then armed
  * (timer.rt set), then done, so that a sleep is no larger than a future
  * and a timer (48 bytes on 64-bit hosts: a sleeping task fits 112). */
-static const wa_future_vt wa_sleep_done_vt;
+static const wa_future_vt wa__sleep_done_vt;
 
-static void wa_sleep_end(wa_sleep *s)
+static void wa__sleep_end(wa_sleep *s)
 {
     s->timer.rt = NULL;
-    s->fut.vt = &wa_sleep_done_vt;
+    s->fut.vt = &wa__sleep_done_vt;
 }
 
 /* Ends a zero sleep at once (the coop budget permitting). */
-static int wa_sleep_due(wa_sleep *s, wa_cx *cx)
+static int wa__sleep_due(wa_sleep *s, wa_cx *cx)
 {
     if (!wa_coop_proceed(cx))
         return WA_PENDING;
-    wa_sleep_end(s);
+    wa__sleep_end(s);
     return WA_READY;
 }
 
 /* An armed sleep (timer.rt set): ready once its timer fired. */
-static int wa_sleep_wait(wa_sleep *s, wa_cx *cx)
+static int wa__sleep_wait(wa_sleep *s, wa_cx *cx)
 {
-    if (!wa_timer_poll_(&s->timer, cx))
+    if (!wa__timer_poll(&s->timer, cx))
         return WA_PENDING;
-    wa_sleep_end(s);
+    wa__sleep_end(s);
     return WA_READY;
 }
 
 /* After arming with result rc: pending, or the error that ended it. */
-static int wa_sleep_armed(wa_sleep *s, int rc)
+static int wa__sleep_armed(wa_sleep *s, int rc)
 {
     if (rc < 0)
-        wa_sleep_end(s);
+        wa__sleep_end(s);
     return rc < 0 ? rc : WA_PENDING;
 }
 
-static int wa_sleep_rel_poll(wa_future *f, wa_cx *cx)
+static int wa__sleep_rel_poll(wa_future *f, wa_cx *cx)
 {
     wa_sleep *s = (wa_sleep *)f;
     if (s->timer.rt)
-        return wa_sleep_wait(s, cx);
+        return wa__sleep_wait(s, cx);
     if (s->timer.deadline == 0)
-        return wa_sleep_due(s, cx);
+        return wa__sleep_due(s, cx);
     /* Counted from the clock read after this poll, not from the tick's
      * cached time, which a long tick leaves behind. */
-    return wa_sleep_armed(s, wa_timer_arm_in_(cx->rt, &s->timer, s->timer.deadline, cx));
+    return wa__sleep_armed(s, wa__timer_arm_in(cx->rt, &s->timer, s->timer.deadline, cx));
 }
 
-static int wa_sleep_abs_poll(wa_future *f, wa_cx *cx)
+static int wa__sleep_abs_poll(wa_future *f, wa_cx *cx)
 {
     wa_sleep *s = (wa_sleep *)f;
     if (s->timer.rt)
-        return wa_sleep_wait(s, cx);
+        return wa__sleep_wait(s, cx);
     /* Armed even when the deadline has passed: it then fires at the next
      * tick among the other due timers, in deadline order, so that a task
      * woken late cannot run ahead of one due before its next deadline. */
-    return wa_sleep_armed(s, wa_timer_arm_(cx->rt, &s->timer, s->timer.deadline, cx));
+    return wa__sleep_armed(s, wa__timer_arm(cx->rt, &s->timer, s->timer.deadline, cx));
 }
 
-static int wa_sleep_done_poll(wa_future *f, wa_cx *cx)
+static int wa__sleep_done_poll(wa_future *f, wa_cx *cx)
 {
     (void)f;
     (void)cx;
     return wa_misuse(WA_EMISUSE, "poll of a finished or freed sleep");
 }
 
-static void wa_sleep_drop(wa_future *f)
+static void wa__sleep_drop(wa_future *f)
 {
     wa_sleep *s = (wa_sleep *)f;
     if (s->timer.rt)
-        wa_timer_disarm_(&s->timer);
-    wa_sleep_end(s);
+        wa__timer_disarm(&s->timer);
+    wa__sleep_end(s);
 }
 
-static const wa_future_vt wa_sleep_rel_vt = {wa_sleep_rel_poll, wa_sleep_drop, "sleep"};
-static const wa_future_vt wa_sleep_abs_vt = {wa_sleep_abs_poll, wa_sleep_drop, "sleep"};
-static const wa_future_vt wa_sleep_done_vt = {wa_sleep_done_poll, NULL, "sleep"};
+static const wa_future_vt wa__sleep_rel_vt = {wa__sleep_rel_poll, wa__sleep_drop, "sleep"};
+static const wa_future_vt wa__sleep_abs_vt = {wa__sleep_abs_poll, wa__sleep_drop, "sleep"};
+static const wa_future_vt wa__sleep_done_vt = {wa__sleep_done_poll, NULL, "sleep"};
 
-static wa_future *wa_sleep_setup(wa_sleep *s, uint64_t arg, const wa_future_vt *vt)
+static wa_future *wa__sleep_setup(wa_sleep *s, uint64_t arg, const wa_future_vt *vt)
 {
     s->fut.vt = vt;
     s->timer.deadline = arg;
@@ -92,16 +92,16 @@ static wa_future *wa_sleep_setup(wa_sleep *s, uint64_t arg, const wa_future_vt *
     return &s->fut;
 }
 
-wa_future *wa_sleep_init(wa_sleep *s, uint64_t ns) { return wa_sleep_setup(s, ns, &wa_sleep_rel_vt); }
+wa_future *wa_sleep_init(wa_sleep *s, uint64_t ns) { return wa__sleep_setup(s, ns, &wa__sleep_rel_vt); }
 
 wa_future *wa_sleep_until_init(wa_sleep *s, uint64_t deadline)
 {
-    return wa_sleep_setup(s, deadline, &wa_sleep_abs_vt);
+    return wa__sleep_setup(s, deadline, &wa__sleep_abs_vt);
 }
 
 /* timeout */
 
-static void wa_timeout_drop(wa_future *f)
+static void wa__timeout_drop(wa_future *f)
 {
     wa_timeout *t = (wa_timeout *)f;
     wa_future *inner = t->inner;
@@ -110,7 +110,7 @@ static void wa_timeout_drop(wa_future *f)
     wa_drop(&t->sleep.fut);
 }
 
-static int wa_timeout_poll(wa_future *f, wa_cx *cx)
+static int wa__timeout_poll(wa_future *f, wa_cx *cx)
 {
     wa_timeout *t = (wa_timeout *)f;
     if (!t->inner)
@@ -123,32 +123,32 @@ static int wa_timeout_poll(wa_future *f, wa_cx *cx)
         if (rc == 0)
             rc = WA_ETIMEDOUT;
     }
-    wa_timeout_drop(f);
+    wa__timeout_drop(f);
     return rc;
 }
 
-static const wa_future_vt wa_timeout_vt = {wa_timeout_poll, wa_timeout_drop, "timeout"};
+static const wa_future_vt wa__timeout_vt = {wa__timeout_poll, wa__timeout_drop, "timeout"};
 
 /* What a timeout holds instead of an inner future it would outlive (one
  * stored in the running poll's frames, which wa_timeout_init reports and
  * drops): its poll ends the timeout with WA_EMISUSE. */
-static int wa_misplaced_poll(wa_future *f, wa_cx *cx)
+static int wa__misplaced_poll(wa_future *f, wa_cx *cx)
 {
     (void)f;
     (void)cx;
     return WA_EMISUSE;
 }
-static const wa_future_vt wa_misplaced_vt = {wa_misplaced_poll, NULL, "misplaced"};
-static wa_future wa_misplaced = {&wa_misplaced_vt}; /* (never written) */
+static const wa_future_vt wa__misplaced_vt = {wa__misplaced_poll, NULL, "misplaced"};
+static wa_future wa__misplaced = {&wa__misplaced_vt}; /* (never written) */
 
 wa_future *wa_timeout_init(wa_timeout *t, wa_future *inner, uint64_t ns)
 {
-    if (wa_ticking_ && !wa_poll_local_(t) && wa_poll_local_(inner)) {
-        wa_misuse_local_("wa_timeout_init", inner);
+    if (wa__ticking && !wa__poll_local(t) && wa__poll_local(inner)) {
+        wa__misuse_local("wa_timeout_init", inner);
         wa_drop(inner);
-        inner = &wa_misplaced;
+        inner = &wa__misplaced;
     }
-    t->fut.vt = &wa_timeout_vt;
+    t->fut.vt = &wa__timeout_vt;
     t->inner = inner;
     wa_sleep_init(&t->sleep, ns);
     return &t->fut;
@@ -163,34 +163,34 @@ wa_future *wa_timeout_until_init(wa_timeout *t, wa_future *inner, uint64_t deadl
 
 /* interval: timer.rt is set while a tick is armed or fired but not taken */
 
-static int wa_interval_poll(wa_future *f, wa_cx *cx)
+static int wa__interval_poll(wa_future *f, wa_cx *cx)
 {
     wa_interval *iv = (wa_interval *)f;
-    if (iv->timer.rt && !wa_timer_poll_(&iv->timer, cx))
+    if (iv->timer.rt && !wa__timer_poll(&iv->timer, cx))
         return WA_PENDING;
     /* the first tick: the phase starts at a fresh read, not the tick's */
-    uint64_t now = iv->next ? wa_now(cx->rt) : (iv->next = wa_now_fresh_(cx->rt));
+    uint64_t now = iv->next ? wa_now(cx->rt) : (iv->next = wa__now_fresh(cx->rt));
     if (!iv->timer.rt && iv->next > now) {
-        int rc = wa_timer_arm_(cx->rt, &iv->timer, iv->next, cx);
+        int rc = wa__timer_arm(cx->rt, &iv->timer, iv->next, cx);
         return rc < 0 ? rc : WA_PENDING;
     }
     if (!iv->timer.rt && !wa_coop_proceed(cx))
         return WA_PENDING;
     iv->timer.rt = NULL;
-    iv->next = wa_add_sat_(iv->next, iv->period);
+    iv->next = wa__add_sat(iv->next, iv->period);
     if (iv->next <= now) /* skip missed ticks, keeping the phase */
-        iv->next = wa_add_sat_(iv->next, ((now - iv->next) / iv->period + 1) * iv->period);
+        iv->next = wa__add_sat(iv->next, ((now - iv->next) / iv->period + 1) * iv->period);
     return WA_READY;
 }
 
 /* Dropping a tick (a race loser, say) disarms it; the next tick re-arms. */
-static void wa_interval_tick_drop(wa_future *f) { wa_interval_drop((wa_interval *)f); }
+static void wa__interval_tick_drop(wa_future *f) { wa_interval_drop((wa_interval *)f); }
 
-static const wa_future_vt wa_interval_vt = {wa_interval_poll, wa_interval_tick_drop, "interval"};
+static const wa_future_vt wa__interval_vt = {wa__interval_poll, wa__interval_tick_drop, "interval"};
 
 void wa_interval_init(wa_interval *iv, uint64_t period)
 {
-    iv->fut.vt = &wa_interval_vt;
+    iv->fut.vt = &wa__interval_vt;
     iv->timer.rt = NULL;
     iv->timer.slot = 0;
     iv->timer.waker = (wa_waker){NULL, NULL};
@@ -203,6 +203,6 @@ wa_future *wa_interval_tick(wa_interval *iv) { return &iv->fut; }
 void wa_interval_drop(wa_interval *iv)
 {
     if (iv->timer.rt)
-        wa_timer_disarm_(&iv->timer);
+        wa__timer_disarm(&iv->timer);
     iv->timer.rt = NULL;
 }

@@ -5,30 +5,30 @@
 #include "dns.h"
 
 /* A lookup's name is NULL once it ended (or was dropped). */
-static int wa_dns_poll(wa_future *f, wa_cx *cx)
+static int wa__dns_poll(wa_future *f, wa_cx *cx)
 {
     wa_dns *d = (wa_dns *)f;
     if (!d->name)
-        return wa_misuse(WA_EMISUSE, "wa_dns_lookup: polled after its end (or dropped), or a NULL name");
-    int rc = wa_dns_host.lookup(d, cx);
+        return wa_misuse(WA_EMISUSE, "wa__dns_lookup: polled after its end (or dropped), or a NULL name");
+    int rc = wa__dns_host.lookup(d, cx);
     if (rc != WA_PENDING)
         d->name = NULL;
     return rc;
 }
 
-static void wa_dns_drop(wa_future *f)
+static void wa__dns_drop(wa_future *f)
 {
     wa_dns *d = (wa_dns *)f;
     d->name = NULL;
-    wa_dns_host.release(d);
+    wa__dns_host.release(d);
 }
 
-static const wa_future_vt wa_dns_vt = {wa_dns_poll, wa_dns_drop, "dns_lookup"};
+static const wa_future_vt wa__dns_vt = {wa__dns_poll, wa__dns_drop, "dns_lookup"};
 
 wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name)
 {
-    *d = (wa_dns){.fut = {&wa_dns_vt}, .rt = rt, .name = name};
-    if (wa_dns_host.none)
-        wa_dns_host.none(d);
+    *d = (wa_dns){.fut = {&wa__dns_vt}, .rt = rt, .name = name};
+    if (wa__dns_host.none)
+        wa__dns_host.none(d);
     return &d->fut;
 }

@@ -9,32 +9,32 @@
 
 #include "http_send.h"
 
-typedef struct wa_http_body {
+typedef struct wa__http_body {
     wa_stream base;
     wa_http_response *r;           /* NULL once the response is freed */
-    const wa_future_vt *wait_vt;   /* of its readiness wait: a wa_http_body_wait */
-} wa_http_body;
+    const wa_future_vt *wait_vt;   /* of its readiness wait: a wa__http_body_wait */
+} wa__http_body;
 
-/* A read's readiness wait of body b, made by wa_http_body_ready_. */
-typedef struct wa_http_body_wait {
+/* A read's readiness wait of body b, made by wa__http_body_ready. */
+typedef struct wa__http_body_wait {
     wa_future fut;
-    wa_http_body *b;
-} wa_http_body_wait;
+    wa__http_body *b;
+} wa__http_body_wait;
 
-/* Opens r's body, r's head's body: a new wa_http_body over r (borrowed
- * until wa_http_body_detach_) with the host's vt and wait_vt. 0 or
+/* Opens r's body, r's head's body: a new wa__http_body over r (borrowed
+ * until wa__http_body_detach) with the host's vt and wait_vt. 0 or
  * WA_ENOMEM. */
-int wa_http_body_open_(wa_http_response *r, const wa_stream_vt *vt, const wa_future_vt *wait_vt);
+int wa__http_body_open(wa_http_response *r, const wa_stream_vt *vt, const wa_future_vt *wait_vt);
 
-/* ready of such a body's vt: a wa_http_body_wait of its wait_vt in
+/* ready of such a body's vt: a wa__http_body_wait of its wait_vt in
  * storage; a write's is WA_EINVAL. */
-wa_future *wa_http_body_ready_(wa_stream *s, int dir, void *storage);
+wa_future *wa__http_body_ready(wa_stream *s, int dir, void *storage);
 
 /* close of such a body's vt: its response has none any more. */
-void wa_http_body_close_(wa_stream *s);
+void wa__http_body_close(wa_stream *s);
 
 /* In the release of r (every host's response begins with its head): r's
  * body, when still open, lets go of r and closes. */
-void wa_http_body_detach_(wa_http_response *r);
+void wa__http_body_detach(wa_http_response *r);
 
 #endif

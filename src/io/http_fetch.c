@@ -5,7 +5,7 @@
 
 #include "wasync/http.h"
 
-static int wa_http_fetch_poll(wa_future *f, wa_cx *cx)
+static int wa__http_fetch_poll(wa_future *f, wa_cx *cx)
 {
     wa_http_fetch *h = (wa_http_fetch *)f;
     int rc;
@@ -38,7 +38,7 @@ static int wa_http_fetch_poll(wa_future *f, wa_cx *cx)
     }
 }
 
-static void wa_http_fetch_drop(wa_future *f)
+static void wa__http_fetch_drop(wa_future *f)
 {
     wa_http_fetch *h = (wa_http_fetch *)f;
     if (h->step == 0) {
@@ -53,11 +53,11 @@ static void wa_http_fetch_drop(wa_future *f)
 
 const char *wa_http_fetch_reason(const wa_http_fetch *f) { return wa_http_send_reason(&f->send); }
 
-static const wa_future_vt wa_http_fetch_vt = {wa_http_fetch_poll, wa_http_fetch_drop, "http_fetch"};
+static const wa_future_vt wa__http_fetch_vt = {wa__http_fetch_poll, wa__http_fetch_drop, "http_fetch"};
 
 wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max)
 {
-    *f = (wa_http_fetch){.fut = {&wa_http_fetch_vt}, .max = max};
+    *f = (wa_http_fetch){.fut = {&wa__http_fetch_vt}, .max = max};
     wa_http_send_init(&f->send, req);
     return &f->fut;
 }

@@ -5,7 +5,7 @@
 #include "http_fields.h"
 #include "http_url.h"
 
-const wa_http_header *wa_http_fields_all(wa_http_fields *f, wa_http_fields_load load, uint32_t owner, size_t *n)
+const wa_http_header *wa__http_fields_all(wa__http_fields *f, wa__http_fields_load load, uint32_t owner, size_t *n)
 {
     if (!f->loaded && load(owner, &f->list, &f->n) != WA_ENOMEM)
         f->loaded = 1; /* (out of memory: try again next time) */
@@ -13,15 +13,15 @@ const wa_http_header *wa_http_fields_all(wa_http_fields *f, wa_http_fields_load 
     return f->n ? f->list : NULL;
 }
 
-const char *wa_http_fields_find(wa_http_fields *f, wa_http_fields_load load, uint32_t owner, const char *name)
+const char *wa__http_fields_find(wa__http_fields *f, wa__http_fields_load load, uint32_t owner, const char *name)
 {
     size_t n;
-    const wa_http_header *h = wa_http_fields_all(f, load, owner, &n);
-    return wa_http_headers_find(h, n, name);
+    const wa_http_header *h = wa__http_fields_all(f, load, owner, &n);
+    return wa__http_headers_find(h, n, name);
 }
 
-void wa_http_fields_free(wa_http_fields *f)
+void wa__http_fields_free(wa__http_fields *f)
 {
     free(f->list);
-    *f = (wa_http_fields){0};
+    *f = (wa__http_fields){0};
 }

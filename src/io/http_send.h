@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: what every host's HTTP client shares (http_send.c). The send
  * future checks the request and leaves the rest to its host's
- * wa_http_client_host (src/host/: wasip2/http_client.c,
+ * wa__http_client_host (src/host/: wasip2/http_client.c,
  * wasip3/http_client.c, native/http.c, js/http.c: one links); the
  * response's getters read the head that every host's struct
  * wa_http_response begins with. */
@@ -15,45 +15,45 @@
 #include "wasync/http.h"
 
 /* A send's steps; a host with more than one step counts them from
- * WA_SEND_RUN. */
-enum { WA_SEND_START, WA_SEND_DONE, WA_SEND_RUN };
+ * WA__SEND_RUN. */
+enum { WA__SEND_START, WA__SEND_DONE, WA__SEND_RUN };
 
 /* What every host's response begins with. */
-typedef struct wa_http_response_head {
+typedef struct wa__http_response_head {
     int status;
     wa_stream *body;          /* NULL once the host let it go */
-    wa_http_fields fields;    /* loaded from owner by load on first use */
-    wa_http_fields_load load; /* (NULL: fields loaded from the start) */
+    wa__http_fields fields;    /* loaded from owner by load on first use */
+    wa__http_fields_load load; /* (NULL: fields loaded from the start) */
     uint32_t owner;
-} wa_http_response_head;
+} wa__http_response_head;
 
 /* What a host does of a send. */
-typedef struct wa_http_client_ops {
-    /* Starts s (step WA_SEND_RUN) on rt for its checked request, split
+typedef struct wa__http_client_ops {
+    /* Starts s (step WA__SEND_RUN) on rt for its checked request, split
      * into u with its method (both borrowed): 0, or an error. What it
      * made is in s->call either way, for call_free. */
-    int (*start)(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method);
+    int (*start)(wa_http_send *s, wa_rt *rt, const wa__http_url *u, const char *method);
     /* Polls a started s: WA_PENDING, an error, or 0 with s->response (a
      * new response, no longer in the call). start and run say why they
      * failed in s->reason, in the host's words, when it has any. */
     int (*run)(wa_http_send *s, wa_cx *cx);
     /* Frees s->call (not NULL) with whatever it still holds. */
     void (*call_free)(wa_http_send *s);
-} wa_http_client_ops;
+} wa__http_client_ops;
 
-extern const wa_http_client_ops wa_http_client_host;
+extern const wa__http_client_ops wa__http_client_host;
 
 /* Frees response r (taken; NULL: nothing) with what it holds: the host's
  * (the same files of src/host/). A user's handle to a response is a key
  * of the handle table (core/handles.h), which wa_http_response_free looks
  * up before it calls this. */
-void wa_http_response_release_(wa_http_response *r);
+void wa__http_response_release(wa_http_response *r);
 
 /* Sets s's reason to len bytes of text (cut to fit, between UTF-8
  * characters): without printf, which would bring stdio into a JS host
  * module. (Inline: the hosts' files call it, and this front end's calls
  * run down to them.) */
-static inline void wa_http_reason_set_(wa_http_send *s, const char *text, size_t len)
+static inline void wa__http_reason_set(wa_http_send *s, const char *text, size_t len)
 {
     if (len >= sizeof s->reason) {
         len = sizeof s->reason - 1;

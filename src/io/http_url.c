@@ -8,23 +8,23 @@
 #include "http_url.h"
 #include "wasync/error.h"
 
-static int wa_is_alpha(unsigned c) { return (c | 0x20) - 'a' < 26; }
-static int wa_is_digit(unsigned c) { return c - '0' < 10; }
-static int wa_is_hex(unsigned c) { return wa_is_digit(c) || (c | 0x20) - 'a' < 6; }
-static int wa_in(unsigned c, const char *set) { return c && c < 0x80 && strchr(set, (int)c); }
+static int wa__is_alpha(unsigned c) { return (c | 0x20) - 'a' < 26; }
+static int wa__is_digit(unsigned c) { return c - '0' < 10; }
+static int wa__is_hex(unsigned c) { return wa__is_digit(c) || (c | 0x20) - 'a' < 6; }
+static int wa__in(unsigned c, const char *set) { return c && c < 0x80 && strchr(set, (int)c); }
 
 /* A host name byte: unreserved, sub-delims, or an escape's '%'. */
-static int wa_is_host(unsigned c) { return wa_is_alpha(c) || wa_is_digit(c) || wa_in(c, "-._~!$&'()*+,;=%"); }
+static int wa__is_host(unsigned c) { return wa__is_alpha(c) || wa__is_digit(c) || wa__in(c, "-._~!$&'()*+,;=%"); }
 
 /* The host at s[0..n): an IP literal in brackets, or a name; then an
  * optional ":port". */
-static int wa_http_authority_ok(const unsigned char *s, size_t n)
+static int wa__http_authority_ok(const unsigned char *s, size_t n)
 {
     size_t i = 0;
     if (n && s[0] == '[') {
         int colons = 0;
         for (i = 1; i < n && s[i] != ']'; i++) {
-            if (!wa_is_hex(s[i]) && s[i] != ':' && s[i] != '.')
+            if (!wa__is_hex(s[i]) && s[i] != ':' && s[i] != '.')
                 return 0;
             colons += s[i] == ':';
         }
@@ -32,7 +32,7 @@ static int wa_http_authority_ok(const unsigned char *s, size_t n)
             return 0;
         i++; /* the ']' */
     } else {
-        while (i < n && wa_is_host(s[i]))
+        while (i < n && wa__is_host(s[i]))
             i++;
         if (i == 0)
             return 0;
@@ -43,70 +43,70 @@ static int wa_http_authority_ok(const unsigned char *s, size_t n)
         return 0; /* not a port, or an empty one, or past 5 digits */
     unsigned port = 0;
     for (i++; i < n; i++) {
-        if (!wa_is_digit(s[i]))
+        if (!wa__is_digit(s[i]))
             return 0;
         port = port * 10 + (s[i] - '0');
     }
     return port >= 1 && port <= 65535;
 }
 
-int wa_http_url_parse(const char *url, size_t len, wa_http_url *u)
+int wa__http_url_parse(const char *url, size_t len, wa__http_url *u)
 {
     const unsigned char *s = (const unsigned char *)url;
-    if (!url || !len || !wa_is_alpha(s[0]))
+    if (!url || !len || !wa__is_alpha(s[0]))
         return WA_EINVAL;
     for (size_t k = 0; k < len; k++)
         if (s[k] <= ' ' || s[k] >= 0x7f ||
-            (s[k] == '%' && (len - k < 3 || !wa_is_hex(s[k + 1]) || !wa_is_hex(s[k + 2]))))
+            (s[k] == '%' && (len - k < 3 || !wa__is_hex(s[k + 1]) || !wa__is_hex(s[k + 2]))))
             return WA_EINVAL;
     size_t i = 1;
-    while (i < len && (wa_is_alpha(s[i]) || wa_is_digit(s[i]) || wa_in(s[i], "+-.")))
+    while (i < len && (wa__is_alpha(s[i]) || wa__is_digit(s[i]) || wa__in(s[i], "+-.")))
         i++;
     if (len - i < 3 || memcmp(s + i, "://", 3) != 0)
         return WA_EINVAL;
     size_t a = i + 3, p = a;
-    while (p < len && !wa_in(s[p], "/?#@"))
+    while (p < len && !wa__in(s[p], "/?#@"))
         p++;
-    if ((p < len && (s[p] == '?' || s[p] == '@')) || !wa_http_authority_ok(s + a, p - a))
+    if ((p < len && (s[p] == '?' || s[p] == '@')) || !wa__http_authority_ok(s + a, p - a))
         return WA_EINVAL; /* a query with no path, or userinfo */
     const char *hash = memchr(url + p, '#', len - p);
     size_t path_len = (hash ? (size_t)(hash - url) : len) - p;
-    u->scheme = (wa_http_slice){url, i};
-    u->authority = (wa_http_slice){url + a, p - a};
-    u->path = path_len ? (wa_http_slice){url + p, path_len} : (wa_http_slice){"/", 1};
+    u->scheme = (wa__http_slice){url, i};
+    u->authority = (wa__http_slice){url + a, p - a};
+    u->path = path_len ? (wa__http_slice){url + p, path_len} : (wa__http_slice){"/", 1};
     return 0;
 }
 
-int wa_http_token_ok(const char *s, size_t len)
+int wa__http_token_ok(const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         unsigned c = (unsigned char)s[i];
-        if (!wa_is_alpha(c) && !wa_is_digit(c) && !wa_in(c, "!#$%&'*+-.^_`|~"))
+        if (!wa__is_alpha(c) && !wa__is_digit(c) && !wa__in(c, "!#$%&'*+-.^_`|~"))
             return 0;
     }
     return len > 0;
 }
 
-int wa_http_field_value_ok(const char *s, size_t len)
+int wa__http_field_value_ok(const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         unsigned c = (unsigned char)s[i];
         if ((c < ' ' && c != '\t') || c == 0x7f)
             return 0;
     }
-    return len == 0 || (!wa_in((unsigned char)s[0], " \t") && !wa_in((unsigned char)s[len - 1], " \t"));
+    return len == 0 || (!wa__in((unsigned char)s[0], " \t") && !wa__in((unsigned char)s[len - 1], " \t"));
 }
 
-int wa_http_headers_check(const wa_http_header *h, size_t n)
+int wa__http_headers_check(const wa_http_header *h, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!h[i].name || !h[i].value || !wa_http_token_ok(h[i].name, strlen(h[i].name)) ||
-            !wa_http_field_value_ok(h[i].value, strlen(h[i].value)))
+        if (!h[i].name || !h[i].value || !wa__http_token_ok(h[i].name, strlen(h[i].name)) ||
+            !wa__http_field_value_ok(h[i].value, strlen(h[i].value)))
             return WA_EINVAL;
     return 0;
 }
 
-const char *wa_http_headers_find(const wa_http_header *h, size_t n, const char *name)
+const char *wa__http_headers_find(const wa_http_header *h, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
         if (!strcasecmp(h[i].name, name))
@@ -114,11 +114,11 @@ const char *wa_http_headers_find(const wa_http_header *h, size_t n, const char *
     return NULL;
 }
 
-int wa_http_request_check(const wa_http_request *q, wa_http_url *u, const char **method)
+int wa__http_request_check(const wa_http_request *q, wa__http_url *u, const char **method)
 {
     *method = q->method ? q->method : "GET";
-    if (!q->url || wa_http_url_parse(q->url, strlen(q->url), u) < 0 || !wa_http_token_ok(*method, strlen(*method)) ||
-        (q->body_len && !q->body) || (q->nheaders && !q->headers) || wa_http_headers_check(q->headers, q->nheaders) < 0)
+    if (!q->url || wa__http_url_parse(q->url, strlen(q->url), u) < 0 || !wa__http_token_ok(*method, strlen(*method)) ||
+        (q->body_len && !q->body) || (q->nheaders && !q->headers) || wa__http_headers_check(q->headers, q->nheaders) < 0)
         return WA_EINVAL;
     size_t size = 0; /* (each header is a C string: no sum of their lengths wraps) */
     for (size_t i = 0; i < q->nheaders && size <= WA_HTTP_HEAD_MAX; i++)
@@ -126,10 +126,10 @@ int wa_http_request_check(const wa_http_request *q, wa_http_url *u, const char *
     return size > WA_HTTP_HEAD_MAX ? WA_E2BIG : 0;
 }
 
-int wa_http_empty_content_length(const wa_http_request *q, const char *method)
+int wa__http_empty_content_length(const wa_http_request *q, const char *method)
 {
     static const char *const with_content[] = {"POST", "PUT", "PATCH"};
-    if (q->body_stream || q->body_len || wa_http_headers_find(q->headers, q->nheaders, "content-length"))
+    if (q->body_stream || q->body_len || wa__http_headers_find(q->headers, q->nheaders, "content-length"))
         return 0;
     for (size_t i = 0; i < sizeof with_content / sizeof with_content[0]; i++)
         if (!strcmp(method, with_content[i]))

@@ -12,18 +12,18 @@
 #include "wasync/http.h"
 
 /* len bytes at ptr, not NUL-terminated. */
-typedef struct wa_http_slice {
+typedef struct wa__http_slice {
     const char *ptr;
     size_t len;
-} wa_http_slice;
+} wa__http_slice;
 
 /* A URL split as a request carries it: slices of the URL it was parsed
  * from. */
-typedef struct wa_http_url {
-    wa_http_slice scheme;    /* "http", "https" or another scheme */
-    wa_http_slice authority; /* host[:port] */
-    wa_http_slice path;      /* path and query; "/" (static) when the URL has none */
-} wa_http_url;
+typedef struct wa__http_url {
+    wa__http_slice scheme;    /* "http", "https" or another scheme */
+    wa__http_slice authority; /* host[:port] */
+    wa__http_slice path;      /* path and query; "/" (static) when the URL has none */
+} wa__http_url;
 
 /* Parses len bytes of url (borrowed; the slices point into it):
  * scheme "://" host [":" port] [path ["?" query]] ["#" fragment]. The
@@ -34,36 +34,36 @@ typedef struct wa_http_url {
  * RFC 9110 forbids it in http URLs), no query without a path. The fragment
  * is checked but not part of the result (it is never sent). Returns 0 or
  * WA_EINVAL. */
-int wa_http_url_parse(const char *url, size_t len, wa_http_url *u);
+int wa__http_url_parse(const char *url, size_t len, wa__http_url *u);
 
 /* 1 if the len bytes at s are an RFC 9110 token (a method, a field name):
  * one or more of ALPHA, DIGIT and !#$%&'*+-.^_`|~. Else 0. */
-int wa_http_token_ok(const char *s, size_t len);
+int wa__http_token_ok(const char *s, size_t len);
 
 /* 1 if the len bytes at s are an RFC 9110 field-value: visible ASCII,
  * 8-bit bytes (obs-text), spaces and tabs, but not first or last (those
  * are not part of a value). Empty is a value. Else 0. */
-int wa_http_field_value_ok(const char *s, size_t len);
+int wa__http_field_value_ok(const char *s, size_t len);
 
 /* Checks n headers an application gives (borrowed): every name a token,
  * every value a field-value, neither NULL. Returns 0 or WA_EINVAL. */
-int wa_http_headers_check(const wa_http_header *h, size_t n);
+int wa__http_headers_check(const wa_http_header *h, size_t n);
 
 /* The first of n headers (borrowed) named name, case-insensitively, or
  * NULL. */
-const char *wa_http_headers_find(const wa_http_header *h, size_t n, const char *name);
+const char *wa__http_headers_find(const wa_http_header *h, size_t n, const char *name);
 
 /* Checks a request an application gives (borrowed) before any of it goes
  * to a host, the same on every host: its URL (split into *u), its method
  * (*method, "GET" for NULL: a token), its headers, and a body of body_len
  * bytes that is there. Returns 0, WA_EINVAL, or WA_E2BIG for headers of
  * more than WA_HTTP_HEAD_MAX bytes. */
-int wa_http_request_check(const wa_http_request *q, wa_http_url *u, const char **method);
+int wa__http_request_check(const wa_http_request *q, wa__http_url *u, const char **method);
 
 /* 1 if q (checked) is to say "Content-Length: 0": a method whose content
  * means something (POST, PUT, PATCH: RFC 9110 8.6 asks for a length, and
  * servers such as nginx answer 411 without one) with no body and no
  * content-length header of its own. Else 0. */
-int wa_http_empty_content_length(const wa_http_request *q, const char *method);
+int wa__http_empty_content_length(const wa_http_request *q, const char *method);
 
 #endif

@@ -13,7 +13,7 @@
 #include "tcp.h"
 
 /* "a.b.c.d" to the end of s into out[4]: 0 or WA_EINVAL. */
-static int wa_ip4_parse(const char *s, uint8_t out[4])
+static int wa__ip4_parse(const char *s, uint8_t out[4])
 {
     for (int i = 0; i < 4; i++) {
         unsigned v = 0;
@@ -31,7 +31,7 @@ static int wa_ip4_parse(const char *s, uint8_t out[4])
     return 0;
 }
 
-static int wa_hex(char c)
+static int wa__hex(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -40,7 +40,7 @@ static int wa_hex(char c)
 }
 
 /* An IPv6 literal, the whole of s, into out[16]: 0 or WA_EINVAL. */
-static int wa_ip6_parse(const char *s, uint8_t out[16])
+static int wa__ip6_parse(const char *s, uint8_t out[16])
 {
     uint8_t b[16] = {0};
     int n = 0, gap = -1; /* bytes so far; where "::" is, if any */
@@ -57,12 +57,12 @@ static int wa_ip6_parse(const char *s, uint8_t out[16])
         }
         const char *group = s;
         unsigned v = 0;
-        while (s - group < 4 && wa_hex(*s) >= 0)
-            v = v << 4 | (unsigned)wa_hex(*s++);
+        while (s - group < 4 && wa__hex(*s) >= 0)
+            v = v << 4 | (unsigned)wa__hex(*s++);
         if (s == group)
             return WA_EINVAL;
         if (*s == '.') { /* the group was IPv4's first part: IPv4 ends s */
-            if (n > 12 || wa_ip4_parse(group, b + n) < 0)
+            if (n > 12 || wa__ip4_parse(group, b + n) < 0)
                 return WA_EINVAL;
             n += 4;
             break;
@@ -88,13 +88,13 @@ static int wa_ip6_parse(const char *s, uint8_t out[16])
     return 0;
 }
 
-int wa_ip_parse(const char *s, wa_ip *out)
+int wa__ip_parse(const char *s, wa_ip *out)
 {
     if (!s)
         return WA_EINVAL;
     /* every IPv6 literal has a colon and no IPv4 one does */
     wa_ip ip = {.v6 = strchr(s, ':') != NULL};
-    int rc = ip.v6 ? wa_ip6_parse(s, ip.bytes) : wa_ip4_parse(s, ip.bytes);
+    int rc = ip.v6 ? wa__ip6_parse(s, ip.bytes) : wa__ip4_parse(s, ip.bytes);
     if (rc == 0)
         *out = ip;
     return rc;

@@ -13,50 +13,50 @@
 
 /* A read or write of the pipe on a worker of a many-threads runtime:
  * reports it and returns WA_EMISUSE; else 0. */
-static int wa_pipe_refused(void)
+static int wa__pipe_refused(void)
 {
-#if WA_MT
-    if (wa_ticking_ && wa_ticking_->mt)
-        return wa_misuse_in_(WA_EMISUSE, "wa_pipe_new",
+#if WA__MT
+    if (wa__ticking && wa__ticking->mt)
+        return wa__misuse_in(WA_EMISUSE, "wa_pipe_new",
                              "its pipe used by a task of a many-threads runtime, whose workers would use its two "
                              "ends at once with no lock: use an OS pipe (wa_fd_stream_open)");
 #endif
     return 0;
 }
 
-typedef struct wa_pipe wa_pipe;
+typedef struct wa__pipe wa__pipe;
 
-typedef struct wa_pipe_end {
+typedef struct wa__pipe_end {
     wa_stream base;
-    wa_pipe *p;
-} wa_pipe_end;
+    wa__pipe *p;
+} wa__pipe_end;
 
-struct wa_pipe {
-    wa_pipe_end r, w;
+struct wa__pipe {
+    wa__pipe_end r, w;
     unsigned char *buf;
     size_t cap, head, len;
     int open[2];         /* [0] the reading end, [1] the writing end */
     wa_waker waiter[2];  /* who waits to read, to write */
 };
 
-static bool wa_pipe_can(const wa_pipe *p, int dir)
+static bool wa__pipe_can(const wa__pipe *p, int dir)
 {
     return dir == WA_STREAM_READ ? p->len > 0 || !p->open[1] : p->len < p->cap || !p->open[0];
 }
 
 /* Wakes whoever waits for dir, if it now can. */
-static void wa_pipe_kick(wa_pipe *p, int dir)
+static void wa__pipe_kick(wa__pipe *p, int dir)
 {
-    if (wa_pipe_can(p, dir))
+    if (wa__pipe_can(p, dir))
         wa_waker_wake(&p->waiter[dir == WA_STREAM_WRITE]);
 }
 
-static int wa_pipe_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
+static int wa__pipe_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
 {
-    wa_pipe *p = ((wa_pipe_end *)s)->p;
+    wa__pipe *p = ((wa__pipe_end *)s)->p;
     if (s != &p->r.base)
         return WA_EINVAL; /* the writing end has nothing to read */
-    int rc = wa_pipe_refused();
+    int rc = wa__pipe_refused();
     if (rc < 0)
         return rc;
     if (!p->len)
@@ -70,16 +70,16 @@ static int wa_pipe_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
     }
     p->len -= k;
     *n = k;
-    wa_pipe_kick(p, WA_STREAM_WRITE);
+    wa__pipe_kick(p, WA_STREAM_WRITE);
     return 0;
 }
 
-static int wa_pipe_try_write(wa_stream *s, const void *buf, size_t len, size_t *n)
+static int wa__pipe_try_write(wa_stream *s, const void *buf, size_t len, size_t *n)
 {
-    wa_pipe *p = ((wa_pipe_end *)s)->p;
+    wa__pipe *p = ((wa__pipe_end *)s)->p;
     if (s != &p->w.base)
         return WA_EINVAL;
-    int rc = wa_pipe_refused();
+    int rc = wa__pipe_refused();
     if (rc < 0)
         return rc;
     if (!p->open[0])
@@ -95,53 +95,53 @@ static int wa_pipe_try_write(wa_stream *s, const void *buf, size_t len, size_t *
         k += piece;
     }
     *n = k;
-    wa_pipe_kick(p, WA_STREAM_READ);
+    wa__pipe_kick(p, WA_STREAM_READ);
     return 0;
 }
 
 /* The bytes are the reader's as soon as they are written. */
 /* Readiness: a future that stores its waker in the pipe until it can. */
-typedef struct wa_pipe_wait {
+typedef struct wa__pipe_wait {
     wa_future fut;
-    wa_pipe *p;
+    wa__pipe *p;
     int dir;
-} wa_pipe_wait;
+} wa__pipe_wait;
 
-static int wa_pipe_wait_poll(wa_future *f, wa_cx *cx)
+static int wa__pipe_wait_poll(wa_future *f, wa_cx *cx)
 {
-    wa_pipe_wait *w = (wa_pipe_wait *)f;
-    if (wa_pipe_can(w->p, w->dir))
+    wa__pipe_wait *w = (wa__pipe_wait *)f;
+    if (wa__pipe_can(w->p, w->dir))
         return WA_READY;
     wa_waker_store(&w->p->waiter[w->dir == WA_STREAM_WRITE], cx);
     return WA_PENDING;
 }
 
-static void wa_pipe_wait_drop(wa_future *f)
+static void wa__pipe_wait_drop(wa_future *f)
 {
-    wa_pipe_wait *w = (wa_pipe_wait *)f;
+    wa__pipe_wait *w = (wa__pipe_wait *)f;
     wa_waker_drop(&w->p->waiter[w->dir == WA_STREAM_WRITE]);
 }
 
-static const wa_future_vt wa_pipe_wait_vt = {wa_pipe_wait_poll, wa_pipe_wait_drop, "pipe_wait"};
+static const wa_future_vt wa__pipe_wait_vt = {wa__pipe_wait_poll, wa__pipe_wait_drop, "pipe_wait"};
 
-_Static_assert(sizeof(wa_pipe_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
+_Static_assert(sizeof(wa__pipe_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
 
-static wa_future *wa_pipe_ready(wa_stream *s, int dir, void *storage)
+static wa_future *wa__pipe_ready(wa_stream *s, int dir, void *storage)
 {
-    wa_pipe_wait *w = storage;
-    w->fut.vt = &wa_pipe_wait_vt;
-    w->p = ((wa_pipe_end *)s)->p;
+    wa__pipe_wait *w = storage;
+    w->fut.vt = &wa__pipe_wait_vt;
+    w->p = ((wa__pipe_end *)s)->p;
     w->dir = dir;
     return &w->fut;
 }
 
-static void wa_pipe_close(wa_stream *s)
+static void wa__pipe_close(wa_stream *s)
 {
-    wa_pipe_end *e = (wa_pipe_end *)s;
-    wa_pipe *p = e->p;
+    wa__pipe_end *e = (wa__pipe_end *)s;
+    wa__pipe *p = e->p;
     p->open[e == &p->w] = 0;
-    wa_pipe_kick(p, WA_STREAM_READ);
-    wa_pipe_kick(p, WA_STREAM_WRITE);
+    wa__pipe_kick(p, WA_STREAM_READ);
+    wa__pipe_kick(p, WA_STREAM_WRITE);
     if (!p->open[0] && !p->open[1]) {
         wa_waker_drop(&p->waiter[0]);
         wa_waker_drop(&p->waiter[1]);
@@ -150,30 +150,30 @@ static void wa_pipe_close(wa_stream *s)
     }
 }
 
-static const wa_stream_vt wa_pipe_vt = {wa_pipe_try_read, wa_pipe_try_write, wa_stream_flush_none_, wa_pipe_ready,
-                                        wa_pipe_close};
+static const wa_stream_vt wa__pipe_vt = {wa__pipe_try_read, wa__pipe_try_write, wa__stream_flush_none, wa__pipe_ready,
+                                        wa__pipe_close};
 
 int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer)
 {
     if (!cap)
         return WA_EINVAL;
-    wa_pipe *p = calloc(1, sizeof *p);
+    wa__pipe *p = calloc(1, sizeof *p);
     if (!p || !(p->buf = malloc(cap))) {
         free(p);
         return WA_ENOMEM;
     }
     p->cap = cap;
     p->open[0] = p->open[1] = 1;
-    p->r = (wa_pipe_end){WA_STREAM_INIT(&wa_pipe_vt), p};
-    p->w = (wa_pipe_end){WA_STREAM_INIT(&wa_pipe_vt), p};
+    p->r = (wa__pipe_end){WA_STREAM_INIT(&wa__pipe_vt), p};
+    p->w = (wa__pipe_end){WA_STREAM_INIT(&wa__pipe_vt), p};
     *reader = &p->r.base;
     *writer = &p->w.base;
-    int rc = wa_stream_handle_(0, reader); /* (closes the reading end if not) */
+    int rc = wa__stream_handle(0, reader); /* (closes the reading end if not) */
     if (rc < 0) {
-        wa_pipe_close(&p->w.base);
+        wa__pipe_close(&p->w.base);
         return rc;
     }
-    if ((rc = wa_stream_handle_(0, writer)) < 0)
+    if ((rc = wa__stream_handle(0, writer)) < 0)
         wa_stream_close(reader);
     return rc;
 }

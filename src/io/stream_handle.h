@@ -13,14 +13,14 @@
 /* After a constructor's status rc: a failure (rc < 0) is passed on;
  * otherwise the new stream *s (taken) is replaced by a new handle to it,
  * and 0 returned, or WA_ENOMEM (the stream closed, *s NULL). So that
- * `return wa_stream_handle_(make(..., s), s);` publishes what make made. */
-int wa_stream_handle_(int rc, wa_stream **s);
+ * `return wa__stream_handle(make(..., s), s);` publishes what make made. */
+int wa__stream_handle(int rc, wa_stream **s);
 
 /* try_write of a stream that is only read (a response body): WA_EINVAL. */
-int wa_stream_write_refused_(wa_stream *s, const void *buf, size_t len, size_t *n);
+int wa__stream_write_refused(wa_stream *s, const void *buf, size_t len, size_t *n);
 
 /* try_flush of a stream that buffers nothing it writes, or writes
  * nothing: 0. */
-int wa_stream_flush_none_(wa_stream *s);
+int wa__stream_flush_none(wa_stream *s);
 
 #endif

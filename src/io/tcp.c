@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The listen, accept and connect futures and the listener of every host's
  * TCP (see tcp.h): addresses are read and listeners live and die here,
- * the same everywhere, and the host's ops (wa_tcp_host) do the sockets. A
+ * the same everywhere, and the host's ops (wa__tcp_host) do the sockets. A
  * listener is kept alive by an accept in flight. */
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +10,14 @@
 #include "tcp.h"
 
 /* The head of listener l (every host's listener begins with it). */
-static wa_tcp_head *wa_tcp_head_of(wa_tcp *l) { return (wa_tcp_head *)(void *)l; }
+static wa__tcp_head *wa__tcp_head_of(wa_tcp *l) { return (wa__tcp_head *)(void *)l; }
 
 /* Returns a new listener on rt (the handle's reference; the host fills in
  * its socket and port), or NULL without memory. */
-static wa_tcp *wa_tcp_new(wa_rt *rt)
+static wa_tcp *wa__tcp_new(wa_rt *rt)
 {
-    wa_tcp_head *l = calloc(1, wa_tcp_host.size);
-    if (!l || wa_handle_new_(l, WA_HANDLE_TCP, &l->h) < 0) {
+    wa__tcp_head *l = calloc(1, wa__tcp_host.size);
+    if (!l || wa__handle_new(l, WA__HANDLE_TCP, &l->h) < 0) {
         free(l);
         return NULL;
     }
@@ -27,64 +27,64 @@ static wa_tcp *wa_tcp_new(wa_rt *rt)
 }
 
 /* Frees l, a new listener never handed out (a listen that failed). */
-static void wa_tcp_discard(wa_tcp *l)
+static void wa__tcp_discard(wa_tcp *l)
 {
-    wa_handle_release_(wa_tcp_head_of(l)->h);
+    wa__handle_release(wa__tcp_head_of(l)->h);
     free(l);
 }
 
 /* The listener of handle h, or NULL (NULL, or closed: through this copy of
  * the handle or another). */
-static wa_tcp *wa_tcp_at(const wa_tcp *h) { return wa_handle_get_((uintptr_t)h, WA_HANDLE_TCP); }
+static wa_tcp *wa__tcp_at(const wa_tcp *h) { return wa__handle_get((uintptr_t)h, WA__HANDLE_TCP); }
 
-static void wa_tcp_unref(wa_tcp *l)
+static void wa__tcp_unref(wa_tcp *l)
 {
-    if (--wa_tcp_head_of(l)->refs == 0)
+    if (--wa__tcp_head_of(l)->refs == 0)
         free(l);
 }
 
 int wa_tcp_close(wa_tcp **lp)
 {
-    wa_tcp *l = lp ? wa_tcp_at(*lp) : NULL;
+    wa_tcp *l = lp ? wa__tcp_at(*lp) : NULL;
     if (lp)
         *lp = NULL;
     if (!l)
         return wa_misuse(WA_EMISUSE, "wa_tcp_close: a listener closed already (through this copy of the handle or another), or NULL");
-    wa_handle_release_(wa_tcp_head_of(l)->h); /* every copy of the handle goes stale */
-    wa_tcp_head_of(l)->closed = 1;
-    wa_tcp_host.close(l);
-    wa_tcp_unref(l);
+    wa__handle_release(wa__tcp_head_of(l)->h); /* every copy of the handle goes stale */
+    wa__tcp_head_of(l)->closed = 1;
+    wa__tcp_host.close(l);
+    wa__tcp_unref(l);
     return 0;
 }
 
 uint16_t wa_tcp_port(const wa_tcp *h)
 {
-    wa_tcp *l = wa_tcp_at(h);
+    wa_tcp *l = wa__tcp_at(h);
     if (!l) {
         wa_misuse(WA_EMISUSE, "wa_tcp_port: a closed (or NULL) listener");
         return 0;
     }
-    return wa_tcp_head_of(l)->port;
+    return wa__tcp_head_of(l)->port;
 }
 
 /* Starts op as a future of vt, fields zero but the host's "none" values. */
-static wa_future *wa_tcp_op_begin(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, wa_tcp *listener)
+static wa_future *wa__tcp_op_begin(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, wa_tcp *listener)
 {
     *op = (wa_tcp_op){.fut = {vt}, .rt = rt, .listener = listener};
-    if (wa_tcp_host.none)
-        wa_tcp_host.none(op);
+    if (wa__tcp_host.none)
+        wa__tcp_host.none(op);
     return &op->fut;
 }
 
 /* Starts op as a listen or connect with vt on rt, at or to ip (borrowed)
  * and port. A bad or NULL ip makes the first poll report WA_EINVAL. */
-static wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
+static wa_future *wa__tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
 {
     static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
-    wa_tcp_op_begin(op, vt, rt, NULL);
+    wa__tcp_op_begin(op, vt, rt, NULL);
     op->port = port;
-    if (wa_ip_parse(ip, &op->ip) < 0) {
-        op->step = WA_TCP_BAD;
+    if (wa__ip_parse(ip, &op->ip) < 0) {
+        op->step = WA__TCP_BAD;
     } else if (op->ip.v6 && !memcmp(op->ip.bytes, mapped, sizeof mapped)) {
         /* ::ffff:a.b.c.d is a.b.c.d: IPv6 sockets are IPv6 only (WASI
          * 0.2 refuses mapped addresses outright) */
@@ -96,55 +96,55 @@ static wa_future *wa_tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *
 }
 
 /* listen: a new listener, held in op->listener while the host works on
- * it; the user gets its handle (WA_TCP_LISTENED) or an error. A listen
+ * it; the user gets its handle (WA__TCP_LISTENED) or an error. A listen
  * polled after its end is misuse (a host would make a second listener,
  * the first one's handle lost). */
-static int wa_tcp_listen_poll(wa_future *f, wa_cx *cx)
+static int wa__tcp_listen_poll(wa_future *f, wa_cx *cx)
 {
     wa_tcp_op *op = (wa_tcp_op *)f;
-    if (op->step == WA_TCP_LISTENED)
-        return wa_misuse(WA_EMISUSE, "wa_tcp_listen: polled after its end (its listener is in op->listener)");
+    if (op->step == WA__TCP_LISTENED)
+        return wa_misuse(WA_EMISUSE, "wa__tcp_listen: polled after its end (its listener is in op->listener)");
     if (op->step < 0)
         return WA_EINVAL;
-    if (!op->listener && !(op->listener = wa_tcp_new(op->rt)))
+    if (!op->listener && !(op->listener = wa__tcp_new(op->rt)))
         return WA_ENOMEM;
-    int rc = wa_tcp_host.listen(op, op->listener, cx);
+    int rc = wa__tcp_host.listen(op, op->listener, cx);
     if (rc == WA_PENDING)
         return rc;
     if (rc < 0) {
-        wa_tcp_discard(op->listener);
+        wa__tcp_discard(op->listener);
         op->listener = NULL;
     } else {
-        op->listener = (wa_tcp *)wa_tcp_head_of(op->listener)->h;
-        op->step = WA_TCP_LISTENED;
+        op->listener = (wa_tcp *)wa__tcp_head_of(op->listener)->h;
+        op->step = WA__TCP_LISTENED;
     }
     return rc;
 }
 
-static void wa_tcp_listen_drop(wa_future *f)
+static void wa__tcp_listen_drop(wa_future *f)
 {
     wa_tcp_op *op = (wa_tcp_op *)f;
-    wa_tcp_host.release(op);
-    if (op->listener && op->step != WA_TCP_LISTENED) { /* dropped while listening */
-        wa_tcp_discard(op->listener);
+    wa__tcp_host.release(op);
+    if (op->listener && op->step != WA__TCP_LISTENED) { /* dropped while listening */
+        wa__tcp_discard(op->listener);
         op->listener = NULL;
     }
 }
 
-static const wa_future_vt wa_tcp_listen_vt = {wa_tcp_listen_poll, wa_tcp_listen_drop, "tcp_listen"};
+static const wa_future_vt wa__tcp_listen_vt = {wa__tcp_listen_poll, wa__tcp_listen_drop, "tcp_listen"};
 
 wa_future *wa_tcp_listen_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
 {
-    return wa_tcp_op_start(op, &wa_tcp_listen_vt, rt, ip, port);
+    return wa__tcp_op_start(op, &wa__tcp_listen_vt, rt, ip, port);
 }
 
 /* An accept lets go of its host's part and its listener (again: nothing). */
-static void wa_tcp_accept_drop(wa_future *f)
+static void wa__tcp_accept_drop(wa_future *f)
 {
     wa_tcp_op *op = (wa_tcp_op *)f;
     if (op->listener) {
-        wa_tcp_host.accept_release(op);
-        wa_tcp_unref(op->listener);
+        wa__tcp_host.accept_release(op);
+        wa__tcp_unref(op->listener);
         op->listener = NULL;
     }
 }
@@ -153,43 +153,43 @@ static void wa_tcp_accept_drop(wa_future *f)
  * is dropped (its waits and its reference). A closed listener ends it
  * with WA_ECLOSED; no listener (NULL, or an accept polled after its end)
  * is misuse. */
-static int wa_tcp_accept_poll(wa_future *f, wa_cx *cx)
+static int wa__tcp_accept_poll(wa_future *f, wa_cx *cx)
 {
     wa_tcp_op *op = (wa_tcp_op *)f;
     int rc;
     if (!op->listener)
-        rc = wa_misuse(WA_EMISUSE, "wa_tcp_accept: no listener (NULL, or closed through a copy of the handle), or polled after its end");
+        rc = wa_misuse(WA_EMISUSE, "wa__tcp_accept: no listener (NULL, or closed through a copy of the handle), or polled after its end");
     else
-        rc = wa_tcp_head_of(op->listener)->closed ? WA_ECLOSED : wa_tcp_host.accept(op, cx);
+        rc = wa__tcp_head_of(op->listener)->closed ? WA_ECLOSED : wa__tcp_host.accept(op, cx);
     if (rc != WA_PENDING)
-        wa_tcp_accept_drop(f);
+        wa__tcp_accept_drop(f);
     return rc;
 }
 
-static const wa_future_vt wa_tcp_accept_vt = {wa_tcp_accept_poll, wa_tcp_accept_drop, "tcp_accept"};
+static const wa_future_vt wa__tcp_accept_vt = {wa__tcp_accept_poll, wa__tcp_accept_drop, "tcp_accept"};
 
 /* The accept takes a reference to the listener of handle l (NULL or
  * closed: none, op->listener NULL) until it ends. */
 wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *h)
 {
-    wa_tcp *l = wa_tcp_at(h);
-    wa_future *f = wa_tcp_op_begin(op, &wa_tcp_accept_vt, l ? wa_tcp_head_of(l)->rt : NULL, l);
+    wa_tcp *l = wa__tcp_at(h);
+    wa_future *f = wa__tcp_op_begin(op, &wa__tcp_accept_vt, l ? wa__tcp_head_of(l)->rt : NULL, l);
     if (l)
-        wa_tcp_head_of(l)->refs++;
+        wa__tcp_head_of(l)->refs++;
     return f;
 }
 
-static int wa_tcp_connect_poll(wa_future *f, wa_cx *cx)
+static int wa__tcp_connect_poll(wa_future *f, wa_cx *cx)
 {
     wa_tcp_op *op = (wa_tcp_op *)f;
-    return op->step < 0 ? WA_EINVAL : wa_tcp_host.connect(op, cx);
+    return op->step < 0 ? WA_EINVAL : wa__tcp_host.connect(op, cx);
 }
 
-static void wa_tcp_connect_drop(wa_future *f) { wa_tcp_host.release((wa_tcp_op *)f); }
+static void wa__tcp_connect_drop(wa_future *f) { wa__tcp_host.release((wa_tcp_op *)f); }
 
-static const wa_future_vt wa_tcp_connect_vt = {wa_tcp_connect_poll, wa_tcp_connect_drop, "tcp_connect"};
+static const wa_future_vt wa__tcp_connect_vt = {wa__tcp_connect_poll, wa__tcp_connect_drop, "tcp_connect"};
 
 wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
 {
-    return wa_tcp_op_start(op, &wa_tcp_connect_vt, rt, ip, port);
+    return wa__tcp_op_start(op, &wa__tcp_connect_vt, rt, ip, port);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: what every host's TCP shares (tcp.c, ip.c). The front end
  * (tcp.c) has the operations' futures, the checks and the life of a
- * listener, and leaves the sockets to its host's wa_tcp_host (src/host/:
+ * listener, and leaves the sockets to its host's wa__tcp_host (src/host/:
  * native/tcp.c, wasip2/tcp.c, wasip3/tcp.c: one links); each host's
  * struct wa_tcp begins with the head every listener has. */
 #ifndef WASYNC_IO_TCP_H
@@ -16,7 +16,7 @@
 
 /* Reads s (borrowed), an IPv4 or IPv6 literal, as inet_pton does, into
  * *out. Returns 0, or WA_EINVAL (NULL too). */
-int wa_ip_parse(const char *s, wa_ip *out);
+int wa__ip_parse(const char *s, wa_ip *out);
 
 /* What every host's listener begins with. References: its handle's, given
  * up by wa_tcp_close once the socket is released (closed), and each
@@ -25,21 +25,21 @@ int wa_ip_parse(const char *s, wa_ip *out);
  * table (core/handles.h), not its address: the close releases h, so that
  * a copy of the handle used after it is found out without reading the
  * listener. */
-typedef struct wa_tcp_head {
+typedef struct wa__tcp_head {
     wa_rt *rt;
     uintptr_t h;
     int refs, closed;
     uint16_t port;
-} wa_tcp_head;
+} wa__tcp_head;
 
 /* An op's step when its address was bad (the first poll reports
  * WA_EINVAL), and a listen's once it ended; a host counts its own steps
  * from 0. */
-enum { WA_TCP_BAD = -1, WA_TCP_LISTENED = -2 };
+enum { WA__TCP_BAD = -1, WA__TCP_LISTENED = -2 };
 
 /* What a host does of TCP. The front end has checked the op: its address
  * is good, an accept's listener is open. */
-typedef struct wa_tcp_ops {
+typedef struct wa__tcp_ops {
     /* sizeof the host's struct wa_tcp (allocated zeroed by the front end) */
     size_t size;
     /* Sets a new op's host part to "nothing held" (NULL: zeros are). */
@@ -59,8 +59,8 @@ typedef struct wa_tcp_ops {
     void (*accept_release)(wa_tcp_op *op);
     /* Releases l's socket (borrowed), which wakes an accept waiting on it. */
     void (*close)(wa_tcp *l);
-} wa_tcp_ops;
+} wa__tcp_ops;
 
-extern const wa_tcp_ops wa_tcp_host;
+extern const wa__tcp_ops wa__tcp_host;
 
 #endif

@@ -4,7 +4,7 @@
 
 #include "../core/rt.h"
 
-void wa_log_(const char *text)
+void wa__log(const char *text)
 {
     fputs(text, stderr);
     size_t n = 0;

@@ -4,16 +4,16 @@
 
 #include "../core/rt.h"
 
-typedef struct wa_sim {
+typedef struct wa__sim {
     wa_backend base;
     uint64_t now;
-} wa_sim;
+} wa__sim;
 
-static uint64_t wa_sim_now(wa_backend *b) { return ((wa_sim *)b)->now; }
+static uint64_t wa__sim_now(wa_backend *b) { return ((wa__sim *)b)->now; }
 
-static int wa_sim_wait(wa_backend *b, uint64_t deadline)
+static int wa__sim_wait(wa_backend *b, uint64_t deadline)
 {
-    wa_sim *s = (wa_sim *)b;
+    wa__sim *s = (wa__sim *)b;
     if (deadline == WA_NEVER)
         return WA_EDEADLK; /* no source could ever end this wait */
     if (deadline > s->now)
@@ -21,18 +21,18 @@ static int wa_sim_wait(wa_backend *b, uint64_t deadline)
     return 0;
 }
 
-static void wa_sim_free(wa_backend *b) { free(b); }
+static void wa__sim_free(wa_backend *b) { free(b); }
 
-static void *wa_sim_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_SIM_CLOCK ? &((wa_sim *)b)->now : NULL; }
+static void *wa__sim_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_SIM_CLOCK ? &((wa__sim *)b)->now : NULL; }
 
-static const wa_backend_vt wa_sim_vt = {"sim", wa_sim_now, wa_sim_wait, NULL, wa_sim_free, wa_sim_cap, NULL};
+static const wa_backend_vt wa__sim_vt = {"sim", wa__sim_now, wa__sim_wait, NULL, wa__sim_free, wa__sim_cap, NULL};
 
 wa_backend *wa_backend_sim_new(uint64_t seed)
 {
-    wa_sim *s = calloc(1, sizeof *s);
+    wa__sim *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->base.vt = &wa_sim_vt;
+    s->base.vt = &wa__sim_vt;
     s->base.seed = seed;
     return &s->base;
 }

@@ -6,7 +6,7 @@
  * put once polled; the list's ends live in the registration, which may
  * move (its table grows): the list never points at them. Whether a wait
  * is queued, and whether readiness was handed to it, are two bits of a
- * flags word of the wait's own (WA_WAIT_QUEUED, WA_WAIT_HANDED). */
+ * flags word of the wait's own (WA__WAIT_QUEUED, WA__WAIT_HANDED). */
 #ifndef WASYNC_REACTOR_WAITS_H
 #define WASYNC_REACTOR_WAITS_H
 
@@ -15,50 +15,50 @@
 
 /* The future that holds the link whose node is n, as a pointer to type
  * (its field `link`). */
-#define WA_WAIT_OF(n, type) WA_LIST_ITEM(n, type, link.node)
+#define WA__WAIT_OF(n, type) WA__LIST_ITEM(n, type, link.node)
 
-static inline void wa_wait_link_init(wa_wait_link *l) { l->waker = (wa_waker){NULL, NULL}; }
+static inline void wa__wait_link_init(wa__wait_link *l) { l->waker = (wa_waker){NULL, NULL}; }
 
 /* The bits of a wait's flags word that are the list's. */
-#define WA_WAIT_QUEUED (1u << 30)
-#define WA_WAIT_HANDED (1u << 31)
+#define WA__WAIT_QUEUED (1u << 30)
+#define WA__WAIT_HANDED (1u << 31)
 
 /* Queues l on waits (once) with a reference to cx's waker. */
-static inline void wa_wait_join(wa_list *waits, wa_wait_link *l, unsigned *flags, const wa_cx *cx)
+static inline void wa__wait_join(wa__list *waits, wa__wait_link *l, unsigned *flags, const wa_cx *cx)
 {
     wa_waker_store(&l->waker, cx);
-    if (!(*flags & WA_WAIT_QUEUED)) {
-        *flags |= WA_WAIT_QUEUED;
-        wa_list_push(waits, &l->node);
+    if (!(*flags & WA__WAIT_QUEUED)) {
+        *flags |= WA__WAIT_QUEUED;
+        wa__list_push(waits, &l->node);
     }
 }
 
 /* Takes l off waits if it is queued, and drops its waker. */
-static inline void wa_wait_leave(wa_list *waits, wa_wait_link *l, unsigned *flags)
+static inline void wa__wait_leave(wa__list *waits, wa__wait_link *l, unsigned *flags)
 {
-    if (*flags & WA_WAIT_QUEUED) {
-        *flags &= ~WA_WAIT_QUEUED;
-        wa_list_remove(waits, &l->node);
+    if (*flags & WA__WAIT_QUEUED) {
+        *flags &= ~WA__WAIT_QUEUED;
+        wa__list_remove(waits, &l->node);
     }
     wa_waker_drop(&l->waker);
 }
 
 /* Takes the queued l off waits and wakes its task; handed: readiness is
- * its (WA_WAIT_HANDED), or 0 (its source went away). */
-static inline void wa_wait_wake(wa_list *waits, wa_wait_link *l, unsigned *flags, unsigned handed)
+ * its (WA__WAIT_HANDED), or 0 (its source went away). */
+static inline void wa__wait_wake(wa__list *waits, wa__wait_link *l, unsigned *flags, unsigned handed)
 {
-    *flags = (*flags & ~WA_WAIT_QUEUED) | handed;
-    wa_list_remove(waits, &l->node);
+    *flags = (*flags & ~WA__WAIT_QUEUED) | handed;
+    wa__list_remove(waits, &l->node);
     wa_waker_wake(&l->waker);
 }
 
 /* True, once, if readiness was handed to the wait: a poll after that one
  * waits again. */
-static inline bool wa_wait_handed(unsigned *flags)
+static inline bool wa__wait_handed(unsigned *flags)
 {
-    if (!(*flags & WA_WAIT_HANDED))
+    if (!(*flags & WA__WAIT_HANDED))
         return false;
-    *flags &= ~WA_WAIT_HANDED;
+    *flags &= ~WA__WAIT_HANDED;
     return true;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the FIFO of waiters of every sync primitive, a list
- * (core/list.h) whose "linked" is a waiter's state WA_W_QUEUED. A shared
+ * (core/list.h) whose "linked" is a waiter's state WA__W_QUEUED. A shared
  * primitive calls these under its lock (lock.h). */
 #ifndef WASYNC_SYNC_WAITQ_H
 #define WASYNC_SYNC_WAITQ_H
@@ -10,49 +10,49 @@
 #include "wasync/sync.h"
 
 enum {
-    WA_W_IDLE = 0,    /* not queued, nothing handed over */
-    WA_W_QUEUED,      /* waiting in a queue */
-    WA_W_GRANTED,     /* dequeued and woken: owns a turn (or permits) */
-    WA_W_DONE,        /* completed; nothing left to release */
-    WA_W_HELD,        /* an acquire that completed: holds its permits */
+    WA__W_IDLE = 0,    /* not queued, nothing handed over */
+    WA__W_QUEUED,      /* waiting in a queue */
+    WA__W_GRANTED,     /* dequeued and woken: owns a turn (or permits) */
+    WA__W_DONE,        /* completed; nothing left to release */
+    WA__W_HELD,        /* an acquire that completed: holds its permits */
 };
 
-static inline void wa_waiter_init(wa_waiter *w, size_t n)
+static inline void wa__waiter_init(wa__waiter *w, size_t n)
 {
     w->waker = (wa_waker){NULL, NULL};
     w->n = n;
-    w->state = WA_W_IDLE;
+    w->state = WA__W_IDLE;
 }
 
 /* w's state, read before taking the lock (to see that the future is
  * finished and its primitive perhaps freed): another thread only writes it
  * when it grants w, atomically. */
-static inline int wa_waiter_state_(const wa_waiter *w) { return __atomic_load_n(&w->state, __ATOMIC_RELAXED); }
+static inline int wa__waiter_state(const wa__waiter *w) { return __atomic_load_n(&w->state, __ATOMIC_RELAXED); }
 
 /* The first waiter of q, or NULL (a waiter starts with its node). */
-static inline wa_waiter *wa_waitq_head(const wa_waitq *q)
+static inline wa__waiter *wa__waitq_head(const wa__waitq *q)
 {
-    _Static_assert(offsetof(wa_waiter, node) == 0, "wa_waiter: node first");
-    return (wa_waiter *)(void *)wa_list_first(q);
+    _Static_assert(offsetof(wa__waiter, node) == 0, "wa__waiter: node first");
+    return (wa__waiter *)(void *)wa__list_first(q);
 }
 
 /* Queues w at the tail with a clone of cx's waker. */
-static inline void wa_waitq_push(wa_waitq *q, wa_waiter *w, const wa_cx *cx)
+static inline void wa__waitq_push(wa__waitq *q, wa__waiter *w, const wa_cx *cx)
 {
     wa_waker_store(&w->waker, cx);
-    w->state = WA_W_QUEUED;
-    wa_list_push(q, &w->node);
+    w->state = WA__W_QUEUED;
+    wa__list_push(q, &w->node);
 }
 
 /* Dequeues the head: it now owns a turn. Unshared (sh false), wakes it at
  * once; shared, moves its waker into *wake (none before) for the caller to
  * wake once the lock is released. The hot paths pass a constant sh, so
  * that an unshared primitive's move no waker around. */
-static inline void wa_waitq_grant_head(wa_waitq *q, bool sh, wa_waker *wake)
+static inline void wa__waitq_grant_head(wa__waitq *q, bool sh, wa_waker *wake)
 {
-    wa_waiter *w = wa_waitq_head(q);
-    wa_list_remove(q, &w->node);
-    __atomic_store_n(&w->state, WA_W_GRANTED, __ATOMIC_RELAXED);
+    wa__waiter *w = wa__waitq_head(q);
+    wa__list_remove(q, &w->node);
+    __atomic_store_n(&w->state, WA__W_GRANTED, __ATOMIC_RELAXED);
     if (!sh) {
         wa_waker_wake(&w->waker);
         return;
@@ -63,13 +63,13 @@ static inline void wa_waitq_grant_head(wa_waitq *q, bool sh, wa_waker *wake)
 
 /* Takes w out of its queue if it is waiting; drops its waker. Returns the
  * state it had, so the caller can pass on a turn it owned. */
-static inline int wa_waiter_cancel(wa_waitq *q, wa_waiter *w)
+static inline int wa__waiter_cancel(wa__waitq *q, wa__waiter *w)
 {
     int st = w->state;
-    if (st == WA_W_QUEUED)
-        wa_list_remove(q, &w->node);
+    if (st == WA__W_QUEUED)
+        wa__list_remove(q, &w->node);
     wa_waker_drop(&w->waker);
-    w->state = WA_W_DONE;
+    w->state = WA__W_DONE;
     return st;
 }
 

@@ -13,12 +13,12 @@
 
 /* What a job is at: queued, running, done (its result waits for its
  * future), or running for nobody (its future was dropped). */
-enum { WA_JOB_QUEUED, WA_JOB_RUNNING, WA_JOB_DONE, WA_JOB_DETACHED };
+enum { WA__JOB_QUEUED, WA__JOB_RUNNING, WA__JOB_DONE, WA__JOB_DETACHED };
 
 typedef struct wa_job {
     struct wa_job *next; /* the pool's queue */
     wa_remote *hub;
-    wa_xwake wake;       /* its future's waker */
+    wa__xwake wake;       /* its future's waker */
     wa_blocking_fn fn;
     void *arg;
     wa_blocking_release_fn release;
@@ -26,25 +26,25 @@ typedef struct wa_job {
     int state;
 } wa_job;
 
-typedef struct wa_pool_thread {
+typedef struct wa__pool_thread {
     pthread_t tid;
-    struct wa_pool_thread *next; /* on the exited list */
+    struct wa__pool_thread *next; /* on the exited list */
     wa_remote *hub;
-} wa_pool_thread;
+} wa__pool_thread;
 
 /* A wa_blocking's state. */
-enum { WA_B_NEW, WA_B_QUEUED, WA_B_READY, WA_B_FAILED };
+enum { WA__B_NEW, WA__B_QUEUED, WA__B_READY, WA__B_FAILED };
 
 /* Under the lock: joins the threads that exited (the lock dropped
  * meanwhile: each has only its return left). */
-static void wa_pool_reap(wa_remote *h)
+static void wa__pool_reap(wa_remote *h)
 {
     while (h->pool.exited) {
-        wa_pool_thread *t = h->pool.exited;
+        wa__pool_thread *t = h->pool.exited;
         h->pool.exited = NULL;
         pthread_mutex_unlock(&h->lock);
         while (t) {
-            wa_pool_thread *next = t->next;
+            wa__pool_thread *next = t->next;
             pthread_join(t->tid, NULL);
             free(t);
             t = next;
@@ -54,7 +54,7 @@ static void wa_pool_reap(wa_remote *h)
 }
 
 /* The idle deadline keep_alive from now, on the condition's clock. */
-static struct timespec wa_pool_until(uint64_t keep_alive)
+static struct timespec wa__pool_until(uint64_t keep_alive)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -66,18 +66,18 @@ static struct timespec wa_pool_until(uint64_t keep_alive)
     return ts;
 }
 
-static void *wa_pool_main(void *arg)
+static void *wa__pool_main(void *arg)
 {
-    wa_pool_thread *self = arg;
+    wa__pool_thread *self = arg;
     wa_remote *h = self->hub;
-    wa_pool *p = &h->pool;
+    wa__pool *p = &h->pool;
     pthread_mutex_lock(&h->lock);
     for (;;) {
         wa_job *j = p->head;
         if (!j) {
             if (p->stopping)
                 break;
-            struct timespec until = wa_pool_until(p->keep_alive);
+            struct timespec until = wa__pool_until(p->keep_alive);
             p->idle++;
             int rc = pthread_cond_timedwait(&p->work, &h->lock, &until);
             p->idle--;
@@ -89,13 +89,13 @@ static void *wa_pool_main(void *arg)
         if (!p->head)
             p->tail = NULL;
         p->queued--;
-        j->state = WA_JOB_RUNNING;
+        j->state = WA__JOB_RUNNING;
         pthread_mutex_unlock(&h->lock);
         void *result = j->fn(j->arg);
         pthread_mutex_lock(&h->lock);
-        if (j->state == WA_JOB_DETACHED) {
+        if (j->state == WA__JOB_DETACHED) {
             __atomic_sub_fetch(&p->jobs, 1, __ATOMIC_ACQ_REL);
-            wa_xt_kick_(h); /* maybe the last job a wait was kept for */
+            wa__remote_kick(h); /* maybe the last job a wait was kept for */
             pthread_mutex_unlock(&h->lock);
             if (j->release)
                 j->release(j->arg, result);
@@ -103,14 +103,14 @@ static void *wa_pool_main(void *arg)
             pthread_mutex_lock(&h->lock);
             continue;
         }
-        j->state = WA_JOB_DONE;
+        j->state = WA__JOB_DONE;
         j->result = result;
-        wa_xt_fire_(h, &j->wake);
+        wa__remote_fire(h, &j->wake);
         /* (after the wake is posted: a runtime that sees no job in flight
-         * sees the post, wa_xt_busy_) */
+         * sees the post, wa__remote_busy) */
         __atomic_sub_fetch(&p->jobs, 1, __ATOMIC_ACQ_REL);
         if (!h->backend) /* many threads: block_on may have seen the workers idle with it in flight */
-            wa_xt_kick_(h);
+            wa__remote_kick(h);
     }
     p->threads--;
     self->next = p->exited;
@@ -123,14 +123,14 @@ static void *wa_pool_main(void *arg)
 /* Under the lock: queues j, starting a thread when the queued jobs
  * outnumber the idle threads and the bound allows. Returns 0, or
  * WA_ENOMEM when no thread exists nor could start (j is not queued). */
-static int wa_pool_queue(wa_remote *h, wa_job *j)
+static int wa__pool_queue(wa_remote *h, wa_job *j)
 {
-    wa_pool *p = &h->pool;
+    wa__pool *p = &h->pool;
     if (p->queued + 1 > p->idle && p->threads < p->max) {
-        wa_pool_thread *t = malloc(sizeof *t);
+        wa__pool_thread *t = malloc(sizeof *t);
         if (t) {
             t->hub = h;
-            if (pthread_create(&t->tid, NULL, wa_pool_main, t) == 0) {
+            if (pthread_create(&t->tid, NULL, wa__pool_main, t) == 0) {
                 p->threads++;
             } else {
                 free(t);
@@ -152,7 +152,7 @@ static int wa_pool_queue(wa_remote *h, wa_job *j)
     return 0;
 }
 
-void wa_pool_stop_(wa_rt *rt)
+void wa__pool_stop(wa_rt *rt)
 {
     wa_remote *h = rt->xt;
     if (!h)
@@ -162,16 +162,16 @@ void wa_pool_stop_(wa_rt *rt)
     pthread_cond_broadcast(&h->pool.work);
     while (h->pool.threads)
         pthread_cond_wait(&h->pool.gone, &h->lock);
-    wa_pool_reap(h);
+    wa__pool_reap(h);
     pthread_mutex_unlock(&h->lock);
 }
 
 int wa_rt_set_blocking(wa_rt *rt, unsigned max_threads, uint64_t keep_alive)
 {
     if (max_threads == 0 || max_threads > 1024)
-        return wa_misuse_in_(WA_EINVAL, "wa_rt_set_blocking", "max_threads must be 1 to 1024");
+        return wa__misuse_in(WA_EINVAL, "wa_rt_set_blocking", "max_threads must be 1 to 1024");
     int err = 0;
-    wa_remote *h = wa_xt_get_(rt, "wa_rt_set_blocking", &err);
+    wa_remote *h = wa__remote_get(rt, "wa_rt_set_blocking", &err);
     if (!h)
         return err;
     pthread_mutex_lock(&h->lock);
@@ -184,12 +184,12 @@ int wa_rt_set_blocking(wa_rt *rt, unsigned max_threads, uint64_t keep_alive)
 /* The future. */
 
 /* The first poll: queues b's job. */
-static int wa_blocking_start(wa_blocking *b, wa_cx *cx)
+static int wa__blocking_start(wa_blocking *b, wa_cx *cx)
 {
     int rc = 0;
-    wa_remote *h = b->fn ? wa_xt_get_(cx->rt, "wa_blocking", &rc) : NULL;
+    wa_remote *h = b->fn ? wa__remote_get(cx->rt, "wa_blocking", &rc) : NULL;
     if (!b->fn)
-        rc = wa_misuse_in_(WA_EINVAL, "wa_blocking", "no function (NULL)");
+        rc = wa__misuse_in(WA_EINVAL, "wa_blocking", "no function (NULL)");
     wa_job *j = h ? calloc(1, sizeof *j) : NULL;
     if (h && !j)
         rc = WA_ENOMEM;
@@ -199,35 +199,35 @@ static int wa_blocking_start(wa_blocking *b, wa_cx *cx)
         j->arg = b->arg;
         j->release = b->release;
         pthread_mutex_lock(&h->lock);
-        wa_pool_reap(h);
-        rc = h->refusing ? WA_ECLOSED : wa_pool_queue(h, j);
+        wa__pool_reap(h);
+        rc = h->refusing ? WA_ECLOSED : wa__pool_queue(h, j);
         if (rc == 0)
             wa_waker_store(&j->wake.waker, cx);
         pthread_mutex_unlock(&h->lock);
     }
     if (rc < 0) {
         free(j);
-        b->state = WA_B_FAILED;
+        b->state = WA__B_FAILED;
         return rc;
     }
     b->job = j;
-    b->state = WA_B_QUEUED;
+    b->state = WA__B_QUEUED;
     return WA_PENDING;
 }
 
-static int wa_blocking_poll(wa_future *f, wa_cx *cx)
+static int wa__blocking_poll(wa_future *f, wa_cx *cx)
 {
     wa_blocking *b = (wa_blocking *)f;
-    if (b->state == WA_B_NEW)
-        return wa_blocking_start(b, cx);
-    if (b->state != WA_B_QUEUED)
-        return wa_misuse_in_(WA_EMISUSE, "wa_blocking", "poll of a finished blocking future");
+    if (b->state == WA__B_NEW)
+        return wa__blocking_start(b, cx);
+    if (b->state != WA__B_QUEUED)
+        return wa__misuse_in(WA_EMISUSE, "wa_blocking", "poll of a finished blocking future");
     wa_job *j = b->job;
     wa_remote *h = j->hub;
     pthread_mutex_lock(&h->lock);
-    int done = j->state == WA_JOB_DONE;
+    int done = j->state == WA__JOB_DONE;
     if (done)
-        wa_xt_forget_(h, &j->wake);
+        wa__remote_forget(h, &j->wake);
     else
         wa_waker_store(&j->wake.waker, cx);
     pthread_mutex_unlock(&h->lock);
@@ -235,27 +235,27 @@ static int wa_blocking_poll(wa_future *f, wa_cx *cx)
         return WA_PENDING;
     b->result = j->result;
     b->job = NULL;
-    b->state = WA_B_READY;
+    b->state = WA__B_READY;
     free(j);
     return 0;
 }
 
 /* A future dropped before its job ran cancels it; while it runs, detaches
  * it (the pool thread releases what it owns); after, releases the result. */
-static void wa_blocking_drop(wa_future *f)
+static void wa__blocking_drop(wa_future *f)
 {
     wa_blocking *b = (wa_blocking *)f;
     int state = b->state;
-    b->state = WA_B_READY; /* (released once) */
-    if (state == WA_B_READY)
+    b->state = WA__B_READY; /* (released once) */
+    if (state == WA__B_READY)
         return;
     void *result = NULL;
     wa_job *j = b->job;
     if (j) {
         wa_remote *h = j->hub;
         pthread_mutex_lock(&h->lock);
-        wa_xt_forget_(h, &j->wake);
-        if (j->state == WA_JOB_QUEUED) {
+        wa__remote_forget(h, &j->wake);
+        if (j->state == WA__JOB_QUEUED) {
             wa_job **at = &h->pool.head, *prev = NULL;
             while (*at != j) {
                 prev = *at;
@@ -266,8 +266,8 @@ static void wa_blocking_drop(wa_future *f)
                 h->pool.tail = prev;
             h->pool.queued--;
             __atomic_sub_fetch(&h->pool.jobs, 1, __ATOMIC_ACQ_REL);
-        } else if (j->state == WA_JOB_RUNNING) {
-            j->state = WA_JOB_DETACHED;
+        } else if (j->state == WA__JOB_RUNNING) {
+            j->state = WA__JOB_DETACHED;
             j = NULL;
         } else {
             result = j->result;
@@ -282,16 +282,16 @@ static void wa_blocking_drop(wa_future *f)
         b->release(b->arg, result);
 }
 
-static const wa_future_vt wa_blocking_vt = {wa_blocking_poll, wa_blocking_drop, "blocking"};
+static const wa_future_vt wa__blocking_vt = {wa__blocking_poll, wa__blocking_drop, "blocking"};
 
 wa_future *wa_blocking_init(wa_blocking *b, wa_blocking_fn fn, void *arg, wa_blocking_release_fn release)
 {
-    b->fut.vt = &wa_blocking_vt;
+    b->fut.vt = &wa__blocking_vt;
     b->result = NULL;
     b->fn = fn;
     b->arg = arg;
     b->release = release;
     b->job = NULL;
-    b->state = WA_B_NEW;
+    b->state = WA__B_NEW;
     return &b->fut;
 }

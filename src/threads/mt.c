@@ -10,7 +10,7 @@
  * parks, and the last searcher looks again after saying it parks. One
  * parking worker at a time, the driver, waits in the backend (epoll)
  * instead of on its futex, and is notified through the backend's notify
- * (an eventfd). The task word is atomic here (WA_TASK_ATOMIC).
+ * (an eventfd). The task word is atomic here (WA__TASK_ATOMIC).
  *
  * This file is the runtime: its making and freeing (wa_rt_new_mt), the
  * scheduler's table (rt->sched) with its spawn and join handles, and the
@@ -28,28 +28,28 @@
 
 /* Spawning. */
 
-static int wa_mt_join_poll(wa_future *f, wa_cx *cx);
-static void wa_mt_join_drop(wa_join *j)
+static int wa__mt_join_poll(wa_future *f, wa_cx *cx);
+static void wa__mt_join_drop(wa_join *j)
 {
     wa_task *t = j->task;
     j->task = NULL;
-    bool locked = wa_mt_lock_unless_done(t);
+    bool locked = wa__mt_lock_unless_done(t);
     if (locked && t->joiner == j)
         t->joiner = NULL;
     wa_waker jw = j->waker;
     j->waker = (wa_waker){NULL, NULL};
     if (locked)
-        wa_mt_unlock(t);
+        wa__mt_unlock(t);
     wa_waker_drop(&jw);
-    wa_mt_unref(t, 1);
+    wa__mt_unref(t, 1);
 }
 
-static void wa_mt_join_drop_vt(wa_future *f);
-static const wa_future_vt wa_mt_join_vt = {wa_mt_join_poll, wa_mt_join_drop_vt, "join"};
+static void wa__mt_join_drop_vt(wa_future *f);
+static const wa_future_vt wa__mt_join_vt = {wa__mt_join_poll, wa__mt_join_drop_vt, "join"};
 
-static int wa_mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
+static int wa__mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
 {
-    wa_mt *mt = rt->mt;
+    wa__mt *mt = rt->mt;
     if (__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE))
         return WA_ECANCELED;
     size_t total = sizeof(wa_task) + size;
@@ -58,7 +58,7 @@ static int wa_mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *jo
         return WA_ENOMEM;
     if (scope) { /* counted in before it can finish */
         pthread_mutex_lock(&mt->scope_lock);
-        bool closed = (scope->flags & (WA_SCOPE_CANCELLING | WA_SCOPE_RETURNED));
+        bool closed = (scope->flags & (WA__SCOPE_CANCELLING | WA__SCOPE_RETURNED));
         if (!closed)
             scope->live++;
         pthread_mutex_unlock(&mt->scope_lock);
@@ -67,50 +67,50 @@ static int wa_mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *jo
             return WA_ECANCELED;
         }
     }
-    memcpy(wa_task_future(t), fut, size);
+    memcpy(wa__task_future(t), fut, size);
     t->rt = mt->rt;
     t->scope = scope;
     t->joiner = NULL;
     t->status = 0;
     t->id = (uint32_t)__atomic_add_fetch(&mt->rt->spawned, 1, __ATOMIC_RELAXED);
     /* alive, the queue's, the handle's */
-    wa_word_store(t, WA_T_QUEUED + (join ? 3 : 2) * WA_REF_ONE);
+    wa__word_store(t, WA__T_QUEUED + (join ? 3 : 2) * WA__REF_ONE);
     if (join) {
-        join->fut.vt = &wa_mt_join_vt;
+        join->fut.vt = &wa__mt_join_vt;
         join->task = t;
         join->waker = (wa_waker){NULL, NULL};
     }
-    if (fut->vt != &wa_internal_vt_) /* the library's own tasks are not waited for (rt.h) */
+    if (fut->vt != &wa__internal_vt) /* the library's own tasks are not waited for (rt.h) */
         __atomic_add_fetch(&mt->live, 1, __ATOMIC_RELAXED);
-    wa_shard *s = wa_shard_of(mt, t);
-    wa_shard_lock(s);
-    wa_list_push(&s->tasks, &t->link);
-    wa_shard_unlock(s);
-    wa_mt_push_(mt, wa_mt_here(mt), t);
+    wa__shard *s = wa__shard_of(mt, t);
+    wa__shard_lock(s);
+    wa__list_push(&s->tasks, &t->link);
+    wa__shard_unlock(s);
+    wa__mt_push(mt, wa__mt_here(mt), t);
     return 0;
 }
 
 /* Join handles. */
 
-static int wa_mt_join_poll(wa_future *f, wa_cx *cx)
+static int wa__mt_join_poll(wa_future *f, wa_cx *cx)
 {
     wa_join *j = (wa_join *)f;
     wa_task *t = j->task;
     if (!t)
-        return wa_misuse_in_(WA_EMISUSE, "await of a join handle", "the handle was dropped");
-    if (!wa_mt_lock_unless_done(t))
+        return wa__misuse_in(WA_EMISUSE, "await of a join handle", "the handle was dropped");
+    if (!wa__mt_lock_unless_done(t))
         return t->status;
     wa_waker_store(&j->waker, cx);
     t->joiner = j;
-    wa_mt_unlock(t);
+    wa__mt_unlock(t);
     return WA_PENDING;
 }
 
-static void wa_mt_join_drop_vt(wa_future *f)
+static void wa__mt_join_drop_vt(wa_future *f)
 {
     wa_join *j = (wa_join *)f;
     if (j->task)
-        wa_mt_join_drop(j);
+        wa__mt_join_drop(j);
 }
 
 /* Life. */
@@ -119,84 +119,84 @@ static void wa_mt_join_drop_vt(wa_future *f)
  * task queued, no timer armed, no source registered. Under the lock, so
  * that no worker unparks meanwhile (one woken by its timer unparks under
  * it; the driver's wakes need a source). */
-static bool wa_mt_idle(wa_mt *mt)
+static bool wa__mt_idle(wa__mt *mt)
 {
     pthread_mutex_lock(&mt->lock);
-    bool idle = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST) >> 16 == 0 && !wa_mt_has_work_(mt) &&
+    bool idle = __atomic_load_n(&mt->state, __ATOMIC_SEQ_CST) >> 16 == 0 && !wa__mt_has_work(mt) &&
                 __atomic_load_n(&mt->rt->backend->sources, __ATOMIC_RELAXED) == 0;
     for (unsigned i = 0; idle && i < mt->n; i++) {
         wa_rt *v = &mt->workers[i].view;
-        wa_timers_lock_(v);
+        wa__timers_lock(v);
         idle = v->heap_len == 0 && v->arming_len == 0;
-        wa_timers_unlock_(v);
+        wa__timers_unlock(v);
     }
     pthread_mutex_unlock(&mt->lock);
     return idle;
 }
 
-static int wa_mt_wait(wa_rt *rt, wa_join *root, bool again)
+static int wa__mt_wait(wa_rt *rt, wa_join *root, bool again)
 {
-    wa_mt *mt = rt->mt;
-    if (root && wa_mt_lock_unless_done(root->task)) { /* the handle, never awaited, wakes this thread */
-        root->waker = (wa_waker){mt, &wa_mt_signal_vt_};
+    wa__mt *mt = rt->mt;
+    if (root && wa__mt_lock_unless_done(root->task)) { /* the handle, never awaited, wakes this thread */
+        root->waker = (wa_waker){mt, &wa__mt_signal_vt};
         root->task->joiner = root;
-        wa_mt_unlock(root->task);
+        wa__mt_unlock(root->task);
     }
     for (;;) {
         uint32_t seq = __atomic_load_n(&mt->signal, __ATOMIC_ACQUIRE);
-        if (root ? (wa_word_load(root->task) & WA_T_DONE) : __atomic_load_n(&mt->live, __ATOMIC_ACQUIRE) == 0)
+        if (root ? (wa__word_load(root->task) & WA__T_DONE) : __atomic_load_n(&mt->live, __ATOMIC_ACQUIRE) == 0)
             return 0;
-        if ((!again || seq != mt->idle_seen) && wa_mt_idle(mt)) {
+        if ((!again || seq != mt->idle_seen) && wa__mt_idle(mt)) {
             mt->idle_seen = seq;
             return WA_EDEADLK;
         }
-        wa_futex(&mt->signal, FUTEX_WAIT, seq, NULL);
+        wa__futex(&mt->signal, FUTEX_WAIT, seq, NULL);
     }
 }
 
-static void wa_mt_kick(wa_rt *rt) { wa_mt_signal_(rt->mt); }
+static void wa__mt_kick(wa_rt *rt) { wa__mt_signal(rt->mt); }
 
-static size_t wa_mt_live(const wa_rt *rt) { return __atomic_load_n(&rt->mt->live, __ATOMIC_ACQUIRE); }
+static size_t wa__mt_live(const wa_rt *rt) { return __atomic_load_n(&rt->mt->live, __ATOMIC_ACQUIRE); }
 
-static size_t wa_mt_dump(const wa_rt *rt, char *buf, size_t len)
+static size_t wa__mt_dump(const wa_rt *rt, char *buf, size_t len)
 {
-    wa_mt *mt = rt->mt;
-    wa_text d = {buf, len, 0};
+    wa__mt *mt = rt->mt;
+    wa__text d = {buf, len, 0};
     if (len)
         buf[0] = 0;
-    for (unsigned s = 0; s < WA_SHARDS; s++) {
-        wa_shard_lock(&mt->shard[s]);
-        wa_dump_tasks_(&d, &mt->shard[s].tasks, "  ");
-        wa_shard_unlock(&mt->shard[s]);
+    for (unsigned s = 0; s < WA__SHARDS; s++) {
+        wa__shard_lock(&mt->shard[s]);
+        wa__dump_tasks(&d, &mt->shard[s].tasks, "  ");
+        wa__shard_unlock(&mt->shard[s]);
     }
     return d.need;
 }
 
-static int wa_mt_drain(wa_rt *rt, uint64_t stop)
+static int wa__mt_drain(wa_rt *rt, uint64_t stop)
 {
-    wa_mt *mt = rt->mt;
+    wa__mt *mt = rt->mt;
     for (;;) {
         uint32_t seq = __atomic_load_n(&mt->signal, __ATOMIC_ACQUIRE);
         if (__atomic_load_n(&mt->live, __ATOMIC_ACQUIRE) == 0)
             return 0;
-        for (unsigned s = 0; s < WA_SHARDS; s++) {
-            wa_shard_lock(&mt->shard[s]);
-            for (wa_task *t = wa_task_first_(&mt->shard[s].tasks); t; t = wa_task_next_(t))
-                wa_mt_signal_task_(t, WA_T_CANCEL);
-            wa_shard_unlock(&mt->shard[s]);
+        for (unsigned s = 0; s < WA__SHARDS; s++) {
+            wa__shard_lock(&mt->shard[s]);
+            for (wa_task *t = wa__task_first(&mt->shard[s].tasks); t; t = wa__task_next(t))
+                wa__mt_signal_task(t, WA__T_CANCEL);
+            wa__shard_unlock(&mt->shard[s]);
         }
-        uint64_t now = wa_now_fresh_(rt);
+        uint64_t now = wa__now_fresh(rt);
         if (now >= stop)
             return WA_ETIMEDOUT;
         /* the last finish signals; a task spawned meanwhile is cancelled on
          * the next look, 10 ms at most from now */
         uint64_t ns = stop - now < WA_MS(10) ? stop - now : WA_MS(10);
         struct timespec ts = {0, (long)ns};
-        wa_futex(&mt->signal, FUTEX_WAIT, seq, &ts);
+        wa__futex(&mt->signal, FUTEX_WAIT, seq, &ts);
     }
 }
 
-static void wa_mt_destroy(wa_mt *mt)
+static void wa__mt_destroy(wa__mt *mt)
 {
     pthread_mutex_destroy(&mt->lock);
     pthread_mutex_destroy(&mt->scope_lock);
@@ -206,9 +206,9 @@ static void wa_mt_destroy(wa_mt *mt)
 }
 
 /* Stops the workers, then drops every task still alive on this thread. */
-static void wa_mt_free(wa_rt *rt)
+static void wa__mt_free(wa_rt *rt)
 {
-    wa_mt *mt = rt->mt;
+    wa__mt *mt = rt->mt;
     /* Under the lock, as a park is said: a worker that parks after this sees
      * shutdown, and one about to wait on its word finds it 0 (the futex
      * compares it: no wake lost between its check of shutdown and its wait). */
@@ -220,56 +220,56 @@ static void wa_mt_free(wa_rt *rt)
         rt->backend->vt->notify(rt->backend);
     pthread_mutex_unlock(&mt->lock);
     for (unsigned i = 0; i < mt->n; i++)
-        wa_futex(&mt->workers[i].parked, FUTEX_WAKE, 1, NULL);
+        wa__futex(&mt->workers[i].parked, FUTEX_WAKE, 1, NULL);
     for (unsigned i = 0; i < mt->n; i++)
         pthread_join(mt->workers[i].thread, NULL);
-    for (unsigned s = 0; s < WA_SHARDS; s++)
-        while (!wa_list_empty(&mt->shard[s].tasks)) {
-            wa_task *t = wa_task_first_(&mt->shard[s].tasks);
-            wa_mt_finish_(mt, t, WA_ECANCELED);
-            wa_mt_unref(t, 1); /* alive */
+    for (unsigned s = 0; s < WA__SHARDS; s++)
+        while (!wa__list_empty(&mt->shard[s].tasks)) {
+            wa_task *t = wa__task_first(&mt->shard[s].tasks);
+            wa__mt_finish(mt, t, WA_ECANCELED);
+            wa__mt_unref(t, 1); /* alive */
         }
     /* the queues' references: the finishes above may have queued more */
     for (unsigned i = 0; i < mt->n; i++) {
-        wa_worker *w = &mt->workers[i];
+        wa__worker *w = &mt->workers[i];
         wa_task *t;
-        while (wa_ring_take(&w->ring, &t, 1, false))
-            wa_mt_unref(t, 1);
+        while (wa__ring_take(&w->ring, &t, 1, false))
+            wa__mt_unref(t, 1);
         if (w->lifo)
-            wa_mt_unref(w->lifo, 1);
+            wa__mt_unref(w->lifo, 1);
         free(w->view.heap);
         free(w->view.arming);
     }
     for (wa_task *t = mt->inj_head, *next; t; t = next) {
         next = t->next;
-        wa_mt_unref(t, 1);
+        wa__mt_unref(t, 1);
     }
-    wa_mt_destroy(mt);
+    wa__mt_destroy(mt);
 }
 
 /* The scheduler's drive (sched.h): this thread waits while the workers
  * run, until root is done (NULL: every task); when they are idle and no
  * other thread may wake a task either (a remote or an event held, a
  * blocking job), it reports the deadlock: WA_EDEADLK. */
-static int wa_mt_drive(wa_rt *rt, wa_join *root)
+static int wa__mt_drive(wa_rt *rt, wa_join *root)
 {
-    int rc = wa_mt_wait(rt, root, false);
-    while (rc == WA_EDEADLK && wa_xt_busy_(rt)) /* its letting go kicks the wait */
-        rc = wa_mt_wait(rt, root, true);
+    int rc = wa__mt_wait(rt, root, false);
+    while (rc == WA_EDEADLK && wa__remote_busy(rt)) /* its letting go kicks the wait */
+        rc = wa__mt_wait(rt, root, true);
     if (rc == WA_EDEADLK)
-        wa_report_deadlock_(rt, wa_mt_dump);
+        wa__report_deadlock(rt, wa__mt_dump);
     return rc;
 }
 
-static void wa_mt_finish_root(wa_rt *rt, wa_join *root) { wa_mt_wait(rt, root, true); }
+static void wa__mt_finish_root(wa_rt *rt, wa_join *root) { wa__mt_wait(rt, root, true); }
 
-static const wa_sched wa_mt_sched = {wa_mt_spawn, wa_mt_signal_task_, wa_mt_join_drop, wa_mt_scope_init_,
-                                     wa_mt_scope_poll_, wa_mt_scope_cancel_, wa_mt_scope_drop_, wa_mt_drive,
-                                     wa_mt_finish_root, wa_mt_drain, wa_mt_live, wa_mt_kick, wa_mt_free};
+static const wa__sched wa__mt_sched = {wa__mt_spawn, wa__mt_signal_task, wa__mt_join_drop, wa__mt_scope_init,
+                                     wa__mt_scope_poll, wa__mt_scope_cancel, wa__mt_scope_drop, wa__mt_drive,
+                                     wa__mt_finish_root, wa__mt_drain, wa__mt_live, wa__mt_kick, wa__mt_free};
 
-static int wa_mt_new(wa_rt *rt, unsigned n)
+static int wa__mt_new(wa_rt *rt, unsigned n)
 {
-    wa_mt *mt = aligned_alloc(_Alignof(wa_mt), sizeof *mt);
+    wa__mt *mt = aligned_alloc(_Alignof(wa__mt), sizeof *mt);
     if (!mt)
         return WA_ENOMEM;
     memset(mt, 0, sizeof *mt);
@@ -280,22 +280,22 @@ static int wa_mt_new(wa_rt *rt, unsigned n)
     mt->workers = aligned_alloc(64, (n * sizeof *mt->workers + 63) / 64 * 64);
     mt->idle = calloc(n, sizeof *mt->idle);
     if (!mt->workers || !mt->idle) {
-        wa_mt_destroy(mt);
+        wa__mt_destroy(mt);
         return WA_ENOMEM;
     }
     memset(mt->workers, 0, n * sizeof *mt->workers);
-    mt->state = n * WA_UNPARKED_ONE;
+    mt->state = n * WA__UNPARKED_ONE;
     rt->mt = mt;
-    rt->sched = &wa_mt_sched;
+    rt->sched = &wa__mt_sched;
     for (unsigned i = 0; i < n; i++) {
-        wa_worker *w = &mt->workers[i];
+        wa__worker *w = &mt->workers[i];
         w->mt = mt;
         w->index = i;
         w->seed = i + 1;
         w->view.mt = mt;
-        w->view.sched = &wa_mt_sched;
+        w->view.sched = &wa__mt_sched;
         w->view.home = rt;
-        w->view.cx = (wa_cx){{NULL, &wa_mt_waker_vt_}, &w->view, NULL, 0, &w->view.budget};
+        w->view.cx = (wa_cx){{NULL, &wa__mt_waker_vt}, &w->view, NULL, 0, &w->view.budget};
         w->view.backend = rt->backend;
         w->view.report = rt->report;
         w->view.report_arg = rt->report_arg;
@@ -303,9 +303,9 @@ static int wa_mt_new(wa_rt *rt, unsigned n)
     if (rt->backend->vt->share) /* the workers use it together */
         rt->backend->vt->share(rt->backend);
     for (unsigned i = 0; i < n; i++) {
-        if (pthread_create(&mt->workers[i].thread, NULL, wa_worker_main_, &mt->workers[i]) != 0) {
+        if (pthread_create(&mt->workers[i].thread, NULL, wa__worker_main, &mt->workers[i]) != 0) {
             mt->n = i; /* stop those that started */
-            wa_mt_free(rt);
+            wa__mt_free(rt);
             rt->mt = NULL;
             rt->sched = NULL;
             return WA_ENOMEM;
@@ -322,7 +322,7 @@ int wa_rt_new_mt(wa_rt **out, unsigned workers)
         return wa_misuse(WA_EINVAL, "wa_rt_new_mt: workers must be 1 to 4095");
     }
     int rc = wa_rt_new(out);
-    if (rc == 0 && (rc = wa_mt_new(*out, workers)) < 0) {
+    if (rc == 0 && (rc = wa__mt_new(*out, workers)) < 0) {
         wa_rt_free(*out);
         *out = NULL;
     }

@@ -11,7 +11,7 @@
 
 /* The injector. */
 
-void wa_inject_(wa_mt *mt, wa_task *first, wa_task *last, size_t n)
+void wa__inject(wa__mt *mt, wa_task *first, wa_task *last, size_t n)
 {
     last->next = NULL;
     pthread_mutex_lock(&mt->lock);
@@ -31,7 +31,7 @@ void wa_inject_(wa_mt *mt, wa_task *first, wa_task *last, size_t n)
  * lines): it takes the whole list, then gives back what it leaves, at the
  * tail. A worker is awake while it holds them, and runs the injector
  * before it parks. */
-wa_task *wa_inject_pop_(wa_mt *mt, wa_worker *w)
+wa_task *wa__inject_pop(wa__mt *mt, wa__worker *w)
 {
     if (!__atomic_load_n(&mt->inj_len, __ATOMIC_RELAXED))
         return NULL;
@@ -46,19 +46,19 @@ wa_task *wa_inject_pop_(wa_mt *mt, wa_worker *w)
     size_t n = len / mt->n + 1;
     if (n > len)
         n = len;
-    if (n > WA_RING / 2)
-        n = WA_RING / 2;
+    if (n > WA__RING / 2)
+        n = WA__RING / 2;
     /* (a task pushed may be stolen and freed at once: its next is read before) */
     wa_task *rest = first->next;
     size_t i = 1;
     for (; i < n; i++) {
         wa_task *after = rest->next;
-        if (!wa_ring_push(&w->ring, rest))
+        if (!wa__ring_push(&w->ring, rest))
             break;
         rest = after;
     }
     if (i < len)
-        wa_inject_(mt, rest, last, len - i);
+        wa__inject(mt, rest, last, len - i);
     return first;
 }
 
@@ -70,87 +70,87 @@ wa_task *wa_inject_pop_(wa_mt *mt, wa_worker *w)
  * the fence (seldom changed, so its line stays in every cache; a worker
  * parking meanwhile is missed, and its next push or search makes up). A
  * yield is a push per poll: the fence was half of its cost. */
-void wa_mt_push_(wa_mt *mt, wa_worker *w, wa_task *t)
+void wa__mt_push(wa__mt *mt, wa__worker *w, wa_task *t)
 {
     if (!w) {
-        wa_inject_(mt, t, t, 1);
-        wa_mt_notify_(mt);
+        wa__inject(mt, t, t, 1);
+        wa__mt_notify(mt);
         return;
     }
-    if (!wa_ring_push(&w->ring, t)) {
-        wa_task *batch[WA_RING / 2];
-        unsigned n = wa_ring_take(&w->ring, batch, WA_RING / 2, false);
+    if (!wa__ring_push(&w->ring, t)) {
+        wa_task *batch[WA__RING / 2];
+        unsigned n = wa__ring_take(&w->ring, batch, WA__RING / 2, false);
         for (unsigned i = 0; i + 1 < n; i++)
             batch[i]->next = batch[i + 1];
         if (n)
             batch[n - 1]->next = t;
-        wa_inject_(mt, n ? batch[0] : t, t, n + 1);
+        wa__inject(mt, n ? batch[0] : t, t, n + 1);
     }
-    if (wa_mt_wants_worker(mt, __atomic_load_n(&mt->state, __ATOMIC_RELAXED)))
-        wa_mt_notify_(mt);
+    if (wa__mt_wants_worker(mt, __atomic_load_n(&mt->state, __ATOMIC_RELAXED)))
+        wa__mt_notify(mt);
 }
 
 /* Queues t, woken: in the LIFO slot of this thread's worker (its previous
  * occupant to the ring), else on the injector. The driver's wakes from its
  * wait go to its ring: it is counted parked until it returns, and
- * wa_mt_idle must see them (the wake's source may be closed meanwhile). */
-static void wa_mt_wake_push(wa_mt *mt, wa_task *t)
+ * wa__mt_idle must see them (the wake's source may be closed meanwhile). */
+static void wa__mt_wake_push(wa__mt *mt, wa_task *t)
 {
-    wa_worker *w = wa_mt_here(mt);
+    wa__worker *w = wa__mt_here(mt);
     if (!w || w->waiting) {
-        wa_mt_push_(mt, w, t);
+        wa__mt_push(mt, w, t);
         return;
     }
     wa_task *prev = w->lifo;
     w->lifo = t;
     if (prev)
-        wa_mt_push_(mt, w, prev);
+        wa__mt_push(mt, w, prev);
 }
 
 /* The waker: "not done, not queued: set queued and take a reference" is
  * one compare-and-swap. A task woken while it runs is only marked: its
  * worker queues it again when the poll returns. */
-static void wa_mt_schedule(wa_task *t)
+static void wa__mt_schedule(wa_task *t)
 {
-    uint32_t w = wa_word_load(t), nw;
+    uint32_t w = wa__word_load(t), nw;
     do {
-        if (w & (WA_T_QUEUED | WA_T_DONE))
+        if (w & (WA__T_QUEUED | WA__T_DONE))
             return;
-        nw = w & WA_T_RUNNING ? w | WA_T_QUEUED : w + WA_T_QUEUED + WA_REF_ONE;
+        nw = w & WA__T_RUNNING ? w | WA__T_QUEUED : w + WA__T_QUEUED + WA__REF_ONE;
     } while (!__atomic_compare_exchange_n(&t->word, &w, nw, true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-    if (!(w & WA_T_RUNNING))
-        wa_mt_wake_push(t->rt->mt, t);
+    if (!(w & WA__T_RUNNING))
+        wa__mt_wake_push(t->rt->mt, t);
 }
 
-static void wa_mt_task_ref(wa_task *t)
+static void wa__mt_task_ref(wa_task *t)
 {
-    if (wa_word_add(t, WA_REF_ONE) < WA_REF_ONE) {
-        wa_log_("wasync: task reference count overflow");
+    if (wa__word_add(t, WA__REF_ONE) < WA__REF_ONE) {
+        wa__log("wasync: task reference count overflow");
         abort();
     }
 }
 
-static wa_waker wa_mt_waker_clone(void *p)
+static wa_waker wa__mt_waker_clone(void *p)
 {
-    wa_mt_task_ref(p);
-    return (wa_waker){p, &wa_mt_waker_vt_};
+    wa__mt_task_ref(p);
+    return (wa_waker){p, &wa__mt_waker_vt};
 }
-static void wa_mt_waker_wake(void *p)
+static void wa__mt_waker_wake(void *p)
 {
-    wa_mt_schedule(p);
-    wa_mt_unref(p, 1);
+    wa__mt_schedule(p);
+    wa__mt_unref(p, 1);
 }
-static void wa_mt_waker_wake_by_ref(void *p) { wa_mt_schedule(p); }
-static void wa_mt_waker_drop(void *p) { wa_mt_unref(p, 1); }
-const wa_waker_vt wa_mt_waker_vt_ = {wa_mt_waker_clone, wa_mt_waker_wake, wa_mt_waker_wake_by_ref,
-                                     wa_mt_waker_drop};
+static void wa__mt_waker_wake_by_ref(void *p) { wa__mt_schedule(p); }
+static void wa__mt_waker_drop(void *p) { wa__mt_unref(p, 1); }
+const wa_waker_vt wa__mt_waker_vt = {wa__mt_waker_clone, wa__mt_waker_wake, wa__mt_waker_wake_by_ref,
+                                     wa__mt_waker_drop};
 
 /* Cancel and abort only mark the task and wake it: the worker that runs it
  * next drops it (from another thread, its future may be in a poll). */
-void wa_mt_signal_task_(wa_task *t, uint32_t bit)
+void wa__mt_signal_task(wa_task *t, uint32_t bit)
 {
-    if (wa_word_load(t) & (WA_T_DONE | bit))
+    if (wa__word_load(t) & (WA__T_DONE | bit))
         return;
-    wa_word_or(t, bit);
-    wa_mt_schedule(t);
+    wa__word_or(t, bit);
+    wa__mt_schedule(t);
 }

@@ -14,19 +14,19 @@
 /* A waker that another thread fires: on a local runtime the wake is posted
  * to the inbox (the runtime's thread wakes it), on a many-threads runtime
  * it is woken at once. Guarded by the hub's lock. */
-typedef struct wa_xwake {
-    struct wa_xwake *next, *prev; /* the inbox's list while listed */
+typedef struct wa__xwake {
+    struct wa__xwake *next, *prev; /* the inbox's list while listed */
     int listed;
     wa_waker waker;
-} wa_xwake;
+} wa__xwake;
 
 /* The blocking pool (blocking.c), guarded by the hub's lock; made and
  * freed with it, by default with this bound and keep-alive. */
-#define WA_POOL_MAX 16
-#define WA_POOL_KEEP_ALIVE WA_SEC(10)
-typedef struct wa_pool {
+#define WA__POOL_MAX 16
+#define WA__POOL_KEEP_ALIVE WA_SEC(10)
+typedef struct wa__pool {
     struct wa_job *head, *tail;    /* queued jobs */
-    struct wa_pool_thread *exited; /* threads that exited, to join */
+    struct wa__pool_thread *exited; /* threads that exited, to join */
     size_t queued;
     unsigned threads, idle, max;
     uint64_t keep_alive;
@@ -34,7 +34,7 @@ typedef struct wa_pool {
     pthread_cond_t work;           /* a job was queued, or the pool stops */
     pthread_cond_t gone;           /* a thread exited */
     int stopping;
-} wa_pool;
+} wa__pool;
 
 struct wa_remote {
     pthread_mutex_t lock;
@@ -44,37 +44,37 @@ struct wa_remote {
     uintptr_t owner;        /* a local runtime's thread */
     int refusing;           /* shutting down: no more spawns or jobs */
     uint32_t posted;        /* atomic: the inbox has something (read without the lock) */
-    wa_xwake *fired;        /* the inbox: wakes... */
-    struct wa_xspawn *spawns, *spawns_tail; /* ...and spawns */
-    wa_pool pool;
+    wa__xwake *fired;        /* the inbox: wakes... */
+    struct wa__remote_spawn *spawns, *spawns_tail; /* ...and spawns */
+    wa__pool pool;
 };
 
 /* The cross-thread state of rt (a worker's view: of its runtime), made at
  * the first call; NULL with *err set (call names a misuse). Borrowed. The
  * caller that keeps it takes a reference (h->refs) and drops it with
- * wa_xt_unref_, which frees h with the last. */
-wa_remote *wa_xt_get_(wa_rt *rt, const char *call, int *err);
+ * wa__remote_unref, which frees h with the last. */
+wa_remote *wa__remote_get(wa_rt *rt, const char *call, int *err);
 
 /* Drops a reference to h, under its lock: whoever takes the last one frees
  * h once no other thread is left inside the lock. */
-void wa_xt_unref_(wa_remote *h);
+void wa__remote_unref(wa_remote *h);
 
 /* A new handle of kind to obj for a holder (a key of the handle table),
  * or NULL without memory. */
-void *wa_xt_handle_(void *obj, unsigned kind);
+void *wa__remote_handle(void *obj, unsigned kind);
 
 /* Under h's lock: x fires: its waker is woken at once (many threads), or
  * posted to the local inbox. Under the lock, so that a drop of x's future
  * (which takes it) leaves no wake in flight after the runtime is gone. */
-void wa_xt_fire_(wa_remote *h, wa_xwake *x);
+void wa__remote_fire(wa_remote *h, wa__xwake *x);
 
 /* Under h's lock: x leaves the inbox and drops its waker. */
-void wa_xt_forget_(wa_remote *h, wa_xwake *x);
+void wa__remote_forget(wa_remote *h, wa__xwake *x);
 
 /* Under h's lock: wakes a local runtime's wait (or, many threads, the
  * wait of block_on or run) so that it looks again whether another thread
- * may still wake it (wa_xt_busy_). */
-void wa_xt_kick_(wa_remote *h);
+ * may still wake it (wa__remote_busy). */
+void wa__remote_kick(wa_remote *h);
 
 
 #endif

@@ -12,31 +12,31 @@
  * are a spawn and a finish, one lock each). Waking the scope's awaiter
  * happens after the lock is released, with a clone of its waker. */
 
-/* Under the scope lock: requests bit (WA_T_CANCEL, WA_T_ABORT) of each
+/* Under the scope lock: requests bit (WA__T_CANCEL, WA__T_ABORT) of each
  * child of sc; detach: the children no longer name it (it goes). */
-static void wa_mt_scope_signal(wa_mt *mt, wa_scope *sc, uint32_t bit, bool detach)
+static void wa__mt_scope_signal(wa__mt *mt, wa_scope *sc, uint32_t bit, bool detach)
 {
-    for (unsigned s = 0; s < WA_SHARDS; s++) {
-        wa_shard_lock(&mt->shard[s]);
-        for (wa_task *t = wa_task_first_(&mt->shard[s].tasks); t; t = wa_task_next_(t))
+    for (unsigned s = 0; s < WA__SHARDS; s++) {
+        wa__shard_lock(&mt->shard[s]);
+        for (wa_task *t = wa__task_first(&mt->shard[s].tasks); t; t = wa__task_next(t))
             if (t->scope == sc) {
                 if (detach)
                     __atomic_store_n(&t->scope, NULL, __ATOMIC_RELAXED);
-                wa_mt_signal_task_(t, bit);
+                wa__mt_signal_task(t, bit);
             }
-        wa_shard_unlock(&mt->shard[s]);
+        wa__shard_unlock(&mt->shard[s]);
     }
 }
 
 /* Takes a clone of sc's waker (the lock held): woken after the unlock. */
-static wa_waker wa_mt_scope_waker(wa_scope *sc)
+static wa_waker wa__mt_scope_waker(wa_scope *sc)
 {
     return sc->waker.vt ? wa_waker_clone(&sc->waker) : (wa_waker){NULL, NULL};
 }
 
 /* t finished: counts it out of its scope, if any (the scope's first
- * error, fail-fast, its awaiter's wake), as wa_task_leave_scope_ does. */
-void wa_mt_leave_scope_(wa_mt *mt, wa_task *t)
+ * error, fail-fast, its awaiter's wake), as wa__task_leave_scope does. */
+void wa__mt_leave_scope(wa__mt *mt, wa_task *t)
 {
     if (!__atomic_load_n(&t->scope, __ATOMIC_ACQUIRE))
         return; /* no scope's (or no longer: written under the lock) */
@@ -51,12 +51,12 @@ void wa_mt_leave_scope_(wa_mt *mt, wa_task *t)
         if (first_error) {
             sc->status = rc;
             if (sc->flags & WA_SCOPE_FAIL_FAST) {
-                sc->flags |= WA_SCOPE_CANCELLING;
-                wa_mt_scope_signal(mt, sc, WA_T_CANCEL, false);
+                sc->flags |= WA__SCOPE_CANCELLING;
+                wa__mt_scope_signal(mt, sc, WA__T_CANCEL, false);
             }
         }
         if (sc->live == 0 || first_error)
-            w = wa_mt_scope_waker(sc);
+            w = wa__mt_scope_waker(sc);
     }
     pthread_mutex_unlock(&mt->scope_lock);
     wa_waker_wake(&w);
@@ -64,7 +64,7 @@ void wa_mt_leave_scope_(wa_mt *mt, wa_task *t)
 
 /* t ended with scopes it created still live: drops them (reported as
  * misuse when t returned normally). */
-void wa_mt_drop_scopes_(wa_mt *mt, wa_task *t, bool report)
+void wa__mt_drop_scopes(wa__mt *mt, wa_task *t, bool report)
 {
     for (;;) {
         pthread_mutex_lock(&mt->scope_lock);
@@ -80,14 +80,14 @@ void wa_mt_drop_scopes_(wa_mt *mt, wa_task *t, bool report)
     }
 }
 
-void wa_mt_scope_init_(wa_scope *sc, wa_rt *rt, unsigned flags)
+void wa__mt_scope_init(wa_scope *sc, wa_rt *rt, unsigned flags)
 {
-    wa_mt *mt = rt->mt;
+    wa__mt *mt = rt->mt;
     sc->rt = mt->rt;
-    sc->owner = wa_rt_current_(rt); /* (a worker's view: its running task) */
-    if (sc->owner && (wa_word_load(sc->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
-        wa_word_add(sc->owner, WA_SCOPE_ONE); /* (only its own poll changes these bits) */
-    wa_list_init(&sc->children); /* (they stay on the shards) */
+    sc->owner = wa__rt_current(rt); /* (a worker's view: its running task) */
+    if (sc->owner && (wa__word_load(sc->owner) & WA__SCOPE_MASK) != WA__SCOPE_MASK)
+        wa__word_add(sc->owner, WA__SCOPE_ONE); /* (only its own poll changes these bits) */
+    wa__list_init(&sc->children); /* (they stay on the shards) */
     sc->live = 0;
     sc->status = 0;
     sc->flags = flags & WA_SCOPE_FAIL_FAST;
@@ -101,24 +101,24 @@ void wa_mt_scope_init_(wa_scope *sc, wa_rt *rt, unsigned flags)
     pthread_mutex_unlock(&mt->scope_lock);
 }
 
-int wa_mt_scope_poll_(wa_scope *sc, bool outer, wa_cx *cx)
+int wa__mt_scope_poll(wa_scope *sc, bool outer, wa_cx *cx)
 {
-    wa_mt *mt = sc->rt->mt;
+    wa__mt *mt = sc->rt->mt;
     pthread_mutex_lock(&mt->scope_lock);
-    if (sc->flags & WA_SCOPE_RETURNED) {
+    if (sc->flags & WA__SCOPE_RETURNED) {
         pthread_mutex_unlock(&mt->scope_lock);
         return wa_misuse(WA_EMISUSE, "poll of a finished or freed scope");
     }
-    if (outer && !(sc->flags & WA_SCOPE_CANCELLING)) {
+    if (outer && !(sc->flags & WA__SCOPE_CANCELLING)) {
         if (sc->status == 0)
             sc->status = WA_ECANCELED;
-        sc->flags |= WA_SCOPE_CANCELLING;
-        wa_mt_scope_signal(mt, sc, WA_T_CANCEL, false);
+        sc->flags |= WA__SCOPE_CANCELLING;
+        wa__mt_scope_signal(mt, sc, WA__T_CANCEL, false);
     }
     int rc = WA_PENDING;
     wa_waker gone = {NULL, NULL};
     if (sc->live == 0) {
-        sc->flags |= WA_SCOPE_RETURNED;
+        sc->flags |= WA__SCOPE_RETURNED;
         gone = sc->waker;
         sc->waker = (wa_waker){NULL, NULL};
         rc = sc->status;
@@ -130,31 +130,31 @@ int wa_mt_scope_poll_(wa_scope *sc, bool outer, wa_cx *cx)
     return rc;
 }
 
-void wa_mt_scope_cancel_(wa_scope *sc)
+void wa__mt_scope_cancel(wa_scope *sc)
 {
-    wa_mt *mt = sc->rt->mt;
+    wa__mt *mt = sc->rt->mt;
     pthread_mutex_lock(&mt->scope_lock);
     if (sc->status == 0)
         sc->status = WA_ECANCELED;
-    sc->flags |= WA_SCOPE_CANCELLING;
-    wa_mt_scope_signal(mt, sc, WA_T_CANCEL, false);
+    sc->flags |= WA__SCOPE_CANCELLING;
+    wa__mt_scope_signal(mt, sc, WA__T_CANCEL, false);
     pthread_mutex_unlock(&mt->scope_lock);
 }
 
-void wa_mt_scope_drop_(wa_scope *sc)
+void wa__mt_scope_drop(wa_scope *sc)
 {
-    wa_mt *mt = sc->rt->mt;
-    if (sc->owner && (wa_word_load(sc->owner) & WA_SCOPE_MASK) != WA_SCOPE_MASK)
-        wa_word_sub(sc->owner, WA_SCOPE_ONE); /* saturated counts stay */
+    wa__mt *mt = sc->rt->mt;
+    if (sc->owner && (wa__word_load(sc->owner) & WA__SCOPE_MASK) != WA__SCOPE_MASK)
+        wa__word_sub(sc->owner, WA__SCOPE_ONE); /* saturated counts stay */
     pthread_mutex_lock(&mt->scope_lock);
     if (sc->live && sc->status == 0)
         sc->status = WA_ECANCELED;
     wa_waker w = sc->waker;
     sc->waker = (wa_waker){NULL, NULL};
-    sc->flags |= WA_SCOPE_CANCELLING;
+    sc->flags |= WA__SCOPE_CANCELLING;
     /* Children left: aborted, each by the worker that runs it next (one
      * may be in a poll on another worker now), and no longer its. */
-    wa_mt_scope_signal(mt, sc, WA_T_ABORT, true);
+    wa__mt_scope_signal(mt, sc, WA__T_ABORT, true);
     sc->live = 0;
     if (sc->prev)
         sc->prev->next = sc->next;

@@ -16,7 +16,7 @@ int __main_void(void);
  * type needs), except for 0 bytes: then nothing is allocated and align
  * stands for the block, as wit-bindgen's guests do, so that an empty string
  * or list is never freed whichever host lowered it (jco allocates empty
- * lists, not empty strings: wa_p2_host_free cannot tell them apart). No
+ * lists, not empty strings: wa__wasip2_host_free cannot tell them apart). No
  * caller could handle a failure: abort. */
 __attribute__((export_name("cabi_realloc")))
 void *cabi_realloc(void *old, size_t old_size, size_t align, size_t new_size)

@@ -19,26 +19,26 @@
  * sockets.c, http.c). Why: a function
  * declared and not defined is a global symbol of a wasm object, even a
  * static one, and wasm-ld refuses a name imported as two functions. Two
- * files that both said wa_p3_imp_send (http's send, a socket's send) each
+ * files that both said wa__wasip3_imp_send (http's send, a socket's send) each
  * linked alone, and no program could have net.h and http.h together. The
  * stream and future types of builtins.h are named by their file likewise
- * (wa_wasip3_cli_bytes, wa_wasip3_tcp_result). tests/test_headers.c links
+ * (wa_wasip3_cli_bytes, wa__wasip3_tcp_result). tests/test_headers.c links
  * every header of a host into one program. */
-#define WA_WASI_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
+#define WA__WASI_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
 
 /* A string (or list<u8>) as the ABI lays it out on wasm32: ptr, then len;
  * never NUL-terminated. */
-typedef struct wa_p2_str {
+typedef struct wa__wasip2_str {
     const char *ptr;
     size_t len;
-} wa_p2_str;
-_Static_assert(sizeof(wa_p2_str) == 8 || sizeof(void *) != 4, "string layout is (i32 ptr, i32 len)");
+} wa__wasip2_str;
+_Static_assert(sizeof(wa__wasip2_str) == 8 || sizeof(void *) != 4, "string layout is (i32 ptr, i32 len)");
 
 /* Frees a string or list of len bytes the host lowered into our memory
  * (through cabi_realloc, so malloc'd). An empty one is never freed, for
  * nothing was allocated for it: cabi_realloc allocates nothing for 0
  * bytes, and jco hands over an empty string as pointer 1 without asking. */
-static inline void wa_p2_host_free(const void *ptr, size_t len)
+static inline void wa__wasip2_host_free(const void *ptr, size_t len)
 {
     if (len)
         free((void *)ptr);

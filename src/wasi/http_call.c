@@ -6,15 +6,15 @@
 
 #include "http_call.h"
 
-void *wa_http_call_new_(size_t at, const wa_http_request *q)
+void *wa__http_call_new(size_t at, const wa_http_request *q)
 {
-    size_t tx = offsetof(wa_http_body_out, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
+    size_t tx = offsetof(wa__http_body_out, tx) + (q->body_stream ? sizeof(wa_copy) : sizeof(wa_write));
     return calloc(1, at + tx);
 }
 
-int wa_http_call_fields_(const wa_http_request *q, const char *method, wa_http_fields_from from, uint32_t *fields)
+int wa__http_call_fields(const wa_http_request *q, const char *method, wa__http_fields_from from, uint32_t *fields)
 {
-    if (!wa_http_empty_content_length(q, method))
+    if (!wa__http_empty_content_length(q, method))
         return from(q->headers, q->nheaders, fields);
     wa_http_header *h = malloc((q->nheaders + 1) * sizeof *h);
     if (!h)
@@ -27,7 +27,7 @@ int wa_http_call_fields_(const wa_http_request *q, const char *method, wa_http_f
     return rc;
 }
 
-void wa_http_body_out_start_(wa_http_body_out *b, const wa_http_request *q)
+void wa__http_body_out_start(wa__http_body_out *b, const wa_http_request *q)
 {
     if (q->body_stream)
         wa_copy_init(&b->tx.c, q->body_stream, b->out);
@@ -36,7 +36,7 @@ void wa_http_body_out_start_(wa_http_body_out *b, const wa_http_request *q)
     b->sending = 1;
 }
 
-int wa_http_body_out_poll_(wa_http_body_out *b, wa_cx *cx)
+int wa__http_body_out_poll(wa__http_body_out *b, wa_cx *cx)
 {
     int rc;
     if (b->sending && ((rc = wa_poll_held(&b->tx.w.fut, &b->sending, cx)) == WA_PENDING || rc < 0))
@@ -46,14 +46,14 @@ int wa_http_body_out_poll_(wa_http_body_out *b, wa_cx *cx)
     return 0;
 }
 
-void wa_http_body_out_drop_(wa_http_body_out *b)
+void wa__http_body_out_drop(wa__http_body_out *b)
 {
     wa_drop_held(&b->tx.w.fut, &b->sending); /* (w and c begin alike: a future) */
     if (b->out)
         wa_stream_close(&b->out);
 }
 
-int wa_http_call_settle_(wa_http_send *s, int first, int second, wa_http_response **response)
+int wa__http_call_settle(wa_http_send *s, int first, int second, wa_http_response **response)
 {
     if (first < 0 || second < 0)
         return first < 0 ? first : second;

@@ -5,12 +5,12 @@
 
 #include "http_incoming.h"
 
-static wa_http_incoming_head *wa_http_head(wa_http_incoming *in)
+static wa__http_incoming_head *wa__http_head(wa_http_incoming *in)
 {
-    return (wa_http_incoming_head *)in; /* (both hosts' begin with it) */
+    return (wa__http_incoming_head *)in; /* (both hosts' begin with it) */
 }
 
-int wa_http_incoming_head_read(wa_http_incoming_head *h, const wa_http_request_ops *ops, uint32_t req)
+int wa__http_incoming_head_read(wa__http_incoming_head *h, const wa__http_request_ops *ops, uint32_t req)
 {
     int rc;
     h->ops = ops;
@@ -20,36 +20,36 @@ int wa_http_incoming_head_read(wa_http_incoming_head *h, const wa_http_request_o
     return ops->authority(req, &h->authority);
 }
 
-void wa_http_incoming_head_free(wa_http_incoming_head *h)
+void wa__http_incoming_head_free(wa__http_incoming_head *h)
 {
-    wa_http_fields_free(&h->fields);
+    wa__http_fields_free(&h->fields);
     free(h->method_owned);
     free(h->path);
     free(h->authority);
 }
 
-const char *wa_http_incoming_method(wa_http_incoming *in) { return wa_http_head(in)->method; }
+const char *wa_http_incoming_method(wa_http_incoming *in) { return wa__http_head(in)->method; }
 
 const char *wa_http_incoming_path(wa_http_incoming *in)
 {
-    const char *path = wa_http_head(in)->path;
+    const char *path = wa__http_head(in)->path;
     return path ? path : "/";
 }
 
 const char *wa_http_incoming_authority(wa_http_incoming *in)
 {
-    const char *authority = wa_http_head(in)->authority;
+    const char *authority = wa__http_head(in)->authority;
     return authority ? authority : "";
 }
 
 const char *wa_http_incoming_header(wa_http_incoming *in, const char *name)
 {
-    wa_http_incoming_head *h = wa_http_head(in);
-    return wa_http_fields_find(&h->fields, h->ops->headers, h->req, name);
+    wa__http_incoming_head *h = wa__http_head(in);
+    return wa__http_fields_find(&h->fields, h->ops->headers, h->req, name);
 }
 
 const wa_http_header *wa_http_incoming_headers(wa_http_incoming *in, size_t *n)
 {
-    wa_http_incoming_head *h = wa_http_head(in);
-    return wa_http_fields_all(&h->fields, h->ops->headers, h->req, n);
+    wa__http_incoming_head *h = wa__http_head(in);
+    return wa__http_fields_all(&h->fields, h->ops->headers, h->req, n);
 }

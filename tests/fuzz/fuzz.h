@@ -44,7 +44,7 @@ static inline int fuzz_byte(fuzz_in *in)
  * does not have, a lie of 0xffffffff down to 0x11111111 (0xff: SIZE_MAX),
  * which *over then says the lift must refuse. */
 typedef struct fuzz_list {
-    wa_p2_str *s; /* the list's block (pointer 4 and none when empty) */
+    wa__wasip2_str *s; /* the list's block (pointer 4 and none when empty) */
     size_t n;
     int lied;
 } fuzz_list;
@@ -54,10 +54,10 @@ typedef struct fuzz_list {
 static inline void fuzz_list_trim(fuzz_list *l, size_t k)
 {
     for (; l->n % k; l->n--)
-        wa_p2_host_free(l->s[l->n - 1].ptr, l->s[l->n - 1].len);
-    if (!l->n && l->s != (wa_p2_str *)4) {
+        wa__wasip2_host_free(l->s[l->n - 1].ptr, l->s[l->n - 1].len);
+    if (!l->n && l->s != (wa__wasip2_str *)4) {
         free(l->s);
-        l->s = (wa_p2_str *)4;
+        l->s = (wa__wasip2_str *)4;
     }
 }
 
@@ -68,7 +68,7 @@ static inline void fuzz_list_read(fuzz_in *in, size_t max, fuzz_list *l)
     l->lied = 0;
     int b;
     while (l->n < max && (b = fuzz_byte(in)) >= 0) {
-        wa_p2_str *s = &l->s[l->n++];
+        wa__wasip2_str *s = &l->s[l->n++];
         if (b >= 0xf0) {
             s->len = b == 0xff ? SIZE_MAX : 0xffffffffu - (size_t)(b - 0xf0) * 0x11111111u;
             s->ptr = malloc(1);
@@ -87,16 +87,16 @@ static inline void fuzz_list_read(fuzz_in *in, size_t max, fuzz_list *l)
 }
 
 /* Whether head bytes plus the first n strings of l, one byte more each,
- * pass WA_P2_MEM_MAX (counted without wrapping). */
+ * pass WA__WASIP2_MEM_MAX (counted without wrapping). */
 static inline int fuzz_over(const fuzz_list *l, size_t n, uint64_t head)
 {
     uint64_t total = head;
     for (size_t i = 0; i < n; i++) {
-        if (l->s[i].len > WA_P2_MEM_MAX)
+        if (l->s[i].len > WA__WASIP2_MEM_MAX)
             return 1;
         total += l->s[i].len + 1;
     }
-    return total > WA_P2_MEM_MAX;
+    return total > WA__WASIP2_MEM_MAX;
 }
 
 #endif

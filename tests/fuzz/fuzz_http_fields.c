@@ -52,14 +52,14 @@ static void outgoing(fuzz_in *in)
         n = in->n;
     const uint8_t *name = in->p, *value = in->p + n;
     size_t vn = in->n - n;
-    FUZZ_CHECK(wa_http_token_ok((const char *)name, n) == ref_token(name, n));
-    FUZZ_CHECK(wa_http_field_value_ok((const char *)value, vn) == ref_value(value, vn));
+    FUZZ_CHECK(wa__http_token_ok((const char *)name, n) == ref_token(name, n));
+    FUZZ_CHECK(wa__http_field_value_ok((const char *)value, vn) == ref_value(value, vn));
     char *cname = cstr(name, n), *cvalue = cstr(value, vn);
     wa_http_header h[2] = {{"ok", "fine"}, {cname, cvalue}};
     int ok = ref_token((const uint8_t *)cname, strlen(cname)) && ref_value((const uint8_t *)cvalue, strlen(cvalue));
-    FUZZ_CHECK(wa_http_headers_check(h, 2) == (ok ? 0 : WA_EINVAL));
+    FUZZ_CHECK(wa__http_headers_check(h, 2) == (ok ? 0 : WA_EINVAL));
     h[1].value = NULL;
-    FUZZ_CHECK(wa_http_headers_check(h, 2) == WA_EINVAL);
+    FUZZ_CHECK(wa__http_headers_check(h, 2) == WA_EINVAL);
     free(cname);
     free(cvalue);
 }
@@ -72,7 +72,7 @@ static void incoming(fuzz_in *in)
     fuzz_list_trim(&l, 2);
     size_t n = l.n / 2;
     if (l.lied && !fuzz_over(&l, l.n, n * sizeof(wa_http_header))) {
-        wa_p2_list_free(l.s, l.n); /* a lie within the limit would be read: not a case */
+        wa__wasip2_list_free(l.s, l.n); /* a lie within the limit would be read: not a case */
         return;
     }
     /* what each string must become, before the list is taken */
@@ -87,7 +87,7 @@ static void incoming(fuzz_in *in)
     }
     int lied = l.lied;
     wa_http_header *h = NULL;
-    int rc = wa_p2_lift_fields(l.s, n, &h);
+    int rc = wa__wasip2_lift_fields(l.s, n, &h);
     if (lied) {
         FUZZ_CHECK(rc == WA_E2BIG && !h);
         return;

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char b4[4], b6[16];
     int v4 = inet_pton(AF_INET, s, b4) == 1, v6 = inet_pton(AF_INET6, s, b6) == 1;
     wa_ip ip;
-    int rc = wa_ip_parse(s, &ip);
+    int rc = wa__ip_parse(s, &ip);
     FUZZ_CHECK(rc == (v4 || v6 ? 0 : WA_EINVAL));
     if (rc == 0)
         FUZZ_CHECK(ip.v6 == v6 && memcmp(ip.bytes, v6 ? b6 : b4, v6 ? 16 : 4) == 0);

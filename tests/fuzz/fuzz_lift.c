@@ -24,20 +24,20 @@ static void one_string(fuzz_in *in)
     fuzz_list l;
     fuzz_list_read(in, 1, &l);
     if (!l.n || (l.lied && !fuzz_over(&l, 1, 0))) {
-        wa_p2_list_free(l.s, l.n); /* a lie within the limit would be read: not a case */
+        wa__wasip2_list_free(l.s, l.n); /* a lie within the limit would be read: not a case */
         return;
     }
     char *c = NULL;
     if (l.lied) {
-        FUZZ_CHECK(wa_p2_lift_str(l.s[0], &c) == WA_E2BIG && !c);
+        FUZZ_CHECK(wa__wasip2_lift_str(l.s[0], &c) == WA_E2BIG && !c);
     } else if (has_nul(&l, 0, 1)) {
-        FUZZ_CHECK(wa_p2_lift_str(l.s[0], &c) == WA_EINVAL && !c);
+        FUZZ_CHECK(wa__wasip2_lift_str(l.s[0], &c) == WA_EINVAL && !c);
     } else {
-        FUZZ_CHECK(wa_p2_lift_str(l.s[0], &c) == 0);
+        FUZZ_CHECK(wa__wasip2_lift_str(l.s[0], &c) == 0);
         FUZZ_CHECK(strlen(c) == l.s[0].len && !memcmp(c, l.s[0].ptr, l.s[0].len));
         free(c);
     }
-    wa_p2_list_free(l.s, l.n); /* (borrowed by the lift) */
+    wa__wasip2_list_free(l.s, l.n); /* (borrowed by the lift) */
 }
 
 static void entries(fuzz_in *in, size_t k)
@@ -47,7 +47,7 @@ static void entries(fuzz_in *in, size_t k)
     fuzz_list_trim(&l, k);
     size_t n = l.n / k;
     if (l.lied && !fuzz_over(&l, l.n, (n + 1) * sizeof(char *))) {
-        wa_p2_list_free(l.s, l.n); /* a lie within the limit would be read: not a case */
+        wa__wasip2_list_free(l.s, l.n); /* a lie within the limit would be read: not a case */
         return;
     }
     /* the expectation, before the list is taken */
@@ -65,7 +65,7 @@ static void entries(fuzz_in *in, size_t k)
         }
     }
     char **v = NULL;
-    FUZZ_CHECK(wa_p2_lift_strv(l.s, n, k, &v) == want);
+    FUZZ_CHECK(wa__wasip2_lift_strv(l.s, n, k, &v) == want);
     for (size_t i = 0; want >= 0 && i < n; i++) {
         FUZZ_CHECK(!strcmp(v[i], joined[i]));
         free(joined[i]);
@@ -79,10 +79,10 @@ static void entries(fuzz_in *in, size_t k)
 static void too_long(fuzz_in *in)
 {
     int b = fuzz_byte(in) & 0xff;
-    size_t k = b & 1 ? 2 : 1, n = b < 0x80 ? WA_P2_MEM_MAX / (k * sizeof(wa_p2_str)) + 1 + (size_t)b : SIZE_MAX;
-    wa_p2_str *list = malloc(sizeof *list);
+    size_t k = b & 1 ? 2 : 1, n = b < 0x80 ? WA__WASIP2_MEM_MAX / (k * sizeof(wa__wasip2_str)) + 1 + (size_t)b : SIZE_MAX;
+    wa__wasip2_str *list = malloc(sizeof *list);
     char **v = NULL;
-    FUZZ_CHECK(wa_p2_lift_strv(list, n, k, &v) == WA_E2BIG && !v);
+    FUZZ_CHECK(wa__wasip2_lift_strv(list, n, k, &v) == WA_E2BIG && !v);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

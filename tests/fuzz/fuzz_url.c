@@ -36,8 +36,8 @@ static void check_port(const char *a, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *url = (const char *)data;
-    wa_http_url u;
-    if (wa_http_url_parse(url, size, &u) < 0)
+    wa__http_url u;
+    if (wa__http_url_parse(url, size, &u) < 0)
         return 0;
     for (size_t i = 0; i < size; i++) {
         FUZZ_CHECK(data[i] > ' ' && data[i] < 0x7f);
@@ -63,8 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *sent = malloc(cap);
     size_t n = (size_t)snprintf(sent, cap, "%.*s://%.*s%.*s", (int)u.scheme.len, u.scheme.ptr, (int)u.authority.len,
                                 u.authority.ptr, (int)u.path.len, u.path.ptr);
-    wa_http_url v;
-    FUZZ_CHECK(n == cap - 1 && wa_http_url_parse(sent, n, &v) == 0);
+    wa__http_url v;
+    FUZZ_CHECK(n == cap - 1 && wa__http_url_parse(sent, n, &v) == 0);
     FUZZ_CHECK(v.scheme.len == u.scheme.len && v.authority.len == u.authority.len && v.path.len == u.path.len);
     FUZZ_CHECK(!memcmp(v.path.ptr, u.path.ptr, u.path.len) && v.path.ptr == sent + p);
     free(sent);

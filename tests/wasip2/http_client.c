@@ -267,7 +267,7 @@ static int suite_poll(wa_future *f, wa_cx *cx)
     CHECK_EQ(wa_wasi_live_handles(), t->handles);
 
     /* (jco says internal-error with Node's message for the first two and
-     * TLS: read as their kind, see wa_p2_lift_error_code; wasmtime 49's
+     * TLS: read as their kind, see wa__wasip2_lift_error_code; wasmtime 49's
      * hyper says HTTP-protocol-error for a head over its limit too) */
     check_current = "not HTTP: a protocol error, and why";
     t->req = (wa_http_request){.url = at("/garbage")};
@@ -351,14 +351,14 @@ static void test_suite_twice(void)
 void *cabi_realloc(void *old, size_t old_size, size_t align, size_t new_size);
 
 /* len bytes of s in a block as the host makes one (through cabi_realloc). */
-static wa_p2_str lowered(const char *s, size_t len)
+static wa__wasip2_str lowered(const char *s, size_t len)
 {
     char *p = cabi_realloc(NULL, 0, 1, len);
     memcpy(p, s, len);
-    return (wa_p2_str){p, len};
+    return (wa__wasip2_str){p, len};
 }
 
-static wa_p2_str *lowered_list(size_t n) { return cabi_realloc(NULL, 0, 4, n * sizeof(wa_p2_str)); }
+static wa__wasip2_str *lowered_list(size_t n) { return cabi_realloc(NULL, 0, 4, n * sizeof(wa__wasip2_str)); }
 
 /* A NUL in a header keeps its place, as a space (and so do CR and LF),
  * where it used to cut the value short; a NUL in an environment string is
@@ -369,13 +369,13 @@ static wa_p2_str *lowered_list(size_t n) { return cabi_realloc(NULL, 0, 4, n * s
 static void test_lowered(void)
 {
     check_current = "strings as the host lowers them";
-    wa_p2_str *list = lowered_list(4);
+    wa__wasip2_str *list = lowered_list(4);
     list[0] = lowered("x-a", 3);
     list[1] = lowered("b\0c\r\n", 5);
     list[2] = lowered("x-b", 3);
     list[3] = lowered("", 0);
     wa_http_header *h = NULL;
-    CHECK_EQ(wa_p2_lift_fields(list, 2, &h), 0);
+    CHECK_EQ(wa__wasip2_lift_fields(list, 2, &h), 0);
     CHECK(h && !strcmp(h[0].name, "x-a") && !strcmp(h[0].value, "b c  ") && !strcmp(h[1].value, ""));
     free(h);
 
@@ -383,13 +383,13 @@ static void test_lowered(void)
     list[0] = lowered("x", 1);
     list[1] = lowered("y", 1);
     list[0].len = list[1].len = 0x80000000u; /* (the blocks are freed whatever the length says) */
-    CHECK_EQ(wa_p2_lift_fields(list, 1, &h), WA_E2BIG);
+    CHECK_EQ(wa__wasip2_lift_fields(list, 1, &h), WA_E2BIG);
 
     list = lowered_list(2);
     list[0] = lowered("A", 1);
     list[1] = lowered("b\0c", 3);
     char **env = NULL;
-    CHECK_EQ(wa_p2_lift_strv(list, 1, 2, &env), WA_EINVAL);
+    CHECK_EQ(wa__wasip2_lift_strv(list, 1, 2, &env), WA_EINVAL);
     CHECK(env == NULL);
 
     /* jco allocates an empty list<u8> (a header's empty value) */
@@ -399,7 +399,7 @@ static void test_lowered(void)
         list = lowered_list(2);
         list[0] = lowered("x", 1);
         list[1] = lowered("", 0);
-        failed += wa_p2_lift_fields(list, 1, &h) < 0;
+        failed += wa__wasip2_lift_fields(list, 1, &h) < 0;
         free(h);
     }
     CHECK_EQ(failed, 0);
@@ -412,7 +412,7 @@ static int lift_error(unsigned c, const unsigned char *payload, size_t n, char *
 {
     _Alignas(8) unsigned char ec[40] = {(unsigned char)c};
     memcpy(ec + 8, payload, n);
-    return wa_p2_lift_error_code(ec, why, WA_HTTP_REASON_MAX);
+    return wa__wasip2_lift_error_code(ec, why, WA_HTTP_REASON_MAX);
 }
 
 static void put_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -420,7 +420,7 @@ static void put_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
 /* A string for a payload at p: (ptr, len) of a block the host made. */
 static void lowered_at(unsigned char *p, const char *s)
 {
-    wa_p2_str l = lowered(s, strlen(s));
+    wa__wasip2_str l = lowered(s, strlen(s));
     put_u32(p, (uint32_t)(uintptr_t)l.ptr);
     put_u32(p + 4, (uint32_t)l.len);
 }

@@ -69,7 +69,7 @@ static void test_registered_pollable(void)
     REQUIRE(rt);
     wa_pollable_key key;
     uint64_t t0 = wa_now(rt); /* (before the host's 30 ms start) */
-    REQUIRE_OR(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_MS(30)), &key) == 0, wa_rt_free(rt));
+    REQUIRE_OR(wa_pollable_register(rt, wa__wasip2_subscribe_duration(WA_MS(30)), &key) == 0, wa_rt_free(rt));
     waiter w;
     wa_coro_init(&w.wa, &waiter_vt);
     w.key = key;
@@ -94,7 +94,7 @@ static void test_deregister_wakes(void)
     wa_rt *rt = p2_rt();
     REQUIRE(rt);
     wa_pollable_key key;
-    REQUIRE_OR(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_SEC(60)), &key) == 0, wa_rt_free(rt));
+    REQUIRE_OR(wa_pollable_register(rt, wa__wasip2_subscribe_duration(WA_SEC(60)), &key) == 0, wa_rt_free(rt));
     waiter w;
     wa_coro_init(&w.wa, &waiter_vt);
     w.key = key;
@@ -117,7 +117,7 @@ static void test_two_waiters_one_pollable(void)
     wa_rt *rt = p2_rt();
     REQUIRE(rt);
     wa_pollable_key key;
-    REQUIRE_OR(wa_pollable_register(rt, wa_p2_subscribe_duration(WA_MS(20)), &key) == 0, wa_rt_free(rt));
+    REQUIRE_OR(wa_pollable_register(rt, wa__wasip2_subscribe_duration(WA_MS(20)), &key) == 0, wa_rt_free(rt));
     waiter w[3];
     wa_join j[3] = {0};
     for (int i = 0; i < 3; i++) {
@@ -174,7 +174,7 @@ static void no_clock_read_run(uint64_t *wakeups)
     waiter w[10];
     for (int i = 0; i < 10; i++) {
         wa_coro_init(&w[i].wa, &waiter_vt);
-        int rc = wa_pollable_register(rt, wa_p2_subscribe_duration(WA_MS(10 * (i + 1))), &w[i].key);
+        int rc = wa_pollable_register(rt, wa__wasip2_subscribe_duration(WA_MS(10 * (i + 1))), &w[i].key);
         if (rc == 0)
             rc = check_spawn_of(rt, &w[i], &jw[i]);
         REQUIRE_OR(rc == 0, (check_joins_drop(jw, 10), wa_join_drop(&jf), wa_rt_free(rt)));
@@ -230,7 +230,7 @@ static void test_dns(void)
     wa_block_on(rt, wa_dns_lookup_init(&d, rt, "no-such-host.invalid"));
     CHECK_EQ(wa_wasi_live_handles(), before);
     check_catch_misuse(); /* polled after its end: not looked up again */
-    CHECK_MISUSE(wa_block_on(rt, &d.fut), WA_EMISUSE, "wa_dns_lookup");
+    CHECK_MISUSE(wa_block_on(rt, &d.fut), WA_EMISUSE, "wa__dns_lookup");
     wa_misuse_set_hook(NULL);
     CHECK_EQ(wa_wasi_live_handles(), before);
     CHECK_RT_EMPTY_FREE(rt);

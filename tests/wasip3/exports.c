@@ -142,12 +142,12 @@ typedef struct late {
 WA_ASYNC(late, t, cx)
 {
     WA_BEGIN(t, cx);
-    t->first = wa_p3_wait_for(WA_MS(2));
-    for (t->t0 = wa_p3_now(); wa_p3_now() - t->t0 < WA_MS(t->ms);)
+    t->first = wa__wasip3_wait_for(WA_MS(2));
+    for (t->t0 = wa__wasip3_now(); wa__wasip3_now() - t->t0 < WA_MS(t->ms);)
         ;
-    t->spun = wa_p3_wait_for(WA_MS(1));
+    t->spun = wa__wasip3_wait_for(WA_MS(1));
     WA_TRY(wa_subtask_init(&t->s, t->first));
-    t->then = wa_p3_wait_for(WA_MS(1));
+    t->then = wa__wasip3_wait_for(WA_MS(1));
     WA_TRY(wa_subtask_init(&t->s, t->then));
     WA_TRY(wa_subtask_init(&t->s, t->spun));
     WA_END();
@@ -162,7 +162,7 @@ static int late_spawn(wa_rt *rt, wa_join *join, uint32_t ms)
 
 static void late_return(wa_future *done, int status)
 {
-    ops_late_return(status == 0 ? wa_p3_state(((late *)done)->first) : UINT32_MAX);
+    ops_late_return(status == 0 ? wa__wasip3_state(((late *)done)->first) : UINT32_MAX);
 }
 
 WA_EXPORT_ASYNC("wasync:test/ops#late-event", late_spawn, late_return, (uint32_t ms), ms)

@@ -45,7 +45,7 @@ static void check(int ok, const char *what)
 static uint64_t now(void)
 {
     P.host_calls++;
-    return wa_p3_now();
+    return wa__wasip3_now();
 }
 
 /* Starts wait-for(ns); returns the subtask joined to the set, or 0 when
@@ -53,19 +53,19 @@ static uint64_t now(void)
 static uint32_t start_wait(uint64_t ns)
 {
     P.host_calls++;
-    uint32_t r = wa_p3_wait_for(ns);
-    if (wa_p3_state(r) == WA_P3_SUBTASK_RETURNED)
+    uint32_t r = wa__wasip3_wait_for(ns);
+    if (wa__wasip3_state(r) == WA__WASIP3_SUBTASK_RETURNED)
         return 0;
-    uint32_t st = wa_p3_subtask(r);
+    uint32_t st = wa__wasip3_subtask(r);
     P.host_calls++;
-    wa_p3_waitable_join(st, P.set);
+    wa__wasip3_waitable_join(st, P.set);
     return st;
 }
 
 static void drop(uint32_t st)
 {
     P.host_calls++;
-    wa_p3_subtask_drop(st);
+    wa__wasip3_subtask_drop(st);
 }
 
 static uint64_t late_ns(int which) { return which ? 20 * MS : 1 * MS; }
@@ -84,7 +84,7 @@ static uint32_t step(void)
             P.zero_call += now() - P.t1;
             if (st) {
                 P.a = st;
-                return wa_p3_callback_wait(P.set);
+                return wa__wasip3_callback_wait(P.set);
             }
             P.zero_at_once++;
             uint64_t d = now() - P.t1;
@@ -102,39 +102,39 @@ static uint32_t step(void)
             P.t1 = now();
             P.a = start_wait(late_ns(P.round / LATE));
             if (P.a)
-                return wa_p3_callback_wait(P.set);
+                return wa__wasip3_callback_wait(P.set);
             P.late[P.round / LATE][P.round % LATE] = 0;
             P.round++;
             continue;
         }
         /* phase 3: the rest, then the report */
-        wa_p3_backpressure_inc();
-        wa_p3_backpressure_dec();
+        wa__wasip3_backpressure_inc();
+        wa__wasip3_backpressure_dec();
         P.host_calls += 2;
         check(1, "backpressure-inc then -dec");
-        wa_p3_event e = wa_p3_waitable_set_poll(P.set);
+        wa__wasip3_event e = wa__wasip3_waitable_set_poll(P.set);
         P.host_calls++;
-        check(e.code == WA_P3_EVENT_NONE, "waitable-set-poll of an idle set: NONE");
+        check(e.code == WA__WASIP3_EVENT_NONE, "waitable-set-poll of an idle set: NONE");
         P.host_calls++;
-        check(!wa_p3_thread_yield(), "thread-yield: not cancelled");
+        check(!wa__wasip3_thread_yield(), "thread-yield: not cancelled");
         /* A blocking wait (the core stack suspends) on a set of its own;
          * the subtask is unjoined before its drop. */
-        uint32_t set = wa_p3_waitable_set_new();
+        uint32_t set = wa__wasip3_waitable_set_new();
         P.t1 = now();
-        uint32_t r = wa_p3_wait_for(5 * MS), st = wa_p3_subtask(r);
-        wa_p3_waitable_join(st, set);
-        e = wa_p3_waitable_set_wait(set);
+        uint32_t r = wa__wasip3_wait_for(5 * MS), st = wa__wasip3_subtask(r);
+        wa__wasip3_waitable_join(st, set);
+        e = wa__wasip3_waitable_set_wait(set);
         uint64_t took = now() - P.t1;
         P.host_calls += 4;
-        check(wa_p3_state(r) == WA_P3_SUBTASK_STARTED && e.code == WA_P3_EVENT_SUBTASK && e.p1 == st &&
-              e.p2 == WA_P3_SUBTASK_RETURNED && took >= 5 * MS, "waitable-set-wait blocks until the 5 ms wait returns");
+        check(wa__wasip3_state(r) == WA__WASIP3_SUBTASK_STARTED && e.code == WA__WASIP3_EVENT_SUBTASK && e.p1 == st &&
+              e.p2 == WA__WASIP3_SUBTASK_RETURNED && took >= 5 * MS, "waitable-set-wait blocks until the 5 ms wait returns");
         printf("  after %.2f ms\n", took / 1e6);
-        wa_p3_waitable_join(st, 0);
+        wa__wasip3_waitable_join(st, 0);
         drop(st);
-        wa_p3_waitable_set_drop(set);
+        wa__wasip3_waitable_set_drop(set);
         P.host_calls += 2;
         P.host_calls++;
-        wa_p3_waitable_set_drop(P.set);
+        wa__wasip3_waitable_set_drop(P.set);
         printf("zero wait-for: %d of %d completed at once; the call %.1f us, to completion %.3f ms (max %.3f ms) on average\n",
                P.zero_at_once, ROUNDS, P.zero_call / 1e3 / ROUNDS, P.zero_total / 1e6 / ROUNDS, P.zero_max / 1e6);
         for (int w = 0; w < 2; w++) {
@@ -151,25 +151,25 @@ static uint32_t step(void)
         /* For scale: a synchronous import (now), 1,000 times. */
         uint64_t t = now();
         for (int i = 0; i < 1000; i++)
-            wa_p3_now();
+            wa__wasip3_now();
         P.host_calls += 1001;
         printf("monotonic-clock now (synchronous): %.2f us a call\n", (now() - t) / 1e3 / 1000);
         printf("host calls made by the guest: %ld\n", P.host_calls);
         printf("%d passed, %d failed\n", P.passed, P.failed);
         fflush(stdout);
         task_return_run(P.failed != 0);
-        return WA_P3_CALLBACK_EXIT;
+        return WA__WASIP3_CALLBACK_EXIT;
     }
 }
 
 static uint32_t on_event(uint32_t code, uint32_t p1, uint32_t p2)
 {
     P.host_calls++;
-    if (wa_p3_context_get() != &P) {
+    if (wa__wasip3_context_get() != &P) {
         check(0, "the context slot keeps its value between callbacks");
-        return WA_P3_CALLBACK_EXIT; /* (and the host reports the missing task.return) */
+        return WA__WASIP3_CALLBACK_EXIT; /* (and the host reports the missing task.return) */
     }
-    if (code != WA_P3_EVENT_SUBTASK || p2 != WA_P3_SUBTASK_RETURNED) {
+    if (code != WA__WASIP3_EVENT_SUBTASK || p2 != WA__WASIP3_SUBTASK_RETURNED) {
         printf("unexpected event %u (%u, %u) in phase %d\n", code, p1, p2, P.phase);
         P.failed++;
         return step();
@@ -188,7 +188,7 @@ static uint32_t on_event(uint32_t code, uint32_t p1, uint32_t p2)
         }
         drop(p1);
         if (P.seen < 2)
-            return wa_p3_callback_wait(P.set);
+            return wa__wasip3_callback_wait(P.set);
         check(1, "the context slot keeps its value between callbacks");
         P.phase = 1;
         return step();
@@ -216,30 +216,30 @@ static uint32_t on_event(uint32_t code, uint32_t p1, uint32_t p2)
 __attribute__((export_name("[async-lift]wasi:cli/run@0.3.0#run")))
 uint32_t run_start(void)
 {
-    wa_p3_context_set(&P);
+    wa__wasip3_context_set(&P);
     P.host_calls++;
-    P.set = wa_p3_waitable_set_new();
+    P.set = wa__wasip3_waitable_set_new();
     P.host_calls++;
     check(P.set != 0, "waitable-set-new");
     P.t0 = now();
-    uint32_t ra = wa_p3_wait_for(20 * MS), rb = wa_p3_wait_for(40 * MS), rc = wa_p3_wait_for(1000 * MS);
+    uint32_t ra = wa__wasip3_wait_for(20 * MS), rb = wa__wasip3_wait_for(40 * MS), rc = wa__wasip3_wait_for(1000 * MS);
     P.host_calls += 3;
-    printf("wait-for 20, 40, 1000 ms: states %u %u %u, subtasks %u %u %u\n", wa_p3_state(ra), wa_p3_state(rb),
-           wa_p3_state(rc), wa_p3_subtask(ra), wa_p3_subtask(rb), wa_p3_subtask(rc));
-    check(wa_p3_state(ra) == WA_P3_SUBTASK_STARTED && wa_p3_state(rb) == WA_P3_SUBTASK_STARTED &&
-          wa_p3_state(rc) == WA_P3_SUBTASK_STARTED, "the three waits are pending (STARTED)");
-    P.a = wa_p3_subtask(ra), P.b = wa_p3_subtask(rb);
-    uint32_t c = wa_p3_subtask(rc);
-    uint32_t cancelled = wa_p3_subtask_cancel(c);
+    printf("wait-for 20, 40, 1000 ms: states %u %u %u, subtasks %u %u %u\n", wa__wasip3_state(ra), wa__wasip3_state(rb),
+           wa__wasip3_state(rc), wa__wasip3_subtask(ra), wa__wasip3_subtask(rb), wa__wasip3_subtask(rc));
+    check(wa__wasip3_state(ra) == WA__WASIP3_SUBTASK_STARTED && wa__wasip3_state(rb) == WA__WASIP3_SUBTASK_STARTED &&
+          wa__wasip3_state(rc) == WA__WASIP3_SUBTASK_STARTED, "the three waits are pending (STARTED)");
+    P.a = wa__wasip3_subtask(ra), P.b = wa__wasip3_subtask(rb);
+    uint32_t c = wa__wasip3_subtask(rc);
+    uint32_t cancelled = wa__wasip3_subtask_cancel(c);
     P.host_calls++;
     printf("subtask-cancel of the 1000 ms wait: state %u\n", cancelled);
-    check(cancelled == WA_P3_SUBTASK_CANCELLED_BEFORE_RETURNED, "subtask-cancel returns CANCELLED_BEFORE_RETURNED");
-    if (cancelled != WA_P3_BLOCKED)
+    check(cancelled == WA__WASIP3_SUBTASK_CANCELLED_BEFORE_RETURNED, "subtask-cancel returns CANCELLED_BEFORE_RETURNED");
+    if (cancelled != WA__WASIP3_BLOCKED)
         drop(c);
-    wa_p3_waitable_join(P.a, P.set);
-    wa_p3_waitable_join(P.b, P.set);
+    wa__wasip3_waitable_join(P.a, P.set);
+    wa__wasip3_waitable_join(P.b, P.set);
     P.host_calls += 2;
-    return wa_p3_callback_wait(P.set);
+    return wa__wasip3_callback_wait(P.set);
 }
 
 __attribute__((export_name("[callback][async-lift]wasi:cli/run@0.3.0#run")))

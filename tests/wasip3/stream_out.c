@@ -37,9 +37,9 @@ static uint32_t finish(void)
             S.done, S.writes, S.blocked, S.smallest, S.biggest, S.result[0]);
     S.failed |= S.done != SIZE || S.result[0] != 0;
     fprintf(stderr, "%d passed, %d failed\n", !S.failed, S.failed);
-    wa_p3_waitable_set_drop(S.set);
+    wa__wasip3_waitable_set_drop(S.set);
     task_return_run(S.failed);
-    return WA_P3_CALLBACK_EXIT;
+    return WA__WASIP3_CALLBACK_EXIT;
 }
 
 /* Writes until BLOCKED or done; then reads the result future. */
@@ -48,22 +48,22 @@ static uint32_t pump(void)
     while (S.done < SIZE) {
         S.writes++;
         uint32_t r = stream_write(S.w, data + S.done, SIZE - S.done);
-        if (r == WA_P3_BLOCKED) {
+        if (r == WA__WASIP3_BLOCKED) {
             S.blocked++;
-            return wa_p3_callback_wait(S.set);
+            return wa__wasip3_callback_wait(S.set);
         }
-        if ((r & 0xf) != WA_P3_COPY_COMPLETED) {
+        if ((r & 0xf) != WA__WASIP3_COPY_COMPLETED) {
             S.failed = 1;
             break;
         }
         S.done += r >> 4;
     }
-    wa_p3_waitable_join(S.w, 0);
+    wa__wasip3_waitable_join(S.w, 0);
     stream_drop_writable(S.w);
     uint32_t r = future_read(S.fut, S.result);
-    if (r == WA_P3_BLOCKED) {
-        wa_p3_waitable_join(S.fut, S.set);
-        return wa_p3_callback_wait(S.set);
+    if (r == WA__WASIP3_BLOCKED) {
+        wa__wasip3_waitable_join(S.fut, S.set);
+        return wa__wasip3_callback_wait(S.set);
     }
     future_drop_readable(S.fut);
     return finish();
@@ -75,38 +75,38 @@ uint32_t run_start(void)
     for (uint32_t i = 0; i < SIZE; i++)
         data[i] = (unsigned char)(i * 7 + (i >> 12));
     S.smallest = UINT32_MAX;
-    S.set = wa_p3_waitable_set_new();
+    S.set = wa__wasip3_waitable_set_new();
     uint64_t ends = stream_new();
     uint32_t readable = (uint32_t)ends;
     S.w = (uint32_t)(ends >> 32);
     S.fut = write_via_stream(readable);
-    wa_p3_waitable_join(S.w, S.set);
+    wa__wasip3_waitable_join(S.w, S.set);
     return pump();
 }
 
 __attribute__((export_name("[callback][async-lift]wasi:cli/run@0.3.0#run")))
 uint32_t run_callback(uint32_t event, uint32_t p1, uint32_t p2)
 {
-    if (event == WA_P3_EVENT_STREAM_WRITE && p1 == S.w) {
+    if (event == WA__WASIP3_EVENT_STREAM_WRITE && p1 == S.w) {
         uint32_t n = p2 >> 4;
         S.done += n;
         if (n > S.biggest)
             S.biggest = n;
         if (n < S.smallest)
             S.smallest = n;
-        if ((p2 & 0xf) != WA_P3_COPY_COMPLETED) {
+        if ((p2 & 0xf) != WA__WASIP3_COPY_COMPLETED) {
             fprintf(stderr, "stream-write ended with status %u\n", p2 & 0xf);
             S.failed = 1;
             S.done = SIZE;
         }
         return pump();
     }
-    if (event == WA_P3_EVENT_FUTURE_READ && p1 == S.fut) {
-        wa_p3_waitable_join(S.fut, 0);
+    if (event == WA__WASIP3_EVENT_FUTURE_READ && p1 == S.fut) {
+        wa__wasip3_waitable_join(S.fut, 0);
         future_drop_readable(S.fut);
         return finish();
     }
     fprintf(stderr, "unexpected event %u (%u, %u)\n", event, p1, p2);
     S.failed = 1;
-    return wa_p3_callback_wait(S.set);
+    return wa__wasip3_callback_wait(S.set);
 }

@@ -293,7 +293,7 @@ static void test_future(void)
     const wa_wasip3_stream_type *bytes = &wa_wasip3_cli_bytes;
     uint64_t ends = bytes->new_();
     uint32_t w = (uint32_t)(ends >> 32);
-    uint32_t result = wa_p3_std_write_via_stream(2, (uint32_t)ends);
+    uint32_t result = wa__wasip3_std_write_via_stream(2, (uint32_t)ends);
     _Alignas(8) unsigned char got[2] = {9, 9};
     wa_wasip3_future_read f;
     wa_timeout to;
@@ -307,7 +307,7 @@ static void test_future(void)
     bytes->drop_writable(w);
 
     ends = bytes->new_();
-    result = wa_p3_std_write_via_stream(2, (uint32_t)ends);
+    result = wa__wasip3_std_write_via_stream(2, (uint32_t)ends);
     bytes->drop_writable((uint32_t)(ends >> 32));
     CHECK_EQ(wa_block_on(rt, wa_wasip3_future_read_init(&f, &wa_wasip3_cli_result, result, got)), 0);
     CHECK_EQ(got[0], 0); /* ok */

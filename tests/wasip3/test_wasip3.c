@@ -178,8 +178,8 @@ static void test_stale_keys(void)
     wa_rt *rt = p3_rt(), *rt2 = p3_rt();
     REQUIRE_OR(rt && rt2, (rt ? wa_rt_free(rt) : (void)0, rt2 ? wa_rt_free(rt2) : (void)0));
     uint32_t r = test_wait_for(WA_SEC(1));
-    REQUIRE_OR(wa_p3_subtask(r) != 0, (wa_rt_free(rt), wa_rt_free(rt2)));
-    uint32_t w = wa_p3_subtask(r);
+    REQUIRE_OR(wa__wasip3_subtask(r) != 0, (wa_rt_free(rt), wa_rt_free(rt2)));
+    uint32_t w = wa__wasip3_subtask(r);
     wa_waitable_key key;
     REQUIRE_OR(wa_waitable_register(rt, w, &key) == 0, (wa_rt_free(rt), wa_rt_free(rt2)));
     wa_rt_stats rs;
@@ -200,7 +200,7 @@ static void test_stale_keys(void)
     CHECK_EQ(check_misuses, before + 5);
     wa_misuse_set_hook(NULL);
     /* (deregistered: out of the set, so it can be cancelled) */
-    CHECK_EQ(test_subtask_cancel(w), WA_P3_SUBTASK_CANCELLED_BEFORE_RETURNED);
+    CHECK_EQ(test_subtask_cancel(w), WA__WASIP3_SUBTASK_CANCELLED_BEFORE_RETURNED);
     test_subtask_drop(w);
     wa_rt *sim = check_sim_rt(0);
     REQUIRE_OR(sim, (wa_rt_free(rt), wa_rt_free(rt2)));
@@ -219,8 +219,8 @@ static void test_unwaited_registration_deadlocks(void)
     wa_rt *rt = p3_rt();
     REQUIRE(rt);
     uint32_t r = test_wait_for(WA_SEC(1));
-    REQUIRE_OR(wa_p3_subtask(r) != 0, wa_rt_free(rt));
-    uint32_t w = wa_p3_subtask(r);
+    REQUIRE_OR(wa__wasip3_subtask(r) != 0, wa_rt_free(rt));
+    uint32_t w = wa__wasip3_subtask(r);
     wa_waitable_key key;
     REQUIRE_OR(wa_waitable_register(rt, w, &key) == 0, wa_rt_free(rt));
     int drops = 0;
@@ -262,8 +262,8 @@ static void test_subtask_completes(void)
     CHECK(host_calls(&st) - st.nows >= 4 && host_calls(&st) - st.nows <= 10);
     /* returned at once: ready at its first poll, nothing registered */
     uint32_t r = test_wait_for(0);
-    CHECK_EQ(wa_p3_state(r), WA_P3_SUBTASK_RETURNED);
-    CHECK_EQ(wa_p3_subtask(r), 0);
+    CHECK_EQ(wa__wasip3_state(r), WA__WASIP3_SUBTASK_RETURNED);
+    CHECK_EQ(wa__wasip3_subtask(r), 0);
     CHECK_EQ(wa_block_on(rt, wa_subtask_init(&s, r)), 0);
     wa_wasip3_stats st2;
     wa_wasip3_stats_get(rt, &st2);
@@ -272,7 +272,7 @@ static void test_subtask_completes(void)
     /* a result with no subtask that did not return is misuse */
     check_catch_misuse();
     int before = check_misuses;
-    CHECK_EQ(wa_block_on(rt, wa_subtask_init(&s, WA_P3_SUBTASK_STARTED)), WA_EINVAL);
+    CHECK_EQ(wa_block_on(rt, wa_subtask_init(&s, WA__WASIP3_SUBTASK_STARTED)), WA_EINVAL);
     CHECK_EQ(check_misuses, before + 1);
     wa_misuse_set_hook(NULL);
     CHECK_RT_EMPTY_FREE(rt);
@@ -301,7 +301,7 @@ static void test_dropped_subtask_cancels(void)
     CHECK_EQ(wa_join_status(&j), WA_ECANCELED);
     wa_join_drop(&j);
     CHECK_EQ(sub.subtask, 0);
-    CHECK_EQ(sub.state, WA_P3_SUBTASK_CANCELLED_BEFORE_RETURNED);
+    CHECK_EQ(sub.state, WA__WASIP3_SUBTASK_CANCELLED_BEFORE_RETURNED);
     CHECK_EQ(wa_wasip3_live_subtasks(), live);
     wa_wasip3_stats st;
     wa_wasip3_stats_get(rt, &st);
@@ -316,7 +316,7 @@ static void test_dropped_subtask_cancels(void)
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_wasip3_live_subtasks(), live + 1);
     wa_rt_free(rt);
-    CHECK_EQ(sub.state, WA_P3_SUBTASK_CANCELLED_BEFORE_RETURNED);
+    CHECK_EQ(sub.state, WA__WASIP3_SUBTASK_CANCELLED_BEFORE_RETURNED);
     CHECK_EQ(wa_wasip3_live_subtasks(), live);
 }
 
@@ -354,7 +354,7 @@ static void test_area_kept_from_host(void)
     REQUIRE_OR(a, wa_rt_free(rt));
     wa_subtask_init_area(&s, test_wait_for(WA_SEC(1)), a);
     wa_drop(&s.fut);
-    CHECK_EQ(s.state, WA_P3_SUBTASK_CANCELLED_BEFORE_RETURNED);
+    CHECK_EQ(s.state, WA__WASIP3_SUBTASK_CANCELLED_BEFORE_RETURNED);
     CHECK(s.area == NULL);
     CHECK_EQ(wa_wasip3_held_areas(), held + 1); /* nothing written yet */
     a[0] = 7;                                   /* the host's late write */

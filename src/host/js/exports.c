@@ -10,29 +10,29 @@
 #include "ops.h"
 #include "reactor.h"
 
-#define WA_JS_EXPORT(name) __attribute__((export_name(#name)))
+#define WA__JS_EXPORT(name) __attribute__((export_name(#name)))
 
-WA_JS_EXPORT(wasync_init) int wasync_init(void) { return wa_js_start_(); }
-WA_JS_EXPORT(wasync_tick) int wasync_tick(void) { return wa_js_tick_(); }
+WA__JS_EXPORT(wasync_init) int wasync_init(void) { return wa__js_start(); }
+WA__JS_EXPORT(wasync_tick) int wasync_tick(void) { return wa__js_tick(); }
 
-WA_JS_EXPORT(wasync_alloc) void *wasync_alloc(size_t n) { return malloc(n ? n : 1); }
-WA_JS_EXPORT(wasync_free) void wasync_free(void *p) { free(p); }
+WA__JS_EXPORT(wasync_alloc) void *wasync_alloc(size_t n) { return malloc(n ? n : 1); }
+WA__JS_EXPORT(wasync_free) void wasync_free(void *p) { free(p); }
 
-WA_JS_EXPORT(wasync_deliver) void wasync_deliver(uint32_t id, int status, void *p, size_t n, double number)
+WA__JS_EXPORT(wasync_deliver) void wasync_deliver(uint32_t id, int status, void *p, size_t n, double number)
 {
-    wa_js_op_deliver_(id, status, p, n, number);
+    wa__js_op_deliver(id, status, p, n, number);
 }
 
-WA_JS_EXPORT(wasync_wake) void wasync_wake(uint32_t id) { wa_js_op_deliver_(id, 0, NULL, 0, 0); }
+WA__JS_EXPORT(wasync_wake) void wasync_wake(uint32_t id) { wa__js_op_deliver(id, 0, NULL, 0, 0); }
 
-WA_JS_EXPORT(wasync_adopt) uint32_t wasync_adopt(void) { return wa_js_promise_new_(); }
+WA__JS_EXPORT(wasync_adopt) uint32_t wasync_adopt(void) { return wa__js_promise_new(); }
 
-WA_JS_EXPORT(wasync_settled) void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number)
+WA__JS_EXPORT(wasync_settled) void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number)
 {
-    wa_js_promise_settled_(handle, status, p, n, number);
+    wa__js_promise_settled(handle, status, p, n, number);
 }
 
-WA_JS_EXPORT(wasync_outcomes) void *wasync_outcomes(size_t n) { return wa_js_outcomes_(n); }
-WA_JS_EXPORT(wasync_settled_n) void wasync_settled_n(size_t n) { wa_js_outcomes_settled_(n); }
+WA__JS_EXPORT(wasync_outcomes) void *wasync_outcomes(size_t n) { return wa__js_outcomes(n); }
+WA__JS_EXPORT(wasync_settled_n) void wasync_settled_n(size_t n) { wa__js_outcomes_settled(n); }
 
-WA_JS_EXPORT(wasync_release) void wasync_release(uint32_t handle) { wa_js_release(handle); }
+WA__JS_EXPORT(wasync_release) void wasync_release(uint32_t handle) { wa_js_release(handle); }

@@ -22,7 +22,7 @@
 #include "wasync/http.h"
 
 struct wa_http_response {
-    wa_http_response_head h; /* body: a wa_http_body; fields: the head's */
+    wa__http_response_head h; /* body: a wa__http_body; fields: the head's */
     uint32_t key; /* the glue's handle of the fetch and its Response */
     char *head;   /* the headers' bytes, which fields point into */
     int reading;        /* rd is in flight */
@@ -43,13 +43,13 @@ struct wa_http_call {
     wa_js_op op;
 };
 
-enum { WA_SEND_BODY = WA_SEND_RUN, WA_SEND_FETCH };
+enum { WA__SEND_BODY = WA__SEND_RUN, WA__SEND_FETCH };
 
 /* ---- the response and its body stream ---- */
 
-static int wa_js_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
+static int wa__js_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
 {
-    wa_http_response *r = ((wa_http_body *)s)->r;
+    wa_http_response *r = ((wa__http_body *)s)->r;
     if (!r)
         return WA_ECLOSED;
     if (r->off == r->len)
@@ -68,13 +68,13 @@ static int wa_js_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
 
 /* Ready once a chunk is there or the body ended: asks the glue for the
  * next chunk (the read stays with the response if this wait is dropped). */
-static int wa_js_body_wait_poll(wa_future *f, wa_cx *cx)
+static int wa__js_body_wait_poll(wa_future *f, wa_cx *cx)
 {
-    wa_http_response *r = ((wa_http_body_wait *)f)->b->r;
+    wa_http_response *r = ((wa__http_body_wait *)f)->b->r;
     if (!r || r->len || r->end)
         return WA_READY;
     if (!r->reading) {
-        wa_js_op_init_(&r->rd, WA_JS_HTTP_READ, r->key, NULL, 0);
+        wa__js_op_init(&r->rd, WA__JS_HTTP_READ, r->key, NULL, 0);
         r->reading = 1;
     }
     int rc = wa_poll_held(&r->rd.fut, &r->reading, cx);
@@ -90,21 +90,21 @@ static int wa_js_body_wait_poll(wa_future *f, wa_cx *cx)
     return WA_READY;
 }
 
-static void wa_js_body_wait_drop(wa_future *f) { (void)f; }
+static void wa__js_body_wait_drop(wa_future *f) { (void)f; }
 
-static const wa_future_vt wa_js_body_wait_vt = {wa_js_body_wait_poll, wa_js_body_wait_drop, "http_body_wait"};
+static const wa_future_vt wa__js_body_wait_vt = {wa__js_body_wait_poll, wa__js_body_wait_drop, "http_body_wait"};
 
-static const wa_stream_vt wa_js_body_vt = {wa_js_body_try_read, wa_stream_write_refused_, wa_stream_flush_none_,
-                                           wa_http_body_ready_, wa_http_body_close_};
+static const wa_stream_vt wa__js_body_vt = {wa__js_body_try_read, wa__stream_write_refused, wa__stream_flush_none,
+                                           wa__http_body_ready, wa__http_body_close};
 
-void wa_http_response_release_(wa_http_response *r)
+void wa__http_response_release(wa_http_response *r)
 {
     if (!r)
         return;
     wa_drop_held(&r->rd.fut, &r->reading);
     if (r->key)
-        wa_js_handle_free_(r->key); /* the glue aborts the fetch */
-    wa_http_body_detach_(r);
+        wa__js_handle_free(r->key); /* the glue aborts the fetch */
+    wa__http_body_detach(r);
     free(r->head);
     free(r->h.fields.list);
     free(r->buf);
@@ -113,7 +113,7 @@ void wa_http_response_release_(wa_http_response *r)
 
 /* Takes the head the glue delivered (n bytes at p: names and values, each
  * ending with a NUL) into r. 0, WA_EIO (not that shape) or WA_ENOMEM. */
-static int wa_js_take_head(wa_http_response *r, char *p, size_t n)
+static int wa__js_take_head(wa_http_response *r, char *p, size_t n)
 {
     r->head = p;
     if (!n)
@@ -123,7 +123,7 @@ static int wa_js_take_head(wa_http_response *r, char *p, size_t n)
         strs += !p[i];
     if (p[n - 1] || strs % 2)
         return WA_EIO;
-    wa_http_fields *f = &r->h.fields;
+    wa__http_fields *f = &r->h.fields;
     if (!(f->list = malloc(strs / 2 * sizeof *f->list)))
         return WA_ENOMEM;
     for (char *s = p; s < p + n; f->n++) {
@@ -139,7 +139,7 @@ static int wa_js_take_head(wa_http_response *r, char *p, size_t n)
 
 /* The request q (checked; method, and body_len bytes at body) as the
  * glue reads it, in k->req. 0 or WA_ENOMEM. */
-static int wa_js_encode(struct wa_http_call *k, const wa_http_request *q, const char *method, const void *body,
+static int wa__js_encode(struct wa_http_call *k, const wa_http_request *q, const char *method, const void *body,
                         size_t body_len)
 {
     const char *strs[2] = {method, q->url};
@@ -162,20 +162,20 @@ static int wa_js_encode(struct wa_http_call *k, const wa_http_request *q, const 
     return 0;
 }
 
-static void wa_http_call_free(wa_http_send *s)
+static void wa__http_call_free(wa_http_send *s)
 {
     struct wa_http_call *k = s->call;
-    if (s->step == WA_SEND_BODY)
+    if (s->step == WA__SEND_BODY)
         wa_drop_held(&k->all.fut, &k->reading);
-    if (s->step == WA_SEND_FETCH)
+    if (s->step == WA__SEND_FETCH)
         wa_drop(&k->op.fut); /* unfinished: the glue aborts the fetch */
-    wa_http_response_release_(k->r);
+    wa__http_response_release(k->r);
     free(k->req);
     free(k);
 }
 
 /* Makes the response the request's fetch will fill (its URL goes whole). */
-static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method)
+static int wa__http_start(wa_http_send *s, wa_rt *rt, const wa__http_url *u, const char *method)
 {
     const wa_http_request *q = s->req;
     (void)rt, (void)u;
@@ -184,10 +184,10 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
         return WA_ENOMEM;
     k->method = method;
     wa_http_response *r = k->r = calloc(1, sizeof *r);
-    if (!r || wa_http_body_open_(r, &wa_js_body_vt, &wa_js_body_wait_vt) < 0)
+    if (!r || wa__http_body_open(r, &wa__js_body_vt, &wa__js_body_wait_vt) < 0)
         return WA_ENOMEM;
     r->h.fields.loaded = 1; /* (the head's, when it comes) */
-    int rc = wa_js_handle_new_(r, &r->key);
+    int rc = wa__js_handle_new(r, &r->key);
     if (rc < 0)
         return rc;
     if (q->body_stream) {
@@ -198,40 +198,40 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
 }
 
 /* Reads a body that is a stream, then fetches. */
-static int wa_http_run(wa_http_send *s, wa_cx *cx)
+static int wa__http_run(wa_http_send *s, wa_cx *cx)
 {
     struct wa_http_call *k = s->call;
     const wa_http_request *q = s->req;
     int rc;
     switch (s->step) {
-    case WA_SEND_BODY:
+    case WA__SEND_BODY:
         if (q->body_stream) {
             if ((rc = wa_poll_held(&k->all.fut, &k->reading, cx)) == WA_PENDING)
                 return WA_PENDING;
             if (rc < 0)
                 return rc;
-            rc = wa_js_encode(k, q, k->method, k->all.data, k->all.len);
+            rc = wa__js_encode(k, q, k->method, k->all.data, k->all.len);
             free(k->all.data);
         } else {
-            rc = wa_js_encode(k, q, k->method, q->body, q->body_len);
+            rc = wa__js_encode(k, q, k->method, q->body, q->body_len);
         }
         if (rc < 0)
             return rc;
-        wa_js_op_init_(&k->op, WA_JS_HTTP_SEND, k->r->key, k->req, k->req_len);
-        s->step = WA_SEND_FETCH;
+        wa__js_op_init(&k->op, WA__JS_HTTP_SEND, k->r->key, k->req, k->req_len);
+        s->step = WA__SEND_FETCH;
         /* fallthrough */
     default:
         if ((rc = wa_poll(&k->op.fut, cx)) == WA_PENDING)
             return WA_PENDING;
-        s->step = WA_SEND_DONE; /* (the op finished: nothing to abort) */
+        s->step = WA__SEND_DONE; /* (the op finished: nothing to abort) */
         if (rc < 0) { /* the glue's words for it: the reason */
-            wa_http_reason_set_(s, (const char *)k->op.data, k->op.len);
+            wa__http_reason_set(s, (const char *)k->op.data, k->op.len);
             free(k->op.data);
             return rc;
         }
         wa_http_response *r = k->r;
         r->h.status = (int)k->op.number;
-        if ((rc = wa_js_take_head(r, (char *)k->op.data, k->op.len)) < 0)
+        if ((rc = wa__js_take_head(r, (char *)k->op.data, k->op.len)) < 0)
             return rc;
         k->r = NULL;
         s->response = r; /* handed over */
@@ -239,4 +239,4 @@ static int wa_http_run(wa_http_send *s, wa_cx *cx)
     }
 }
 
-const wa_http_client_ops wa_http_client_host = {wa_http_start, wa_http_run, wa_http_call_free};
+const wa__http_client_ops wa__http_client_host = {wa__http_start, wa__http_run, wa__http_call_free};

@@ -9,6 +9,6 @@
 #include "../../core/rt.h"
 #include "reactor.h"
 
-WA_JS_IMPORT(log) void wa_js_log_(const char *p, size_t n);
+WA__JS_IMPORT(log) void wa__js_log(const char *p, size_t n);
 
-void wa_log_(const char *text) { wa_js_log_(text, strlen(text)); }
+void wa__log(const char *text) { wa__js_log(text, strlen(text)); }

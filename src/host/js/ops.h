@@ -15,47 +15,47 @@
  * a request (req: see http.c) for the handle of its response and
  * delivers the head (data: the headers, number: the status); HTTP_READ
  * delivers the next chunk of that response's body (WA_ECLOSED at its end). */
-enum { WA_JS_HTTP_SEND = 2, WA_JS_HTTP_READ = 3 };
+enum { WA__JS_HTTP_SEND = 2, WA__JS_HTTP_READ = 3 };
 
 /* Initialises op as a host operation of kind for handle, sending the len
  * bytes at req (borrowed until it completes); it starts at its first poll.
  * See wa_js_op in wasync/js.h. */
-wa_future *wa_js_op_init_(wa_js_op *op, int kind, uint32_t handle, const char *req, size_t len);
+wa_future *wa__js_op_init(wa_js_op *op, int kind, uint32_t handle, const char *req, size_t len);
 /* A new handle for something the glue keeps for ptr (borrowed), in *key:
  * 0, WA_EINVAL (no runtime) or WA_ENOMEM. */
-int wa_js_handle_new_(void *ptr, uint32_t *key);
+int wa__js_handle_new(void *ptr, uint32_t *key);
 /* Frees a handle, and the glue lets go of what it kept for it (a fetch is
  * aborted). */
-void wa_js_handle_free_(uint32_t key);
+void wa__js_handle_free(uint32_t key);
 
 /* A result of host operation id (or, with status WA_PENDING, one more
  * chunk of it): the n bytes at p and a number. */
-void wa_js_op_deliver_(uint32_t id, int status, void *p, size_t n, double number);
+void wa__js_op_deliver(uint32_t id, int status, void *p, size_t n, double number);
 /* A new pending promise handle; 0 when out of memory. */
-uint32_t wa_js_promise_new_(void);
+uint32_t wa__js_promise_new(void);
 /* The promise of handle settled: status 0 or WA_EIO, the n bytes at p and a
  * number; its waiters wake. */
-void wa_js_promise_settled_(uint32_t handle, int status, void *p, size_t n, double number);
+void wa__js_promise_settled(uint32_t handle, int status, void *p, size_t n, double number);
 
 /* An adopted promise's outcome as the glue writes it in the settlement
  * table (24 bytes on wasm32: js/promises.mjs writes the same layout). */
-typedef struct wa_js_outcome {
+typedef struct wa__js_outcome {
     double number;
     uint32_t handle;
     int32_t status;
-    void *data; /* from wasync_alloc, taken by wa_js_outcomes_settled_ */
+    void *data; /* from wasync_alloc, taken by wa__js_outcomes_settled */
     size_t len;
-} wa_js_outcome;
+} wa__js_outcome;
 
 /* The most outcomes the table holds: the glue hands over larger batches in
  * parts. */
-#define WA_JS_OUTCOMES_MAX 1024
+#define WA__JS_OUTCOMES_MAX 1024
 
 /* Room for n outcomes in the settlement table (borrowed until the next
- * call), or NULL when n passes WA_JS_OUTCOMES_MAX or memory runs out. */
-wa_js_outcome *wa_js_outcomes_(size_t n);
+ * call), or NULL when n passes WA__JS_OUTCOMES_MAX or memory runs out. */
+wa__js_outcome *wa__js_outcomes(size_t n);
 /* Settles the first n outcomes of the table in order, as
- * wa_js_promise_settled_ does each (their bytes taken). */
-void wa_js_outcomes_settled_(size_t n);
+ * wa__js_promise_settled does each (their bytes taken). */
+void wa__js_outcomes_settled(size_t n);
 
 #endif

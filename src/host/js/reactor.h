@@ -11,33 +11,33 @@
 #include "wasync/js.h"
 
 /* Declares a function of the import module "wasync" (js/wasync.mjs). Its C
- * name is wa_js_<name>_, whatever file declares it, so that no C name
+ * name is wa__js_<name>_, whatever file declares it, so that no C name
  * stands for two imports (wasm-ld refuses that program: src/wasi/cabi.h). */
-#define WA_JS_IMPORT(name) __attribute__((import_module("wasync"), import_name(#name)))
+#define WA__JS_IMPORT(name) __attribute__((import_module("wasync"), import_name(#name)))
 
 /* What a key stands for: a host operation, a promise, or something the
  * glue keeps for C (a handle: nothing is delivered to it). */
-enum { WA_JS_KEY_OP = 1, WA_JS_KEY_PROMISE, WA_JS_KEY_HANDLE };
+enum { WA__JS_KEY_OP = 1, WA__JS_KEY_PROMISE, WA__JS_KEY_HANDLE };
 
 /* Creates the module's runtime on a new JS reactor, once: 0 (also when it
  * exists) or WA_ENOMEM (runtime.c, the glue's wasync_init). */
-int wa_js_start_(void);
+int wa__js_start(void);
 /* Runs one round of the runtime and keeps the host timer on its earliest
- * deadline: returns the runnable count, or WA_EINVAL before wa_js_start_
+ * deadline: returns the runnable count, or WA_EINVAL before wa__js_start
  * (runtime.c, the glue's wasync_tick). */
-int wa_js_tick_(void);
+int wa__js_tick(void);
 /* Returns a new JS reactor, the one there is (NULL with *err WA_EMISUSE
  * while it lives, or WA_ENOMEM). */
-wa_backend *wa_backend_js_new_(int *err);
+wa_backend *wa__backend_js_new(int *err);
 /* Arms the one host timer for deadline (WA_NEVER: none), unless it is. */
-void wa_js_arm_(uint64_t deadline);
+void wa__js_arm(uint64_t deadline);
 /* Stores a new key for ptr (borrowed; kind says what it is) in *key: 0,
- * WA_EINVAL before wa_js_start_, or WA_ENOMEM. */
-int wa_js_key_new_(void *ptr, int kind, uint32_t *key);
+ * WA_EINVAL before wa__js_start, or WA_ENOMEM. */
+int wa__js_key_new(void *ptr, int kind, uint32_t *key);
 /* What a live key of this kind stands for (borrowed); NULL when the key is
  * stale, of another kind, or there is no reactor. */
-void *wa_js_key_get_(uint32_t key, int kind);
+void *wa__js_key_get(uint32_t key, int kind);
 /* Frees a live key: later lookups of it find nothing. */
-void wa_js_key_free_(uint32_t key);
+void wa__js_key_free(uint32_t key);
 
 #endif

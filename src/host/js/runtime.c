@@ -6,25 +6,25 @@
 #include "../../core/rt.h"
 #include "reactor.h"
 
-static wa_rt *wa_js_runtime;
+static wa_rt *wa__js_runtime;
 
-wa_rt *wa_js_rt(void) { return wa_js_runtime; }
+wa_rt *wa_js_rt(void) { return wa__js_runtime; }
 
-int wa_js_start_(void)
+int wa__js_start(void)
 {
-    if (wa_js_runtime)
+    if (wa__js_runtime)
         return 0;
     int err = WA_ENOMEM;
-    wa_backend *b = wa_backend_js_new_(&err);
-    return b ? wa_rt_new_on(&wa_js_runtime, b) : err;
+    wa_backend *b = wa__backend_js_new(&err);
+    return b ? wa_rt_new_on(&wa__js_runtime, b) : err;
 }
 
-int wa_js_tick_(void)
+int wa__js_tick(void)
 {
-    if (!wa_js_runtime)
+    if (!wa__js_runtime)
         return WA_EINVAL;
     uint64_t deadline;
-    int runnable = wa_rt_tick(wa_js_runtime, &deadline);
-    wa_js_arm_(deadline);
+    int runnable = wa_rt_tick(wa__js_runtime, &deadline);
+    wa__js_arm(deadline);
     return runnable;
 }

@@ -12,77 +12,77 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WA_HEAP_ALIGN 16u
-#define WA_HEAP_PAGE 65536u
-#define WA_HEAP_CLASSES 8 /* 16 .. 2048 bytes of payload */
+#define WA__HEAP_ALIGN 16u
+#define WA__HEAP_PAGE 65536u
+#define WA__HEAP_CLASSES 8 /* 16 .. 2048 bytes of payload */
 
-typedef struct wa_block {
+typedef struct wa__block {
     size_t cap;            /* payload bytes */
-    struct wa_block *next; /* in a free list */
-    char pad[WA_HEAP_ALIGN - sizeof(size_t) - sizeof(void *)];
-} wa_block;
+    struct wa__block *next; /* in a free list */
+    char pad[WA__HEAP_ALIGN - sizeof(size_t) - sizeof(void *)];
+} wa__block;
 
-static wa_block *wa_heap_free[WA_HEAP_CLASSES];
-static wa_block *wa_heap_large; /* freed large blocks */
-static char *wa_heap_bump, *wa_heap_end;
+static wa__block *wa__heap_free[WA__HEAP_CLASSES];
+static wa__block *wa__heap_large; /* freed large blocks */
+static char *wa__heap_bump, *wa__heap_end;
 
-static void *wa_heap_grow(size_t bytes)
+static void *wa__heap_grow(size_t bytes)
 {
-    size_t pages = (bytes + WA_HEAP_PAGE - 1) / WA_HEAP_PAGE;
+    size_t pages = (bytes + WA__HEAP_PAGE - 1) / WA__HEAP_PAGE;
     size_t old = __builtin_wasm_memory_grow(0, pages);
     if (old == SIZE_MAX)
         return NULL;
-    return (void *)(old * WA_HEAP_PAGE);
+    return (void *)(old * WA__HEAP_PAGE);
 }
 
 extern char __heap_base; /* from the linker: where static data ends */
 
-static wa_block *wa_heap_carve(size_t cap)
+static wa__block *wa__heap_carve(size_t cap)
 {
-    size_t need = sizeof(wa_block) + cap;
-    if (!wa_heap_end) { /* first use: the rest of the initial memory */
-        uintptr_t base = ((uintptr_t)&__heap_base + WA_HEAP_ALIGN - 1) & ~(uintptr_t)(WA_HEAP_ALIGN - 1);
-        wa_heap_bump = (char *)base;
-        wa_heap_end = (char *)(__builtin_wasm_memory_size(0) * WA_HEAP_PAGE);
+    size_t need = sizeof(wa__block) + cap;
+    if (!wa__heap_end) { /* first use: the rest of the initial memory */
+        uintptr_t base = ((uintptr_t)&__heap_base + WA__HEAP_ALIGN - 1) & ~(uintptr_t)(WA__HEAP_ALIGN - 1);
+        wa__heap_bump = (char *)base;
+        wa__heap_end = (char *)(__builtin_wasm_memory_size(0) * WA__HEAP_PAGE);
     }
-    if ((size_t)(wa_heap_end - wa_heap_bump) < need) {
-        char *p = wa_heap_grow(WA_HEAP_PAGE);
+    if ((size_t)(wa__heap_end - wa__heap_bump) < need) {
+        char *p = wa__heap_grow(WA__HEAP_PAGE);
         if (!p)
             return NULL;
-        if (p != wa_heap_end) /* someone else grew memory: start afresh */
-            wa_heap_bump = p;
-        wa_heap_end = p + WA_HEAP_PAGE;
+        if (p != wa__heap_end) /* someone else grew memory: start afresh */
+            wa__heap_bump = p;
+        wa__heap_end = p + WA__HEAP_PAGE;
     }
-    wa_block *b = (wa_block *)wa_heap_bump;
-    wa_heap_bump += need;
+    wa__block *b = (wa__block *)wa__heap_bump;
+    wa__heap_bump += need;
     b->cap = cap;
     return b;
 }
 
 void *malloc(size_t n)
 {
-    wa_block *b;
-    if (n <= (16u << (WA_HEAP_CLASSES - 1))) {
+    wa__block *b;
+    if (n <= (16u << (WA__HEAP_CLASSES - 1))) {
         int c = 0;
         while ((16u << c) < n)
             c++;
-        if ((b = wa_heap_free[c]))
-            wa_heap_free[c] = b->next;
-        else if (!(b = wa_heap_carve(16u << c)))
+        if ((b = wa__heap_free[c]))
+            wa__heap_free[c] = b->next;
+        else if (!(b = wa__heap_carve(16u << c)))
             return NULL;
     } else {
-        if (n > SIZE_MAX - sizeof(wa_block) - WA_HEAP_PAGE) /* its page count would wrap */
+        if (n > SIZE_MAX - sizeof(wa__block) - WA__HEAP_PAGE) /* its page count would wrap */
             return NULL;
-        wa_block **p = &wa_heap_large;
+        wa__block **p = &wa__heap_large;
         while (*p && (*p)->cap < n)
             p = &(*p)->next;
         if ((b = *p)) {
             *p = b->next;
         } else {
-            size_t cap = (n + sizeof(wa_block) + WA_HEAP_PAGE - 1) / WA_HEAP_PAGE * WA_HEAP_PAGE;
-            if (!(b = wa_heap_grow(cap)))
+            size_t cap = (n + sizeof(wa__block) + WA__HEAP_PAGE - 1) / WA__HEAP_PAGE * WA__HEAP_PAGE;
+            if (!(b = wa__heap_grow(cap)))
                 return NULL;
-            b->cap = cap - sizeof(wa_block);
+            b->cap = cap - sizeof(wa__block);
         }
     }
     return b + 1;
@@ -92,17 +92,17 @@ void free(void *p)
 {
     if (!p)
         return;
-    wa_block *b = (wa_block *)p - 1;
-    if (b->cap > (16u << (WA_HEAP_CLASSES - 1))) {
-        b->next = wa_heap_large;
-        wa_heap_large = b;
+    wa__block *b = (wa__block *)p - 1;
+    if (b->cap > (16u << (WA__HEAP_CLASSES - 1))) {
+        b->next = wa__heap_large;
+        wa__heap_large = b;
         return;
     }
     int c = 0;
     while ((16u << c) < b->cap)
         c++;
-    b->next = wa_heap_free[c];
-    wa_heap_free[c] = b;
+    b->next = wa__heap_free[c];
+    wa__heap_free[c] = b;
 }
 
 void *calloc(size_t n, size_t size)
@@ -119,7 +119,7 @@ void *realloc(void *p, size_t n)
 {
     if (!p)
         return malloc(n);
-    wa_block *b = (wa_block *)p - 1;
+    wa__block *b = (wa__block *)p - 1;
     if (n <= b->cap)
         return p;
     void *q = malloc(n);
@@ -132,5 +132,5 @@ void *realloc(void *p, size_t n)
 
 void *aligned_alloc(size_t align, size_t n)
 {
-    return align <= WA_HEAP_ALIGN ? malloc(n) : NULL;
+    return align <= WA__HEAP_ALIGN ? malloc(n) : NULL;
 }

@@ -15,10 +15,10 @@ static void wa__native_say_once(const char *text)
 {
     static int said;
     if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-        wa_log_(text);
+        wa__log(text);
 }
 
-wa_backend *wa_backend_default_(int *err)
+wa_backend *wa__backend_default(int *err)
 {
     const char *want = getenv("WASYNC_BACKEND");
     if (want && !strcmp(want, "uring")) {

@@ -4,7 +4,7 @@
  * lookup. The name and the addresses travel in a job that the blocking
  * future owns: a lookup dropped while getaddrinfo runs leaves the pool
  * thread to free it, one dropped before it ran cancels it. These are the
- * operations (wa_dns_host) of the front end, src/io/dns.c, which makes the
+ * operations (wa__dns_host) of the front end, src/io/dns.c, which makes the
  * future. */
 #define _GNU_SOURCE
 #include <netdb.h>
@@ -17,22 +17,22 @@
 
 /* The host part of a lookup (wa_net_host): the blocking future running it
  * (d->waiting while held). */
-typedef struct wa_dns_part {
+typedef struct wa__dns_part {
     wa_blocking run;
-} wa_dns_part;
-_Static_assert(sizeof(wa_dns_part) <= sizeof(wa_net_host) && _Alignof(wa_dns_part) <= _Alignof(wa_net_host),
+} wa__dns_part;
+_Static_assert(sizeof(wa__dns_part) <= sizeof(wa_net_host) && _Alignof(wa__dns_part) <= _Alignof(wa_net_host),
                "wa_net_host too small");
-#define WA_DNS_H(d) ((wa_dns_part *)(void *)&(d)->host)
+#define WA__DNS_H(d) ((wa__dns_part *)(void *)&(d)->host)
 
 /* A lookup's job: its input, then (the blocking function's result, the
  * job itself) its output. */
-typedef struct wa_dns_job {
+typedef struct wa__dns_job {
     int rc, n;
     wa_ip addrs[WA_DNS_MAX];
     char name[];
-} wa_dns_job;
+} wa__dns_job;
 
-static int wa_dns_eai(int e)
+static int wa__dns_eai(int e)
 {
     switch (e) {
     case EAI_MEMORY:
@@ -48,9 +48,9 @@ static int wa_dns_eai(int e)
 }
 
 /* On a pool thread: resolves the job arg (borrowed); returns it. */
-static void *wa_dns_resolve(void *arg)
+static void *wa__dns_resolve(void *arg)
 {
-    wa_dns_job *j = arg;
+    wa__dns_job *j = arg;
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res;
     int e = getaddrinfo(j->name, NULL, &hints, &res);
     if (e == 0) {
@@ -68,35 +68,35 @@ static void *wa_dns_resolve(void *arg)
         }
         freeaddrinfo(res);
     }
-    j->rc = e ? wa_dns_eai(e) : 0;
+    j->rc = e ? wa__dns_eai(e) : 0;
     return j;
 }
 
 /* Takes the job of a lookup that will not read it (result is the job or
  * NULL). */
-static void wa_dns_job_free(void *arg, void *result)
+static void wa__dns_job_free(void *arg, void *result)
 {
     (void)result;
     free(arg);
 }
 
-static int wa_dns_lookup(wa_dns *d, wa_cx *cx)
+static int wa__dns_lookup(wa_dns *d, wa_cx *cx)
 {
     if (!d->waiting) { /* the first poll */
         size_t len = strlen(d->name) + 1;
-        wa_dns_job *j = malloc(sizeof *j + len);
+        wa__dns_job *j = malloc(sizeof *j + len);
         if (!j)
             return WA_ENOMEM;
         j->n = 0;
         memcpy(j->name, d->name, len);
-        wa_blocking_init(&WA_DNS_H(d)->run, wa_dns_resolve, j, wa_dns_job_free);
+        wa_blocking_init(&WA__DNS_H(d)->run, wa__dns_resolve, j, wa__dns_job_free);
         d->waiting = 1;
     }
-    int rc = wa_poll_held(&WA_DNS_H(d)->run.fut, &d->waiting, cx);
+    int rc = wa_poll_held(&WA__DNS_H(d)->run.fut, &d->waiting, cx);
     if (rc == WA_PENDING)
         return rc;
     if (rc == 0) { /* the job is the lookup's now */
-        wa_dns_job *j = WA_DNS_H(d)->run.result;
+        wa__dns_job *j = WA__DNS_H(d)->run.result;
         rc = j->rc;
         d->n = j->n;
         memcpy(d->addrs, j->addrs, sizeof d->addrs);
@@ -105,6 +105,6 @@ static int wa_dns_lookup(wa_dns *d, wa_cx *cx)
     return rc;
 }
 
-static void wa_dns_release(wa_dns *d) { wa_drop_held(&WA_DNS_H(d)->run.fut, &d->waiting); }
+static void wa__dns_release(wa_dns *d) { wa_drop_held(&WA__DNS_H(d)->run.fut, &d->waiting); }
 
-const wa_dns_ops wa_dns_host = {.lookup = wa_dns_lookup, .release = wa_dns_release};
+const wa__dns_ops wa__dns_host = {.lookup = wa__dns_lookup, .release = wa__dns_release};

@@ -14,44 +14,44 @@
 #include "../../reactor/regs.h"
 #include "clock.h"
 
-typedef struct wa_epoll {
+typedef struct wa__epoll {
     wa_backend base;
     int epfd, evfd;
     wa_regs regs;
     int have_pwait2;
-} wa_epoll;
+} wa__epoll;
 
-#define WA_EVFD_KEY 0 /* (no registration's key: tags are never 0) */
-#define WA_EPOLL_BATCH 64
+#define WA__EVFD_KEY 0 /* (no registration's key: tags are never 0) */
+#define WA__EPOLL_BATCH 64
 
-static uint64_t wa_epoll_now(wa_backend *b)
+static uint64_t wa__epoll_now(wa_backend *b)
 {
     (void)b;
     return wa__native_now();
 }
 
-static void wa_epoll_dispatch(wa_epoll *e, const struct epoll_event *ev)
+static void wa__epoll_dispatch(wa__epoll *e, const struct epoll_event *ev)
 {
-    if (ev->data.u64 == WA_EVFD_KEY) {
+    if (ev->data.u64 == WA__EVFD_KEY) {
         uint64_t v;
         if (read(e->evfd, &v, sizeof v) < 0) { /* EAGAIN: already drained */
         }
         return;
     }
-    wa_regs_lock(&e->regs);
-    wa_reg *g = wa_regs_find(&e->regs, ev->data.u64);
+    wa__regs_lock(&e->regs);
+    wa__reg *g = wa__regs_find(&e->regs, ev->data.u64);
     if (g) /* (else deregistered while the event was in flight) */
         /* HUP and errors are both: the I/O call reports them */
-        wa_regs_ready(&e->regs, g,
+        wa__regs_ready(&e->regs, g,
                       (ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR) ? WA_READABLE : 0) |
                           (ev->events & (EPOLLOUT | EPOLLHUP | EPOLLERR) ? WA_WRITABLE : 0));
-    wa_regs_unlock(&e->regs);
+    wa__regs_unlock(&e->regs);
 }
 
-static int wa_epoll_wait(wa_backend *b, uint64_t deadline)
+static int wa__epoll_wait(wa_backend *b, uint64_t deadline)
 {
-    wa_epoll *e = (wa_epoll *)b;
-    struct epoll_event evs[WA_EPOLL_BATCH];
+    wa__epoll *e = (wa__epoll *)b;
+    struct epoll_event evs[WA__EPOLL_BATCH];
     struct timespec ts, *tsp = NULL;
     if (deadline != WA_NEVER) {
         uint64_t ns = wa__native_ns_until(deadline);
@@ -61,72 +61,72 @@ static int wa_epoll_wait(wa_backend *b, uint64_t deadline)
     }
     int n = -1;
     if (e->have_pwait2) {
-        n = epoll_pwait2(e->epfd, evs, WA_EPOLL_BATCH, tsp, NULL);
+        n = epoll_pwait2(e->epfd, evs, WA__EPOLL_BATCH, tsp, NULL);
         if (n < 0 && errno == ENOSYS)
             e->have_pwait2 = 0;
     }
     if (!e->have_pwait2) { /* millisecond timeout, rounded up so we never wake early */
         int ms = tsp ? (int)((uint64_t)ts.tv_sec * 1000u + ((uint64_t)ts.tv_nsec + 999999u) / 1000000u) : -1;
-        n = epoll_wait(e->epfd, evs, WA_EPOLL_BATCH, ms);
+        n = epoll_wait(e->epfd, evs, WA__EPOLL_BATCH, ms);
     }
     if (n < 0)
         return errno == EINTR ? 0 : WA_EIO;
     for (int i = 0; i < n; i++)
-        wa_epoll_dispatch(e, &evs[i]);
+        wa__epoll_dispatch(e, &evs[i]);
     return 0;
 }
 
-static void wa_epoll_notify(wa_backend *b)
+static void wa__epoll_notify(wa_backend *b)
 {
     uint64_t one = 1;
-    if (write(((wa_epoll *)b)->evfd, &one, sizeof one) < 0) { /* counter full: a wake is pending anyway */
+    if (write(((wa__epoll *)b)->evfd, &one, sizeof one) < 0) { /* counter full: a wake is pending anyway */
     }
 }
 
-static void wa_epoll_free(wa_backend *b)
+static void wa__epoll_free(wa_backend *b)
 {
-    wa_epoll *e = (wa_epoll *)b;
-    wa_regs_free(&e->regs);
+    wa__epoll *e = (wa__epoll *)b;
+    wa__regs_free(&e->regs);
     close(e->epfd);
     close(e->evfd);
     free(e);
 }
 
-static void *wa_epoll_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_FDS ? &((wa_epoll *)b)->regs : NULL; }
+static void *wa__epoll_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_FDS ? &((wa__epoll *)b)->regs : NULL; }
 
-static void wa_epoll_share(wa_backend *b) { wa_regs_share(&((wa_epoll *)b)->regs); }
+static void wa__epoll_share(wa_backend *b) { wa__regs_share(&((wa__epoll *)b)->regs); }
 
-static const wa_backend_vt wa_epoll_vt = {"epoll", wa_epoll_now, wa_epoll_wait, wa_epoll_notify,
-                                          wa_epoll_free, wa_epoll_cap, wa_epoll_share};
+static const wa_backend_vt wa__epoll_vt = {"epoll", wa__epoll_now, wa__epoll_wait, wa__epoll_notify,
+                                          wa__epoll_free, wa__epoll_cap, wa__epoll_share};
 
 /* Both directions, edge-triggered: the registration keeps what was seen,
  * so the set changes only when an fd comes or goes. */
-static int wa_epoll_add(wa_backend *b, wa_reg *g, uint64_t key)
+static int wa__epoll_add(wa_backend *b, wa__reg *g, uint64_t key)
 {
     struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.u64 = key};
-    if (epoll_ctl(((wa_epoll *)b)->epfd, EPOLL_CTL_ADD, (int)g->id, &ev) < 0)
+    if (epoll_ctl(((wa__epoll *)b)->epfd, EPOLL_CTL_ADD, (int)g->id, &ev) < 0)
         return errno == ENOMEM ? WA_ENOMEM : WA_EINVAL;
     return 0;
 }
 
-static void wa_epoll_del(wa_backend *b, wa_reg *g) { epoll_ctl(((wa_epoll *)b)->epfd, EPOLL_CTL_DEL, (int)g->id, NULL); }
+static void wa__epoll_del(wa_backend *b, wa__reg *g) { epoll_ctl(((wa__epoll *)b)->epfd, EPOLL_CTL_DEL, (int)g->id, NULL); }
 
-static const wa_regs_hooks wa_epoll_hooks = {wa_epoll_add, wa_epoll_del, NULL, NULL};
+static const wa__regs_hooks wa__epoll_hooks = {wa__epoll_add, wa__epoll_del, NULL, NULL};
 
 wa_backend *wa_backend_epoll_new(int *err)
 {
-    wa_epoll *e = calloc(1, sizeof *e);
+    wa__epoll *e = calloc(1, sizeof *e);
     if (!e) {
         if (err)
             *err = WA_ENOMEM;
         return NULL;
     }
-    e->base.vt = &wa_epoll_vt;
-    wa_regs_init(&e->regs, &e->base, sizeof(wa_reg), &wa_epoll_hooks);
+    e->base.vt = &wa__epoll_vt;
+    wa__regs_init(&e->regs, &e->base, sizeof(wa__reg), &wa__epoll_hooks);
     e->have_pwait2 = 1;
     e->epfd = epoll_create1(EPOLL_CLOEXEC);
     e->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = WA_EVFD_KEY};
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = WA__EVFD_KEY};
     if (e->epfd < 0 || e->evfd < 0 || epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->evfd, &ev) < 0) {
         if (e->epfd >= 0)
             close(e->epfd);

@@ -7,7 +7,7 @@
  *
  * On many threads the sends, the body reads and the driver run on any
  * worker, at once: the state curl's callbacks share with the transfers'
- * tasks is under the multi handle's lock (wa_curl_lock_). A task's poll
+ * tasks is under the multi handle's lock (wa__curl_lock). A task's poll
  * holds it for its own look, never while it polls something else that
  * might take it (a request body streamed from another response). */
 #include <stdio.h>
@@ -22,11 +22,11 @@
 #include "wasync/http.h"
 
 /* The response body's buffer: a full one pauses the transfer. */
-#define WA_CURL_BODY_MAX (256 * 1024)
+#define WA__CURL_BODY_MAX (256 * 1024)
 
 struct wa_http_response {
-    wa_http_response_head h; /* body: a wa_http_body; fields: kept as they come */
-    wa_curl_xfer x;          /* x.c: NULL once the runtime is gone */
+    wa__http_response_head h; /* body: a wa__http_body; fields: kept as they come */
+    wa__curl_xfer x;          /* x.c: NULL once the runtime is gone */
     struct curl_slist *out_headers;
     struct wa_http_call *call; /* the send, while it runs */
     int head, done, result;
@@ -58,7 +58,7 @@ struct wa_http_call {
 /* ---- the transfer's end ---- */
 
 /* The code of r's transfer that ended with rc. */
-static int wa_curl_error(const wa_http_response *r, CURLcode rc)
+static int wa__curl_error(const wa_http_response *r, CURLcode rc)
 {
     switch (rc) {
     case CURLE_OK:
@@ -101,14 +101,14 @@ static int wa_curl_error(const wa_http_response *r, CURLcode rc)
     }
 }
 
-/* wa_curl_xfer.done: r's transfer ended (curl's code, or the driver's
+/* wa__curl_xfer.done: r's transfer ended (curl's code, or the driver's
  * error rc); its send and its reader wake. */
-static void wa_curl_done(wa_curl_xfer *x, CURLcode code, int rc)
+static void wa__curl_done(wa__curl_xfer *x, CURLcode code, int rc)
 {
     wa_http_response *r = (wa_http_response *)(void *)((char *)x - offsetof(wa_http_response, x));
     if (rc == 0) {
         r->code = code;
-        rc = wa_curl_error(r, code);
+        rc = wa__curl_error(r, code);
     }
     r->done = 1;
     r->result = rc;
@@ -118,7 +118,7 @@ static void wa_curl_done(wa_curl_xfer *x, CURLcode code, int rc)
 
 /* Why r's transfer failed (rc), into reason: what our callback refused,
  * else curl's message, else its code's text. */
-static void wa_curl_reason(const wa_http_response *r, int rc, char *reason, size_t cap)
+static void wa__curl_reason(const wa_http_response *r, int rc, char *reason, size_t cap)
 {
     if (r->code == CURLE_OK)
         return; /* (not curl's failure: a registration's) */
@@ -136,13 +136,13 @@ static void wa_curl_reason(const wa_http_response *r, int rc, char *reason, size
 
 /* A received header line "name: value" kept; a NUL, CR or LF in it
  * becomes a space (see wa_http_header). */
-static int wa_curl_keep_header(wa_http_response *r, const char *line, size_t n)
+static int wa__curl_keep_header(wa_http_response *r, const char *line, size_t n)
 {
     const char *colon = memchr(line, ':', n);
     if (!colon || colon == line)
         return 0; /* (not a field line: nothing to keep) */
-    wa_http_fields *f = &r->h.fields;
-    if (wa_grow_(&f->list, sizeof *f->list, &r->headers_cap, f->n + 1, 8, SIZE_MAX) < 0)
+    wa__http_fields *f = &r->h.fields;
+    if (wa__grow(&f->list, sizeof *f->list, &r->headers_cap, f->n + 1, 8, SIZE_MAX) < 0)
         return WA_ENOMEM;
     size_t name_len = (size_t)(colon - line), v = name_len + 1;
     while (v < n && (line[v] == ' ' || line[v] == '\t'))
@@ -163,7 +163,7 @@ static int wa_curl_keep_header(wa_http_response *r, const char *line, size_t n)
     return 0;
 }
 
-static void wa_curl_drop_headers(wa_http_response *r)
+static void wa__curl_drop_headers(wa_http_response *r)
 {
     for (size_t i = 0; i < r->h.fields.n; i++)
         free((char *)r->h.fields.list[i].name); /* (one block with the value) */
@@ -172,7 +172,7 @@ static void wa_curl_drop_headers(wa_http_response *r)
 
 /* CURLOPT_HEADERFUNCTION: a status line starts a head (an interim 1xx one
  * is replaced by the next), a blank line ends it. */
-static size_t wa_curl_on_header(char *line, size_t size, size_t n, void *arg)
+static size_t wa__curl_on_header(char *line, size_t size, size_t n, void *arg)
 {
     (void)size;
     wa_http_response *r = arg;
@@ -180,7 +180,7 @@ static size_t wa_curl_on_header(char *line, size_t size, size_t n, void *arg)
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         len--;
     if (len >= 5 && !memcmp(line, "HTTP/", 5)) {
-        wa_curl_drop_headers(r);
+        wa__curl_drop_headers(r);
         r->h.status = 0;
         r->head_size = n;
         const char *sp = memchr(line, ' ', len);
@@ -194,7 +194,7 @@ static size_t wa_curl_on_header(char *line, size_t size, size_t n, void *arg)
     } else if ((r->head_size += n) > WA_HTTP_HEAD_MAX) {
         r->refused = WA_E2BIG;
         return 0; /* curl fails the transfer (CURLE_WRITE_ERROR) */
-    } else if ((r->refused = wa_curl_keep_header(r, line, len)) < 0) {
+    } else if ((r->refused = wa__curl_keep_header(r, line, len)) < 0) {
         return 0;
     }
     return n;
@@ -202,16 +202,16 @@ static size_t wa_curl_on_header(char *line, size_t size, size_t n, void *arg)
 
 /* CURLOPT_WRITEFUNCTION: body bytes into the buffer; a full buffer pauses
  * the transfer until the reader makes room. */
-static size_t wa_curl_on_body(char *data, size_t size, size_t n, void *arg)
+static size_t wa__curl_on_body(char *data, size_t size, size_t n, void *arg)
 {
     (void)size;
     wa_http_response *r = arg;
-    if (r->len + n > WA_CURL_BODY_MAX && r->len) {
+    if (r->len + n > WA__CURL_BODY_MAX && r->len) {
         r->paused |= CURLPAUSE_RECV;
         return CURL_WRITEFUNC_PAUSE; /* (curl keeps the bytes, offers them again) */
     }
     if (r->len + n > r->cap) {
-        size_t cap = r->len + n > WA_CURL_BODY_MAX ? r->len + n : WA_CURL_BODY_MAX;
+        size_t cap = r->len + n > WA__CURL_BODY_MAX ? r->len + n : WA__CURL_BODY_MAX;
         unsigned char *b = realloc(r->buf, cap);
         if (!b)
             return 0;
@@ -226,7 +226,7 @@ static size_t wa_curl_on_body(char *data, size_t size, size_t n, void *arg)
 
 /* CURLOPT_READFUNCTION: the request body, from memory or from the chunk
  * the send read from its stream; none yet pauses the upload. */
-static size_t wa_curl_on_upload(char *buf, size_t size, size_t n, void *arg)
+static size_t wa__curl_on_upload(char *buf, size_t size, size_t n, void *arg)
 {
     wa_http_response *r = arg;
     struct wa_http_call *k = r->call;
@@ -257,85 +257,85 @@ static size_t wa_curl_on_upload(char *buf, size_t size, size_t n, void *arg)
 }
 
 /* Lifts pause bits of r's transfer (curl may call the callbacks at once). */
-static void wa_curl_unpause(wa_http_response *r, int bits)
+static void wa__curl_unpause(wa_http_response *r, int bits)
 {
     if (!(r->paused & bits) || r->done)
         return;
     r->paused &= ~bits;
-    wa_curl_pause_(&r->x, r->paused); /* (the bits left: still paused) */
+    wa__curl_pause(&r->x, r->paused); /* (the bits left: still paused) */
 }
 
 /* ---- the response and its body stream ---- */
 
-static int wa_curl_body_read_locked(wa_http_response *r, void *buf, size_t cap, size_t *n)
+static int wa__curl_body_read_locked(wa_http_response *r, void *buf, size_t cap, size_t *n)
 {
     if (!r->len) {
         if (r->done)
             return r->result < 0 ? r->result : WA_ECLOSED;
-        wa_curl_unpause(r, CURLPAUSE_RECV);
-        return r->len ? wa_curl_body_read_locked(r, buf, cap, n) : WA_EAGAIN;
+        wa__curl_unpause(r, CURLPAUSE_RECV);
+        return r->len ? wa__curl_body_read_locked(r, buf, cap, n) : WA_EAGAIN;
     }
     size_t m = r->len < cap ? r->len : cap;
     memcpy(buf, r->buf, m);
     memmove(r->buf, r->buf + m, r->len - m);
     r->len -= m;
     *n = m;
-    wa_curl_unpause(r, CURLPAUSE_RECV); /* room again */
+    wa__curl_unpause(r, CURLPAUSE_RECV); /* room again */
     return 0;
 }
 
-static int wa_curl_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
+static int wa__curl_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
 {
-    wa_http_response *r = ((wa_http_body *)s)->r;
+    wa_http_response *r = ((wa__http_body *)s)->r;
     if (!r)
         return WA_ECLOSED;
-    wa_curl_lock_(r->x.c);
-    int rc = wa_curl_body_read_locked(r, buf, cap, n);
-    wa_curl_unlock_(r->x.c);
+    wa__curl_lock(r->x.c);
+    int rc = wa__curl_body_read_locked(r, buf, cap, n);
+    wa__curl_unlock(r->x.c);
     return rc;
 }
 
-static int wa_curl_body_wait_poll(wa_future *f, wa_cx *cx)
+static int wa__curl_body_wait_poll(wa_future *f, wa_cx *cx)
 {
-    wa_http_response *r = ((wa_http_body_wait *)f)->b->r;
+    wa_http_response *r = ((wa__http_body_wait *)f)->b->r;
     if (!r)
         return WA_READY;
-    wa_curl_lock_(r->x.c);
+    wa__curl_lock(r->x.c);
     int rc = WA_READY; /* (paused: the read resumes it) */
     if (!(r->len || r->done || (r->paused & CURLPAUSE_RECV))) {
         wa_waker_store(&r->reader, cx);
         rc = WA_PENDING;
     }
-    wa_curl_unlock_(r->x.c);
+    wa__curl_unlock(r->x.c);
     return rc;
 }
 
-static void wa_curl_body_wait_drop(wa_future *f)
+static void wa__curl_body_wait_drop(wa_future *f)
 {
-    wa_http_response *r = ((wa_http_body_wait *)f)->b->r;
+    wa_http_response *r = ((wa__http_body_wait *)f)->b->r;
     if (!r)
         return;
-    wa_curl_lock_(r->x.c);
+    wa__curl_lock(r->x.c);
     wa_waker_drop(&r->reader);
-    wa_curl_unlock_(r->x.c);
+    wa__curl_unlock(r->x.c);
 }
 
-static const wa_future_vt wa_curl_body_wait_vt = {wa_curl_body_wait_poll, wa_curl_body_wait_drop, "http_body_wait"};
+static const wa_future_vt wa__curl_body_wait_vt = {wa__curl_body_wait_poll, wa__curl_body_wait_drop, "http_body_wait"};
 
-static const wa_stream_vt wa_curl_body_vt = {wa_curl_body_try_read, wa_stream_write_refused_, wa_stream_flush_none_,
-                                             wa_http_body_ready_, wa_http_body_close_};
+static const wa_stream_vt wa__curl_body_vt = {wa__curl_body_try_read, wa__stream_write_refused, wa__stream_flush_none,
+                                             wa__http_body_ready, wa__http_body_close};
 
-void wa_http_response_release_(wa_http_response *r)
+void wa__http_response_release(wa_http_response *r)
 {
     if (!r)
         return;
-    wa_curl_remove_(&r->x); /* (then the driver no longer reaches r) */
+    wa__curl_remove(&r->x); /* (then the driver no longer reaches r) */
     curl_easy_cleanup(r->x.easy);
     curl_slist_free_all(r->out_headers);
-    wa_http_body_detach_(r);
+    wa__http_body_detach(r);
     wa_waker_drop(&r->waker);
     wa_waker_drop(&r->reader);
-    wa_curl_drop_headers(r);
+    wa__curl_drop_headers(r);
     free(r->h.fields.list);
     free(r->buf);
     free(r);
@@ -344,7 +344,7 @@ void wa_http_response_release_(wa_http_response *r)
 /* ---- the send ---- */
 
 /* Appends line to *l: 0 or WA_ENOMEM (*l is kept either way). */
-static int wa_curl_append(struct curl_slist **l, const char *line)
+static int wa__curl_append(struct curl_slist **l, const char *line)
 {
     struct curl_slist *t = curl_slist_append(*l, line);
     if (!t)
@@ -358,7 +358,7 @@ static int wa_curl_append(struct curl_slist **l, const char *line)
  * ("Expect: 100-continue" before a body, a form's "Content-Type" for a
  * POST) are removed ("name:") unless the request has them: what is sent
  * is what the request says, as on the other hosts. */
-static int wa_curl_headers(const wa_http_request *q, struct curl_slist **out)
+static int wa__curl_headers(const wa_http_request *q, struct curl_slist **out)
 {
     static const char *const unasked[] = {"Expect", "Content-Type"};
     struct curl_slist *l = NULL;
@@ -378,14 +378,14 @@ static int wa_curl_headers(const wa_http_request *q, struct curl_slist **out)
         } else {
             memcpy(line + n, ";", 2);
         }
-        rc = wa_curl_append(&l, line);
+        rc = wa__curl_append(&l, line);
         free(line);
     }
     for (size_t u = 0; u < sizeof unasked / sizeof unasked[0] && rc == 0; u++) {
         char line[32];
         snprintf(line, sizeof line, "%s:", unasked[u]);
-        if (!wa_http_headers_find(q->headers, q->nheaders, unasked[u]))
-            rc = wa_curl_append(&l, line);
+        if (!wa__http_headers_find(q->headers, q->nheaders, unasked[u]))
+            rc = wa__curl_append(&l, line);
     }
     if (rc < 0) {
         curl_slist_free_all(l);
@@ -395,26 +395,26 @@ static int wa_curl_headers(const wa_http_request *q, struct curl_slist **out)
     return 0;
 }
 
-static int wa_curl_setup(wa_http_response *r, const wa_http_request *q, const char *method)
+static int wa__curl_setup(wa_http_response *r, const wa_http_request *q, const char *method)
 {
     CURL *e = r->x.easy;
     /* (an empty body of a POST, PUT, PATCH: curl says "Content-Length: 0") */
-    int has_body = q->body_stream || q->body_len || wa_http_empty_content_length(q, method);
-    int rc = wa_curl_headers(q, &r->out_headers);
+    int has_body = q->body_stream || q->body_len || wa__http_empty_content_length(q, method);
+    int rc = wa__curl_headers(q, &r->out_headers);
     if (rc < 0)
         return rc;
     if (curl_easy_setopt(e, CURLOPT_URL, q->url) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->out_headers) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->error) != CURLE_OK ||
-        curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, wa_curl_on_header) != CURLE_OK ||
+        curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, wa__curl_on_header) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_HEADERDATA, r) != CURLE_OK ||
-        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, wa_curl_on_body) != CURLE_OK ||
+        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, wa__curl_on_body) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_WRITEDATA, r) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK)
         return WA_ENOMEM;
     if (has_body && (curl_easy_setopt(e, CURLOPT_POST, 1L) != CURLE_OK ||
-                     curl_easy_setopt(e, CURLOPT_READFUNCTION, wa_curl_on_upload) != CURLE_OK ||
+                     curl_easy_setopt(e, CURLOPT_READFUNCTION, wa__curl_on_upload) != CURLE_OK ||
                      curl_easy_setopt(e, CURLOPT_READDATA, r) != CURLE_OK ||
                      curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
                                       q->body_stream ? (curl_off_t)-1 : (curl_off_t)q->body_len) != CURLE_OK))
@@ -426,21 +426,21 @@ static int wa_curl_setup(wa_http_response *r, const wa_http_request *q, const ch
     return curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK ? 0 : WA_ENOMEM;
 }
 
-static void wa_http_call_free(wa_http_send *s)
+static void wa__http_call_free(wa_http_send *s)
 {
     struct wa_http_call *k = s->call;
     wa_drop_held(&k->rd.fut, &k->reading);
     if (k->r && k->r->x.c) { /* (the upload callback reads it) */
-        wa_curl_lock_(k->r->x.c);
+        wa__curl_lock(k->r->x.c);
         k->r->call = NULL;
-        wa_curl_unlock_(k->r->x.c);
+        wa__curl_unlock(k->r->x.c);
     }
-    wa_http_response_release_(k->r);
+    wa__http_response_release(k->r);
     free(k);
 }
 
 /* Sets up the request's transfer and adds it to curl. */
-static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method)
+static int wa__http_start(wa_http_send *s, wa_rt *rt, const wa__http_url *u, const char *method)
 {
     const wa_http_request *q = s->req;
     /* (curl parses the URL again; its other schemes are not ours) */
@@ -448,8 +448,8 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
         snprintf(s->reason, sizeof s->reason, "not an http or https URL");
         return WA_EINVAL;
     }
-    wa_curl *c;
-    int rc = wa_curl_of_(rt, &c);
+    wa__curl *c;
+    int rc = wa__curl_of(rt, &c);
     if (rc < 0)
         return rc;
     struct wa_http_call *k = calloc(1, q->body_stream ? sizeof *k : offsetof(struct wa_http_call, rd));
@@ -458,17 +458,17 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
     k->req = q;
     s->call = k;
     wa_http_response *r = k->r = calloc(1, sizeof *r);
-    if (!r || wa_http_body_open_(r, &wa_curl_body_vt, &wa_curl_body_wait_vt) < 0)
+    if (!r || wa__http_body_open(r, &wa__curl_body_vt, &wa__curl_body_wait_vt) < 0)
         return WA_ENOMEM;
     r->h.fields.loaded = 1; /* (kept as curl gives them) */
-    r->x = (wa_curl_xfer){.c = c, .done = wa_curl_done};
+    r->x = (wa__curl_xfer){.c = c, .done = wa__curl_done};
     r->call = k;
     if (!(r->x.easy = curl_easy_init()))
         return WA_ENOMEM;
-    if ((rc = wa_curl_setup(r, q, method)) < 0)
+    if ((rc = wa__curl_setup(r, q, method)) < 0)
         return rc;
     k->eof = !q->body_stream && !q->body_len; /* (before the driver may run it) */
-    return wa_curl_add_(&r->x);
+    return wa__curl_add(&r->x);
 }
 
 /* Reads the request body's stream into the chunk whenever curl took it
@@ -476,7 +476,7 @@ static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const
  * the stream's error. Under the lock, but the stream's read is polled
  * without it (the stream may be another response's body, whose read
  * takes it): curl leaves the chunk alone while it is empty. */
-static int wa_http_send_body(struct wa_http_call *k, wa_cx *cx)
+static int wa__http_send_body(struct wa_http_call *k, wa_cx *cx)
 {
     const wa_http_request *q = k->req;
     if (!q->body_stream)
@@ -486,9 +486,9 @@ static int wa_http_send_body(struct wa_http_call *k, wa_cx *cx)
             wa_read_init(&k->rd, q->body_stream, k->chunk, sizeof k->chunk);
             k->reading = 1;
         }
-        wa_curl_unlock_(k->r->x.c);
+        wa__curl_unlock(k->r->x.c);
         int rc = wa_poll_held(&k->rd.fut, &k->reading, cx);
-        wa_curl_lock_(k->r->x.c);
+        wa__curl_lock(k->r->x.c);
         if (rc == WA_PENDING)
             return WA_PENDING;
         if (rc == WA_ECLOSED)
@@ -497,21 +497,21 @@ static int wa_http_send_body(struct wa_http_call *k, wa_cx *cx)
             return rc;
         else
             k->off = 0, k->len = k->rd.n;
-        wa_curl_unpause(k->r, CURLPAUSE_SEND);
+        wa__curl_unpause(k->r, CURLPAUSE_SEND);
     }
     return k->eof && k->off == k->len ? 0 : WA_PENDING;
 }
 
 /* Feeds the body to curl until the head arrived and the body went. */
-static int wa_http_run_locked(wa_http_send *s, wa_cx *cx)
+static int wa__http_run_locked(wa_http_send *s, wa_cx *cx)
 {
     wa_http_response *r = s->call->r;
     wa_waker_store(&r->waker, cx); /* (before the body: curl may call back) */
-    int out = wa_http_send_body(s->call, cx);
+    int out = wa__http_send_body(s->call, cx);
     if (out < 0 && out != WA_PENDING)
         return out;
     if (r->done && r->result < 0) {
-        wa_curl_reason(r, r->result, s->reason, sizeof s->reason);
+        wa__curl_reason(r, r->result, s->reason, sizeof s->reason);
         return r->result;
     }
     if (out == WA_PENDING || !(r->head || r->done))
@@ -527,13 +527,13 @@ static int wa_http_run_locked(wa_http_send *s, wa_cx *cx)
     return 0;
 }
 
-static int wa_http_run(wa_http_send *s, wa_cx *cx)
+static int wa__http_run(wa_http_send *s, wa_cx *cx)
 {
-    wa_curl *c = s->call->r->x.c;
-    wa_curl_lock_(c);
-    int rc = wa_http_run_locked(s, cx);
-    wa_curl_unlock_(c);
+    wa__curl *c = s->call->r->x.c;
+    wa__curl_lock(c);
+    int rc = wa__http_run_locked(s, cx);
+    wa__curl_unlock(c);
     return rc;
 }
 
-const wa_http_client_ops wa_http_client_host = {wa_http_start, wa_http_run, wa_http_call_free};
+const wa__http_client_ops wa__http_client_host = {wa__http_start, wa__http_run, wa__http_call_free};

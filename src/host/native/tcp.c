@@ -3,7 +3,7 @@
  * the epoll backend. Listening completes at once; accept and connect wait
  * on the socket's registration when the kernel says EAGAIN / EINPROGRESS.
  * A connection becomes an fd stream (fd_stream.c) that keeps the socket's
- * registration. These are the operations (wa_tcp_host) of the front end,
+ * registration. These are the operations (wa__tcp_host) of the front end,
  * src/io/tcp.c, which makes the futures and the listener. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,30 +19,30 @@
 
 /* A listener: its socket and registration. */
 struct wa_tcp {
-    wa_tcp_head head;
+    wa__tcp_head head;
     int fd;
     wa_fd_key key;
 };
 
 /* The host part of an operation (wa_net_host): its socket, its
  * registration and its readiness wait. */
-typedef struct wa_tcp_part {
+typedef struct wa__tcp_part {
     int fd;
     wa_fd_key key;
     wa_fd_wait wait;
-} wa_tcp_part;
-_Static_assert(sizeof(wa_tcp_part) <= sizeof(wa_net_host) && _Alignof(wa_tcp_part) <= _Alignof(wa_net_host),
+} wa__tcp_part;
+_Static_assert(sizeof(wa__tcp_part) <= sizeof(wa_net_host) && _Alignof(wa__tcp_part) <= _Alignof(wa_net_host),
                "wa_net_host too small");
-#define WA_TCP_H(op) ((wa_tcp_part *)(void *)&(op)->host)
+#define WA__TCP_H(op) ((wa__tcp_part *)(void *)&(op)->host)
 
-typedef union wa_sockaddr {
+typedef union wa__sockaddr {
     struct sockaddr sa;
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
-} wa_sockaddr;
+} wa__sockaddr;
 
 /* op's address and port into *a; returns its length. */
-static socklen_t wa_tcp_sockaddr(const wa_tcp_op *op, wa_sockaddr *a)
+static socklen_t wa__tcp_sockaddr(const wa_tcp_op *op, wa__sockaddr *a)
 {
     memset(a, 0, sizeof *a);
     if (op->ip.v6) {
@@ -60,80 +60,80 @@ static socklen_t wa_tcp_sockaddr(const wa_tcp_op *op, wa_sockaddr *a)
 /* Releases what the op holds: its wait, and a socket of its own (an accept
  * holds none: it borrows the listener's). Any op's release, and again:
  * nothing. */
-static void wa_tcp_op_release(wa_tcp_op *op)
+static void wa__tcp_op_release(wa_tcp_op *op)
 {
-    wa_drop_held(&WA_TCP_H(op)->wait.fut, &op->waiting);
+    wa_drop_held(&WA__TCP_H(op)->wait.fut, &op->waiting);
     if (op->registered) {
-        wa_fd_deregister(op->rt, WA_TCP_H(op)->key);
+        wa_fd_deregister(op->rt, WA__TCP_H(op)->key);
         op->registered = 0;
     }
-    if (WA_TCP_H(op)->fd >= 0) {
-        close(WA_TCP_H(op)->fd);
-        WA_TCP_H(op)->fd = -1;
+    if (WA__TCP_H(op)->fd >= 0) {
+        close(WA__TCP_H(op)->fd);
+        WA__TCP_H(op)->fd = -1;
     }
 }
 
-static int wa_tcp_fail(wa_tcp_op *op, int rc)
+static int wa__tcp_fail(wa_tcp_op *op, int rc)
 {
-    wa_tcp_op_release(op);
+    wa__tcp_op_release(op);
     return rc;
 }
 
 /* A new non-blocking socket of op's family, registered with the runtime. */
-static int wa_tcp_socket(wa_tcp_op *op)
+static int wa__tcp_socket(wa_tcp_op *op)
 {
     int family = op->ip.v6 ? AF_INET6 : AF_INET;
-    if ((WA_TCP_H(op)->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
-        return wa_errno_map(errno);
-    int rc = wa_fd_register(op->rt, WA_TCP_H(op)->fd, &WA_TCP_H(op)->key);
+    if ((WA__TCP_H(op)->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+        return wa__errno_map(errno);
+    int rc = wa_fd_register(op->rt, WA__TCP_H(op)->fd, &WA__TCP_H(op)->key);
     if (rc < 0)
-        return wa_tcp_fail(op, rc);
+        return wa__tcp_fail(op, rc);
     op->registered = 1;
     return 0;
 }
 
 /* Polls the wait the op is in, if any: WA_PENDING, 0 (none, or it ended:
  * try again) or an error (WA_ECLOSED: the socket was closed meanwhile). */
-static int wa_tcp_waited(wa_tcp_op *op, wa_cx *cx)
+static int wa__tcp_waited(wa_tcp_op *op, wa_cx *cx)
 {
-    return op->waiting ? wa_poll_held(&WA_TCP_H(op)->wait.fut, &op->waiting, cx) : 0;
+    return op->waiting ? wa_poll_held(&WA__TCP_H(op)->wait.fut, &op->waiting, cx) : 0;
 }
 
 /* Starts a wait for events on key; polls it. */
-static int wa_tcp_wait(wa_tcp_op *op, wa_fd_key key, unsigned events, wa_cx *cx)
+static int wa__tcp_wait(wa_tcp_op *op, wa_fd_key key, unsigned events, wa_cx *cx)
 {
-    wa_fd_wait_init(&WA_TCP_H(op)->wait, key, events);
+    wa_fd_wait_init(&WA__TCP_H(op)->wait, key, events);
     op->waiting = 1;
-    return wa_tcp_waited(op, cx);
+    return wa__tcp_waited(op, cx);
 }
 
 /* listen, at once: gives l op's socket, bound and listening. */
-static int wa_tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
+static int wa__tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
 {
-    wa_sockaddr a;
-    socklen_t len = wa_tcp_sockaddr(op, &a);
-    int one = 1, rc = wa_tcp_socket(op);
+    wa__sockaddr a;
+    socklen_t len = wa__tcp_sockaddr(op, &a);
+    int one = 1, rc = wa__tcp_socket(op);
     (void)cx;
     /* IPv6 only, as on WASI 0.2 (and "::" then leaves IPv4 to "0.0.0.0") */
-    if (rc == 0 && ((op->ip.v6 && setsockopt(WA_TCP_H(op)->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
-                    setsockopt(WA_TCP_H(op)->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-                    bind(WA_TCP_H(op)->fd, &a.sa, len) < 0 || listen(WA_TCP_H(op)->fd, SOMAXCONN) < 0 ||
-                    getsockname(WA_TCP_H(op)->fd, &a.sa, &len) < 0))
-        rc = wa_tcp_fail(op, wa_errno_map(errno));
+    if (rc == 0 && ((op->ip.v6 && setsockopt(WA__TCP_H(op)->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
+                    setsockopt(WA__TCP_H(op)->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+                    bind(WA__TCP_H(op)->fd, &a.sa, len) < 0 || listen(WA__TCP_H(op)->fd, SOMAXCONN) < 0 ||
+                    getsockname(WA__TCP_H(op)->fd, &a.sa, &len) < 0))
+        rc = wa__tcp_fail(op, wa__errno_map(errno));
     if (rc < 0)
         return rc;
-    l->fd = WA_TCP_H(op)->fd; /* the socket is the listener's now */
-    l->key = WA_TCP_H(op)->key;
+    l->fd = WA__TCP_H(op)->fd; /* the socket is the listener's now */
+    l->key = WA__TCP_H(op)->key;
     l->head.port = ntohs(op->ip.v6 ? a.v6.sin6_port : a.v4.sin_port);
-    WA_TCP_H(op)->fd = -1;
+    WA__TCP_H(op)->fd = -1;
     op->registered = 0;
     return 0;
 }
 
 /* The host's "none" in a started op's fields. */
-static void wa_tcp_op_none(wa_tcp_op *op) { WA_TCP_H(op)->fd = -1; }
+static void wa__tcp_op_none(wa_tcp_op *op) { WA__TCP_H(op)->fd = -1; }
 
-static void wa_tcp_release_socket(wa_tcp *l)
+static void wa__tcp_release_socket(wa_tcp *l)
 {
     wa_fd_deregister(l->head.rt, l->key); /* wakes an accept waiting */
     close(l->fd);
@@ -141,7 +141,7 @@ static void wa_tcp_release_socket(wa_tcp *l)
 
 /* Errors of one connection that accept(2) passes on: retry at once (Linux
  * reports the new socket's pending network errors this way). */
-static int wa_tcp_accept_again(int err)
+static int wa__tcp_accept_again(int err)
 {
     switch (err) {
     case EINTR:
@@ -160,61 +160,61 @@ static int wa_tcp_accept_again(int err)
     }
 }
 
-static int wa_tcp_accept(wa_tcp_op *op, wa_cx *cx)
+static int wa__tcp_accept(wa_tcp_op *op, wa_cx *cx)
 {
-    int rc = wa_tcp_waited(op, cx);
+    int rc = wa__tcp_waited(op, cx);
     if (rc != 0)
         return rc;
     for (;;) {
         int fd = accept4(op->listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd >= 0)
-            return wa_stream_handle_(wa_fd_stream_adopt(op->rt, fd, NULL, &op->conn), &op->conn);
-        if (wa_tcp_accept_again(errno))
+            return wa__stream_handle(wa__fd_stream_adopt(op->rt, fd, NULL, &op->conn), &op->conn);
+        if (wa__tcp_accept_again(errno))
             continue;
         if (errno != EAGAIN)
-            return wa_errno_map(errno); /* WA_EMFILE: the next accept may do */
-        if ((rc = wa_tcp_wait(op, op->listener->key, WA_READABLE, cx)) != 0)
+            return wa__errno_map(errno); /* WA_EMFILE: the next accept may do */
+        if ((rc = wa__tcp_wait(op, op->listener->key, WA_READABLE, cx)) != 0)
             return rc;
     }
 }
 
 /* connect: start it, wait until the socket is writable, read its error */
-static int wa_tcp_connect(wa_tcp_op *op, wa_cx *cx)
+static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
 {
     int rc, err = 0;
     if (op->step == 0) {
-        wa_sockaddr a;
-        socklen_t len = wa_tcp_sockaddr(op, &a);
-        if ((rc = wa_tcp_socket(op)) < 0)
+        wa__sockaddr a;
+        socklen_t len = wa__tcp_sockaddr(op, &a);
+        if ((rc = wa__tcp_socket(op)) < 0)
             return rc;
         op->step = 1;
-        if (connect(WA_TCP_H(op)->fd, &a.sa, len) < 0 && errno != EINPROGRESS)
-            return wa_tcp_fail(op, wa_errno_map(errno));
-        rc = wa_tcp_wait(op, WA_TCP_H(op)->key, WA_WRITABLE, cx);
+        if (connect(WA__TCP_H(op)->fd, &a.sa, len) < 0 && errno != EINPROGRESS)
+            return wa__tcp_fail(op, wa__errno_map(errno));
+        rc = wa__tcp_wait(op, WA__TCP_H(op)->key, WA_WRITABLE, cx);
     } else {
-        rc = wa_tcp_waited(op, cx);
+        rc = wa__tcp_waited(op, cx);
     }
     if (rc != 0)
-        return rc == WA_PENDING ? rc : wa_tcp_fail(op, rc);
+        return rc == WA_PENDING ? rc : wa__tcp_fail(op, rc);
     socklen_t len = sizeof err;
-    if (getsockopt(WA_TCP_H(op)->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+    if (getsockopt(WA__TCP_H(op)->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
         err = errno;
     if (err)
-        return wa_tcp_fail(op, wa_errno_map(err));
-    rc = wa_stream_handle_(wa_fd_stream_adopt(op->rt, WA_TCP_H(op)->fd, &WA_TCP_H(op)->key, &op->conn), /* takes both */
+        return wa__tcp_fail(op, wa__errno_map(err));
+    rc = wa__stream_handle(wa__fd_stream_adopt(op->rt, WA__TCP_H(op)->fd, &WA__TCP_H(op)->key, &op->conn), /* takes both */
                            &op->conn);
-    WA_TCP_H(op)->fd = -1;
+    WA__TCP_H(op)->fd = -1;
     op->registered = 0;
     return rc;
 }
 
-const wa_tcp_ops wa_tcp_host = {
+const wa__tcp_ops wa__tcp_host = {
     .size = sizeof(wa_tcp),
-    .none = wa_tcp_op_none,
-    .listen = wa_tcp_listen,
-    .accept = wa_tcp_accept,
-    .connect = wa_tcp_connect,
-    .release = wa_tcp_op_release,
-    .accept_release = wa_tcp_op_release,
-    .close = wa_tcp_release_socket,
+    .none = wa__tcp_op_none,
+    .listen = wa__tcp_listen,
+    .accept = wa__tcp_accept,
+    .connect = wa__tcp_connect,
+    .release = wa__tcp_op_release,
+    .accept_release = wa__tcp_op_release,
+    .close = wa__tcp_release_socket,
 };

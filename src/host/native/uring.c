@@ -36,7 +36,7 @@ typedef struct wa__native_uring {
 
 /* A registration, with the key its poll request carries (to remove it). */
 typedef struct wa__native_uring_reg {
-    wa_reg g;
+    wa__reg g;
     uint64_t key;
     bool watched; /* its poll was sent (at its first wait) */
 } wa__native_uring_reg;
@@ -118,16 +118,16 @@ static void wa__native_uring_dispatch(wa__native_uring *u, const struct io_uring
             wa__native_uring_watch(u, u->evfd, WA__NATIVE_URING_EVFD);
         return;
     }
-    wa_reg *g = data == WA__NATIVE_URING_REMOVAL ? NULL : wa_regs_find(&u->regs, data);
+    wa__reg *g = data == WA__NATIVE_URING_REMOVAL ? NULL : wa__regs_find(&u->regs, data);
     if (!g)
         return;
     if (res != -ECANCELED)
-        wa_regs_ready(&u->regs, g, res >= 0 ? wa__native_uring_events((unsigned)res) : WA_READABLE | WA_WRITABLE);
+        wa__regs_ready(&u->regs, g, res >= 0 ? wa__native_uring_events((unsigned)res) : WA_READABLE | WA_WRITABLE);
     /* (the wakes ran under the lock and touch no registration: g is still there) */
     if (ended && again && wa__native_uring_watch(u, (int)g->id, data) < 0) {
         /* unwatched: its I/O says, and its next wait tries again */
         ((wa__native_uring_reg *)g)->watched = false;
-        wa_regs_ready(&u->regs, g, WA_READABLE | WA_WRITABLE);
+        wa__regs_ready(&u->regs, g, WA_READABLE | WA_WRITABLE);
     }
 }
 
@@ -137,7 +137,7 @@ static void wa__native_uring_drain(wa__native_uring *u)
 {
     struct io_uring_cqe *cqes[WA__NATIVE_URING_BATCH];
     unsigned n;
-    wa_regs_lock(&u->regs);
+    wa__regs_lock(&u->regs);
     for (int round = 0; round < WA__NATIVE_URING_CQ / WA__NATIVE_URING_BATCH; round++) {
         if (!(n = io_uring_peek_batch_cqe(&u->ring, cqes, WA__NATIVE_URING_BATCH)))
             break;
@@ -146,7 +146,7 @@ static void wa__native_uring_drain(wa__native_uring *u)
         io_uring_cq_advance(&u->ring, n);
     }
     wa__native_uring_send(u);
-    wa_regs_unlock(&u->regs);
+    wa__regs_unlock(&u->regs);
 }
 
 static int wa__native_uring_wait(wa_backend *b, uint64_t deadline)
@@ -179,7 +179,7 @@ static void wa__native_uring_notify(wa_backend *b)
 static void wa__native_uring_free(wa_backend *b)
 {
     wa__native_uring *u = (wa__native_uring *)b;
-    wa_regs_free(&u->regs);
+    wa__regs_free(&u->regs);
     io_uring_queue_exit(&u->ring);
     close(u->evfd);
     free(u);
@@ -190,7 +190,7 @@ static void *wa__native_uring_cap(wa_backend *b, unsigned cap)
     return cap == WA_CAP_FDS ? &((wa__native_uring *)b)->regs : NULL;
 }
 
-static void wa__native_uring_share(wa_backend *b) { wa_regs_share(&((wa__native_uring *)b)->regs); }
+static void wa__native_uring_share(wa_backend *b) { wa__regs_share(&((wa__native_uring *)b)->regs); }
 
 static const wa_backend_vt wa__native_uring_vt = {"uring",
                                                   wa__native_uring_now,
@@ -203,7 +203,7 @@ static const wa_backend_vt wa__native_uring_vt = {"uring",
 /* A poll request takes fds epoll refuses (a regular file, a directory:
  * always ready) and reports a bad one only in its completion: they are
  * refused here as epoll_ctl refuses them. */
-static int wa__native_uring_add(wa_backend *b, wa_reg *g, uint64_t key)
+static int wa__native_uring_add(wa_backend *b, wa__reg *g, uint64_t key)
 {
     (void)b;
     struct stat st;
@@ -217,7 +217,7 @@ static int wa__native_uring_add(wa_backend *b, wa_reg *g, uint64_t key)
  * completion carries the readiness of when it was sent, where epoll reads
  * it again when the wait harvests it, and a socket registered before its
  * connect (native tcp.c) is writable and hung up until then. */
-static int wa__native_uring_arm(wa_backend *b, wa_reg *g, uint32_t i)
+static int wa__native_uring_arm(wa_backend *b, wa__reg *g, uint32_t i)
 {
     (void)i;
     wa__native_uring_reg *r = (wa__native_uring_reg *)g;
@@ -233,7 +233,7 @@ static int wa__native_uring_arm(wa_backend *b, wa_reg *g, uint32_t i)
 /* The removal goes at once: the poll holds the fd's file, which the
  * caller's close would otherwise leave open (a socket's FIN unsent) until
  * the next wait. */
-static void wa__native_uring_del(wa_backend *b, wa_reg *g)
+static void wa__native_uring_del(wa_backend *b, wa__reg *g)
 {
     wa__native_uring *u = (wa__native_uring *)b;
     struct io_uring_sqe *sqe;
@@ -244,7 +244,7 @@ static void wa__native_uring_del(wa_backend *b, wa_reg *g)
     wa__native_uring_send(u);
 }
 
-static const wa_regs_hooks wa__native_uring_hooks = {wa__native_uring_add, wa__native_uring_del, wa__native_uring_arm,
+static const wa__regs_hooks wa__native_uring_hooks = {wa__native_uring_add, wa__native_uring_del, wa__native_uring_arm,
                                                       NULL};
 
 /* The ring, its eventfd watched, and proof that this kernel answers a
@@ -292,6 +292,6 @@ wa_backend *wa_backend_uring_new(int *err)
         return NULL;
     }
     u->base.vt = &wa__native_uring_vt;
-    wa_regs_init(&u->regs, &u->base, sizeof(wa__native_uring_reg), &wa__native_uring_hooks);
+    wa__regs_init(&u->regs, &u->base, sizeof(wa__native_uring_reg), &wa__native_uring_hooks);
     return &u->base;
 }

@@ -8,7 +8,7 @@
 
 #include "wasync/error.h"
 
-static inline int wa_errno_map(int err)
+static inline int wa__errno_map(int err)
 {
     switch (err) {
     case EAGAIN:

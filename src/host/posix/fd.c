@@ -3,18 +3,18 @@
  * backend with WA_CAP_FDS (epoll, WASI 0.1). */
 #include "../../reactor/regs.h"
 
-int wa_fd_register(wa_rt *rt, int fd, wa_fd_key *key) { return wa_regs_register(rt, WA_CAP_FDS, (uint64_t)fd, key); }
+int wa_fd_register(wa_rt *rt, int fd, wa_fd_key *key) { return wa__regs_register(rt, WA_CAP_FDS, (uint64_t)fd, key); }
 
 int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
 {
-    return wa_regs_deregister(rt, WA_CAP_FDS, key, "wa_fd_deregister");
+    return wa__regs_deregister(rt, WA_CAP_FDS, key, "wa_fd_deregister");
 }
 
-static int wa_fd_wait_poll(wa_future *f, wa_cx *cx) { return wa_reg_wait_poll(f, cx, WA_CAP_FDS); }
+static int wa__fd_wait_poll(wa_future *f, wa_cx *cx) { return wa__reg_wait_poll(f, cx, WA_CAP_FDS); }
 
-static const wa_future_vt wa_fd_wait_vt = {wa_fd_wait_poll, wa_reg_wait_drop, "fd_wait"};
+static const wa_future_vt wa__fd_wait_vt = {wa__fd_wait_poll, wa__reg_wait_drop, "fd_wait"};
 
 wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events)
 {
-    return wa_reg_wait_init(w, &wa_fd_wait_vt, key, events & (WA_READABLE | WA_WRITABLE));
+    return wa__reg_wait_init(w, &wa__fd_wait_vt, key, events & (WA_READABLE | WA_WRITABLE));
 }

@@ -24,13 +24,13 @@ _Static_assert(sizeof(wa_fd_wait) <= WA_STREAM_WAIT_SIZE && sizeof(wa_yield) <= 
  * WASI 0.1 has no signals, and a stdio socket there is no WASI socket
  * (Node's WASI crashes on sock_send to one): write() it is. */
 #if defined(__wasi__)
-#define WA_FD_SEND 0
+#define WA__FD_SEND 0
 #define MSG_NOSIGNAL 0
 #else
-#define WA_FD_SEND 1
+#define WA__FD_SEND 1
 #endif
 
-typedef struct wa_fd_stream {
+typedef struct wa__fd_stream {
     wa_stream base;
     wa_rt *rt;
     int fd, sock;   /* sock: send() with MSG_NOSIGNAL, never SIGPIPE */
@@ -39,11 +39,11 @@ typedef struct wa_fd_stream {
     int borrowed;   /* the fd is not closed (WASI 0.1's stdio: no dup) */
     int blocking;   /* the host kept it blocking: read only once poll says so */
     wa_fd_key key;
-} wa_fd_stream;
+} wa__fd_stream;
 
-static int wa_fd_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
+static int wa__fd_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
 {
-    wa_fd_stream *s = (wa_fd_stream *)st;
+    wa__fd_stream *s = (wa__fd_stream *)st;
     ssize_t k;
     struct pollfd p = {.fd = s->fd, .events = POLLIN};
     if (s->blocking && poll(&p, 1, 0) == 0) /* (a read would wait for data) */
@@ -51,41 +51,41 @@ static int wa_fd_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
     while ((k = read(s->fd, buf, cap)) < 0 && errno == EINTR) {
     }
     if (k < 0)
-        return wa_errno_map(errno);
+        return wa__errno_map(errno);
     *n = (size_t)k;
     return k ? 0 : WA_ECLOSED;
 }
 
-static int wa_fd_try_write(wa_stream *st, const void *buf, size_t len, size_t *n)
+static int wa__fd_try_write(wa_stream *st, const void *buf, size_t len, size_t *n)
 {
-    wa_fd_stream *s = (wa_fd_stream *)st;
+    wa__fd_stream *s = (wa__fd_stream *)st;
     ssize_t k;
     while ((k = s->sock ? send(s->fd, buf, len, MSG_NOSIGNAL) : write(s->fd, buf, len)) < 0 && errno == EINTR) {
     }
     if (k < 0)
-        return wa_errno_map(errno);
+        return wa__errno_map(errno);
     *n = (size_t)k;
     return 0;
 }
 
 /* The kernel has what was written: nothing to flush. */
-static int wa_fd_try_flush(wa_stream *st)
+static int wa__fd_try_flush(wa_stream *st)
 {
     (void)st;
     return 0;
 }
 
-static wa_future *wa_fd_ready(wa_stream *st, int dir, void *storage)
+static wa_future *wa__fd_ready(wa_stream *st, int dir, void *storage)
 {
-    wa_fd_stream *s = (wa_fd_stream *)st;
+    wa__fd_stream *s = (wa__fd_stream *)st;
     if (!s->registered) /* (a regular file: never reached) */
         return wa_yield_init(storage);
     return wa_fd_wait_init(storage, s->key, dir == WA_STREAM_READ ? WA_READABLE : WA_WRITABLE);
 }
 
-static void wa_fd_close(wa_stream *st)
+static void wa__fd_close(wa_stream *st)
 {
-    wa_fd_stream *s = (wa_fd_stream *)st;
+    wa__fd_stream *s = (wa__fd_stream *)st;
     if (s->registered)
         wa_fd_deregister(s->rt, s->key);
     if (s->flags >= 0) /* shared with others (a dup of stdin): as it was */
@@ -95,15 +95,15 @@ static void wa_fd_close(wa_stream *st)
     free(s);
 }
 
-static const wa_stream_vt wa_fd_stream_vt = {wa_fd_try_read, wa_fd_try_write, wa_fd_try_flush, wa_fd_ready,
-                                             wa_fd_close};
+static const wa_stream_vt wa__fd_stream_vt = {wa__fd_try_read, wa__fd_try_write, wa__fd_try_flush, wa__fd_ready,
+                                             wa__fd_close};
 
 /* The stream over fd (taken, unless borrowed), with its registration
  * (taken; NULL: made here unless fd is a regular file), putting flags back
  * on close. */
-static int wa_fd_stream_new(wa_rt *rt, int fd, const wa_fd_key *key, int flags, int borrowed, wa_stream **out)
+static int wa__fd_stream_new(wa_rt *rt, int fd, const wa_fd_key *key, int flags, int borrowed, wa_stream **out)
 {
-    wa_fd_stream *s = malloc(sizeof *s);
+    wa__fd_stream *s = malloc(sizeof *s);
     struct stat st;
     int rc = s ? 0 : WA_ENOMEM, kind = fstat(fd, &st) == 0 ? (int)(st.st_mode & S_IFMT) : 0;
     wa_fd_key k = key ? *key : 0;
@@ -119,19 +119,19 @@ static int wa_fd_stream_new(wa_rt *rt, int fd, const wa_fd_key *key, int flags, 
         free(s);
         return rc;
     }
-    *s = (wa_fd_stream){.base = WA_STREAM_INIT(&wa_fd_stream_vt), .rt = rt, .fd = fd, .sock = WA_FD_SEND && kind == S_IFSOCK,
+    *s = (wa__fd_stream){.base = WA_STREAM_INIT(&wa__fd_stream_vt), .rt = rt, .fd = fd, .sock = WA__FD_SEND && kind == S_IFSOCK,
                         .registered = key || kind != S_IFREG, .flags = flags, .borrowed = borrowed, .key = k};
     *out = &s->base;
     return 0;
 }
 
-int wa_fd_stream_adopt(wa_rt *rt, int fd, const wa_fd_key *key, wa_stream **out)
+int wa__fd_stream_adopt(wa_rt *rt, int fd, const wa_fd_key *key, wa_stream **out)
 {
-    return wa_fd_stream_new(rt, fd, key, -1, 0, out);
+    return wa__fd_stream_new(rt, fd, key, -1, 0, out);
 }
 
 /* Makes fd non-blocking; returns its flags before, or -1 (fd closed). */
-static int wa_fd_nonblock(int fd)
+static int wa__fd_nonblock(int fd)
 {
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
@@ -143,7 +143,7 @@ static int wa_fd_nonblock(int fd)
 
 int wa_fd_stream_open(wa_rt *rt, int fd, wa_stream **out)
 {
-    return wa_fd_nonblock(fd) < 0 ? WA_EINVAL : wa_stream_handle_(wa_fd_stream_adopt(rt, fd, NULL, out), out);
+    return wa__fd_nonblock(fd) < 0 ? WA_EINVAL : wa__stream_handle(wa__fd_stream_adopt(rt, fd, NULL, out), out);
 }
 
 int wa_stdio_open(wa_rt *rt, int fd, wa_stream **out)
@@ -153,8 +153,8 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **out)
 #ifdef F_DUPFD_CLOEXEC
     /* A duplicate, so closing the stream leaves the process's fd; the two
      * share their flags, so the original ones go back on close. */
-    int d = fcntl(fd, F_DUPFD_CLOEXEC, 3), flags = d < 0 ? -1 : wa_fd_nonblock(d);
-    return flags < 0 ? WA_EIO : wa_stream_handle_(wa_fd_stream_new(rt, d, NULL, flags, 0, out), out);
+    int d = fcntl(fd, F_DUPFD_CLOEXEC, 3), flags = d < 0 ? -1 : wa__fd_nonblock(d);
+    return flags < 0 ? WA_EIO : wa__stream_handle(wa__fd_stream_new(rt, d, NULL, flags, 0, out), out);
 #else
     /* WASI 0.1 has no dup: the stream borrows the fd itself. A host may
      * keep stdio blocking: wasmtime 49 says EBADF to fd_fdstat_set_flags on
@@ -165,9 +165,9 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **out)
     int flags = fcntl(fd, F_GETFL), blocking = flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0;
     if (flags < 0)
         return WA_EIO;
-    int rc = wa_fd_stream_new(rt, fd, NULL, blocking ? -1 : flags, 1, out);
+    int rc = wa__fd_stream_new(rt, fd, NULL, blocking ? -1 : flags, 1, out);
     if (rc == 0)
-        ((wa_fd_stream *)*out)->blocking = blocking;
-    return wa_stream_handle_(rc, out);
+        ((wa__fd_stream *)*out)->blocking = blocking;
+    return wa__stream_handle(rc, out);
 #endif
 }

@@ -8,6 +8,6 @@
 #include "wasync/backend.h"
 #include "wasync/stream.h"
 
-int wa_fd_stream_adopt(wa_rt *rt, int fd, const wa_fd_key *key, wa_stream **s);
+int wa__fd_stream_adopt(wa_rt *rt, int fd, const wa_fd_key *key, wa_stream **s);
 
 #endif

@@ -9,15 +9,15 @@
 
 #include "../../reactor/regs.h"
 
-typedef struct wa_p1 {
+typedef struct wa__p1 {
     wa_backend base;
     wa_regs regs;
     __wasi_subscription_t *subs;
     __wasi_event_t *events;
     size_t cap;
-} wa_p1;
+} wa__p1;
 
-static uint64_t wa_p1_now(wa_backend *b)
+static uint64_t wa__p1_now(wa_backend *b)
 {
     (void)b;
     __wasi_timestamp_t t = 0;
@@ -27,7 +27,7 @@ static uint64_t wa_p1_now(wa_backend *b)
 }
 
 /* Room for n subscriptions and their events. */
-static int wa_p1_reserve(wa_p1 *h, size_t n)
+static int wa__p1_reserve(wa__p1 *h, size_t n)
 {
     if (n <= h->cap)
         return 0;
@@ -46,7 +46,7 @@ static int wa_p1_reserve(wa_p1 *h, size_t n)
 /* Appends a subscription for the direction of g someone waits on; its
  * userdata is g's generation << 32 | slot << 1 | write (never the
  * deadline's UINT64_MAX: generations are 24 bits). */
-static void wa_p1_subscribe(wa_p1 *h, size_t *n, uint32_t i, const wa_reg *g, int write)
+static void wa__p1_subscribe(wa__p1 *h, size_t *n, uint32_t i, const wa__reg *g, int write)
 {
     __wasi_subscription_t *s = &h->subs[(*n)++];
     s->userdata = ((uint64_t)g->slot.gen << 32) | (uint64_t)i << 1 | (uint64_t)write;
@@ -54,22 +54,22 @@ static void wa_p1_subscribe(wa_p1 *h, size_t *n, uint32_t i, const wa_reg *g, in
     s->u.u.fd_read.file_descriptor = (__wasi_fd_t)g->id; /* (fd_write's is the same) */
 }
 
-static int wa_p1_wait(wa_backend *b, uint64_t deadline)
+static int wa__p1_wait(wa_backend *b, uint64_t deadline)
 {
-    wa_p1 *h = (wa_p1 *)b;
-    if (wa_p1_reserve(h, 1 + 2 * (size_t)h->regs.keys.n) < 0)
+    wa__p1 *h = (wa__p1 *)b;
+    if (wa__p1_reserve(h, 1 + 2 * (size_t)h->regs.keys.n) < 0)
         return WA_ENOMEM;
     size_t n = 0;
     for (uint32_t i = 0; i < h->regs.keys.n; i++) {
-        const wa_reg *g = wa_regs_at(&h->regs, i);
-        unsigned want = g->slot.live ? wa_reg_wanted(g) : 0;
+        const wa__reg *g = wa__regs_at(&h->regs, i);
+        unsigned want = g->slot.live ? wa__reg_wanted(g) : 0;
         if (want & WA_READABLE)
-            wa_p1_subscribe(h, &n, i, g, 0);
+            wa__p1_subscribe(h, &n, i, g, 0);
         if (want & WA_WRITABLE)
-            wa_p1_subscribe(h, &n, i, g, 1);
+            wa__p1_subscribe(h, &n, i, g, 1);
     }
     if (deadline != WA_NEVER) {
-        uint64_t now = wa_p1_now(b);
+        uint64_t now = wa__p1_now(b);
         __wasi_subscription_t *s = &h->subs[n++];
         *s = (__wasi_subscription_t){.userdata = UINT64_MAX, .u.tag = __WASI_EVENTTYPE_CLOCK};
         s->u.u.clock.id = __WASI_CLOCKID_MONOTONIC;
@@ -92,42 +92,42 @@ static int wa_p1_wait(wa_backend *b, uint64_t deadline)
             continue;
         }
         int write = (int)(e->userdata & 1);
-        wa_reg *g = wa_keys_get(&h->regs.keys, (uint32_t)e->userdata >> 1, (uint32_t)(e->userdata >> 32));
+        wa__reg *g = wa__keys_get(&h->regs.keys, (uint32_t)e->userdata >> 1, (uint32_t)(e->userdata >> 32));
         if (g) /* (an error counts as ready: the I/O call reports it) */
-            wa_regs_ready(&h->regs, g, write ? WA_WRITABLE : WA_READABLE);
+            wa__regs_ready(&h->regs, g, write ? WA_WRITABLE : WA_READABLE);
     }
     return deadline_hit || deadline == 0 || deadline == WA_NEVER ? 0 : WA_WAIT_EARLY;
 }
 
-static void wa_p1_free(wa_backend *b)
+static void wa__p1_free(wa_backend *b)
 {
-    wa_p1 *h = (wa_p1 *)b;
-    wa_regs_free(&h->regs);
+    wa__p1 *h = (wa__p1 *)b;
+    wa__regs_free(&h->regs);
     free(h->subs);
     free(h->events);
     free(h);
 }
 
-static void *wa_p1_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_FDS ? &((wa_p1 *)b)->regs : NULL; }
+static void *wa__p1_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_FDS ? &((wa__p1 *)b)->regs : NULL; }
 
-static const wa_backend_vt wa_p1_vt = {"wasip1", wa_p1_now, wa_p1_wait, NULL, wa_p1_free, wa_p1_cap, NULL};
+static const wa_backend_vt wa__p1_vt = {"wasip1", wa__p1_now, wa__p1_wait, NULL, wa__p1_free, wa__p1_cap, NULL};
 
 /* The host needs no telling: each wait subscribes what is waited on. */
-static const wa_regs_hooks wa_p1_hooks = {NULL, NULL, NULL, NULL};
+static const wa__regs_hooks wa__p1_hooks = {NULL, NULL, NULL, NULL};
 
 wa_backend *wa_backend_wasip1_new(int *err)
 {
-    wa_p1 *h = calloc(1, sizeof *h);
+    wa__p1 *h = calloc(1, sizeof *h);
     if (!h) {
         if (err)
             *err = WA_ENOMEM;
         return NULL;
     }
-    h->base.vt = &wa_p1_vt;
+    h->base.vt = &wa__p1_vt;
     h->base.resolution = WA_MS(1); /* poll_oneoff waits in whole ms here */
-    wa_regs_init(&h->regs, &h->base, sizeof(wa_reg), &wa_p1_hooks);
+    wa__regs_init(&h->regs, &h->base, sizeof(wa__reg), &wa__p1_hooks);
     return &h->base;
 }
 
 /* The backend wa_rt_new gives on this host. */
-wa_backend *wa_backend_default_(int *err) { return wa_backend_wasip1_new(err); }
+wa_backend *wa__backend_default(int *err) { return wa_backend_wasip1_new(err); }

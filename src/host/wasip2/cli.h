@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-uint32_t wa_p2_get_stdin(void);
-uint32_t wa_p2_get_stdout(void);
-uint32_t wa_p2_get_stderr(void);
+uint32_t wa__wasip2_get_stdin(void);
+uint32_t wa__wasip2_get_stdout(void);
+uint32_t wa__wasip2_get_stderr(void);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* DNS over wasi:sockets/ip-name-lookup: the addresses arrive on a stream,
  * read until its end, waiting on its pollable when none is ready yet.
- * These are the operations (wa_dns_host) of the front end, src/io/dns.c,
+ * These are the operations (wa__dns_host) of the front end, src/io/dns.c,
  * which makes the future. */
 #include "../../io/dns.h"
 #include "io.h"
@@ -10,48 +10,48 @@
 /* The host part of a lookup (wa_net_host): the network and the
  * resolve-address-stream handles, the pollable's registration and the wait
  * on it. */
-typedef struct wa_dns_part {
+typedef struct wa__dns_part {
     uint32_t net, stream;
     wa_pollable_key key;
     wa_pollable_wait wait;
-} wa_dns_part;
-_Static_assert(sizeof(wa_dns_part) <= sizeof(wa_net_host) && _Alignof(wa_dns_part) <= _Alignof(wa_net_host),
+} wa__dns_part;
+_Static_assert(sizeof(wa__dns_part) <= sizeof(wa_net_host) && _Alignof(wa__dns_part) <= _Alignof(wa_net_host),
                "wa_net_host too small");
-#define WA_DNS_H(d) ((wa_dns_part *)(void *)&(d)->host)
+#define WA__DNS_H(d) ((wa__dns_part *)(void *)&(d)->host)
 
-static void wa_dns_release(wa_dns *d)
+static void wa__dns_release(wa_dns *d)
 {
-    wa_drop_held(&WA_DNS_H(d)->wait.fut, &d->waiting);
+    wa_drop_held(&WA__DNS_H(d)->wait.fut, &d->waiting);
     if (d->registered) { /* the pollable before its stream */
-        wa_pollable_deregister(d->rt, WA_DNS_H(d)->key);
+        wa_pollable_deregister(d->rt, WA__DNS_H(d)->key);
         d->registered = 0;
     }
-    if (WA_DNS_H(d)->stream != WA_NO_HANDLE) {
-        wa_p2_resolve_drop(WA_DNS_H(d)->stream);
-        WA_DNS_H(d)->stream = WA_NO_HANDLE;
+    if (WA__DNS_H(d)->stream != WA_NO_HANDLE) {
+        wa__wasip2_resolve_drop(WA__DNS_H(d)->stream);
+        WA__DNS_H(d)->stream = WA_NO_HANDLE;
     }
-    if (WA_DNS_H(d)->net != WA_NO_HANDLE) {
-        wa_p2_network_drop(WA_DNS_H(d)->net);
-        WA_DNS_H(d)->net = WA_NO_HANDLE;
+    if (WA__DNS_H(d)->net != WA_NO_HANDLE) {
+        wa__wasip2_network_drop(WA__DNS_H(d)->net);
+        WA__DNS_H(d)->net = WA_NO_HANDLE;
     }
 }
 
-static int wa_dns_lookup(wa_dns *d, wa_cx *cx)
+static int wa__dns_lookup(wa_dns *d, wa_cx *cx)
 {
     int rc;
-    if (WA_DNS_H(d)->net == WA_NO_HANDLE) {
-        WA_DNS_H(d)->net = wa_p2_instance_network();
-        if ((rc = wa_p2_resolve(WA_DNS_H(d)->net, d->name, &WA_DNS_H(d)->stream)) < 0)
+    if (WA__DNS_H(d)->net == WA_NO_HANDLE) {
+        WA__DNS_H(d)->net = wa__wasip2_instance_network();
+        if ((rc = wa__wasip2_resolve(WA__DNS_H(d)->net, d->name, &WA__DNS_H(d)->stream)) < 0)
             goto done;
     }
     for (;;) {
-        if (d->waiting && (rc = wa_poll_held(&WA_DNS_H(d)->wait.fut, &d->waiting, cx)) != 0) {
+        if (d->waiting && (rc = wa_poll_held(&WA__DNS_H(d)->wait.fut, &d->waiting, cx)) != 0) {
             if (rc == WA_PENDING)
                 return WA_PENDING;
             goto done;
         }
-        wa_p2_addr a;
-        rc = wa_p2_resolve_next(WA_DNS_H(d)->stream, &a);
+        wa__wasip2_addr a;
+        rc = wa__wasip2_resolve_next(WA__DNS_H(d)->stream, &a);
         if (rc == 1) {
             if (d->n < WA_DNS_MAX)
                 d->addrs[d->n++] = a.ip;
@@ -60,19 +60,19 @@ static int wa_dns_lookup(wa_dns *d, wa_cx *cx)
         if (rc != WA_EAGAIN)
             goto done;
         if (!d->registered) {
-            if ((rc = wa_pollable_register(d->rt, wa_p2_resolve_subscribe(WA_DNS_H(d)->stream), &WA_DNS_H(d)->key)) < 0)
+            if ((rc = wa_pollable_register(d->rt, wa__wasip2_resolve_subscribe(WA__DNS_H(d)->stream), &WA__DNS_H(d)->key)) < 0)
                 goto done;
             d->registered = 1;
         }
-        wa_pollable_wait_init(&WA_DNS_H(d)->wait, WA_DNS_H(d)->key);
+        wa_pollable_wait_init(&WA__DNS_H(d)->wait, WA__DNS_H(d)->key);
         d->waiting = 1;
     }
 done:
-    wa_dns_release(d);
+    wa__dns_release(d);
     return rc < 0 ? rc : 0;
 }
 
 /* The host's "none" in a new lookup's fields. */
-static void wa_dns_none(wa_dns *d) { WA_DNS_H(d)->net = WA_DNS_H(d)->stream = WA_NO_HANDLE; }
+static void wa__dns_none(wa_dns *d) { WA__DNS_H(d)->net = WA__DNS_H(d)->stream = WA_NO_HANDLE; }
 
-const wa_dns_ops wa_dns_host = {.none = wa_dns_none, .lookup = wa_dns_lookup, .release = wa_dns_release};
+const wa__dns_ops wa__dns_host = {.none = wa__dns_none, .lookup = wa__dns_lookup, .release = wa__dns_release};

@@ -10,34 +10,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef uint32_t wa_p2_pollable; /* own<pollable> */
+typedef uint32_t wa__wasip2_pollable; /* own<pollable> */
 
 /* Owned resource handles alive: every binding that returns an own<T>
  * counts one up, every drop (or a call that consumes one) one down, so a
  * leak shows as growth (wa_wasi_live_handles). */
-extern long wa_p2_live;
+extern long wa__wasip2_live;
 
 /* wasi:io/poll */
-void wa_p2_pollable_drop(wa_p2_pollable p);
+void wa__wasip2_pollable_drop(wa__wasip2_pollable p);
 /* poll(list<borrow<pollable>>) -> list<u32>: the indices of the ready
- * pollables, in a buffer from cabi_realloc the caller frees (wa_p2_host_free). */
-uint32_t *wa_p2_poll(const wa_p2_pollable *list, size_t n, size_t *nready);
+ * pollables, in a buffer from cabi_realloc the caller frees (wa__wasip2_host_free). */
+uint32_t *wa__wasip2_poll(const wa__wasip2_pollable *list, size_t n, size_t *nready);
 
 /* wasi:io/streams. Results are mapped to wasync codes: 0, WA_ECLOSED
  * (stream-error.closed) or WA_EIO (last-operation-failed; its error
  * resource is dropped here). */
-int wa_p2_check_write(uint32_t out, uint64_t *n);
-int wa_p2_write(uint32_t out, const void *buf, size_t len);
-int wa_p2_flush(uint32_t out);
+int wa__wasip2_check_write(uint32_t out, uint64_t *n);
+int wa__wasip2_write(uint32_t out, const void *buf, size_t len);
+int wa__wasip2_flush(uint32_t out);
 /* blocking-write-and-flush: at most 4096 bytes, which block only when
  * check-write did not say there was room for them. */
-int wa_p2_write_flush(uint32_t out, const void *buf, size_t len);
-uint32_t wa_p2_output_subscribe(uint32_t out);
-void wa_p2_output_drop(uint32_t out);
+int wa__wasip2_write_flush(uint32_t out, const void *buf, size_t len);
+uint32_t wa__wasip2_output_subscribe(uint32_t out);
+void wa__wasip2_output_drop(uint32_t out);
 
 /* read(len): the bytes in a cabi_realloc buffer the caller frees. */
-int wa_p2_read(uint32_t in, uint64_t len, unsigned char **data, size_t *n);
-uint32_t wa_p2_input_subscribe(uint32_t in);
-void wa_p2_input_drop(uint32_t in);
+int wa__wasip2_read(uint32_t in, uint64_t len, unsigned char **data, size_t *n);
+uint32_t wa__wasip2_input_subscribe(uint32_t in);
+void wa__wasip2_input_drop(uint32_t in);
 
 #endif

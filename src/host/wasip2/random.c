@@ -7,24 +7,24 @@
 #include "../../wasi/cabi.h"
 #include "wasync/wasi.h"
 
-#define WA_P2_RANDOM "wasi:random/random@0.2.12"
+#define WA__WASIP2_RANDOM "wasi:random/random@0.2.12"
 
-WA_WASI_IMPORT(WA_P2_RANDOM, "get-random-bytes") void wa_p2_imp_random_bytes(int64_t len, int32_t ret);
-WA_WASI_IMPORT(WA_P2_RANDOM, "get-random-u64") int64_t wa_p2_imp_random_u64(void);
+WA__WASI_IMPORT(WA__WASIP2_RANDOM, "get-random-bytes") void wa__wasip2_imp_random_bytes(int64_t len, int32_t ret);
+WA__WASI_IMPORT(WA__WASIP2_RANDOM, "get-random-u64") int64_t wa__wasip2_imp_random_u64(void);
 
 int wa_wasi_random(void *buf, size_t len)
 {
     if (len == 0) /* nothing to ask for (and buf may be NULL) */
         return 0;
     uint32_t ret[2];
-    wa_p2_imp_random_bytes((int64_t)len, (int32_t)(uintptr_t)ret);
+    wa__wasip2_imp_random_bytes((int64_t)len, (int32_t)(uintptr_t)ret);
     unsigned char *bytes = (unsigned char *)(uintptr_t)ret[0];
     /* the host owes exactly len bytes: fewer would leave buf partly unset */
     int rc = ret[1] == len ? 0 : WA_EIO;
     if (rc == 0)
         memcpy(buf, bytes, len);
-    wa_p2_host_free(bytes, ret[1]); /* (not free(): an empty list was not allocated) */
+    wa__wasip2_host_free(bytes, ret[1]); /* (not free(): an empty list was not allocated) */
     return rc;
 }
 
-uint64_t wa_wasi_random_u64(void) { return (uint64_t)wa_p2_imp_random_u64(); }
+uint64_t wa_wasi_random_u64(void) { return (uint64_t)wa__wasip2_imp_random_u64(); }

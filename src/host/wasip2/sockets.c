@@ -12,29 +12,29 @@
 #define TCP "wasi:sockets/tcp@0.2.12"
 #define I32 int32_t
 
-WA_WASI_IMPORT("wasi:sockets/instance-network@0.2.12", "instance-network") I32 wa_p2_imp_sockets_instance_network(void);
-WA_WASI_IMPORT("wasi:sockets/network@0.2.12", "[resource-drop]network") void wa_p2_imp_sockets_network_drop(I32);
-WA_WASI_IMPORT("wasi:sockets/tcp-create-socket@0.2.12", "create-tcp-socket") void wa_p2_imp_sockets_tcp_create(I32, I32);
-WA_WASI_IMPORT(TCP, "[method]tcp-socket.start-bind")
-void wa_p2_imp_sockets_start_bind(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
-WA_WASI_IMPORT(TCP, "[method]tcp-socket.finish-bind") void wa_p2_imp_sockets_finish_bind(I32, I32);
-WA_WASI_IMPORT(TCP, "[method]tcp-socket.start-listen") void wa_p2_imp_sockets_start_listen(I32, I32);
-WA_WASI_IMPORT(TCP, "[method]tcp-socket.finish-listen") void wa_p2_imp_sockets_finish_listen(I32, I32);
-WA_WASI_IMPORT(TCP, "[method]tcp-socket.accept") void wa_p2_imp_sockets_accept(I32, I32);
-WA_WASI_IMPORT(TCP, "[method]tcp-socket.start-connect")
-void wa_p2_imp_sockets_start_connect(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
-WA_WASI_IMPORT(TCP, "[method]tcp-socket.finish-connect") void wa_p2_imp_sockets_finish_connect(I32, I32);
-WA_WASI_IMPORT(TCP, "[method]tcp-socket.local-address") void wa_p2_imp_sockets_local_address(I32, I32);
-WA_WASI_IMPORT(TCP, "[method]tcp-socket.subscribe") I32 wa_p2_imp_sockets_tcp_subscribe(I32);
-WA_WASI_IMPORT(TCP, "[resource-drop]tcp-socket") void wa_p2_imp_sockets_tcp_drop(I32);
+WA__WASI_IMPORT("wasi:sockets/instance-network@0.2.12", "instance-network") I32 wa__wasip2_imp_sockets_instance_network(void);
+WA__WASI_IMPORT("wasi:sockets/network@0.2.12", "[resource-drop]network") void wa__wasip2_imp_sockets_network_drop(I32);
+WA__WASI_IMPORT("wasi:sockets/tcp-create-socket@0.2.12", "create-tcp-socket") void wa__wasip2_imp_sockets_tcp_create(I32, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.start-bind")
+void wa__wasip2_imp_sockets_start_bind(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.finish-bind") void wa__wasip2_imp_sockets_finish_bind(I32, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.start-listen") void wa__wasip2_imp_sockets_start_listen(I32, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.finish-listen") void wa__wasip2_imp_sockets_finish_listen(I32, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.accept") void wa__wasip2_imp_sockets_accept(I32, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.start-connect")
+void wa__wasip2_imp_sockets_start_connect(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.finish-connect") void wa__wasip2_imp_sockets_finish_connect(I32, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.local-address") void wa__wasip2_imp_sockets_local_address(I32, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.subscribe") I32 wa__wasip2_imp_sockets_tcp_subscribe(I32);
+WA__WASI_IMPORT(TCP, "[resource-drop]tcp-socket") void wa__wasip2_imp_sockets_tcp_drop(I32);
 #define DNS "wasi:sockets/ip-name-lookup@0.2.12"
-WA_WASI_IMPORT(DNS, "resolve-addresses") void wa_p2_imp_sockets_resolve(I32, I32, I32, I32);
-WA_WASI_IMPORT(DNS, "[method]resolve-address-stream.resolve-next-address") void wa_p2_imp_sockets_resolve_next(I32, I32);
-WA_WASI_IMPORT(DNS, "[method]resolve-address-stream.subscribe") I32 wa_p2_imp_sockets_resolve_subscribe(I32);
-WA_WASI_IMPORT(DNS, "[resource-drop]resolve-address-stream") void wa_p2_imp_sockets_resolve_drop(I32);
+WA__WASI_IMPORT(DNS, "resolve-addresses") void wa__wasip2_imp_sockets_resolve(I32, I32, I32, I32);
+WA__WASI_IMPORT(DNS, "[method]resolve-address-stream.resolve-next-address") void wa__wasip2_imp_sockets_resolve_next(I32, I32);
+WA__WASI_IMPORT(DNS, "[method]resolve-address-stream.subscribe") I32 wa__wasip2_imp_sockets_resolve_subscribe(I32);
+WA__WASI_IMPORT(DNS, "[resource-drop]resolve-address-stream") void wa__wasip2_imp_sockets_resolve_drop(I32);
 
 /* wasi:sockets/network error-code, in declaration order. */
-static int wa_p2_net_error(uint8_t code)
+static int wa__wasip2_net_error(uint8_t code)
 {
     switch (code) {
     case 3: return WA_EINVAL;        /* invalid-argument */
@@ -55,45 +55,45 @@ static int wa_p2_net_error(uint8_t code)
 }
 
 /* result<_, error-code> and result<T, error-code> with T at offset 4 */
-static int wa_p2_result(const unsigned char *ret) { return ret[0] ? wa_p2_net_error(ret[4]) : 0; }
-static int wa_p2_result_unit(const unsigned char *ret) { return ret[0] ? wa_p2_net_error(ret[1]) : 0; }
+static int wa__wasip2_result(const unsigned char *ret) { return ret[0] ? wa__wasip2_net_error(ret[4]) : 0; }
+static int wa__wasip2_result_unit(const unsigned char *ret) { return ret[0] ? wa__wasip2_net_error(ret[1]) : 0; }
 
-static uint32_t wa_p2_u32(const unsigned char *p)
+static uint32_t wa__wasip2_u32(const unsigned char *p)
 {
     uint32_t v;
     memcpy(&v, p, 4);
     return v;
 }
 
-uint32_t wa_p2_instance_network(void) { return wa_p2_live++, (uint32_t)wa_p2_imp_sockets_instance_network(); }
+uint32_t wa__wasip2_instance_network(void) { return wa__wasip2_live++, (uint32_t)wa__wasip2_imp_sockets_instance_network(); }
 
-void wa_p2_network_drop(uint32_t net)
+void wa__wasip2_network_drop(uint32_t net)
 {
-    wa_p2_live--;
-    wa_p2_imp_sockets_network_drop((I32)net);
+    wa__wasip2_live--;
+    wa__wasip2_imp_sockets_network_drop((I32)net);
 }
 
 /* result<tuple<own, ...>, error-code>: n handles from offset 4, now ours */
-static int wa_p2_handles(const unsigned char *ret, uint32_t *h[], int n)
+static int wa__wasip2_handles(const unsigned char *ret, uint32_t *h[], int n)
 {
-    int rc = wa_p2_result(ret);
+    int rc = wa__wasip2_result(ret);
     if (rc == 0) {
         for (int i = 0; i < n; i++)
-            *h[i] = wa_p2_u32(ret + 4 + 4 * i);
-        wa_p2_live += n;
+            *h[i] = wa__wasip2_u32(ret + 4 + 4 * i);
+        wa__wasip2_live += n;
     }
     return rc;
 }
 
-int wa_p2_tcp_create(int v6, uint32_t *sock)
+int wa__wasip2_tcp_create(int v6, uint32_t *sock)
 {
     _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_sockets_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
-    return wa_p2_handles(ret, (uint32_t *[]){sock}, 1);
+    wa__wasip2_imp_sockets_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
+    return wa__wasip2_handles(ret, (uint32_t *[]){sock}, 1);
 }
 
 /* The flattened ip-socket-address: case, then its fields as i32s. */
-static void wa_p2_flat_addr(const wa_p2_addr *a, I32 f[12])
+static void wa__wasip2_flat_addr(const wa__wasip2_addr *a, I32 f[12])
 {
     const uint8_t *b = a->ip.bytes;
     memset(f, 0, 12 * sizeof *f);
@@ -112,7 +112,7 @@ static void wa_p2_flat_addr(const wa_p2_addr *a, I32 f[12])
 
 /* The address at p in memory: an ipv4 tuple of u8s, or (v6) an ipv6 one
  * of u16s, little-endian. */
-static wa_ip wa_p2_load_ip(int v6, const unsigned char *p)
+static wa_ip wa__wasip2_load_ip(int v6, const unsigned char *p)
 {
     wa_ip ip = {.v6 = v6};
     if (!v6) {
@@ -128,65 +128,65 @@ static wa_ip wa_p2_load_ip(int v6, const unsigned char *p)
 
 /* A call of sock on net at address a: start-bind and start-connect, whose
  * flat signatures are the same. */
-typedef void (*wa_p2_addr_imp)(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+typedef void (*wa__wasip2_addr_imp)(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
 
-static int wa_p2_addr_call(wa_p2_addr_imp imp, uint32_t sock, uint32_t net, const wa_p2_addr *a)
+static int wa__wasip2_addr_call(wa__wasip2_addr_imp imp, uint32_t sock, uint32_t net, const wa__wasip2_addr *a)
 {
     _Alignas(4) unsigned char ret[4];
     I32 f[12];
-    wa_p2_flat_addr(a, f);
+    wa__wasip2_flat_addr(a, f);
     imp((I32)sock, (I32)net, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11],
         (I32)(uintptr_t)ret);
-    return wa_p2_result_unit(ret);
+    return wa__wasip2_result_unit(ret);
 }
 
-int wa_p2_tcp_start_bind(uint32_t sock, uint32_t net, const wa_p2_addr *a)
+int wa__wasip2_tcp_start_bind(uint32_t sock, uint32_t net, const wa__wasip2_addr *a)
 {
-    return wa_p2_addr_call(wa_p2_imp_sockets_start_bind, sock, net, a);
+    return wa__wasip2_addr_call(wa__wasip2_imp_sockets_start_bind, sock, net, a);
 }
 
-int wa_p2_tcp_start_connect(uint32_t sock, uint32_t net, const wa_p2_addr *a)
+int wa__wasip2_tcp_start_connect(uint32_t sock, uint32_t net, const wa__wasip2_addr *a)
 {
-    return wa_p2_addr_call(wa_p2_imp_sockets_start_connect, sock, net, a);
+    return wa__wasip2_addr_call(wa__wasip2_imp_sockets_start_connect, sock, net, a);
 }
 
-#define WA_P2_UNIT_CALL(name, imp)                      \
+#define WA__WASIP2_UNIT_CALL(name, imp)                      \
     int name(uint32_t sock)                             \
     {                                                   \
         _Alignas(4) unsigned char ret[4];               \
         imp((I32)sock, (I32)(uintptr_t)ret);            \
-        return wa_p2_result_unit(ret);                  \
+        return wa__wasip2_result_unit(ret);                  \
     }
-WA_P2_UNIT_CALL(wa_p2_tcp_finish_bind, wa_p2_imp_sockets_finish_bind)
-WA_P2_UNIT_CALL(wa_p2_tcp_start_listen, wa_p2_imp_sockets_start_listen)
-WA_P2_UNIT_CALL(wa_p2_tcp_finish_listen, wa_p2_imp_sockets_finish_listen)
+WA__WASIP2_UNIT_CALL(wa__wasip2_tcp_finish_bind, wa__wasip2_imp_sockets_finish_bind)
+WA__WASIP2_UNIT_CALL(wa__wasip2_tcp_start_listen, wa__wasip2_imp_sockets_start_listen)
+WA__WASIP2_UNIT_CALL(wa__wasip2_tcp_finish_listen, wa__wasip2_imp_sockets_finish_listen)
 
-int wa_p2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t *out)
+int wa__wasip2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t *out)
 {
     _Alignas(4) unsigned char ret[16];
-    wa_p2_imp_sockets_accept((I32)sock, (I32)(uintptr_t)ret);
-    return wa_p2_handles(ret, (uint32_t *[]){conn, in, out}, 3);
+    wa__wasip2_imp_sockets_accept((I32)sock, (I32)(uintptr_t)ret);
+    return wa__wasip2_handles(ret, (uint32_t *[]){conn, in, out}, 3);
 }
 
-int wa_p2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out)
+int wa__wasip2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out)
 {
     _Alignas(4) unsigned char ret[12];
-    wa_p2_imp_sockets_finish_connect((I32)sock, (I32)(uintptr_t)ret);
-    return wa_p2_handles(ret, (uint32_t *[]){in, out}, 2);
+    wa__wasip2_imp_sockets_finish_connect((I32)sock, (I32)(uintptr_t)ret);
+    return wa__wasip2_handles(ret, (uint32_t *[]){in, out}, 2);
 }
 
-int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a)
+int wa__wasip2_tcp_local_address(uint32_t sock, wa__wasip2_addr *a)
 {
     _Alignas(4) unsigned char ret[36];
-    wa_p2_imp_sockets_local_address((I32)sock, (I32)(uintptr_t)ret);
-    int rc = wa_p2_result(ret);
+    wa__wasip2_imp_sockets_local_address((I32)sock, (I32)(uintptr_t)ret);
+    int rc = wa__wasip2_result(ret);
     if (rc)
         return rc;
     /* ip-socket-address at 4: case byte, record at 8: the port, then
      * ipv4's address at 10; or ipv6's flow-info at 12, address at 16 and
      * scope-id at 32 */
     memset(a, 0, sizeof *a);
-    a->ip = wa_p2_load_ip(ret[4], ret + (ret[4] ? 16 : 10));
+    a->ip = wa__wasip2_load_ip(ret[4], ret + (ret[4] ? 16 : 10));
     memcpy(&a->port, ret + 8, 2);
     if (a->ip.v6) {
         memcpy(&a->flow, ret + 12, 4);
@@ -195,41 +195,41 @@ int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a)
     return 0;
 }
 
-uint32_t wa_p2_tcp_subscribe(uint32_t sock) { return wa_p2_live++, (uint32_t)wa_p2_imp_sockets_tcp_subscribe((I32)sock); }
+uint32_t wa__wasip2_tcp_subscribe(uint32_t sock) { return wa__wasip2_live++, (uint32_t)wa__wasip2_imp_sockets_tcp_subscribe((I32)sock); }
 
-void wa_p2_tcp_drop(uint32_t sock)
+void wa__wasip2_tcp_drop(uint32_t sock)
 {
-    wa_p2_live--;
-    wa_p2_imp_sockets_tcp_drop((I32)sock);
+    wa__wasip2_live--;
+    wa__wasip2_imp_sockets_tcp_drop((I32)sock);
 }
 
-int wa_p2_resolve(uint32_t net, const char *name, uint32_t *stream)
+int wa__wasip2_resolve(uint32_t net, const char *name, uint32_t *stream)
 {
     _Alignas(4) unsigned char ret[8];
-    wa_p2_imp_sockets_resolve((I32)net, (I32)(uintptr_t)name, (I32)strlen(name), (I32)(uintptr_t)ret);
-    return wa_p2_handles(ret, (uint32_t *[]){stream}, 1);
+    wa__wasip2_imp_sockets_resolve((I32)net, (I32)(uintptr_t)name, (I32)strlen(name), (I32)(uintptr_t)ret);
+    return wa__wasip2_handles(ret, (uint32_t *[]){stream}, 1);
 }
 
-int wa_p2_resolve_next(uint32_t stream, wa_p2_addr *a)
+int wa__wasip2_resolve_next(uint32_t stream, wa__wasip2_addr *a)
 {
     /* result<option<ip-address>, error-code>, everything 2-aligned: the
      * result's payload at 2 (the option's tag, or the error), the address's
      * case at 4 and its fields at 6 */
     _Alignas(4) unsigned char ret[24];
-    wa_p2_imp_sockets_resolve_next((I32)stream, (I32)(uintptr_t)ret);
+    wa__wasip2_imp_sockets_resolve_next((I32)stream, (I32)(uintptr_t)ret);
     if (ret[0])
-        return wa_p2_net_error(ret[2]);
+        return wa__wasip2_net_error(ret[2]);
     if (!ret[2])
         return 0;
     memset(a, 0, sizeof *a);
-    a->ip = wa_p2_load_ip(ret[4], ret + 6);
+    a->ip = wa__wasip2_load_ip(ret[4], ret + 6);
     return 1;
 }
 
-uint32_t wa_p2_resolve_subscribe(uint32_t stream) { return wa_p2_live++, (uint32_t)wa_p2_imp_sockets_resolve_subscribe((I32)stream); }
+uint32_t wa__wasip2_resolve_subscribe(uint32_t stream) { return wa__wasip2_live++, (uint32_t)wa__wasip2_imp_sockets_resolve_subscribe((I32)stream); }
 
-void wa_p2_resolve_drop(uint32_t stream)
+void wa__wasip2_resolve_drop(uint32_t stream)
 {
-    wa_p2_live--;
-    wa_p2_imp_sockets_resolve_drop((I32)stream);
+    wa__wasip2_live--;
+    wa__wasip2_imp_sockets_resolve_drop((I32)stream);
 }

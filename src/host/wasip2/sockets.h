@@ -11,33 +11,33 @@
 
 /* An ip-socket-address (ip-address: ip only, port 0). IPv6's eight u16
  * groups are ip's bytes in network order: the bindings convert. */
-typedef struct wa_p2_addr {
+typedef struct wa__wasip2_addr {
     wa_ip ip;
     uint16_t port;
     uint32_t flow, scope;
-} wa_p2_addr;
+} wa__wasip2_addr;
 
-uint32_t wa_p2_instance_network(void);
-void wa_p2_network_drop(uint32_t net);
+uint32_t wa__wasip2_instance_network(void);
+void wa__wasip2_network_drop(uint32_t net);
 
 /* A socket of the family ipv4 (v6 0) or ipv6. */
-int wa_p2_tcp_create(int v6, uint32_t *sock);
-int wa_p2_tcp_start_bind(uint32_t sock, uint32_t net, const wa_p2_addr *a);
-int wa_p2_tcp_finish_bind(uint32_t sock);
-int wa_p2_tcp_start_listen(uint32_t sock);
-int wa_p2_tcp_finish_listen(uint32_t sock);
-int wa_p2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t *out);
-int wa_p2_tcp_start_connect(uint32_t sock, uint32_t net, const wa_p2_addr *a);
-int wa_p2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out);
-int wa_p2_tcp_local_address(uint32_t sock, wa_p2_addr *a);
-uint32_t wa_p2_tcp_subscribe(uint32_t sock);
-void wa_p2_tcp_drop(uint32_t sock);
+int wa__wasip2_tcp_create(int v6, uint32_t *sock);
+int wa__wasip2_tcp_start_bind(uint32_t sock, uint32_t net, const wa__wasip2_addr *a);
+int wa__wasip2_tcp_finish_bind(uint32_t sock);
+int wa__wasip2_tcp_start_listen(uint32_t sock);
+int wa__wasip2_tcp_finish_listen(uint32_t sock);
+int wa__wasip2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t *out);
+int wa__wasip2_tcp_start_connect(uint32_t sock, uint32_t net, const wa__wasip2_addr *a);
+int wa__wasip2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out);
+int wa__wasip2_tcp_local_address(uint32_t sock, wa__wasip2_addr *a);
+uint32_t wa__wasip2_tcp_subscribe(uint32_t sock);
+void wa__wasip2_tcp_drop(uint32_t sock);
 
 /* ip-name-lookup: a resolve-address-stream for name (borrowed). */
-int wa_p2_resolve(uint32_t net, const char *name, uint32_t *stream);
+int wa__wasip2_resolve(uint32_t net, const char *name, uint32_t *stream);
 /* The next address: 1 with *a, 0 at the end, WA_EAGAIN not yet, < 0. */
-int wa_p2_resolve_next(uint32_t stream, wa_p2_addr *a);
-uint32_t wa_p2_resolve_subscribe(uint32_t stream);
-void wa_p2_resolve_drop(uint32_t stream);
+int wa__wasip2_resolve_next(uint32_t stream, wa__wasip2_addr *a);
+uint32_t wa__wasip2_resolve_subscribe(uint32_t stream);
+void wa__wasip2_resolve_drop(uint32_t stream);
 
 #endif

@@ -15,7 +15,7 @@
 
 _Static_assert(sizeof(wa_pollable_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
 
-typedef struct wa_p2_stream {
+typedef struct wa__wasip2_stream {
     wa_stream base;
     wa_rt *rt;
     uint32_t in, out;          /* WA_NO_HANDLE: that direction is absent */
@@ -24,58 +24,58 @@ typedef struct wa_p2_stream {
     wa_pollable_key key[2];    /* [0] read, [1] write */
     int registered[2];
     int flushing;
-    int flush_writes; /* an HTTP body's (wa_wasi_stream_flush_writes) */
+    int flush_writes; /* an HTTP body's (wa__wasi_stream_flush_writes) */
     int flushed;      /* nothing written since the last flush */
-} wa_p2_stream;
+} wa__wasip2_stream;
 
 /* reactor.c: the counters of rt's backend (NULL on another one). */
-wa_wasip2_stats *wa_wasip2_stats_of_(wa_rt *rt);
+wa_wasip2_stats *wa__wasip2_stats_of(wa_rt *rt);
 
 /* Counts a would-block that sends the caller to the pollable (wasi.h). */
-static void wa_p2_count_wait(wa_rt *rt, int write)
+static void wa__wasip2_count_wait(wa_rt *rt, int write)
 {
-    wa_wasip2_stats *st = wa_wasip2_stats_of_(rt);
+    wa_wasip2_stats *st = wa__wasip2_stats_of(rt);
     if (st)
         ++*(write ? &st->write_waits : &st->read_waits);
 }
 
-static int wa_p2_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
+static int wa__wasip2_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
 {
-    wa_p2_stream *s = (wa_p2_stream *)st;
+    wa__wasip2_stream *s = (wa__wasip2_stream *)st;
     if (s->in == WA_NO_HANDLE)
         return WA_EINVAL;
     unsigned char *data;
     size_t len;
-    int rc = wa_p2_read(s->in, cap, &data, &len);
+    int rc = wa__wasip2_read(s->in, cap, &data, &len);
     if (rc < 0)
         return rc;
     if (len > cap) /* a host bug; never copy more than asked */
         len = cap;
     memcpy(buf, data, len);
-    wa_p2_host_free(data, len);
+    wa__wasip2_host_free(data, len);
     *n = len;
     if (len)
         return 0;
-    wa_p2_count_wait(s->rt, 0);
+    wa__wasip2_count_wait(s->rt, 0);
     return WA_EAGAIN;
 }
 
-static int wa_p2_try_write(wa_stream *st, const void *buf, size_t len, size_t *n)
+static int wa__wasip2_try_write(wa_stream *st, const void *buf, size_t len, size_t *n)
 {
-    wa_p2_stream *s = (wa_p2_stream *)st;
+    wa__wasip2_stream *s = (wa__wasip2_stream *)st;
     if (s->out == WA_NO_HANDLE)
         return WA_EINVAL;
     uint64_t room;
-    int rc = wa_p2_check_write(s->out, &room);
+    int rc = wa__wasip2_check_write(s->out, &room);
     if (rc < 0)
         return rc;
     if (room == 0) { /* backpressure: await the pollable */
-        wa_p2_count_wait(s->rt, 1);
+        wa__wasip2_count_wait(s->rt, 1);
         return WA_EAGAIN;
     }
     size_t k = len < room ? len : (size_t)room;
     int flush = s->flush_writes && k == len && len <= 4096;
-    if ((rc = flush ? wa_p2_write_flush(s->out, buf, k) : wa_p2_write(s->out, buf, k)) < 0)
+    if ((rc = flush ? wa__wasip2_write_flush(s->out, buf, k) : wa__wasip2_write(s->out, buf, k)) < 0)
         return rc;
     s->flushed = flush;
     *n = k;
@@ -83,21 +83,21 @@ static int wa_p2_try_write(wa_stream *st, const void *buf, size_t len, size_t *n
 }
 
 /* flush() only starts one; check-write says 0 until it is done. */
-static int wa_p2_try_flush(wa_stream *st)
+static int wa__wasip2_try_flush(wa_stream *st)
 {
-    wa_p2_stream *s = (wa_p2_stream *)st;
+    wa__wasip2_stream *s = (wa__wasip2_stream *)st;
     if (s->out == WA_NO_HANDLE)
         return WA_EINVAL;
     int rc;
     if (s->flushed)
         return 0;
     if (!s->flushing) {
-        if ((rc = wa_p2_flush(s->out)) < 0)
+        if ((rc = wa__wasip2_flush(s->out)) < 0)
             return rc;
         s->flushing = 1;
     }
     uint64_t room;
-    if ((rc = wa_p2_check_write(s->out, &room)) < 0)
+    if ((rc = wa__wasip2_check_write(s->out, &room)) < 0)
         return rc;
     if (room == 0)
         return WA_EAGAIN;
@@ -106,12 +106,12 @@ static int wa_p2_try_flush(wa_stream *st)
     return 0;
 }
 
-static wa_future *wa_p2_ready(wa_stream *st, int dir, void *storage)
+static wa_future *wa__wasip2_ready(wa_stream *st, int dir, void *storage)
 {
-    wa_p2_stream *s = (wa_p2_stream *)st;
+    wa__wasip2_stream *s = (wa__wasip2_stream *)st;
     int i = dir == WA_STREAM_WRITE;
     if (!s->registered[i]) {
-        uint32_t p = i ? wa_p2_output_subscribe(s->out) : wa_p2_input_subscribe(s->in);
+        uint32_t p = i ? wa__wasip2_output_subscribe(s->out) : wa__wasip2_input_subscribe(s->in);
         int rc = wa_pollable_register(s->rt, p, &s->key[i]);
         if (rc < 0)
             return wa_stream_error_init(storage, rc);
@@ -120,38 +120,38 @@ static wa_future *wa_p2_ready(wa_stream *st, int dir, void *storage)
     return wa_pollable_wait_init(storage, s->key[i]);
 }
 
-static void wa_p2_close(wa_stream *st)
+static void wa__wasip2_close(wa_stream *st)
 {
-    wa_p2_stream *s = (wa_p2_stream *)st;
+    wa__wasip2_stream *s = (wa__wasip2_stream *)st;
     for (int i = 0; i < 2; i++) /* pollables go before their streams */
         if (s->registered[i])
             wa_pollable_deregister(s->rt, s->key[i]);
     if (s->in != WA_NO_HANDLE)
-        wa_p2_input_drop(s->in);
+        wa__wasip2_input_drop(s->in);
     if (s->out != WA_NO_HANDLE)
-        wa_p2_output_drop(s->out);
+        wa__wasip2_output_drop(s->out);
     if (s->drop_owner) /* after its streams, as WASI requires */
         s->drop_owner(s->owner);
     free(s);
 }
 
-static const wa_stream_vt wa_p2_stream_vt = {wa_p2_try_read, wa_p2_try_write, wa_p2_try_flush, wa_p2_ready,
-                                             wa_p2_close};
+static const wa_stream_vt wa__wasip2_stream_vt = {wa__wasip2_try_read, wa__wasip2_try_write, wa__wasip2_try_flush, wa__wasip2_ready,
+                                             wa__wasip2_close};
 
-int wa_wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
+int wa__wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
                               wa_stream **out_stream)
 {
-    wa_p2_stream *s = calloc(1, sizeof *s);
+    wa__wasip2_stream *s = calloc(1, sizeof *s);
     if (!s) {
         if (in != WA_NO_HANDLE)
-            wa_p2_input_drop(in);
+            wa__wasip2_input_drop(in);
         if (out != WA_NO_HANDLE)
-            wa_p2_output_drop(out);
+            wa__wasip2_output_drop(out);
         if (drop_owner)
             drop_owner(owner);
         return WA_ENOMEM;
     }
-    s->base.vt = &wa_p2_stream_vt;
+    s->base.vt = &wa__wasip2_stream_vt;
     s->rt = rt;
     s->in = in;
     s->out = out;
@@ -161,22 +161,22 @@ int wa_wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t own
     return 0;
 }
 
-void wa_wasi_stream_flush_writes(wa_stream *s) { ((wa_p2_stream *)s)->flush_writes = 1; }
+void wa__wasi_stream_flush_writes(wa_stream *s) { ((wa__wasip2_stream *)s)->flush_writes = 1; }
 
 int wa_wasi_stream_open(wa_rt *rt, uint32_t in, uint32_t out, wa_stream **s)
 {
-    return wa_stream_handle_(wa_wasi_stream_open_owned(rt, in, out, 0, NULL, s), s);
+    return wa__stream_handle(wa__wasi_stream_open_owned(rt, in, out, 0, NULL, s), s);
 }
 
 int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
 {
     switch (fd) {
     case 0:
-        return wa_wasi_stream_open(rt, wa_p2_get_stdin(), WA_NO_HANDLE, s);
+        return wa_wasi_stream_open(rt, wa__wasip2_get_stdin(), WA_NO_HANDLE, s);
     case 1:
-        return wa_wasi_stream_open(rt, WA_NO_HANDLE, wa_p2_get_stdout(), s);
+        return wa_wasi_stream_open(rt, WA_NO_HANDLE, wa__wasip2_get_stdout(), s);
     case 2:
-        return wa_wasi_stream_open(rt, WA_NO_HANDLE, wa_p2_get_stderr(), s);
+        return wa_wasi_stream_open(rt, WA_NO_HANDLE, wa__wasip2_get_stderr(), s);
     default:
         return WA_EINVAL;
     }

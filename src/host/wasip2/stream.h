@@ -9,7 +9,7 @@
 
 #include "wasync/wasi.h"
 
-int wa_wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
+int wa__wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
                               wa_stream **s);
 
 /* Makes s (of wa_wasi_stream_open*) an HTTP body's: a write whose bytes
@@ -17,6 +17,6 @@ int wa_wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t own
  * one blocking-write-and-flush, and the flush after it costs no host call.
  * (A body's flush only hands the bytes on, so it does not block; a
  * socket's may wait for the peer, so sockets do not do this.) */
-void wa_wasi_stream_flush_writes(wa_stream *s);
+void wa__wasi_stream_flush_writes(wa_stream *s);
 
 #endif

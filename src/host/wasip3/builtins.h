@@ -3,8 +3,8 @@
  * 0.3), written by hand with wit-component's core import names. Handles
  * (waitable sets, subtasks, stream and future ends) are i32 indices into
  * the component instance's tables; none of them is a resource of a WIT
- * interface, so nothing here is counted in wa_p2_live. Subtasks are
- * counted in wa_p3_live instead.
+ * interface, so nothing here is counted in wa__wasip2_live. Subtasks are
+ * counted in wa__wasip3_live instead.
  *
  * An async export returns one of the callback codes to the host, which
  * calls its callback with an event when the code asks for one; a waitable
@@ -20,116 +20,116 @@
 /* What an async export's entry or callback returns: done (after
  * task.return), call me back soon, or call me back with an event of the
  * set. WAIT carries the set in the bits above the low four. */
-#define WA_P3_CALLBACK_EXIT 0u
-#define WA_P3_CALLBACK_YIELD 1u
-#define WA_P3_CALLBACK_WAIT 2u
-static inline uint32_t wa_p3_callback_wait(uint32_t set) { return WA_P3_CALLBACK_WAIT | set << 4; }
+#define WA__WASIP3_CALLBACK_EXIT 0u
+#define WA__WASIP3_CALLBACK_YIELD 1u
+#define WA__WASIP3_CALLBACK_WAIT 2u
+static inline uint32_t wa__wasip3_callback_wait(uint32_t set) { return WA__WASIP3_CALLBACK_WAIT | set << 4; }
 
 /* Event codes (the callback's first argument, waitable-set-wait's result). */
-#define WA_P3_EVENT_NONE 0u
-#define WA_P3_EVENT_SUBTASK 1u
-#define WA_P3_EVENT_STREAM_READ 2u
-#define WA_P3_EVENT_STREAM_WRITE 3u
-#define WA_P3_EVENT_FUTURE_READ 4u
-#define WA_P3_EVENT_FUTURE_WRITE 5u
-#define WA_P3_EVENT_TASK_CANCELLED 6u
+#define WA__WASIP3_EVENT_NONE 0u
+#define WA__WASIP3_EVENT_SUBTASK 1u
+#define WA__WASIP3_EVENT_STREAM_READ 2u
+#define WA__WASIP3_EVENT_STREAM_WRITE 3u
+#define WA__WASIP3_EVENT_FUTURE_READ 4u
+#define WA__WASIP3_EVENT_FUTURE_WRITE 5u
+#define WA__WASIP3_EVENT_TASK_CANCELLED 6u
 
 /* A subtask's state: in an async-lowered call's result (low four bits),
  * in a SUBTASK event's p2, and from subtask-cancel. */
-#define WA_P3_SUBTASK_STARTING 0u
-#define WA_P3_SUBTASK_STARTED 1u
-#define WA_P3_SUBTASK_RETURNED 2u
-#define WA_P3_SUBTASK_CANCELLED_BEFORE_STARTED 3u
-#define WA_P3_SUBTASK_CANCELLED_BEFORE_RETURNED 4u
+#define WA__WASIP3_SUBTASK_STARTING 0u
+#define WA__WASIP3_SUBTASK_STARTED 1u
+#define WA__WASIP3_SUBTASK_RETURNED 2u
+#define WA__WASIP3_SUBTASK_CANCELLED_BEFORE_STARTED 3u
+#define WA__WASIP3_SUBTASK_CANCELLED_BEFORE_RETURNED 4u
 
 /* A stream/future copy's result: status in the low four bits, the element
  * count above; BLOCKED (no progress yet) comes back as an event later. */
-#define WA_P3_COPY_COMPLETED 0u
-#define WA_P3_COPY_DROPPED 1u
-#define WA_P3_COPY_CANCELLED 2u
-#define WA_P3_BLOCKED 0xffffffffu
+#define WA__WASIP3_COPY_COMPLETED 0u
+#define WA__WASIP3_COPY_DROPPED 1u
+#define WA__WASIP3_COPY_CANCELLED 2u
+#define WA__WASIP3_BLOCKED 0xffffffffu
 
 /* An async-lowered call's result: its state, and the subtask (0 when the
  * call returned at once: then there is nothing to drop). */
-static inline uint32_t wa_p3_state(uint32_t r) { return r & 0xf; }
-static inline uint32_t wa_p3_subtask(uint32_t r) { return r >> 4; }
+static inline uint32_t wa__wasip3_state(uint32_t r) { return r & 0xf; }
+static inline uint32_t wa__wasip3_subtask(uint32_t r) { return r >> 4; }
 
 /* An event as waitable-set-wait/poll deliver it (the callback gets the
  * same three values as arguments). */
-typedef struct wa_p3_event {
+typedef struct wa__wasip3_event {
     uint32_t code;
     uint32_t p1; /* the waitable (the task's own 0 for TASK_CANCELLED) */
     uint32_t p2; /* a subtask's state, or a copy's result */
-} wa_p3_event;
+} wa__wasip3_event;
 
-/* Owned: a new empty set; the caller drops it (wa_p3_waitable_set_drop). */
-uint32_t wa_p3_waitable_set_new(void);
+/* Owned: a new empty set; the caller drops it (wa__wasip3_waitable_set_drop). */
+uint32_t wa__wasip3_waitable_set_new(void);
 /* Borrows set: blocks the whole task until an event (this suspends the
  * core stack: callback-lifted code returns WAIT instead). */
-wa_p3_event wa_p3_waitable_set_wait(uint32_t set);
+wa__wasip3_event wa__wasip3_waitable_set_wait(uint32_t set);
 /* Borrows set: an event if one is pending, else code NONE; never blocks. */
-wa_p3_event wa_p3_waitable_set_poll(uint32_t set);
+wa__wasip3_event wa__wasip3_waitable_set_poll(uint32_t set);
 /* Consumes set, which must have no waitable joined (else a trap). */
-void wa_p3_waitable_set_drop(uint32_t set);
+void wa__wasip3_waitable_set_drop(uint32_t set);
 /* Borrows both: moves w into set, or out of any with set 0. A joined
  * waitable traps on a synchronous operation and on transfer: unjoin first. */
-void wa_p3_waitable_join(uint32_t w, uint32_t set);
+void wa__wasip3_waitable_join(uint32_t w, uint32_t set);
 
 /* Borrows subtask: asks for cancellation and returns its state then
  * (synchronous: RETURNED if it won the race, CANCELLED_* otherwise). */
-uint32_t wa_p3_subtask_cancel(uint32_t subtask);
+uint32_t wa__wasip3_subtask_cancel(uint32_t subtask);
 /* Consumes subtask, which must have RETURNED or been cancelled. */
-void wa_p3_subtask_drop(uint32_t subtask);
+void wa__wasip3_subtask_drop(uint32_t subtask);
 
 /* The bytes of an async-lowered call's area until the host writes them
  * (WA_SUBTASK_UNWRITTEN): whether the n bytes at p were written (are not
  * all that byte still). A late hook (wa_subtask_area_new) checks with it
  * the parts of a result the host writes last. */
-#define WA_P3_UNWRITTEN 0xa5u
-static inline int wa_p3_written(const void *p, unsigned n)
+#define WA__WASIP3_UNWRITTEN 0xa5u
+static inline int wa__wasip3_written(const void *p, unsigned n)
 {
     const unsigned char *b = p;
     for (unsigned i = 0; i < n; i++)
-        if (b[i] != WA_P3_UNWRITTEN)
+        if (b[i] != WA__WASIP3_UNWRITTEN)
             return 1;
     return 0;
 }
 
 /* Subtask handles the library holds: started by the calls below, or taken
  * from a caller (wa_subtask_init counts those), less those dropped. */
-extern long wa_p3_live;
+extern long wa__wasip3_live;
 
 /* Borrows nothing: the current task's slot 0 (0 at a task's start); the
  * value is the guest's to interpret and own. */
-void *wa_p3_context_get(void);
-void wa_p3_context_set(void *value);
+void *wa__wasip3_context_get(void);
+void wa__wasip3_context_set(void *value);
 
 /* Borrows nothing: while the count is above 0 the host does not start new
  * calls of our async exports. */
-void wa_p3_backpressure_inc(void);
-void wa_p3_backpressure_dec(void);
+void wa__wasip3_backpressure_inc(void);
+void wa__wasip3_backpressure_dec(void);
 /* Borrows nothing: lets other tasks run; nonzero if ours was cancelled. */
-int wa_p3_thread_yield(void);
+int wa__wasip3_thread_yield(void);
 /* Borrows nothing: resolves the current task as cancelled instead of
  * calling its task.return. Traps unless TASK_CANCELLED was delivered to it
  * and it has not returned (nor been cancelled) yet. */
-void wa_p3_task_cancel(void);
+void wa__wasip3_task_cancel(void);
 
 /* The wasip3_task registry (task.c), through which code that knows only
  * that ABI (wit-bindgen's runtimes) waits on wasync's loop. The drivers
- * call wa_p3_task_enter around every tick (the callback driver) or for the
+ * call wa__wasip3_task_enter around every tick (the callback driver) or for the
  * whole of main (the command, whose polls all happen in its ticks); it
- * returns what wa_p3_task_leave restores. */
-void *wa_p3_task_enter(void);
-void wa_p3_task_leave(void *prev);
+ * returns what wa__wasip3_task_leave restores. */
+void *wa__wasip3_task_enter(void);
+void wa__wasip3_task_leave(void *prev);
 
 /* wasi:clocks/monotonic-clock@0.3.0. Borrows nothing: now (ns). */
-uint64_t wa_p3_now(void);
+uint64_t wa__wasip3_now(void);
 /* Owned result: an async-lowered call, packed state | subtask << 4 (read it
- * with wa_p3_state and wa_p3_subtask); a started subtask is the caller's to
+ * with wa__wasip3_state and wa__wasip3_subtask); a started subtask is the caller's to
  * join, cancel and drop. */
-uint32_t wa_p3_wait_for(uint64_t ns);
-uint32_t wa_p3_wait_until(uint64_t when);
+uint32_t wa__wasip3_wait_for(uint64_t ns);
+uint32_t wa__wasip3_wait_until(uint64_t when);
 
 
 /* Streams and futures. Their built-ins are per element type, and
@@ -139,7 +139,7 @@ uint32_t wa_p3_wait_until(uint64_t when);
  * order. A type has one set of built-ins whatever function names it (the
  * component interns it), so a table of them per type, bound through any
  * function of an interface the world imports, serves every end of that
- * type. WA_P3_STREAM_TYPE and WA_P3_FUTURE_TYPE bind one such table. */
+ * type. WA__WASIP3_STREAM_TYPE and WA__WASIP3_FUTURE_TYPE bind one such table. */
 struct wa_wasip3_stream_type {
     uint64_t (*new_)(void); /* readable | writable << 32, both owned */
     /* Async copies: BLOCKED, or status | count << 4. The buffer is the
@@ -163,49 +163,49 @@ struct wa_wasip3_future_type {
     void (*drop_writable)(uint32_t end);
 };
 
-#define WA_P3_END_IMPORT_(module, op, fn) WA_WASI_IMPORT(module, op fn)
+#define WA__WASIP3_END_IMPORT(module, op, fn) WA__WASI_IMPORT(module, op fn)
 
 /* Defines `const struct wa_wasip3_stream_type var` from the built-ins of
  * the stream type numbered idx (a literal) in function fn of module. */
-#define WA_P3_STREAM_TYPE(var, module, idx, fn)                                                                        \
-    WA_P3_END_IMPORT_(module, "[stream-new-" #idx "]", fn) uint64_t var##_new(void);                                \
-    WA_P3_END_IMPORT_(module, "[async-lower][stream-read-" #idx "]", fn)                                            \
+#define WA__WASIP3_STREAM_TYPE(var, module, idx, fn)                                                                        \
+    WA__WASIP3_END_IMPORT(module, "[stream-new-" #idx "]", fn) uint64_t var##_new(void);                                \
+    WA__WASIP3_END_IMPORT(module, "[async-lower][stream-read-" #idx "]", fn)                                            \
     uint32_t var##_read(uint32_t end, void *buf, uint32_t n);                                                        \
-    WA_P3_END_IMPORT_(module, "[async-lower][stream-write-" #idx "]", fn)                                           \
+    WA__WASIP3_END_IMPORT(module, "[async-lower][stream-write-" #idx "]", fn)                                           \
     uint32_t var##_write(uint32_t end, const void *buf, uint32_t n);                                                 \
-    WA_P3_END_IMPORT_(module, "[stream-cancel-read-" #idx "]", fn) uint32_t var##_cancel_read(uint32_t end);        \
-    WA_P3_END_IMPORT_(module, "[stream-cancel-write-" #idx "]", fn) uint32_t var##_cancel_write(uint32_t end);      \
-    WA_P3_END_IMPORT_(module, "[stream-drop-readable-" #idx "]", fn) void var##_drop_readable(uint32_t end);        \
-    WA_P3_END_IMPORT_(module, "[stream-drop-writable-" #idx "]", fn) void var##_drop_writable(uint32_t end);        \
+    WA__WASIP3_END_IMPORT(module, "[stream-cancel-read-" #idx "]", fn) uint32_t var##_cancel_read(uint32_t end);        \
+    WA__WASIP3_END_IMPORT(module, "[stream-cancel-write-" #idx "]", fn) uint32_t var##_cancel_write(uint32_t end);      \
+    WA__WASIP3_END_IMPORT(module, "[stream-drop-readable-" #idx "]", fn) void var##_drop_readable(uint32_t end);        \
+    WA__WASIP3_END_IMPORT(module, "[stream-drop-writable-" #idx "]", fn) void var##_drop_writable(uint32_t end);        \
     const struct wa_wasip3_stream_type var = {var##_new,         var##_read,          var##_write,                  \
                                               var##_cancel_read, var##_cancel_write,  var##_drop_readable,          \
                                               var##_drop_writable}
 
-#define WA_P3_FUTURE_TYPE(var, module, idx, fn)                                                                        \
-    WA_P3_END_IMPORT_(module, "[future-new-" #idx "]", fn) uint64_t var##_new(void);                                \
-    WA_P3_END_IMPORT_(module, "[async-lower][future-read-" #idx "]", fn) uint32_t var##_read(uint32_t end, void *v); \
-    WA_P3_END_IMPORT_(module, "[async-lower][future-write-" #idx "]", fn)                                           \
+#define WA__WASIP3_FUTURE_TYPE(var, module, idx, fn)                                                                        \
+    WA__WASIP3_END_IMPORT(module, "[future-new-" #idx "]", fn) uint64_t var##_new(void);                                \
+    WA__WASIP3_END_IMPORT(module, "[async-lower][future-read-" #idx "]", fn) uint32_t var##_read(uint32_t end, void *v); \
+    WA__WASIP3_END_IMPORT(module, "[async-lower][future-write-" #idx "]", fn)                                           \
     uint32_t var##_write(uint32_t end, const void *v);                                                               \
-    WA_P3_END_IMPORT_(module, "[future-cancel-read-" #idx "]", fn) uint32_t var##_cancel_read(uint32_t end);        \
-    WA_P3_END_IMPORT_(module, "[future-cancel-write-" #idx "]", fn) uint32_t var##_cancel_write(uint32_t end);      \
-    WA_P3_END_IMPORT_(module, "[future-drop-readable-" #idx "]", fn) void var##_drop_readable(uint32_t end);        \
-    WA_P3_END_IMPORT_(module, "[future-drop-writable-" #idx "]", fn) void var##_drop_writable(uint32_t end);        \
+    WA__WASIP3_END_IMPORT(module, "[future-cancel-read-" #idx "]", fn) uint32_t var##_cancel_read(uint32_t end);        \
+    WA__WASIP3_END_IMPORT(module, "[future-cancel-write-" #idx "]", fn) uint32_t var##_cancel_write(uint32_t end);      \
+    WA__WASIP3_END_IMPORT(module, "[future-drop-readable-" #idx "]", fn) void var##_drop_readable(uint32_t end);        \
+    WA__WASIP3_END_IMPORT(module, "[future-drop-writable-" #idx "]", fn) void var##_drop_writable(uint32_t end);        \
     const struct wa_wasip3_future_type var = {var##_new,         var##_read,          var##_write,                  \
                                               var##_cancel_read, var##_cancel_write,  var##_drop_readable,          \
                                               var##_drop_writable}
 
 /* A copy's result (not BLOCKED): its status and element count. */
-static inline uint32_t wa_p3_copy_status(uint32_t r) { return r & 0xf; }
-static inline uint32_t wa_p3_copy_count(uint32_t r) { return r >> 4; }
+static inline uint32_t wa__wasip3_copy_status(uint32_t r) { return r & 0xf; }
+static inline uint32_t wa__wasip3_copy_count(uint32_t r) { return r >> 4; }
 
 /* WASI resource handles the bindings hold (wasi:sockets' tcp-sockets,
  * wasi:http's fields, requests, responses). wa_wasi_live_handles is their
  * sum with the subtasks and the ends (wasync/wasi.h). */
-extern long wa_p3_resources;
+extern long wa__wasip3_resources;
 
 /* Stream and future ends the library holds (taken or made, less those
  * dropped or handed over). */
-extern long wa_p3_live_ends;
+extern long wa__wasip3_live_ends;
 
 /* wasi:cli@0.3.0 (cli.c). Its byte streams and result futures are
  * named through stdout's write-via-stream(stream<u8>) ->
@@ -213,9 +213,9 @@ extern long wa_p3_live_ends;
 extern const struct wa_wasip3_stream_type wa_wasip3_cli_bytes;
 extern const struct wa_wasip3_future_type wa_wasip3_cli_result;
 /* Owned results: stdin's stream and the future of its end's result. */
-void wa_p3_stdin_read_via_stream(uint32_t *stream, uint32_t *result);
+void wa__wasip3_stdin_read_via_stream(uint32_t *stream, uint32_t *result);
 /* Takes readable (which must not be joined); returns the owned future of
  * the host's result. fd: 1 stdout, 2 stderr. */
-uint32_t wa_p3_std_write_via_stream(int fd, uint32_t readable);
+uint32_t wa__wasip3_std_write_via_stream(int fd, uint32_t readable);
 
 #endif

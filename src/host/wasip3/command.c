@@ -9,10 +9,10 @@
 int __main_void(void);
 void __wasm_call_dtors(void);
 
-WA_WASI_IMPORT("[export]wasi:cli/run@0.3.0", "[task-return]run") void wa_p3_imp_run_return(uint32_t is_err);
+WA__WASI_IMPORT("[export]wasi:cli/run@0.3.0", "[task-return]run") void wa__wasip3_imp_run_return(uint32_t is_err);
 
-uint32_t wa_p3_run_(void);
-uint32_t wa_p3_run_callback_(uint32_t event, uint32_t p1, uint32_t p2);
+uint32_t wa__wasip3_run(void);
+uint32_t wa__wasip3_run_callback(uint32_t event, uint32_t p1, uint32_t p2);
 
 /* main runs to its end in this first call: its waits block the task
  * (waitable-set.wait suspends the core stack), so no event comes back to
@@ -21,20 +21,20 @@ uint32_t wa_p3_run_callback_(uint32_t event, uint32_t p1, uint32_t p2);
  * run returns, as a command's _start does (src/wasi/cabi.c). Code that
  * waits through the wasip3_task registry finds it set for all of main. */
 __attribute__((export_name("[async-lift]wasi:cli/run@0.3.0#run")))
-uint32_t wa_p3_run_(void)
+uint32_t wa__wasip3_run(void)
 {
-    void *prev = wa_p3_task_enter(); /* main's ticks poll tasks */
+    void *prev = wa__wasip3_task_enter(); /* main's ticks poll tasks */
     int r = __main_void();
-    wa_p3_task_leave(prev);
+    wa__wasip3_task_leave(prev);
     __wasm_call_dtors();
-    wa_p3_imp_run_return(r != 0);
-    return WA_P3_CALLBACK_EXIT;
+    wa__wasip3_imp_run_return(r != 0);
+    return WA__WASIP3_CALLBACK_EXIT;
 }
 
 /* Never called: run returns EXIT from its first call. */
 __attribute__((export_name("[callback][async-lift]wasi:cli/run@0.3.0#run")))
-uint32_t wa_p3_run_callback_(uint32_t event, uint32_t p1, uint32_t p2)
+uint32_t wa__wasip3_run_callback(uint32_t event, uint32_t p1, uint32_t p2)
 {
     (void)event, (void)p1, (void)p2;
-    return WA_P3_CALLBACK_EXIT;
+    return WA__WASIP3_CALLBACK_EXIT;
 }

@@ -13,11 +13,11 @@
  * (concurrent.rs: mark_ready, get_event), and traps with "BUG: delivering
  * non-present event" when another task's poll, join or unjoin took it
  * first. So while the leader is in WAIT nothing else touches that set but
- * to ring it (wa_wasip3_ring_: a write to a stream whose read end is
+ * to ring it (wa__wasip3_ring: a write to a stream whose read end is
  * there, which marks it ready, or a fresh waitable joined with no event).
  *
  * Every other live call is a follower: it WAITs on a set of its own that
- * holds only its bell (wa_wasip3_bell_open_), a stream<u8> the instance
+ * holds only its bell (wa__wasip3_bell_open), a stream<u8> the instance
  * writes a byte to, to call it back: its event is there at once, where a
  * short wait-for takes a host timer (about 12 ms on jco, 2 ms on
  * wasmtime). The leader rings a follower when its task is due (finished,
@@ -41,38 +41,38 @@
 #include "wasync/component.h"
 
 /* Ticks per callback before YIELD: lets the host and other calls in. */
-#define WA_EXPORT_TICKS 16
+#define WA__EXPORT_TICKS 16
 
-struct wa_export_call {
+struct wa__export_call {
     wa_join join;
-    struct wa_export_call *next;
+    struct wa__export_call *next;
     int spawned;   /* the spawn's result: < 0, no task */
     int cancelled; /* TASK_CANCELLED was delivered */
-    int resolved;  /* task.return was made early (wa_export_resolve_) */
+    int resolved;  /* task.return was made early (wa__export_resolve) */
     void (*resolve)(void *arg); /* ...and this one is asked for */
     void *resolve_arg;
-    struct wa_export_bell *bell; /* a follower's, where it WAITs; else NULL */
+    struct wa__export_bell *bell; /* a follower's, where it WAITs; else NULL */
 };
 
 /* A follower's bell, on a set of its own. One whose call ended is kept for
  * the next follower: its read stays pending, so reuse costs no host call. */
-typedef struct wa_export_bell {
-    wa_wasip3_bell b;
-    struct wa_export_bell *next;
-} wa_export_bell;
+typedef struct wa__export_bell {
+    wa__wasip3_bell b;
+    struct wa__export_bell *next;
+} wa__export_bell;
 
-static wa_rt *wa_export_rt;
-static wa_export_call *wa_export_calls; /* live ones */
-static wa_export_call *wa_export_bare;  /* the live one whose slot was not set, if any */
-static wa_export_call *wa_export_leader; /* the one that waits on the runtime's set */
-static int wa_export_parked;             /* ...it is in WAIT there */
-static wa_export_bell *wa_export_bells;  /* kept for the next followers */
-static unsigned wa_export_live, wa_export_max = WA_WASIP3_EXPORT_LIMIT;
-static int wa_export_pressed;  /* our backpressure.inc is in force */
-static int wa_export_released; /* ...was undone by a new limit: see wa_export_kick */
+static wa_rt *wa__export_rt;
+static wa__export_call *wa__export_calls; /* live ones */
+static wa__export_call *wa__export_bare;  /* the live one whose slot was not set, if any */
+static wa__export_call *wa__export_leader; /* the one that waits on the runtime's set */
+static int wa__export_parked;             /* ...it is in WAIT there */
+static wa__export_bell *wa__export_bells;  /* kept for the next followers */
+static unsigned wa__export_live, wa__export_max = WA_WASIP3_EXPORT_LIMIT;
+static int wa__export_pressed;  /* our backpressure.inc is in force */
+static int wa__export_released; /* ...was undone by a new limit: see wa__export_kick */
 
 /* No export can answer without its record or runtime: a trap. */
-static void wa_export_fail(const char *why)
+static void wa__export_fail(const char *why)
 {
     fprintf(stderr, "wasync export: %s\n", why);
     abort();
@@ -80,74 +80,74 @@ static void wa_export_fail(const char *why)
 
 wa_rt *wa_wasip3_rt(void)
 {
-    if (!wa_export_rt && wa_rt_new(&wa_export_rt) < 0)
-        wa_export_rt = NULL;
-    return wa_export_rt;
+    if (!wa__export_rt && wa_rt_new(&wa__export_rt) < 0)
+        wa__export_rt = NULL;
+    return wa__export_rt;
 }
 
-void wa_wasip3_backpressure_inc(void) { wa_p3_backpressure_inc(); }
-void wa_wasip3_backpressure_dec(void) { wa_p3_backpressure_dec(); }
+void wa_wasip3_backpressure_inc(void) { wa__wasip3_backpressure_inc(); }
+void wa_wasip3_backpressure_dec(void) { wa__wasip3_backpressure_dec(); }
 
 /* Whether the live calls are at the limit. */
-static int wa_export_full(void) { return wa_export_max && wa_export_live >= wa_export_max; }
+static int wa__export_full(void) { return wa__export_max && wa__export_live >= wa__export_max; }
 
 /* Holds new calls back while the limit is reached. Returns 1 when it
  * undid our backpressure.inc, else 0. */
-static int wa_export_press(void)
+static int wa__export_press(void)
 {
-    int want = wa_export_full();
-    if (want == wa_export_pressed)
+    int want = wa__export_full();
+    if (want == wa__export_pressed)
         return 0;
-    wa_export_pressed = want;
+    wa__export_pressed = want;
     if (want)
-        wa_p3_backpressure_inc();
+        wa__wasip3_backpressure_inc();
     else
-        wa_p3_backpressure_dec();
+        wa__wasip3_backpressure_dec();
     return !want;
 }
 
 unsigned wa_wasip3_set_export_limit(unsigned max)
 {
-    unsigned prev = wa_export_max;
-    wa_export_max = max;
-    wa_export_released |= wa_export_press();
+    unsigned prev = wa__export_max;
+    wa__export_max = max;
+    wa__export_released |= wa__export_press();
     return prev;
 }
 
-unsigned wa_wasip3_export_live(void) { return wa_export_live; }
+unsigned wa_wasip3_export_live(void) { return wa__export_live; }
 
-wa_export_call *wa_export_begin_(void)
+wa__export_call *wa__export_begin(void)
 {
     if (!wa_wasip3_rt())
-        wa_export_fail("no runtime (out of memory)");
-    wa_export_call *c = calloc(1, sizeof *c);
+        wa__export_fail("no runtime (out of memory)");
+    wa__export_call *c = calloc(1, sizeof *c);
     if (!c)
-        wa_export_fail("out of memory");
+        wa__export_fail("out of memory");
     /* A call that begins alone keeps its record out of its slot (no
      * context.set): while it is alone its callbacks know it, and after,
      * it is the one live call whose slot reads 0 (every later call sets
      * its own). */
-    if (wa_export_live)
-        wa_p3_context_set(c);
+    if (wa__export_live)
+        wa__wasip3_context_set(c);
     else
-        wa_export_bare = c;
-    c->next = wa_export_calls;
-    wa_export_calls = c;
-    wa_export_live++;
-    wa_export_press();
+        wa__export_bare = c;
+    c->next = wa__export_calls;
+    wa__export_calls = c;
+    wa__export_live++;
+    wa__export_press();
     return c;
 }
 
-wa_join *wa_export_join_(wa_export_call *c) { return &c->join; }
+wa_join *wa__export_join(wa__export_call *c) { return &c->join; }
 
-static int wa_export_done(const wa_export_call *c) { return c->spawned < 0 || wa_join_done(&c->join); }
+static int wa__export_done(const wa__export_call *c) { return c->spawned < 0 || wa_join_done(&c->join); }
 
 /* Something for c to do in its own task: end, or resolve early. */
-static int wa_export_due(const wa_export_call *c) { return c->resolve || wa_export_done(c); }
+static int wa__export_due(const wa__export_call *c) { return c->resolve || wa__export_done(c); }
 
-void wa_export_resolve_(wa_join *join, void (*resolve)(void *arg), void *arg)
+void wa__export_resolve(wa_join *join, void (*resolve)(void *arg), void *arg)
 {
-    for (wa_export_call *c = wa_export_calls; c; c = c->next)
+    for (wa__export_call *c = wa__export_calls; c; c = c->next)
         if (&c->join == join) {
             c->resolve = resolve;
             c->resolve_arg = arg;
@@ -155,7 +155,7 @@ void wa_export_resolve_(wa_join *join, void (*resolve)(void *arg), void *arg)
 }
 
 /* Makes c's early task.return if one is asked for (in c's own task). */
-static void wa_export_resolve_now(wa_export_call *c)
+static void wa__export_resolve_now(wa__export_call *c)
 {
     void (*resolve)(void *) = c->resolve;
     if (resolve) {
@@ -168,85 +168,85 @@ static void wa_export_resolve_now(wa_export_call *c)
 /* After our backpressure.dec, one wake on the runtime's set: jco (1.35)
  * starts a call queued by backpressure only when its loop runs for some
  * other reason. */
-static void wa_export_kick(unsigned dec)
+static void wa__export_kick(unsigned dec)
 {
-    if (dec || wa_export_released)
-        wa_wasip3_wake_(wa_export_rt, WA_MS(1));
-    wa_export_released = 0;
+    if (dec || wa__export_released)
+        wa__wasip3_wake(wa__export_rt, WA_MS(1));
+    wa__export_released = 0;
 }
 
 /* jco (1.35) traps with "deadlock detected" when no host call is in
  * flight and no waiting task is ready, also while a task runs (its async
  * calls let JavaScript run before they count as in flight). A follower
  * waits on a set nothing fills while the leader runs: so while followers
- * live, a wake of WA_EXPORT_GUARD is kept in flight, a new one made at
+ * live, a wake of WA__EXPORT_GUARD is kept in flight, a new one made at
  * half its time (the exports test, a follower's first tick behind an
  * async call of the leader's: about 1 run in 25 under load, none since). */
-#define WA_EXPORT_GUARD WA_MS(500)
-static uint64_t wa_export_guarded; /* when the last one was made */
+#define WA__EXPORT_GUARD WA_MS(500)
+static uint64_t wa__export_guarded; /* when the last one was made */
 
-static void wa_export_guard(void)
+static void wa__export_guard(void)
 {
-    if (wa_export_live < 2)
+    if (wa__export_live < 2)
         return;
-    uint64_t now = wa_p3_now(); /* (the runtime's may be a callback old) */
-    if (wa_export_guarded && now - wa_export_guarded < WA_EXPORT_GUARD / 2)
+    uint64_t now = wa__wasip3_now(); /* (the runtime's may be a callback old) */
+    if (wa__export_guarded && now - wa__export_guarded < WA__EXPORT_GUARD / 2)
         return;
-    wa_export_guarded = now;
-    wa_wasip3_wake_(wa_export_rt, WA_EXPORT_GUARD);
+    wa__export_guarded = now;
+    wa__wasip3_wake(wa__export_rt, WA__EXPORT_GUARD);
 }
 
 /* A ring's write meets a read that is always pending: the spec completes
  * it at once, and a bell that did not ring would leave its call waiting
  * for ever. */
-static void wa_export_rang(int rc)
+static void wa__export_rang(int rc)
 {
     if (rc < 0)
-        wa_export_fail("the host did not take a bell's byte at once");
+        wa__export_fail("the host did not take a bell's byte at once");
 }
 
 /* Calls the leader in WAIT back to tick (a follower's or a new call's task
  * is runnable): the runtime's set's bell, the one touch of that set
  * allowed then. */
-static void wa_export_ring_leader(void)
+static void wa__export_ring_leader(void)
 {
-    if (wa_export_parked)
-        wa_export_rang(wa_wasip3_ring_(wa_export_rt));
+    if (wa__export_parked)
+        wa__export_rang(wa__wasip3_ring(wa__export_rt));
 }
 
 /* Calls follower c back (a no-op while it is rung). */
-static void wa_export_ring(wa_export_call *c) { wa_export_rang(wa_wasip3_bell_ring_(wa_export_rt, &c->bell->b)); }
+static void wa__export_ring(wa__export_call *c) { wa__export_rang(wa__wasip3_bell_ring(wa__export_rt, &c->bell->b)); }
 
 /* Rings the followers with something to do in their own task. */
-static void wa_export_ring_due(void)
+static void wa__export_ring_due(void)
 {
-    for (wa_export_call *o = wa_export_calls; o; o = o->next)
-        if (o != wa_export_leader && wa_export_due(o))
-            wa_export_ring(o);
+    for (wa__export_call *o = wa__export_calls; o; o = o->next)
+        if (o != wa__export_leader && wa__export_due(o))
+            wa__export_ring(o);
 }
 
 /* One tick, with the registry set for the tasks it polls. */
-static int wa_export_tick(uint64_t *deadline)
+static int wa__export_tick(uint64_t *deadline)
 {
-    void *prev = wa_p3_task_enter();
-    int runnable = wa_rt_tick(wa_export_rt, deadline);
-    wa_p3_task_leave(prev);
+    void *prev = wa__wasip3_task_enter();
+    int runnable = wa_rt_tick(wa__export_rt, deadline);
+    wa__wasip3_task_leave(prev);
     return runnable;
 }
 
 /* The leader is leaving: a follower leads in its place, called back by
  * its bell (one rung already, if any). Nothing else is done here: the new
  * leader ticks, arms the wait-until and WAITs. */
-static void wa_export_hand_over(void)
+static void wa__export_hand_over(void)
 {
-    wa_export_call *next = NULL;
-    for (wa_export_call *o = wa_export_calls; o; o = o->next)
+    wa__export_call *next = NULL;
+    for (wa__export_call *o = wa__export_calls; o; o = o->next)
         if (!next || (o->bell->b.rung && !next->bell->b.rung))
             next = o;
-    wa_export_leader = next;
-    wa_export_parked = 0;
+    wa__export_leader = next;
+    wa__export_parked = 0;
     if (next)
-        wa_export_ring(next);
+        wa__export_ring(next);
 }
 
 /* Resolves the call from its task (in the call's own task: task.return and
@@ -257,133 +257,133 @@ static void wa_export_hand_over(void)
  * that window. The bell goes first and the dec's wake after it: one in
  * flight keeps jco from taking a wait-until that returns at once, with
  * the queued calls not yet let in, for a deadlock. */
-static uint32_t wa_export_end(wa_export_call *c, wa_export_return ret)
+static uint32_t wa__export_end(wa__export_call *c, wa_export_return ret)
 {
     int status = c->spawned < 0 ? c->spawned : wa_join_status(&c->join);
-    wa_export_resolve_now(c);
+    wa__export_resolve_now(c);
     if (c->resolved)
         ; /* task.return was made */
     else if (c->cancelled && status == WA_ECANCELED)
-        wa_p3_task_cancel();
+        wa__wasip3_task_cancel();
     else
         ret(c->spawned < 0 ? NULL : wa_join_output(&c->join), status);
     if (c->spawned >= 0)
         wa_join_drop(&c->join);
-    wa_export_call **p = &wa_export_calls;
+    wa__export_call **p = &wa__export_calls;
     while (*p != c)
         p = &(*p)->next;
     *p = c->next;
-    if (wa_export_bare == c)
-        wa_export_bare = NULL;
+    if (wa__export_bare == c)
+        wa__export_bare = NULL;
     if (c->bell) { /* quiet (a follower made leader by a cancel was rung), kept */
-        wa_wasip3_bell_take_(wa_export_rt, &c->bell->b);
-        c->bell->next = wa_export_bells;
-        wa_export_bells = c->bell;
+        wa__wasip3_bell_take(wa__export_rt, &c->bell->b);
+        c->bell->next = wa__export_bells;
+        wa__export_bells = c->bell;
     }
-    wa_export_live--;
-    if (wa_export_leader == c)
-        wa_export_hand_over();
+    wa__export_live--;
+    if (wa__export_leader == c)
+        wa__export_hand_over();
     free(c); /* (the slot ends with the task: no context.set) */
-    wa_export_kick(wa_export_pressed && !wa_export_full());
-    wa_export_press();
-    return WA_P3_CALLBACK_EXIT;
+    wa__export_kick(wa__export_pressed && !wa__export_full());
+    wa__export_press();
+    return WA__WASIP3_CALLBACK_EXIT;
 }
 
 /* Ticks the runtime for leader c, then answers the host. */
-static uint32_t wa_export_lead(wa_export_call *c, wa_export_return ret)
+static uint32_t wa__export_lead(wa__export_call *c, wa_export_return ret)
 {
-    wa_rt *rt = wa_export_rt;
-    wa_export_parked = 0;
-    wa_export_guard();
-    for (unsigned n = 0; n < WA_EXPORT_TICKS; n++) {
-        wa_export_resolve_now(c);
-        if (wa_export_done(c))
-            return wa_export_end(c, ret);
+    wa_rt *rt = wa__export_rt;
+    wa__export_parked = 0;
+    wa__export_guard();
+    for (unsigned n = 0; n < WA__EXPORT_TICKS; n++) {
+        wa__export_resolve_now(c);
+        if (wa__export_done(c))
+            return wa__export_end(c, ret);
         uint64_t deadline;
-        int runnable = wa_export_tick(&deadline);
-        wa_export_ring_due();
-        if (runnable > 0 || wa_export_due(c))
+        int runnable = wa__export_tick(&deadline);
+        wa__export_ring_due();
+        if (runnable > 0 || wa__export_due(c))
             continue;
         /* the async calls first: none between the set's last look and
-         * WAIT (wa_wasip3_wait_set_) */
-        wa_export_kick(0);
+         * WAIT (wa__wasip3_wait_set) */
+        wa__export_kick(0);
         uint32_t set;
-        if (wa_wasip3_wait_set_(rt, deadline, &set) > 0) {
-            wa_export_parked = 1;
-            return wa_p3_callback_wait(set);
+        if (wa__wasip3_wait_set(rt, deadline, &set) > 0) {
+            wa__export_parked = 1;
+            return wa__wasip3_callback_wait(set);
         }
         /* the deadline passed (its timers fire in the next tick), or an
          * event was pending (dispatched) */
     }
-    if (wa_export_done(c))
-        return wa_export_end(c, ret);
-    wa_wasip3_poll_(rt); /* YIELD delivers no event of the set */
-    return WA_P3_CALLBACK_YIELD;
+    if (wa__export_done(c))
+        return wa__export_end(c, ret);
+    wa__wasip3_poll(rt); /* YIELD delivers no event of the set */
+    return WA__WASIP3_CALLBACK_YIELD;
 }
 
 /* A follower's bell: a kept one, else a new one. */
-static wa_export_bell *wa_export_bell_get(void)
+static wa__export_bell *wa__export_bell_get(void)
 {
-    wa_export_bell *b = wa_export_bells;
+    wa__export_bell *b = wa__export_bells;
     if (b) {
-        wa_export_bells = b->next;
+        wa__export_bells = b->next;
         return b;
     }
     if (!(b = calloc(1, sizeof *b)))
-        wa_export_fail("out of memory");
-    wa_wasip3_bell_open_(wa_export_rt, &b->b);
+        wa__export_fail("out of memory");
+    wa__wasip3_bell_open(wa__export_rt, &b->b);
     return b;
 }
 
 /* Follower c's answer: its task's due in its own task, else WAIT on its
  * own set for its bell. No WAIT with the bell's event pending (jco, as on
  * the runtime's set): a rung bell's event is taken first. */
-static uint32_t wa_export_follow(wa_export_call *c, wa_export_return ret)
+static uint32_t wa__export_follow(wa__export_call *c, wa_export_return ret)
 {
     for (;;) {
-        wa_export_resolve_now(c);
-        if (wa_export_done(c))
-            return wa_export_end(c, ret);
+        wa__export_resolve_now(c);
+        if (wa__export_done(c))
+            return wa__export_end(c, ret);
         if (!c->bell)
-            c->bell = wa_export_bell_get();
-        if (!wa_wasip3_bell_take_(wa_export_rt, &c->bell->b))
-            return wa_p3_callback_wait(c->bell->b.set);
-        if (wa_export_leader == c)
-            return wa_export_lead(c, ret);
+            c->bell = wa__export_bell_get();
+        if (!wa__wasip3_bell_take(wa__export_rt, &c->bell->b))
+            return wa__wasip3_callback_wait(c->bell->b.set);
+        if (wa__export_leader == c)
+            return wa__export_lead(c, ret);
     }
 }
 
-uint32_t wa_export_start_(wa_export_call *c, int spawned, wa_export_return ret)
+uint32_t wa__export_start(wa__export_call *c, int spawned, wa_export_return ret)
 {
     c->spawned = spawned < 0 ? spawned : 0;
-    if (!wa_export_leader)
-        wa_export_leader = c;
-    if (wa_export_leader == c)
-        return wa_export_lead(c, ret);
+    if (!wa__export_leader)
+        wa__export_leader = c;
+    if (wa__export_leader == c)
+        return wa__export_lead(c, ret);
     if (c->spawned >= 0) {
-        wa_export_guard();
-        wa_export_ring_leader();
+        wa__export_guard();
+        wa__export_ring_leader();
     }
-    return wa_export_follow(c, ret);
+    return wa__export_follow(c, ret);
 }
 
-uint32_t wa_export_callback_(uint32_t event, uint32_t p1, uint32_t p2, wa_export_return ret)
+uint32_t wa__export_callback(uint32_t event, uint32_t p1, uint32_t p2, wa_export_return ret)
 {
     /* One live call is the one called back: no context.get. */
-    wa_export_call *c = wa_export_live == 1 ? wa_export_calls : wa_p3_context_get();
+    wa__export_call *c = wa__export_live == 1 ? wa__export_calls : wa__wasip3_context_get();
     if (!c)
-        c = wa_export_bare;
-    if (event == WA_P3_EVENT_TASK_CANCELLED) {
+        c = wa__export_bare;
+    if (event == WA__WASIP3_EVENT_TASK_CANCELLED) {
         c->cancelled = 1;
         if (c->spawned >= 0) {
             wa_join_cancel(&c->join);
-            if (wa_export_leader != c)
-                wa_export_ring_leader();
+            if (wa__export_leader != c)
+                wa__export_ring_leader();
         }
-    } else if (c->bell && wa_wasip3_bell_heard_(wa_export_rt, &c->bell->b, event, p1)) {
+    } else if (c->bell && wa__wasip3_bell_heard(wa__export_rt, &c->bell->b, event, p1)) {
         /* rung */
-    } else if (event != WA_P3_EVENT_NONE) {
-        wa_wasip3_event_(wa_export_rt, event, p1, p2); /* (the leader's: its set's) */
+    } else if (event != WA__WASIP3_EVENT_NONE) {
+        wa__wasip3_deliver(wa__export_rt, event, p1, p2); /* (the leader's: its set's) */
     }
-    return wa_export_leader == c ? wa_export_lead(c, ret) : wa_export_follow(c, ret);
+    return wa__export_leader == c ? wa__export_lead(c, ret) : wa__export_follow(c, ret);
 }

@@ -13,38 +13,38 @@
 
 /* The copy's result: the value came (or was taken), or the other end went
  * without it. */
-static int wa_future_read_status(uint32_t r)
+static int wa__future_read_status(uint32_t r)
 {
-    return wa_p3_copy_status(r) == WA_P3_COPY_COMPLETED ? 0 : WA_ECLOSED;
+    return wa__wasip3_copy_status(r) == WA__WASIP3_COPY_COMPLETED ? 0 : WA_ECLOSED;
 }
 
 /* Ends f's hold on its end (which is out of the set). */
-static void wa_future_read_release(wa_wasip3_future_read *f)
+static void wa__future_read_release(wa_wasip3_future_read *f)
 {
     if (f->wait.key)
         wa_waitable_deregister(f->rt, f->wait.key);
-    wa_wasip3_stats *st = f->rt ? wa_wasip3_stats_of_(f->rt) : NULL;
+    wa_wasip3_stats *st = f->rt ? wa__wasip3_stats_of(f->rt) : NULL;
     if (st)
         st->end_drops++;
-    wa_p3_live_ends--;
+    wa__wasip3_live_ends--;
     (f->writing ? f->t->drop_writable : f->t->drop_readable)(f->end);
     f->end = 0;
 }
 
-static int wa_future_read_poll(wa_future *fu, wa_cx *cx)
+static int wa__future_read_poll(wa_future *fu, wa_cx *cx)
 {
     wa_wasip3_future_read *f = (wa_wasip3_future_read *)fu;
     if (!f->end)
         return wa_misuse(WA_EMISUSE, "poll of a finished wa_wasip3_future_read");
     if (!f->rt) {
         f->rt = cx->rt;
-        wa_wasip3_stats *st = wa_wasip3_stats_of_(cx->rt);
+        wa_wasip3_stats *st = wa__wasip3_stats_of(cx->rt);
         if (st)
             st->copies++;
         uint32_t r = f->writing ? f->t->write(f->end, f->value) : f->t->read(f->end, f->value);
-        if (r != WA_P3_BLOCKED) {
-            wa_future_read_release(f);
-            return wa_future_read_status(r);
+        if (r != WA__WASIP3_BLOCKED) {
+            wa__future_read_release(f);
+            return wa__future_read_status(r);
         }
         if (st)
             st->copies_blocked++;
@@ -59,11 +59,11 @@ static int wa_future_read_poll(wa_future *fu, wa_cx *cx)
     uint32_t r = 0;
     if (rc == 0)
         wa_waitable_payload(f->rt, f->wait.key, &r);
-    wa_future_read_release(f);
-    return rc < 0 ? rc : wa_future_read_status(r);
+    wa__future_read_release(f);
+    return rc < 0 ? rc : wa__future_read_status(r);
 }
 
-static void wa_future_read_drop(wa_future *fu)
+static void wa__future_read_drop(wa_future *fu)
 {
     wa_wasip3_future_read *f = (wa_wasip3_future_read *)fu;
     if (!f->end)
@@ -73,24 +73,24 @@ static void wa_future_read_drop(wa_future *fu)
         if (f->wait.key)
             wa_drop(&f->wait.fut); /* out of the set before the cancel */
         if (!came) {
-            wa_wasip3_stats *st = wa_wasip3_stats_of_(f->rt);
+            wa_wasip3_stats *st = wa__wasip3_stats_of(f->rt);
             if (st)
                 st->copy_cancels++;
-            if (f->writing && wa_p3_copy_status(f->t->cancel_write(f->end)) == WA_P3_COPY_CANCELLED)
+            if (f->writing && wa__wasip3_copy_status(f->t->cancel_write(f->end)) == WA__WASIP3_COPY_CANCELLED)
                 return; /* not done: a writable end the spec does not let go (a trap) */
             if (!f->writing)
                 f->t->cancel_read(f->end);
         }
     }
-    wa_future_read_release(f);
+    wa__future_read_release(f);
 }
 
-static const wa_future_vt wa_future_read_vt = {wa_future_read_poll, wa_future_read_drop, "wasip3_future_read"};
+static const wa_future_vt wa__future_read_vt = {wa__future_read_poll, wa__future_read_drop, "wasip3_future_read"};
 
-static wa_future *wa_future_copy_init(wa_wasip3_future_read *f, const wa_wasip3_future_type *t, uint32_t end,
+static wa_future *wa__future_copy_init(wa_wasip3_future_read *f, const wa_wasip3_future_type *t, uint32_t end,
                                       void *value, int writing)
 {
-    f->fut.vt = &wa_future_read_vt;
+    f->fut.vt = &wa__future_read_vt;
     f->t = t;
     f->end = end;
     f->value = value;
@@ -98,18 +98,18 @@ static wa_future *wa_future_copy_init(wa_wasip3_future_read *f, const wa_wasip3_
     f->rt = NULL;
     f->wait.key = 0; /* (keys are never 0) */
     f->wait.ready = 0;
-    wa_p3_live_ends++; /* taken */
+    wa__wasip3_live_ends++; /* taken */
     return &f->fut;
 }
 
 wa_future *wa_wasip3_future_read_init(wa_wasip3_future_read *f, const wa_wasip3_future_type *t, uint32_t readable,
                                       void *value)
 {
-    return wa_future_copy_init(f, t, readable, value, 0);
+    return wa__future_copy_init(f, t, readable, value, 0);
 }
 
 wa_future *wa_wasip3_future_write_init(wa_wasip3_future_write *f, const wa_wasip3_future_type *t, uint32_t writable,
                                        const void *value)
 {
-    return wa_future_copy_init(f, t, writable, (void *)value, 1);
+    return wa__future_copy_init(f, t, writable, (void *)value, 1);
 }

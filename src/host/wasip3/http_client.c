@@ -14,7 +14,7 @@
 #include "wasync/http.h"
 
 struct wa_http_response {
-    wa_http_response_head h; /* fields read before consume-body took the response */
+    wa__http_response_head h; /* fields read before consume-body took the response */
     uint32_t result;         /* the writable end of consume-body's result */
     uint32_t sent;           /* the readable end of request.new's result (not read) */
 };
@@ -25,11 +25,11 @@ struct wa_http_call {
     uint32_t trailers; /* the writable end of the request's trailers */
     uint32_t sent;     /* the readable end of request.new's result, until the response has it */
     int writing, waiting;
-    wa_subtask send; /* its area: the result, a wa_p3_http_value */
-    wa_p3_http_value value;
+    wa_subtask send; /* its area: the result, a wa__wasip3_http_value */
+    wa__wasip3_http_value value;
     wa_wasip3_future_write write;
     wa_http_response *response;
-    wa_http_body_out body; /* (last: sized for its write or copy) */
+    wa__http_body_out body; /* (last: sized for its write or copy) */
 };
 
 /* Drops the readable end of request.new's result, not read. It is kept
@@ -40,131 +40,131 @@ struct wa_http_call {
  * request") asks a reader to keep it, and a dropped readable end only
  * tells the writer that nobody reads (the Component Model's
  * future.drop-readable). */
-static void wa_http_drop_sent(uint32_t *sent)
+static void wa__http_drop_sent(uint32_t *sent)
 {
     if (*sent) {
-        wa_wasip3_http_result.drop_readable(*sent);
-        wa_p3_live_ends--;
+        wa__wasip3_http_result.drop_readable(*sent);
+        wa__wasip3_live_ends--;
     }
     *sent = 0;
 }
 
 /* Ends a future's writable end that the library holds, once written. */
-static void wa_http_end_future(const wa_wasip3_future_type *t, uint32_t *end, int failed)
+static void wa__http_end_future(const wa_wasip3_future_type *t, uint32_t *end, int failed)
 {
-    if (*end && wa_p3_future_finish(t, *end, failed) == 0)
-        wa_p3_live_ends--;
+    if (*end && wa__wasip3_future_finish(t, *end, failed) == 0)
+        wa__wasip3_live_ends--;
     *end = 0;
 }
 
-void wa_http_response_release_(wa_http_response *r)
+void wa__http_response_release(wa_http_response *r)
 {
     if (!r)
         return;
     if (r->h.body)
         wa_stream_close(&r->h.body);
-    wa_http_end_future(&wa_wasip3_http_result, &r->result, 0);
-    wa_http_drop_sent(&r->sent);
-    wa_http_fields_free(&r->h.fields);
+    wa__http_end_future(&wa__wasip3_http_result, &r->result, 0);
+    wa__http_drop_sent(&r->sent);
+    wa__http_fields_free(&r->h.fields);
     free(r);
 }
 
 /* Takes resp: its status and headers read, its body open as a stream;
  * and *sent, which goes with it. */
-static int wa_http_response_new(wa_rt *rt, uint32_t resp, uint32_t *sent, wa_http_response **out)
+static int wa__http_response_new(wa_rt *rt, uint32_t resp, uint32_t *sent, wa_http_response **out)
 {
     wa_http_response *r = calloc(1, sizeof *r);
     if (!r) {
-        wa_p3_response_drop(resp);
+        wa__wasip3_response_drop(resp);
         return WA_ENOMEM;
     }
     r->sent = *sent;
     *sent = 0;
-    r->h.status = wa_p3_response_status(resp);
-    wa_p3_response_header_list(resp, &r->h.fields.list, &r->h.fields.n); /* (none without memory) */
+    r->h.status = wa__wasip3_response_status(resp);
+    wa__wasip3_response_header_list(resp, &r->h.fields.list, &r->h.fields.n); /* (none without memory) */
     r->h.fields.loaded = 1;
-    uint64_t res = wa_wasip3_http_result.new_();
+    uint64_t res = wa__wasip3_http_result.new_();
     uint32_t stream, trailers;
-    wa_p3_response_consume_body(resp, (uint32_t)res, &stream, &trailers);
-    wa_wasip3_http_trailers.drop_readable(trailers); /* (not read) */
+    wa__wasip3_response_consume_body(resp, (uint32_t)res, &stream, &trailers);
+    wa__wasip3_http_trailers.drop_readable(trailers); /* (not read) */
     r->result = (uint32_t)(res >> 32);
-    wa_p3_live_ends++;
-    int rc = wa_p3_stream_open(rt, &wa_wasip3_http_bytes, stream, 0, &r->h.body);
-    return wa_http_response_made_(r, rc, out);
+    wa__wasip3_live_ends++;
+    int rc = wa__wasip3_stream_open(rt, &wa__wasip3_http_bytes, stream, 0, &r->h.body);
+    return wa__http_response_made(r, rc, out);
 }
 
 /* Releases what the call still holds, children before parents, and frees
  * it; the response goes too unless it was handed over. */
-static void wa_http_call_free(wa_http_send *s)
+static void wa__http_call_free(wa_http_send *s)
 {
     struct wa_http_call *c = s->call;
-    wa_http_body_out_drop_(&c->body);
+    wa__http_body_out_drop(&c->body);
     wa_drop_held(&c->write.fut, &c->writing);
-    wa_http_end_future(&wa_wasip3_http_trailers, &c->trailers, 1);
-    wa_http_drop_sent(&c->sent);
+    wa__http_end_future(&wa__wasip3_http_trailers, &c->trailers, 1);
+    wa__http_drop_sent(&c->sent);
     if (c->waiting) { /* cancelled: a response it still gave is ours to drop */
         wa_drop_held(&c->send.fut, &c->waiting);
         uint32_t resp;
-        if (c->send.state == WA_SUBTASK_RETURNED && wa_p3_client_result(c->send.area, &resp, NULL) == 0)
-            wa_p3_response_drop(resp);
+        if (c->send.state == WA_SUBTASK_RETURNED && wa__wasip3_client_result(c->send.area, &resp, NULL) == 0)
+            wa__wasip3_response_drop(resp);
     }
     wa_subtask_area_free(c->send.area); /* (NULL if kept from the host) */
-    wa_http_response_release_(c->response);
+    wa__http_response_release(c->response);
     free(c);
 }
 
 /* Builds and sends the request, then starts its body. */
-static int wa_http_start(wa_http_send *s, wa_rt *rt, const wa_http_url *u, const char *method)
+static int wa__http_start(wa_http_send *s, wa_rt *rt, const wa__http_url *u, const char *method)
 {
     const wa_http_request *q = s->req;
-    struct wa_http_call *c = wa_http_call_new_(offsetof(struct wa_http_call, body), q);
+    struct wa_http_call *c = wa__http_call_new(offsetof(struct wa_http_call, body), q);
     if (!c)
         return WA_ENOMEM;
     c->rt = rt;
     s->call = c;
     uint32_t fields, req, result, contents = 0;
     int rc, body = q->body_stream || q->body_len;
-    void *ret = wa_subtask_area_new(sizeof(wa_p3_http_value), wa_p3_client_late);
+    void *ret = wa_subtask_area_new(sizeof(wa__wasip3_http_value), wa__wasip3_client_late);
     if (!ret)
         return WA_ENOMEM;
     c->send.area = ret; /* (freed with the call until the send takes it) */
     if (body) {
-        uint64_t ends = wa_wasip3_http_bytes.new_();
+        uint64_t ends = wa__wasip3_http_bytes.new_();
         contents = (uint32_t)ends;
-        if ((rc = wa_p3_stream_open(rt, &wa_wasip3_http_bytes, 0, (uint32_t)(ends >> 32), &c->body.out)) < 0) {
-            wa_wasip3_http_bytes.drop_readable(contents);
+        if ((rc = wa__wasip3_stream_open(rt, &wa__wasip3_http_bytes, 0, (uint32_t)(ends >> 32), &c->body.out)) < 0) {
+            wa__wasip3_http_bytes.drop_readable(contents);
             return rc;
         }
     }
-    if ((rc = wa_http_call_fields_(q, method, wa_p3_fields_from_list, &fields)) < 0) {
+    if ((rc = wa__http_call_fields(q, method, wa__wasip3_fields_from_list, &fields)) < 0) {
         if (contents)
-            wa_wasip3_http_bytes.drop_readable(contents);
+            wa__wasip3_http_bytes.drop_readable(contents);
         return rc;
     }
-    uint64_t trailers = wa_wasip3_http_trailers.new_();
+    uint64_t trailers = wa__wasip3_http_trailers.new_();
     c->trailers = (uint32_t)(trailers >> 32);
-    wa_p3_live_ends++;
-    if ((rc = wa_p3_request_new(fields, contents, (uint32_t)trailers, method, u, &req, &result)) < 0)
+    wa__wasip3_live_ends++;
+    if ((rc = wa__wasip3_request_new(fields, contents, (uint32_t)trailers, method, u, &req, &result)) < 0)
         return rc;
-    c->sent = result; /* (how the host sent it: not asked; wa_http_drop_sent) */
-    wa_p3_live_ends++;
-    wa_subtask_init_area(&c->send, wa_p3_client_send(req, ret), ret);
+    c->sent = result; /* (how the host sent it: not asked; wa__http_drop_sent) */
+    wa__wasip3_live_ends++;
+    wa_subtask_init_area(&c->send, wa__wasip3_client_send(req, ret), ret);
     c->waiting = 1;
     if (body)
-        wa_http_body_out_start_(&c->body, q);
+        wa__http_body_out_start(&c->body, q);
     return 0;
 }
 
 /* Polls the body going out, then its trailers. */
-static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
+static int wa__http_send_body(struct wa_http_call *c, wa_cx *cx)
 {
-    int rc = wa_http_body_out_poll_(&c->body, cx); /* the body ends... */
+    int rc = wa__http_body_out_poll(&c->body, cx); /* the body ends... */
     if (rc != 0)
         return rc;
     if (c->trailers) { /* ...and its trailers say ok */
-        wa_p3_http_value_set(&c->value, 0);
-        wa_p3_live_ends--; /* (the write takes the end) */
-        wa_wasip3_future_write_init(&c->write, &wa_wasip3_http_trailers, c->trailers, &c->value);
+        wa__wasip3_http_value_set(&c->value, 0);
+        wa__wasip3_live_ends--; /* (the write takes the end) */
+        wa_wasip3_future_write_init(&c->write, &wa__wasip3_http_trailers, c->trailers, &c->value);
         c->trailers = 0;
         c->writing = 1;
     }
@@ -174,7 +174,7 @@ static int wa_http_send_body(struct wa_http_call *c, wa_cx *cx)
 }
 
 /* Polls the response coming in (why it failed into why). */
-static int wa_http_receive(struct wa_http_call *c, wa_cx *cx, char *why)
+static int wa__http_receive(struct wa_http_call *c, wa_cx *cx, char *why)
 {
     if (c->response)
         return 0;
@@ -182,21 +182,21 @@ static int wa_http_receive(struct wa_http_call *c, wa_cx *cx, char *why)
     if (rc == WA_PENDING || rc < 0)
         return rc;
     uint32_t resp;
-    rc = wa_p3_client_result(c->send.area, &resp, why);
+    rc = wa__wasip3_client_result(c->send.area, &resp, why);
     wa_subtask_area_free(c->send.area);
     c->send.area = NULL;
     if (rc < 0)
         return rc;
-    return wa_http_response_new(c->rt, resp, &c->sent, &c->response);
+    return wa__http_response_new(c->rt, resp, &c->sent, &c->response);
 }
 
 /* Drives the response in, then the body out. */
-static int wa_http_run(wa_http_send *s, wa_cx *cx)
+static int wa__http_run(wa_http_send *s, wa_cx *cx)
 {
     struct wa_http_call *c = s->call;
-    int in = wa_http_receive(c, cx, s->reason);
-    int out = in < 0 ? 0 : wa_http_send_body(c, cx);
-    return wa_http_call_settle_(s, in, out, &c->response);
+    int in = wa__http_receive(c, cx, s->reason);
+    int out = in < 0 ? 0 : wa__http_send_body(c, cx);
+    return wa__http_call_settle(s, in, out, &c->response);
 }
 
-const wa_http_client_ops wa_http_client_host = {wa_http_start, wa_http_run, wa_http_call_free};
+const wa__http_client_ops wa__http_client_host = {wa__http_start, wa__http_run, wa__http_call_free};

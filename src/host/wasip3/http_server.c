@@ -4,7 +4,7 @@
  * task, its serve task here: the handler spawns the request's task, and
  * the serve task waits for it, then settles the response. The
  * response goes out (task.return, asked of the driver with
- * wa_export_resolve_) as soon as the request's task responds; its body is
+ * wa__export_resolve) as soon as the request's task responds; its body is
  * a stream<u8> the task writes after that, and its trailers future is
  * written when the task ends: ok(none), or an error when the task failed,
  * which aborts the body for the client. A task that fails before responding
@@ -18,10 +18,10 @@
 #include "wasync/component.h"
 #include "wasync/http.h"
 
-enum { WA_SERVE_TASK, WA_SERVE_TRAILERS, WA_SERVE_RESULT, WA_SERVE_DONE };
+enum { WA__SERVE_TASK, WA__SERVE_TRAILERS, WA__SERVE_RESULT, WA__SERVE_DONE };
 
 struct wa_http_incoming {
-    wa_http_incoming_head h; /* req: until the body is consumed or the request ends */
+    wa__http_incoming_head h; /* req: until the body is consumed or the request ends */
     wa_rt *rt;
     wa_join *call;     /* the export call's: its early task.return */
     uint32_t resp;     /* made, until task.return takes it */
@@ -30,12 +30,12 @@ struct wa_http_incoming {
     int responded, status, step, writing, tasked;
     wa_stream *in, *out; /* the bodies: the request's, the response's */
     wa_join task;        /* the request's task, while tasked */
-    wa_p3_http_value value;
+    wa__wasip3_http_value value;
     wa_wasip3_future_write write;
 };
 
-static const wa_http_request_ops wa_http_request_p3 = {wa_p3_request_method, wa_p3_request_path,
-                                                        wa_p3_request_authority, wa_p3_request_header_list};
+static const wa__http_request_ops wa__http_request_p3 = {wa__wasip3_request_method, wa__wasip3_request_path,
+                                                        wa__wasip3_request_authority, wa__wasip3_request_header_list};
 
 int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)
 {
@@ -44,13 +44,13 @@ int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)
             return WA_EIO;
         size_t n;
         wa_http_incoming_headers(in, &n); /* consume-body takes the request */
-        uint64_t ends = wa_wasip3_http_result.new_();
+        uint64_t ends = wa__wasip3_http_result.new_();
         uint32_t stream, trailers;
-        wa_p3_request_consume_body(in->h.req, (uint32_t)ends, &stream, &trailers);
+        wa__wasip3_request_consume_body(in->h.req, (uint32_t)ends, &stream, &trailers);
         in->h.req = 0;
         in->result = (uint32_t)(ends >> 32);
-        wa_wasip3_http_trailers.drop_readable(trailers); /* (not read) */
-        int rc = wa_p3_stream_open(in->rt, &wa_wasip3_http_bytes, stream, 0, &in->in);
+        wa__wasip3_http_trailers.drop_readable(trailers); /* (not read) */
+        int rc = wa__wasip3_stream_open(in->rt, &wa__wasip3_http_bytes, stream, 0, &in->in);
         if (rc < 0)
             return rc;
     }
@@ -59,10 +59,10 @@ int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)
 }
 
 /* The driver's early task.return, in the call's own task. */
-static void wa_http_resolve(void *arg)
+static void wa__http_resolve(void *arg)
 {
     wa_http_incoming *in = arg;
-    wa_p3_handler_return(in->resp);
+    wa__wasip3_handler_return(in->resp);
     in->resp = 0;
 }
 
@@ -72,21 +72,21 @@ int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_hea
         return wa_misuse(WA_EMISUSE, "a second response to one HTTP request");
     uint32_t fields, result;
     int rc;
-    if ((n && !headers) || status < 100 || status > 999 || wa_http_headers_check(headers, n) < 0)
+    if ((n && !headers) || status < 100 || status > 999 || wa__http_headers_check(headers, n) < 0)
         return WA_EINVAL;
-    if ((rc = wa_p3_fields_from_list(headers, n, &fields)) < 0)
+    if ((rc = wa__wasip3_fields_from_list(headers, n, &fields)) < 0)
         return rc;
     /* Always a body stream (empty when body is NULL): a host reads one. */
-    uint64_t bytes = wa_wasip3_http_bytes.new_(), trailers = wa_wasip3_http_trailers.new_();
+    uint64_t bytes = wa__wasip3_http_bytes.new_(), trailers = wa__wasip3_http_trailers.new_();
     in->trailers = (uint32_t)(trailers >> 32); /* written at the end, whatever happens */
-    if ((rc = wa_p3_response_new(fields, (uint32_t)bytes, (uint32_t)trailers, status, &in->resp, &result)) < 0) {
-        wa_wasip3_http_bytes.drop_writable((uint32_t)(bytes >> 32));
+    if ((rc = wa__wasip3_response_new(fields, (uint32_t)bytes, (uint32_t)trailers, status, &in->resp, &result)) < 0) {
+        wa__wasip3_http_bytes.drop_writable((uint32_t)(bytes >> 32));
         return rc;
     }
-    wa_wasip3_http_result.drop_readable(result); /* (how the host sent it: not asked) */
+    wa__wasip3_http_result.drop_readable(result); /* (how the host sent it: not asked) */
     in->responded = 1;
-    wa_export_resolve_(in->call, wa_http_resolve, in);
-    if ((rc = wa_p3_stream_open(in->rt, &wa_wasip3_http_bytes, 0, (uint32_t)(bytes >> 32), &in->out)) < 0)
+    wa__export_resolve(in->call, wa__http_resolve, in);
+    if ((rc = wa__wasip3_stream_open(in->rt, &wa__wasip3_http_bytes, 0, (uint32_t)(bytes >> 32), &in->out)) < 0)
         return rc;
     if (body)
         *body = in->out;
@@ -102,48 +102,48 @@ int wa_http_incoming_finish(wa_http_incoming *in)
 }
 
 /* Starts writing a future's writable end *end (of type t) with in->value. */
-static void wa_http_write(wa_http_incoming *in, const wa_wasip3_future_type *t, uint32_t *end, int failed)
+static void wa__http_write(wa_http_incoming *in, const wa_wasip3_future_type *t, uint32_t *end, int failed)
 {
-    wa_p3_http_value_set(&in->value, failed);
+    wa__wasip3_http_value_set(&in->value, failed);
     wa_wasip3_future_write_init(&in->write, t, *end, &in->value);
     *end = 0;
     in->writing = 1;
 }
 
 /* Frees in with whatever it still holds. */
-static void wa_http_release(wa_http_incoming *in)
+static void wa__http_release(wa_http_incoming *in)
 {
     if (in->tasked) {
         wa_join_abort(&in->task);
         wa_join_drop(&in->task);
     }
     if (in->resp) /* not returned yet: the driver must not call back */
-        wa_export_resolve_(in->call, NULL, NULL);
+        wa__export_resolve(in->call, NULL, NULL);
     wa_drop_held(&in->write.fut, &in->writing);
     if (in->out)
         wa_stream_close(&in->out);
     if (in->in)
         wa_stream_close(&in->in);
     if (in->resp)
-        wa_p3_response_drop(in->resp);
+        wa__wasip3_response_drop(in->resp);
     if (in->h.req)
-        wa_p3_request_drop(in->h.req);
-    wa_http_incoming_head_free(&in->h);
+        wa__wasip3_request_drop(in->h.req);
+    wa__http_incoming_head_free(&in->h);
     free(in);
 }
 
 /* The call's task: the request's task, then the response settled, then
  * the futures written (a writable end goes only once written). */
-static int wa_http_serve_poll(void *arg, wa_cx *cx)
+static int wa__http_serve_poll(void *arg, wa_cx *cx)
 {
     wa_http_incoming *in = arg;
     if (!cx) { /* dropped: the runtime or the call goes */
-        wa_http_release(in);
+        wa__http_release(in);
         return 0;
     }
     int rc;
     switch (in->step) {
-    case WA_SERVE_TASK:
+    case WA__SERVE_TASK:
         if (in->tasked) {
             if ((rc = wa_poll(&in->task.fut, cx)) == WA_PENDING)
                 return WA_PENDING;
@@ -159,52 +159,52 @@ static int wa_http_serve_poll(void *arg, wa_cx *cx)
             wa_stream_close(&in->out); /* the body ends... */
         if (in->in)
             wa_stream_close(&in->in);
-        in->step = WA_SERVE_TRAILERS;
+        in->step = WA__SERVE_TRAILERS;
         if (in->trailers) /* ...and its trailers say how */
-            wa_http_write(in, &wa_wasip3_http_trailers, &in->trailers, in->status < 0);
+            wa__http_write(in, &wa__wasip3_http_trailers, &in->trailers, in->status < 0);
         /* fallthrough */
-    case WA_SERVE_TRAILERS:
+    case WA__SERVE_TRAILERS:
         if (in->writing && wa_poll_held(&in->write.fut, &in->writing, cx) == WA_PENDING)
             return WA_PENDING;
-        in->step = WA_SERVE_RESULT;
+        in->step = WA__SERVE_RESULT;
         if (in->result)
-            wa_http_write(in, &wa_wasip3_http_result, &in->result, 0);
+            wa__http_write(in, &wa__wasip3_http_result, &in->result, 0);
         /* fallthrough */
-    case WA_SERVE_RESULT:
+    case WA__SERVE_RESULT:
         if (in->writing && wa_poll_held(&in->write.fut, &in->writing, cx) == WA_PENDING)
             return WA_PENDING;
-        in->step = WA_SERVE_DONE;
-        wa_http_release(in);
+        in->step = WA__SERVE_DONE;
+        wa__http_release(in);
         return 0;
     default:
         return wa_misuse(WA_EMISUSE, "poll of a finished HTTP request");
     }
 }
 
-int wa_http_serve_(wa_rt *rt, wa_join *join, uint32_t req, wa_http_handler handler)
+int wa__http_serve(wa_rt *rt, wa_join *join, uint32_t req, wa_http_handler handler)
 {
     wa_http_incoming *in = calloc(1, sizeof *in);
     if (!in) {
-        wa_p3_resources++; /* (taken, and dropped) */
-        wa_p3_request_drop(req);
+        wa__wasip3_resources++; /* (taken, and dropped) */
+        wa__wasip3_request_drop(req);
         return WA_ENOMEM;
     }
-    wa_p3_resources++; /* the request is ours now */
+    wa__wasip3_resources++; /* the request is ours now */
     in->rt = rt;
     in->call = join;
     int rc;
-    if ((rc = wa_http_incoming_head_read(&in->h, &wa_http_request_p3, req)) < 0)
+    if ((rc = wa__http_incoming_head_read(&in->h, &wa__http_request_p3, req)) < 0)
         in->status = rc == WA_EINVAL ? wa_http_incoming_respond(in, 400, NULL, 0, NULL) : rc; /* a NUL byte: the handler could not tell what was asked */
     else if ((in->status = handler(rt, in, &in->task)) == 0)
         in->tasked = 1;
-    if ((rc = wa_spawn_fn(rt, wa_http_serve_poll, in, join)) < 0)
-        wa_http_release(in);
+    if ((rc = wa_spawn_fn(rt, wa__http_serve_poll, in, join)) < 0)
+        wa__http_release(in);
     return rc;
 }
 
-void wa_http_return_(wa_future *done, int status)
+void wa__http_return(wa_future *done, int status)
 {
     (void)done;
     (void)status;
-    wa_p3_handler_return_error(); /* no response was made: the host answers */
+    wa__wasip3_handler_return_error(); /* no response was made: the host answers */
 }

@@ -7,7 +7,7 @@
  * does not: the export driver, export.c, has one call lead).
  * Bells call a waiting task back at once: a byte written to a stream<u8>
  * of the instance's own whose read is pending in the task's set; the
- * runtime's set has one (wa_wasip3_ring_).
+ * runtime's set has one (wa__wasip3_ring).
  *
  * Waitables are registrations in the table (regs.c) whose id is the
  * handle; a waitable is in the set only while a future waits on it (the
@@ -27,15 +27,15 @@
 #include "reactor.h"
 #include "wasync/component.h"
 
-typedef struct wa_p3_reg {
-    wa_reg reg;       /* its id: the waitable */
+typedef struct wa__wasip3_reg {
+    wa__reg reg;       /* its id: the waitable */
     uint32_t payload; /* the last event's p2 */
     int resolved;     /* a subtask whose last event said it resolved */
-} wa_p3_reg;
+} wa__wasip3_reg;
 
-typedef struct wa_p3b {
+typedef struct wa__wasip3_reactor {
     wa_backend base;
-    wa_regs regs;       /* of wa_p3_reg */
+    wa_regs regs;       /* of wa__wasip3_reg */
     uint32_t set;       /* the instance's waitable set */
     uint32_t *slot_of;  /* by handle: its registration's slot + 1, or 0 */
     size_t nslot_of;
@@ -43,69 +43,69 @@ typedef struct wa_p3b {
     uint32_t timer;     /* the wait-until subtask, or 0 */
     uint64_t timer_at;  /* its deadline; WA_NEVER: none */
     uint64_t fired_at;  /* the deadline of a timer that fired in this wait */
-    uint32_t *wakes;    /* wake subtasks (wa_wasip3_wake_), pending */
+    uint32_t *wakes;    /* wake subtasks (wa__wasip3_wake), pending */
     uint32_t nwakes;
     size_t cwakes;
-    wa_wasip3_bell door; /* the set's own bell (wa_wasip3_ring_), once opened */
+    wa__wasip3_bell door; /* the set's own bell (wa__wasip3_ring), once opened */
     wa_wasip3_stats stats;
-} wa_p3b;
+} wa__wasip3_reactor;
 
-static uint64_t wa_p3b_clock(wa_backend *b)
+static uint64_t wa__wasip3_reactor_clock(wa_backend *b)
 {
-    ((wa_p3b *)b)->stats.nows++;
-    return wa_p3_now();
+    ((wa__wasip3_reactor *)b)->stats.nows++;
+    return wa__wasip3_now();
 }
 
-static void wa_p3b_join(wa_p3b *h, uint32_t w, uint32_t set)
+static void wa__wasip3_reactor_join(wa__wasip3_reactor *h, uint32_t w, uint32_t set)
 {
     h->stats.joins++;
-    wa_p3_waitable_join(w, set);
+    wa__wasip3_waitable_join(w, set);
 }
 
-static void wa_p3b_drop_subtask(wa_p3b *h, uint32_t subtask)
+static void wa__wasip3_reactor_drop_subtask(wa__wasip3_reactor *h, uint32_t subtask)
 {
     h->stats.drops++;
-    wa_p3_subtask_drop(subtask);
+    wa__wasip3_subtask_drop(subtask);
 }
 
 /* The regs hooks: the handle is mapped to its slot while registered, and
  * joined to the set while waited on. Dropping it is its owner's. */
-static int wa_p3b_add(wa_backend *b, wa_reg *g, uint64_t key)
+static int wa__wasip3_reactor_add(wa_backend *b, wa__reg *g, uint64_t key)
 {
-    wa_p3b *h = (wa_p3b *)b;
+    wa__wasip3_reactor *h = (wa__wasip3_reactor *)b;
     uint32_t w = (uint32_t)g->id;
     size_t had = h->nslot_of;
-    if (wa_grow_(&h->slot_of, sizeof *h->slot_of, &h->nslot_of, (size_t)w + 1, 16, UINT32_MAX) < 0)
+    if (wa__grow(&h->slot_of, sizeof *h->slot_of, &h->nslot_of, (size_t)w + 1, 16, UINT32_MAX) < 0)
         return WA_ENOMEM;
     for (size_t i = had; i < h->nslot_of; i++)
         h->slot_of[i] = 0;
-    h->slot_of[w] = wa_key_slot(key) + 1;
-    ((wa_p3_reg *)g)->resolved = 0;
+    h->slot_of[w] = wa__key_slot(key) + 1;
+    ((wa__wasip3_reg *)g)->resolved = 0;
     return 0;
 }
 
-static void wa_p3b_del(wa_backend *b, wa_reg *g) { ((wa_p3b *)b)->slot_of[g->id] = 0; }
+static void wa__wasip3_reactor_del(wa_backend *b, wa__reg *g) { ((wa__wasip3_reactor *)b)->slot_of[g->id] = 0; }
 
-static int wa_p3b_arm(wa_backend *b, wa_reg *g, uint32_t i)
+static int wa__wasip3_reactor_arm(wa_backend *b, wa__reg *g, uint32_t i)
 {
     (void)i;
-    wa_p3b *h = (wa_p3b *)b;
+    wa__wasip3_reactor *h = (wa__wasip3_reactor *)b;
     h->njoined++;
-    wa_p3b_join(h, (uint32_t)g->id, h->set);
+    wa__wasip3_reactor_join(h, (uint32_t)g->id, h->set);
     return 0;
 }
 
 /* A subtask that resolved stays joined: all it can do is be dropped, and
  * its drop takes it out of the set (one host call less per subtask). */
-static void wa_p3b_disarm(wa_backend *b, wa_reg *g)
+static void wa__wasip3_reactor_disarm(wa_backend *b, wa__reg *g)
 {
-    wa_p3b *h = (wa_p3b *)b;
+    wa__wasip3_reactor *h = (wa__wasip3_reactor *)b;
     h->njoined--;
-    if (!((wa_p3_reg *)g)->resolved)
-        wa_p3b_join(h, (uint32_t)g->id, 0);
+    if (!((wa__wasip3_reg *)g)->resolved)
+        wa__wasip3_reactor_join(h, (uint32_t)g->id, 0);
 }
 
-static const wa_regs_hooks wa_p3b_hooks = {wa_p3b_add, wa_p3b_del, wa_p3b_arm, wa_p3b_disarm};
+static const wa__regs_hooks wa__wasip3_reactor_hooks = {wa__wasip3_reactor_add, wa__wasip3_reactor_del, wa__wasip3_reactor_arm, wa__wasip3_reactor_disarm};
 
 /* Bells. The stream<u8> of wasi:cli/stdout's write-via-stream, which
  * every world of the library has (wit/wasync-p3.wit): the instance reads
@@ -113,13 +113,13 @@ static const wa_regs_hooks wa_p3b_hooks = {wa_p3b_add, wa_p3b_del, wa_p3b_arm, w
  * (CanonicalABI.md: none_or_number_type). Only the opening names the
  * type, the rest goes through the bell: a program that never opens one
  * links none of the stream's built-ins. */
-static void wa_p3b_bell_read(wa_p3b *h, wa_wasip3_bell *b)
+static void wa__wasip3_reactor_bell_read(wa__wasip3_reactor *h, wa__wasip3_bell *b)
 {
     h->stats.async_calls++;
     b->type->read(b->rd, &b->byte, 1); /* (BLOCKED: no write is pending) */
 }
 
-static void wa_p3b_bell_open(wa_p3b *h, wa_wasip3_bell *b, uint32_t set)
+static void wa__wasip3_reactor_bell_open(wa__wasip3_reactor *h, wa__wasip3_bell *b, uint32_t set)
 {
     b->type = &wa_wasip3_cli_bytes;
     uint64_t ends = b->type->new_();
@@ -127,13 +127,13 @@ static void wa_p3b_bell_open(wa_p3b *h, wa_wasip3_bell *b, uint32_t set)
     b->wr = (uint32_t)(ends >> 32);
     b->set = set;
     b->rung = 0;
-    wa_p3b_join(h, b->rd, set); /* (nothing pending: marks nothing ready) */
-    wa_p3b_bell_read(h, b);
+    wa__wasip3_reactor_join(h, b->rd, set); /* (nothing pending: marks nothing ready) */
+    wa__wasip3_reactor_bell_read(h, b);
 }
 
 /* A write that meets a pending read completes at once, and the read's
  * event is then pending in its set: no timer, no event of the writer's. */
-static int wa_p3b_bell_ring(wa_p3b *h, wa_wasip3_bell *b)
+static int wa__wasip3_reactor_bell_ring(wa__wasip3_reactor *h, wa__wasip3_bell *b)
 {
     static const unsigned char one = 1;
     if (b->rung)
@@ -141,37 +141,37 @@ static int wa_p3b_bell_ring(wa_p3b *h, wa_wasip3_bell *b)
     h->stats.async_calls++;
     uint32_t r = b->type->write(b->wr, &one, 1);
     b->rung = 1;
-    return r == (WA_P3_COPY_COMPLETED | 1u << 4) ? 0 : WA_EIO;
+    return r == (WA__WASIP3_COPY_COMPLETED | 1u << 4) ? 0 : WA_EIO;
 }
 
-static int wa_p3b_bell_heard(wa_p3b *h, wa_wasip3_bell *b, uint32_t code, uint32_t p1)
+static int wa__wasip3_reactor_bell_heard(wa__wasip3_reactor *h, wa__wasip3_bell *b, uint32_t code, uint32_t p1)
 {
-    if (code != WA_P3_EVENT_STREAM_READ || p1 != b->rd || !b->type)
+    if (code != WA__WASIP3_EVENT_STREAM_READ || p1 != b->rd || !b->type)
         return 0;
     b->rung = 0;
-    wa_p3b_bell_read(h, b);
+    wa__wasip3_reactor_bell_read(h, b);
     return 1;
 }
 
 /* Hands an event to its registration's waiters; the timer's ends it. */
-static void wa_p3b_dispatch(wa_p3b *h, wa_p3_event e)
+static void wa__wasip3_reactor_dispatch(wa__wasip3_reactor *h, wa__wasip3_event e)
 {
     h->stats.events++;
-    if (wa_p3b_bell_heard(h, &h->door, e.code, e.p1))
+    if (wa__wasip3_reactor_bell_heard(h, &h->door, e.code, e.p1))
         return; /* a ring: its event was the point */
-    if (e.code == WA_P3_EVENT_SUBTASK && h->timer && e.p1 == h->timer) {
-        if (e.p2 == WA_P3_SUBTASK_RETURNED) {
-            wa_p3b_drop_subtask(h, h->timer);
+    if (e.code == WA__WASIP3_EVENT_SUBTASK && h->timer && e.p1 == h->timer) {
+        if (e.p2 == WA__WASIP3_SUBTASK_RETURNED) {
+            wa__wasip3_reactor_drop_subtask(h, h->timer);
             h->timer = 0;
             h->fired_at = h->timer_at;
             h->timer_at = WA_NEVER;
         }
         return;
     }
-    if (e.code == WA_P3_EVENT_SUBTASK && e.p2 == WA_P3_SUBTASK_RETURNED) {
+    if (e.code == WA__WASIP3_EVENT_SUBTASK && e.p2 == WA__WASIP3_SUBTASK_RETURNED) {
         for (uint32_t i = 0; i < h->nwakes; i++) {
             if (h->wakes[i] == e.p1) { /* a wake: its event was the point */
-                wa_p3b_drop_subtask(h, e.p1);
+                wa__wasip3_reactor_drop_subtask(h, e.p1);
                 h->wakes[i] = h->wakes[--h->nwakes];
                 return;
             }
@@ -182,65 +182,65 @@ static void wa_p3b_dispatch(wa_p3b *h, wa_p3_event e)
         h->stats.stale++;
         return;
     }
-    wa_p3_reg *s = (wa_p3_reg *)wa_regs_at(&h->regs, slot - 1);
+    wa__wasip3_reg *s = (wa__wasip3_reg *)wa__regs_at(&h->regs, slot - 1);
     s->payload = e.p2;
-    s->resolved = e.code == WA_P3_EVENT_SUBTASK && e.p2 >= WA_P3_SUBTASK_RETURNED;
-    wa_regs_ready(&h->regs, &s->reg, WA_REG_READY);
+    s->resolved = e.code == WA__WASIP3_EVENT_SUBTASK && e.p2 >= WA__WASIP3_SUBTASK_RETURNED;
+    wa__regs_ready(&h->regs, &s->reg, WA__REG_READY);
 }
 
 /* Dispatches every event already pending, without blocking. Returns how
  * many there were. */
-static unsigned wa_p3b_drain(wa_p3b *h)
+static unsigned wa__wasip3_reactor_drain(wa__wasip3_reactor *h)
 {
     for (unsigned n = 0;; n++) {
         h->stats.polls++;
-        wa_p3_event e = wa_p3_waitable_set_poll(h->set);
-        if (e.code == WA_P3_EVENT_NONE)
+        wa__wasip3_event e = wa__wasip3_waitable_set_poll(h->set);
+        if (e.code == WA__WASIP3_EVENT_NONE)
             return n;
-        wa_p3b_dispatch(h, e);
+        wa__wasip3_reactor_dispatch(h, e);
     }
 }
 
 /* Takes a subtask of the backend's own (the timer, a wake) out of the
  * set, cancels and drops it. Returns its state. */
-static uint32_t wa_p3b_cancel_subtask(wa_p3b *h, uint32_t subtask)
+static uint32_t wa__wasip3_reactor_cancel_subtask(wa__wasip3_reactor *h, uint32_t subtask)
 {
-    wa_p3b_join(h, subtask, 0); /* (a cancel of a joined subtask traps) */
+    wa__wasip3_reactor_join(h, subtask, 0); /* (a cancel of a joined subtask traps) */
     h->stats.cancels++;
-    uint32_t state = wa_p3_subtask_cancel(subtask);
-    wa_p3b_drop_subtask(h, subtask);
+    uint32_t state = wa__wasip3_subtask_cancel(subtask);
+    wa__wasip3_reactor_drop_subtask(h, subtask);
     return state;
 }
 
 /* Ends the timer. Returns 1 if it had returned first (its deadline
  * passed), else 0. */
-static int wa_p3b_timer_cancel(wa_p3b *h)
+static int wa__wasip3_reactor_timer_cancel(wa__wasip3_reactor *h)
 {
-    uint32_t state = wa_p3b_cancel_subtask(h, h->timer);
+    uint32_t state = wa__wasip3_reactor_cancel_subtask(h, h->timer);
     h->timer = 0;
     h->timer_at = WA_NEVER;
-    return state == WA_P3_SUBTASK_RETURNED;
+    return state == WA__WASIP3_SUBTASK_RETURNED;
 }
 
 /* Makes a wait-until end by deadline: keeps the one that ends first (a
  * later deadline lets it fire early), replaces one that ends later.
  * Returns 1 when the deadline has passed already: no wait is needed. */
-static int wa_p3b_timer_arm(wa_p3b *h, uint64_t deadline)
+static int wa__wasip3_reactor_timer_arm(wa__wasip3_reactor *h, uint64_t deadline)
 {
     if (h->timer_at <= deadline)
         return 0;
-    if (h->timer && wa_p3b_timer_cancel(h))
+    if (h->timer && wa__wasip3_reactor_timer_cancel(h))
         return 1; /* its later deadline passed: so did this one */
     /* now costs ~20 us, a wait-until that returns at once ~1 ms */
-    if (deadline <= wa_p3b_clock(&h->base))
+    if (deadline <= wa__wasip3_reactor_clock(&h->base))
         return 1;
     h->stats.async_calls++;
-    uint32_t r = wa_p3_wait_until(deadline);
-    if (wa_p3_state(r) == WA_P3_SUBTASK_RETURNED)
+    uint32_t r = wa__wasip3_wait_until(deadline);
+    if (wa__wasip3_state(r) == WA__WASIP3_SUBTASK_RETURNED)
         return 1;
-    h->timer = wa_p3_subtask(r);
+    h->timer = wa__wasip3_subtask(r);
     h->timer_at = deadline;
-    wa_p3b_join(h, h->timer, h->set);
+    wa__wasip3_reactor_join(h, h->timer, h->set);
     return 0;
 }
 
@@ -248,12 +248,12 @@ static int wa_p3b_timer_arm(wa_p3b *h, uint64_t deadline)
  * timer. Returns 1 when there is something to wait for, 0 when the
  * deadline has passed (the pending events are then drained), WA_EDEADLK
  * when nothing is joined and there is no deadline. The blocking wait and a
- * callback that returns WAIT (wa_wasip3_wait_set_) share it. */
-static int wa_p3b_wait_ready(wa_p3b *h, uint64_t deadline)
+ * callback that returns WAIT (wa__wasip3_wait_set) share it. */
+static int wa__wasip3_reactor_wait_ready(wa__wasip3_reactor *h, uint64_t deadline)
 {
     if (deadline != WA_NEVER) {
-        if (wa_p3b_timer_arm(h, deadline)) {
-            wa_p3b_drain(h);
+        if (wa__wasip3_reactor_timer_arm(h, deadline)) {
+            wa__wasip3_reactor_drain(h);
             return 0;
         }
     } else if (h->njoined == 0) {
@@ -263,184 +263,184 @@ static int wa_p3b_wait_ready(wa_p3b *h, uint64_t deadline)
     return 1;
 }
 
-static int wa_p3b_wait(wa_backend *b, uint64_t deadline)
+static int wa__wasip3_reactor_wait(wa_backend *b, uint64_t deadline)
 {
-    wa_p3b *h = (wa_p3b *)b;
+    wa__wasip3_reactor *h = (wa__wasip3_reactor *)b;
     if (deadline == 0) {
         if (h->njoined || h->timer) /* else nothing could be ready */
-            wa_p3b_drain(h);
+            wa__wasip3_reactor_drain(h);
         return 0;
     }
-    int rc = wa_p3b_wait_ready(h, deadline);
+    int rc = wa__wasip3_reactor_wait_ready(h, deadline);
     if (rc <= 0)
         return rc;
     h->stats.waits++;
-    wa_p3b_dispatch(h, wa_p3_waitable_set_wait(h->set));
-    wa_p3b_drain(h);
+    wa__wasip3_reactor_dispatch(h, wa__wasip3_waitable_set_wait(h->set));
+    wa__wasip3_reactor_drain(h);
     /* No timer reached the deadline: the tick after this wait has no timer
      * to fire, and need not read the clock to know it. */
     return deadline == WA_NEVER || h->fired_at >= deadline ? 0 : WA_WAIT_EARLY;
 }
 
-static void wa_p3b_free(wa_backend *b)
+static void wa__wasip3_reactor_free(wa_backend *b)
 {
-    wa_p3b *h = (wa_p3b *)b;
+    wa__wasip3_reactor *h = (wa__wasip3_reactor *)b;
     if (h->timer)
-        wa_p3b_timer_cancel(h);
+        wa__wasip3_reactor_timer_cancel(h);
     for (uint32_t i = 0; i < h->nwakes; i++)
-        wa_p3b_cancel_subtask(h, h->wakes[i]);
+        wa__wasip3_reactor_cancel_subtask(h, h->wakes[i]);
     free(h->wakes);
     if (h->door.type) {
-        wa_p3b_join(h, h->door.rd, 0); /* (a cancel of a joined end traps) */
+        wa__wasip3_reactor_join(h, h->door.rd, 0); /* (a cancel of a joined end traps) */
         h->door.type->cancel_read(h->door.rd);
         h->door.type->drop_readable(h->door.rd);
         h->door.type->drop_writable(h->door.wr);
     }
-    wa_regs_free(&h->regs); /* (the runtime dropped every wait: none joined) */
-    wa_p3_waitable_set_drop(h->set);
+    wa__regs_free(&h->regs); /* (the runtime dropped every wait: none joined) */
+    wa__wasip3_waitable_set_drop(h->set);
     free(h->slot_of);
     free(h);
 }
 
-static void *wa_p3b_cap(wa_backend *b, unsigned cap)
+static void *wa__wasip3_reactor_cap(wa_backend *b, unsigned cap)
 {
-    wa_p3b *h = (wa_p3b *)b;
+    wa__wasip3_reactor *h = (wa__wasip3_reactor *)b;
     return cap == WA_CAP_WAITABLES ? (void *)&h->regs : cap == WA_CAP_WASIP3_STATS ? (void *)&h->stats : NULL;
 }
 
-static const wa_backend_vt wa_p3b_vt = {"wasip3", wa_p3b_clock, wa_p3b_wait, NULL, wa_p3b_free, wa_p3b_cap, NULL};
+static const wa_backend_vt wa__wasip3_reactor_vt = {"wasip3", wa__wasip3_reactor_clock, wa__wasip3_reactor_wait, NULL, wa__wasip3_reactor_free, wa__wasip3_reactor_cap, NULL};
 
 wa_backend *wa_backend_wasip3_new(int *err)
 {
-    wa_p3b *h = calloc(1, sizeof *h);
+    wa__wasip3_reactor *h = calloc(1, sizeof *h);
     if (!h) {
         if (err)
             *err = WA_ENOMEM;
         return NULL;
     }
-    h->base.vt = &wa_p3b_vt;
+    h->base.vt = &wa__wasip3_reactor_vt;
     h->base.resolution = WA_MS(1); /* jco's wait-until is setTimeouts of whole ms */
     h->timer_at = WA_NEVER;
-    h->set = wa_p3_waitable_set_new();
-    wa_regs_init(&h->regs, &h->base, sizeof(wa_p3_reg), &wa_p3b_hooks);
+    h->set = wa__wasip3_waitable_set_new();
+    wa__regs_init(&h->regs, &h->base, sizeof(wa__wasip3_reg), &wa__wasip3_reactor_hooks);
     return &h->base;
 }
 
 /* The wasip3 backend of rt, or NULL. */
-static wa_p3b *wa_p3b_of(wa_rt *rt)
+static wa__wasip3_reactor *wa__wasip3_reactor_of(wa_rt *rt)
 {
     wa_backend *b = rt->backend;
-    return b->vt == &wa_p3b_vt ? (wa_p3b *)b : NULL;
+    return b->vt == &wa__wasip3_reactor_vt ? (wa__wasip3_reactor *)b : NULL;
 }
 
-void wa_wasip3_event_(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2)
+void wa__wasip3_deliver(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2)
 {
-    wa_p3b *h = wa_p3b_of(rt);
+    wa__wasip3_reactor *h = wa__wasip3_reactor_of(rt);
     if (!h)
         return;
-    wa_p3b_dispatch(h, (wa_p3_event){code, p1, p2});
+    wa__wasip3_reactor_dispatch(h, (wa__wasip3_event){code, p1, p2});
 }
 
-void wa_wasip3_poll_(wa_rt *rt)
+void wa__wasip3_poll(wa_rt *rt)
 {
-    wa_p3b *h = wa_p3b_of(rt);
+    wa__wasip3_reactor *h = wa__wasip3_reactor_of(rt);
     if (h)
-        wa_p3b_wait(&h->base, 0);
+        wa__wasip3_reactor_wait(&h->base, 0);
 }
 
-int wa_wasip3_wake_(wa_rt *rt, uint64_t ns)
+int wa__wasip3_wake(wa_rt *rt, uint64_t ns)
 {
-    wa_p3b *h = wa_p3b_of(rt);
+    wa__wasip3_reactor *h = wa__wasip3_reactor_of(rt);
     if (!h)
         return WA_ENOSYS;
-    if (wa_grow_(&h->wakes, sizeof *h->wakes, &h->cwakes, (size_t)h->nwakes + 1, 4, UINT32_MAX) < 0)
+    if (wa__grow(&h->wakes, sizeof *h->wakes, &h->cwakes, (size_t)h->nwakes + 1, 4, UINT32_MAX) < 0)
         return WA_ENOMEM;
     for (;; ns *= 2) { /* (one that ended while it was called has no event) */
         h->stats.async_calls++;
-        uint32_t r = wa_p3_wait_for(ns);
-        if (wa_p3_state(r) != WA_P3_SUBTASK_RETURNED) {
-            h->wakes[h->nwakes++] = wa_p3_subtask(r);
-            wa_p3b_join(h, wa_p3_subtask(r), h->set);
+        uint32_t r = wa__wasip3_wait_for(ns);
+        if (wa__wasip3_state(r) != WA__WASIP3_SUBTASK_RETURNED) {
+            h->wakes[h->nwakes++] = wa__wasip3_subtask(r);
+            wa__wasip3_reactor_join(h, wa__wasip3_subtask(r), h->set);
             return 0;
         }
     }
 }
 
-int wa_wasip3_ring_(wa_rt *rt)
+int wa__wasip3_ring(wa_rt *rt)
 {
-    wa_p3b *h = wa_p3b_of(rt);
+    wa__wasip3_reactor *h = wa__wasip3_reactor_of(rt);
     if (!h)
         return WA_ENOSYS;
     if (!h->door.type)
-        wa_p3b_bell_open(h, &h->door, h->set);
-    return wa_p3b_bell_ring(h, &h->door);
+        wa__wasip3_reactor_bell_open(h, &h->door, h->set);
+    return wa__wasip3_reactor_bell_ring(h, &h->door);
 }
 
-int wa_wasip3_bell_open_(wa_rt *rt, wa_wasip3_bell *b)
+int wa__wasip3_bell_open(wa_rt *rt, wa__wasip3_bell *b)
 {
-    wa_p3b *h = wa_p3b_of(rt);
+    wa__wasip3_reactor *h = wa__wasip3_reactor_of(rt);
     if (!h)
         return WA_ENOSYS;
-    wa_p3b_bell_open(h, b, wa_p3_waitable_set_new());
+    wa__wasip3_reactor_bell_open(h, b, wa__wasip3_waitable_set_new());
     return 0;
 }
 
-int wa_wasip3_bell_ring_(wa_rt *rt, wa_wasip3_bell *b)
+int wa__wasip3_bell_ring(wa_rt *rt, wa__wasip3_bell *b)
 {
-    wa_p3b *h = wa_p3b_of(rt);
-    return h ? wa_p3b_bell_ring(h, b) : WA_ENOSYS;
+    wa__wasip3_reactor *h = wa__wasip3_reactor_of(rt);
+    return h ? wa__wasip3_reactor_bell_ring(h, b) : WA_ENOSYS;
 }
 
-int wa_wasip3_bell_heard_(wa_rt *rt, wa_wasip3_bell *b, uint32_t code, uint32_t p1)
+int wa__wasip3_bell_heard(wa_rt *rt, wa__wasip3_bell *b, uint32_t code, uint32_t p1)
 {
-    wa_p3b *h = wa_p3b_of(rt);
-    return h && wa_p3b_bell_heard(h, b, code, p1);
+    wa__wasip3_reactor *h = wa__wasip3_reactor_of(rt);
+    return h && wa__wasip3_reactor_bell_heard(h, b, code, p1);
 }
 
-int wa_wasip3_bell_take_(wa_rt *rt, wa_wasip3_bell *b)
+int wa__wasip3_bell_take(wa_rt *rt, wa__wasip3_bell *b)
 {
-    wa_p3b *h = wa_p3b_of(rt);
+    wa__wasip3_reactor *h = wa__wasip3_reactor_of(rt);
     if (!h || !b->rung)
         return 0;
     h->stats.polls++;
-    wa_p3_event e = wa_p3_waitable_set_poll(b->set);
-    return wa_p3b_bell_heard(h, b, e.code, e.p1);
+    wa__wasip3_event e = wa__wasip3_waitable_set_poll(b->set);
+    return wa__wasip3_reactor_bell_heard(h, b, e.code, e.p1);
 }
 
-int wa_wasip3_wait_set_(wa_rt *rt, uint64_t deadline, uint32_t *set)
+int wa__wasip3_wait_set(wa_rt *rt, uint64_t deadline, uint32_t *set)
 {
-    wa_p3b *h = wa_p3b_of(rt);
+    wa__wasip3_reactor *h = wa__wasip3_reactor_of(rt);
     if (!h)
         return WA_ENOSYS;
     *set = h->set;
-    int rc = wa_p3b_wait_ready(h, deadline);
+    int rc = wa__wasip3_reactor_wait_ready(h, deadline);
     /* An event pending at WAIT is taken at once by the callback's own
      * task, and jco (1.35) then spins its hand-over of the instance to a
      * call queued for it until that callback returns: an async call in it
      * waits for a timer that never runs. So no WAIT with an event pending
      * (the async calls of this callback, the timer's included, are made). */
-    if (rc != 0 && wa_p3b_drain(h))
+    if (rc != 0 && wa__wasip3_reactor_drain(h))
         return 0;
     return rc == WA_EDEADLK ? 1 : rc; /* (another task may join one) */
 }
 
 int wa_waitable_register(wa_rt *rt, uint32_t w, wa_waitable_key *key)
 {
-    return wa_regs_register(rt, WA_CAP_WAITABLES, w, key);
+    return wa__regs_register(rt, WA_CAP_WAITABLES, w, key);
 }
 
 int wa_waitable_deregister(wa_rt *rt, wa_waitable_key key)
 {
-    return wa_regs_deregister(rt, WA_CAP_WAITABLES, key, "wa_waitable_deregister");
+    return wa__regs_deregister(rt, WA_CAP_WAITABLES, key, "wa_waitable_deregister");
 }
 
-static int wa_waitable_wait_poll(wa_future *f, wa_cx *cx) { return wa_reg_wait_poll(f, cx, WA_CAP_WAITABLES); }
+static int wa__waitable_wait_poll(wa_future *f, wa_cx *cx) { return wa__reg_wait_poll(f, cx, WA_CAP_WAITABLES); }
 
-static const wa_future_vt wa_waitable_wait_vt = {wa_waitable_wait_poll, wa_reg_wait_drop, "waitable_wait"};
+static const wa_future_vt wa__waitable_wait_vt = {wa__waitable_wait_poll, wa__reg_wait_drop, "waitable_wait"};
 
 wa_future *wa_waitable_wait_init(wa_waitable_wait *w, wa_waitable_key key)
 {
-    return wa_reg_wait_init(w, &wa_waitable_wait_vt, key, WA_REG_READY);
+    return wa__reg_wait_init(w, &wa__waitable_wait_vt, key, WA__REG_READY);
 }
 
 int wa_waitable_payload(wa_rt *rt, wa_waitable_key key, uint32_t *payload)
@@ -448,18 +448,18 @@ int wa_waitable_payload(wa_rt *rt, wa_waitable_key key, uint32_t *payload)
     wa_regs *r = wa_backend_cap(rt->backend, WA_CAP_WAITABLES);
     if (!r)
         return WA_ENOSYS;
-    wa_p3_reg *s = (wa_p3_reg *)wa_regs_find(r, key);
+    wa__wasip3_reg *s = (wa__wasip3_reg *)wa__regs_find(r, key);
     if (!s)
-        return wa_misuse_in_(WA_ESTALE, "wa_waitable_payload", "a key that is stale or another runtime's");
+        return wa__misuse_in(WA_ESTALE, "wa_waitable_payload", "a key that is stale or another runtime's");
     *payload = s->payload;
     return 0;
 }
 
-wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt) { return wa_backend_cap(rt->backend, WA_CAP_WASIP3_STATS); }
+wa_wasip3_stats *wa__wasip3_stats_of(wa_rt *rt) { return wa_backend_cap(rt->backend, WA_CAP_WASIP3_STATS); }
 
 int wa_wasip3_stats_get(wa_rt *rt, wa_wasip3_stats *st)
 {
-    wa_wasip3_stats *s = wa_wasip3_stats_of_(rt);
+    wa_wasip3_stats *s = wa__wasip3_stats_of(rt);
     if (!s)
         return WA_ENOSYS;
     *st = *s;
@@ -467,4 +467,4 @@ int wa_wasip3_stats_get(wa_rt *rt, wa_wasip3_stats *st)
 }
 
 /* The backend wa_rt_new gives on this host. */
-wa_backend *wa_backend_default_(int *err) { return wa_backend_wasip3_new(err); }
+wa_backend *wa__backend_default(int *err) { return wa_backend_wasip3_new(err); }

@@ -16,46 +16,46 @@
 /* Dispatches an event the host handed to a callback (code, p1, p2) as the
  * blocking wait dispatches one. The set is not drained: the callback's
  * WAIT gets any other pending event from the host, with no poll. */
-void wa_wasip3_event_(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2);
+void wa__wasip3_deliver(wa_rt *rt, uint32_t code, uint32_t p1, uint32_t p2);
 
 /* Dispatches the events pending in the set, without blocking (YIELD does
  * not deliver them). */
-void wa_wasip3_poll_(wa_rt *rt);
+void wa__wasip3_poll(wa_rt *rt);
 
 /* Puts one more wake on its way to the set: a wait-for of at least ns
  * whose only use is its event, dropped when it comes: a host call in
  * flight until then, whose end runs jco's loop. Joining it touches
  * nothing else of the set. Returns 0, WA_ENOMEM, WA_ENOSYS. */
-int wa_wasip3_wake_(wa_rt *rt, uint64_t ns);
+int wa__wasip3_wake(wa_rt *rt, uint64_t ns);
 
 /* A bell: a stream<u8> of the instance's own whose readable end rd always
  * has a 1-byte read pending, joined to set; a 1-byte write rings it at
  * once, and the read's event calls back the task waiting on set. */
-typedef struct wa_wasip3_bell {
+typedef struct wa__wasip3_bell {
     const wa_wasip3_stream_type *type; /* NULL: not opened */
     uint32_t set;
     uint32_t rd, wr;
     int rung;           /* written, the read's event not yet taken */
     unsigned char byte; /* the read's buffer */
-} wa_wasip3_bell;
+} wa__wasip3_bell;
 
 /* Rings the runtime's set: its own bell (made at first use; not counted
  * among the waitables a wait needs), whose event the dispatch takes. Its
  * joins and its write touch nothing else of the set: a task may ring it
  * while another waits there. Returns 0, WA_EIO (the write did not complete
  * at once), WA_ENOSYS. */
-int wa_wasip3_ring_(wa_rt *rt);
+int wa__wasip3_ring(wa_rt *rt);
 
 /* Opens bell b on a new waitable set of its own, for a task to WAIT on.
  * It lives as long as the instance (reuse it). Returns 0, WA_ENOSYS. */
-int wa_wasip3_bell_open_(wa_rt *rt, wa_wasip3_bell *b);
+int wa__wasip3_bell_open(wa_rt *rt, wa__wasip3_bell *b);
 /* Rings b, unless it is rung: 0, WA_EIO, WA_ENOSYS. */
-int wa_wasip3_bell_ring_(wa_rt *rt, wa_wasip3_bell *b);
+int wa__wasip3_bell_ring(wa_rt *rt, wa__wasip3_bell *b);
 /* Whether the event (code, p1) is b's; if so, b is quiet again. */
-int wa_wasip3_bell_heard_(wa_rt *rt, wa_wasip3_bell *b, uint32_t code, uint32_t p1);
+int wa__wasip3_bell_heard(wa_rt *rt, wa__wasip3_bell *b, uint32_t code, uint32_t p1);
 /* Takes b's event from its set if b is rung (a poll: its event is pending
  * from the write on). Returns whether it was. */
-int wa_wasip3_bell_take_(wa_rt *rt, wa_wasip3_bell *b);
+int wa__wasip3_bell_take(wa_rt *rt, wa__wasip3_bell *b);
 
 /* Readies a WAIT until deadline (WA_NEVER: none): arms the wait-until for
  * it, dispatches the events already pending and puts the set in *set.
@@ -64,11 +64,11 @@ int wa_wasip3_bell_take_(wa_rt *rt, wa_wasip3_bell *b);
  * no deadline still waits: another task may join something. The caller
  * makes no async-lowered call between a 1 and its WAIT (one lets the host
  * run, and an event may then be pending). */
-int wa_wasip3_wait_set_(wa_rt *rt, uint64_t deadline, uint32_t *set);
+int wa__wasip3_wait_set(wa_rt *rt, uint64_t deadline, uint32_t *set);
 
 /* Returns (borrowed) where the futures of rt (subtask.c, future.c,
  * stream.c, tcp.c, dns.c) count their host calls and ends; NULL
  * on another backend. */
-wa_wasip3_stats *wa_wasip3_stats_of_(wa_rt *rt);
+wa_wasip3_stats *wa__wasip3_stats_of(wa_rt *rt);
 
 #endif

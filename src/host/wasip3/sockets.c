@@ -15,25 +15,25 @@
 #define LOOKUP "wasi:sockets/ip-name-lookup@0.3.0"
 #define I32 int32_t
 
-WA_WASI_IMPORT(TYPES, "[static]tcp-socket.create") void wa_p3_imp_sockets_tcp_create(I32, I32);
-WA_WASI_IMPORT(TYPES, "[method]tcp-socket.bind")
-void wa_p3_imp_sockets_bind(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
-WA_WASI_IMPORT(TYPES, "[async-lower][method]tcp-socket.connect") uint32_t wa_p3_imp_sockets_connect(I32, I32);
-WA_WASI_IMPORT(TYPES, "[method]tcp-socket.listen") void wa_p3_imp_sockets_listen(I32, I32);
-WA_WASI_IMPORT(TYPES, "[method]tcp-socket.send") I32 wa_p3_imp_sockets_send(I32, I32);
-WA_WASI_IMPORT(TYPES, "[method]tcp-socket.receive") void wa_p3_imp_sockets_receive(I32, I32);
-WA_WASI_IMPORT(TYPES, "[method]tcp-socket.get-local-address") void wa_p3_imp_sockets_local_address(I32, I32);
-WA_WASI_IMPORT(TYPES, "[resource-drop]tcp-socket") void wa_p3_imp_sockets_tcp_drop(I32);
-WA_WASI_IMPORT(LOOKUP, "[async-lower]resolve-addresses") uint32_t wa_p3_imp_sockets_resolve(I32, I32, I32);
+WA__WASI_IMPORT(TYPES, "[static]tcp-socket.create") void wa__wasip3_imp_sockets_tcp_create(I32, I32);
+WA__WASI_IMPORT(TYPES, "[method]tcp-socket.bind")
+void wa__wasip3_imp_sockets_bind(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+WA__WASI_IMPORT(TYPES, "[async-lower][method]tcp-socket.connect") uint32_t wa__wasip3_imp_sockets_connect(I32, I32);
+WA__WASI_IMPORT(TYPES, "[method]tcp-socket.listen") void wa__wasip3_imp_sockets_listen(I32, I32);
+WA__WASI_IMPORT(TYPES, "[method]tcp-socket.send") I32 wa__wasip3_imp_sockets_send(I32, I32);
+WA__WASI_IMPORT(TYPES, "[method]tcp-socket.receive") void wa__wasip3_imp_sockets_receive(I32, I32);
+WA__WASI_IMPORT(TYPES, "[method]tcp-socket.get-local-address") void wa__wasip3_imp_sockets_local_address(I32, I32);
+WA__WASI_IMPORT(TYPES, "[resource-drop]tcp-socket") void wa__wasip3_imp_sockets_tcp_drop(I32);
+WA__WASI_IMPORT(LOOKUP, "[async-lower]resolve-addresses") uint32_t wa__wasip3_imp_sockets_resolve(I32, I32, I32);
 
-WA_P3_STREAM_TYPE(wa_wasip3_tcp_sockets, TYPES, 0, "[method]tcp-socket.listen");
-WA_P3_FUTURE_TYPE(wa_wasip3_tcp_result, TYPES, 1, "[method]tcp-socket.send");
+WA__WASIP3_STREAM_TYPE(wa__wasip3_tcp_sockets, TYPES, 0, "[method]tcp-socket.listen");
+WA__WASIP3_FUTURE_TYPE(wa__wasip3_tcp_result, TYPES, 1, "[method]tcp-socket.send");
 
 /* The case `other` of types' and of ip-name-lookup's error-code. */
-#define WA_P3_NET_OTHER 14
-#define WA_P3_LOOKUP_OTHER 5
+#define WA__WASIP3_NET_OTHER 14
+#define WA__WASIP3_LOOKUP_OTHER 5
 
-static uint32_t wa_p3_u32(const unsigned char *p)
+static uint32_t wa__wasip3_u32(const unsigned char *p)
 {
     uint32_t v;
     memcpy(&v, p, 4);
@@ -42,26 +42,26 @@ static uint32_t wa_p3_u32(const unsigned char *p)
 
 /* Frees the string of an error's other(some(s)) at e (the option's tag at
  * 4, the string at 8), keeping s in code if it fits (else ""). */
-static void wa_p3_take_other(const unsigned char *e, uint8_t other, char code[8])
+static void wa__wasip3_take_other(const unsigned char *e, uint8_t other, char code[8])
 {
     code[0] = 0;
     if (e[0] != other || !e[4])
         return;
-    const char *s = (const char *)(uintptr_t)wa_p3_u32(e + 8);
-    uint32_t len = wa_p3_u32(e + 12);
+    const char *s = (const char *)(uintptr_t)wa__wasip3_u32(e + 8);
+    uint32_t len = wa__wasip3_u32(e + 12);
     if (len < 8) {
         memcpy(code, s, len);
         code[len] = 0;
     }
-    wa_p2_host_free(s, len);
+    wa__wasip2_host_free(s, len);
 }
 
 /* types' error-code at e, in declaration order. Out of file descriptors
  * has no case: preview3-shim says other(Node's code). */
-static int wa_p3_net_error(const unsigned char *e)
+static int wa__wasip3_net_error(const unsigned char *e)
 {
     char code[8];
-    wa_p3_take_other(e, WA_P3_NET_OTHER, code);
+    wa__wasip3_take_other(e, WA__WASIP3_NET_OTHER, code);
     if (!strcmp(code, "EMFILE") || !strcmp(code, "ENFILE"))
         return WA_EMFILE;
     switch (e[0]) {
@@ -80,24 +80,24 @@ static int wa_p3_net_error(const unsigned char *e)
 }
 
 /* result<T, error-code> at ret: T (or the error) at 4. */
-static int wa_p3_result(const unsigned char *ret) { return ret[0] ? wa_p3_net_error(ret + 4) : 0; }
+static int wa__wasip3_result(const unsigned char *ret) { return ret[0] ? wa__wasip3_net_error(ret + 4) : 0; }
 
-int wa_p3_tcp_result_error(const unsigned char *value) { return wa_p3_result(value); }
+int wa__wasip3_tcp_result_error(const unsigned char *value) { return wa__wasip3_result(value); }
 
-int wa_p3_tcp_create(int v6, uint32_t *sock)
+int wa__wasip3_tcp_create(int v6, uint32_t *sock)
 {
     _Alignas(4) unsigned char ret[20];
-    wa_p3_imp_sockets_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
-    int rc = wa_p3_result(ret);
+    wa__wasip3_imp_sockets_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
+    int rc = wa__wasip3_result(ret);
     if (rc == 0) {
-        *sock = wa_p3_u32(ret + 4);
-        wa_p3_resources++;
+        *sock = wa__wasip3_u32(ret + 4);
+        wa__wasip3_resources++;
     }
     return rc;
 }
 
 /* The flattened ip-socket-address: case, then its fields as i32s. */
-static void wa_p3_flat_addr(const wa_ip *ip, uint16_t port, I32 f[12])
+static void wa__wasip3_flat_addr(const wa_ip *ip, uint16_t port, I32 f[12])
 {
     const uint8_t *b = ip->bytes;
     memset(f, 0, 12 * sizeof *f);
@@ -112,62 +112,62 @@ static void wa_p3_flat_addr(const wa_ip *ip, uint16_t port, I32 f[12])
     }
 }
 
-int wa_p3_tcp_bind(uint32_t sock, const wa_ip *ip, uint16_t port)
+int wa__wasip3_tcp_bind(uint32_t sock, const wa_ip *ip, uint16_t port)
 {
     _Alignas(4) unsigned char ret[20];
     I32 f[12];
-    wa_p3_flat_addr(ip, port, f);
-    wa_p3_imp_sockets_bind((I32)sock, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11],
+    wa__wasip3_flat_addr(ip, port, f);
+    wa__wasip3_imp_sockets_bind((I32)sock, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11],
                    (I32)(uintptr_t)ret);
-    return wa_p3_result(ret);
+    return wa__wasip3_result(ret);
 }
 
-int wa_p3_tcp_listen(uint32_t sock, uint32_t *accepts)
+int wa__wasip3_tcp_listen(uint32_t sock, uint32_t *accepts)
 {
     _Alignas(4) unsigned char ret[20];
-    wa_p3_imp_sockets_listen((I32)sock, (I32)(uintptr_t)ret);
-    int rc = wa_p3_result(ret);
+    wa__wasip3_imp_sockets_listen((I32)sock, (I32)(uintptr_t)ret);
+    int rc = wa__wasip3_result(ret);
     if (rc == 0) {
-        *accepts = wa_p3_u32(ret + 4);
-        wa_p3_live_ends++;
+        *accepts = wa__wasip3_u32(ret + 4);
+        wa__wasip3_live_ends++;
     }
     return rc;
 }
 
-int wa_p3_tcp_local_port(uint32_t sock, uint16_t *port)
+int wa__wasip3_tcp_local_port(uint32_t sock, uint16_t *port)
 {
     _Alignas(4) unsigned char ret[36];
-    wa_p3_imp_sockets_local_address((I32)sock, (I32)(uintptr_t)ret);
-    int rc = wa_p3_result(ret);
+    wa__wasip3_imp_sockets_local_address((I32)sock, (I32)(uintptr_t)ret);
+    int rc = wa__wasip3_result(ret);
     if (rc == 0) /* the address's record at 8, its port first */
         memcpy(port, ret + 8, 2);
     return rc;
 }
 
-uint32_t wa_p3_tcp_send(uint32_t sock, uint32_t readable)
+uint32_t wa__wasip3_tcp_send(uint32_t sock, uint32_t readable)
 {
     /* (one end handed over, one taken: the count stays) */
-    return (uint32_t)wa_p3_imp_sockets_send((I32)sock, (I32)readable);
+    return (uint32_t)wa__wasip3_imp_sockets_send((I32)sock, (I32)readable);
 }
 
-void wa_p3_tcp_receive(uint32_t sock, uint32_t *stream, uint32_t *result)
+void wa__wasip3_tcp_receive(uint32_t sock, uint32_t *stream, uint32_t *result)
 {
     _Alignas(4) uint32_t ret[2];
-    wa_p3_imp_sockets_receive((I32)sock, (I32)(uintptr_t)ret);
+    wa__wasip3_imp_sockets_receive((I32)sock, (I32)(uintptr_t)ret);
     *stream = ret[0];
     *result = ret[1];
-    wa_p3_live_ends += 2;
+    wa__wasip3_live_ends += 2;
 }
 
-void wa_p3_tcp_drop(uint32_t sock)
+void wa__wasip3_tcp_drop(uint32_t sock)
 {
-    wa_p3_resources--;
-    wa_p3_imp_sockets_tcp_drop((I32)sock);
+    wa__wasip3_resources--;
+    wa__wasip3_imp_sockets_tcp_drop((I32)sock);
 }
 
 /* The arguments in memory: the socket, then the ip-socket-address at 4
  * (its record at 8); IPv6's groups are u16s, little-endian. */
-uint32_t wa_p3_tcp_connect(wa_p3_connect_call *c, uint32_t sock, const wa_ip *ip, uint16_t port)
+uint32_t wa__wasip3_tcp_connect(wa__wasip3_connect_call *c, uint32_t sock, const wa_ip *ip, uint16_t port)
 {
     unsigned char *a = c->args;
     memset(a, 0, sizeof c->args); /* (the result's bytes stay unwritten) */
@@ -182,54 +182,54 @@ uint32_t wa_p3_tcp_connect(wa_p3_connect_call *c, uint32_t sock, const wa_ip *ip
             a[17 + 2 * i] = ip->bytes[2 * i];
         }
     }
-    return wa_p3_imp_sockets_connect((I32)(uintptr_t)c->args, (I32)(uintptr_t)c->ret);
+    return wa__wasip3_imp_sockets_connect((I32)(uintptr_t)c->args, (I32)(uintptr_t)c->ret);
 }
 
-int wa_p3_tcp_connect_result(wa_p3_connect_call *c) { return wa_p3_result(c->ret); }
+int wa__wasip3_tcp_connect_result(wa__wasip3_connect_call *c) { return wa__wasip3_result(c->ret); }
 
 /* Whether a result<T, error-code> at ret that the host wrote late is
  * whole: its tag comes first, then the ok case's pointer at ok_last
  * (0: none) or the error's case, whose other(some(s)) string's pointer
  * comes last. */
-static int wa_p3_late_whole(const unsigned char *ret, unsigned ok_last, uint8_t other)
+static int wa__wasip3_late_whole(const unsigned char *ret, unsigned ok_last, uint8_t other)
 {
-    if (!wa_p3_written(ret, 1))
+    if (!wa__wasip3_written(ret, 1))
         return 0;
     if (!ret[0])
-        return !ok_last || wa_p3_written(ret + ok_last, 4);
+        return !ok_last || wa__wasip3_written(ret + ok_last, 4);
     const unsigned char *e = ret + 4;
-    return wa_p3_written(e, 1) && (e[0] != other || !e[4] || wa_p3_written(e + 8, 4));
+    return wa__wasip3_written(e, 1) && (e[0] != other || !e[4] || wa__wasip3_written(e + 8, 4));
 }
 
-int wa_p3_tcp_connect_late(void *area)
+int wa__wasip3_tcp_connect_late(void *area)
 {
-    wa_p3_connect_call *c = area;
-    if (!wa_p3_late_whole(c->ret, 0, WA_P3_NET_OTHER))
+    wa__wasip3_connect_call *c = area;
+    if (!wa__wasip3_late_whole(c->ret, 0, WA__WASIP3_NET_OTHER))
         return 0;
-    wa_p3_tcp_connect_result(c);
+    wa__wasip3_tcp_connect_result(c);
     return 1;
 }
 
-int wa_p3_resolve_late(void *area)
+int wa__wasip3_resolve_late(void *area)
 {
     int n;
-    if (!wa_p3_late_whole(area, 4, WA_P3_LOOKUP_OTHER))
+    if (!wa__wasip3_late_whole(area, 4, WA__WASIP3_LOOKUP_OTHER))
         return 0;
-    wa_p3_resolve_result(area, NULL, 0, &n);
+    wa__wasip3_resolve_result(area, NULL, 0, &n);
     return 1;
 }
 
-uint32_t wa_p3_resolve(unsigned char *area)
+uint32_t wa__wasip3_resolve(unsigned char *area)
 {
-    const char *name = (const char *)area + WA_P3_RESOLVE_NAME;
-    return wa_p3_imp_sockets_resolve((I32)(uintptr_t)name, (I32)strlen(name), (I32)(uintptr_t)area);
+    const char *name = (const char *)area + WA__WASIP3_RESOLVE_NAME;
+    return wa__wasip3_imp_sockets_resolve((I32)(uintptr_t)name, (I32)strlen(name), (I32)(uintptr_t)area);
 }
 
 /* ip-name-lookup's error-code at e, in declaration order. */
-static int wa_p3_lookup_error(const unsigned char *e)
+static int wa__wasip3_lookup_error(const unsigned char *e)
 {
     char code[8];
-    wa_p3_take_other(e, WA_P3_LOOKUP_OTHER, code);
+    wa__wasip3_take_other(e, WA__WASIP3_LOOKUP_OTHER, code);
     switch (e[0]) {
     case 1: return WA_EINVAL;     /* invalid-argument */
     case 2: return WA_ENOTFOUND;  /* name-unresolvable */
@@ -238,14 +238,14 @@ static int wa_p3_lookup_error(const unsigned char *e)
     }
 }
 
-int wa_p3_resolve_result(unsigned char *ret, wa_ip *out, int max, int *n)
+int wa__wasip3_resolve_result(unsigned char *ret, wa_ip *out, int max, int *n)
 {
     if (ret[0])
-        return wa_p3_lookup_error(ret + 4);
+        return wa__wasip3_lookup_error(ret + 4);
     /* list<ip-address> at 4: each 18 bytes, 2-aligned: its case, then its
      * fields at 2 (four u8s, or eight u16s little-endian) */
-    const unsigned char *list = (const unsigned char *)(uintptr_t)wa_p3_u32(ret + 4);
-    uint32_t len = wa_p3_u32(ret + 8);
+    const unsigned char *list = (const unsigned char *)(uintptr_t)wa__wasip3_u32(ret + 4);
+    uint32_t len = wa__wasip3_u32(ret + 8);
     *n = 0;
     for (uint32_t i = 0; i < len && *n < max; i++) {
         const unsigned char *e = list + 18 * i;
@@ -260,6 +260,6 @@ int wa_p3_resolve_result(unsigned char *ret, wa_ip *out, int max, int *n)
         }
         out[(*n)++] = ip;
     }
-    wa_p2_host_free(list, len);
+    wa__wasip2_host_free(list, len);
     return 0;
 }

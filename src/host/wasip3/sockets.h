@@ -14,53 +14,53 @@
 /* The types of the sockets' streams and futures: stream<tcp-socket>
  * (listen's), future<result<_, error-code>> (send's and receive's).
  * Their stream<u8> is wa_wasip3_cli_bytes: one type in the component. */
-extern const struct wa_wasip3_stream_type wa_wasip3_tcp_sockets;
-extern const struct wa_wasip3_future_type wa_wasip3_tcp_result;
+extern const struct wa_wasip3_stream_type wa__wasip3_tcp_sockets;
+extern const struct wa_wasip3_future_type wa__wasip3_tcp_result;
 
 /* A socket of the family ipv4 (v6 0) or ipv6: 0 and the new handle. */
-int wa_p3_tcp_create(int v6, uint32_t *sock);
+int wa__wasip3_tcp_create(int v6, uint32_t *sock);
 /* Borrows sock; ip is read at once. */
-int wa_p3_tcp_bind(uint32_t sock, const wa_ip *ip, uint16_t port);
+int wa__wasip3_tcp_bind(uint32_t sock, const wa_ip *ip, uint16_t port);
 /* Borrows sock: 0 and the owned readable end of its stream<tcp-socket>. */
-int wa_p3_tcp_listen(uint32_t sock, uint32_t *accepts);
-int wa_p3_tcp_local_port(uint32_t sock, uint16_t *port);
+int wa__wasip3_tcp_listen(uint32_t sock, uint32_t *accepts);
+int wa__wasip3_tcp_local_port(uint32_t sock, uint16_t *port);
 /* Borrows sock; takes readable (not joined): returns the owned future of
  * the send's result. */
-uint32_t wa_p3_tcp_send(uint32_t sock, uint32_t readable);
+uint32_t wa__wasip3_tcp_send(uint32_t sock, uint32_t readable);
 /* Borrows sock: the owned receive stream and the future of its result. */
-void wa_p3_tcp_receive(uint32_t sock, uint32_t *stream, uint32_t *result);
+void wa__wasip3_tcp_receive(uint32_t sock, uint32_t *stream, uint32_t *result);
 /* The error of send's or receive's result<_, error-code> at value, or 0
  * (frees what the host lowered in it). */
-int wa_p3_tcp_result_error(const unsigned char *value);
+int wa__wasip3_tcp_result_error(const unsigned char *value);
 /* Consumes sock. */
-void wa_p3_tcp_drop(uint32_t sock);
+void wa__wasip3_tcp_drop(uint32_t sock);
 
 /* connect, async-lowered: its area (wa_subtask_area_new, with
- * wa_p3_tcp_connect_late) holds its arguments (the socket, borrowed, and
+ * wa__wasip3_tcp_connect_late) holds its arguments (the socket, borrowed, and
  * the address) and its result. */
-typedef struct wa_p3_connect_call {
+typedef struct wa__wasip3_connect_call {
     _Alignas(4) unsigned char args[36];
     _Alignas(4) unsigned char ret[20];
-} wa_p3_connect_call;
+} wa__wasip3_connect_call;
 /* Fills c's arguments and starts the call: the packed state | subtask << 4. */
-uint32_t wa_p3_tcp_connect(wa_p3_connect_call *c, uint32_t sock, const wa_ip *ip, uint16_t port);
+uint32_t wa__wasip3_tcp_connect(wa__wasip3_connect_call *c, uint32_t sock, const wa_ip *ip, uint16_t port);
 /* The result of a connect that returned (frees what the host lowered). */
-int wa_p3_tcp_connect_result(wa_p3_connect_call *c);
+int wa__wasip3_tcp_connect_result(wa__wasip3_connect_call *c);
 /* The late hook of a connect's area: 1 once the host's write of a
  * cancelled connect's result is whole (what it lowered freed), else 0. */
-int wa_p3_tcp_connect_late(void *area);
+int wa__wasip3_tcp_connect_late(void *area);
 
 /* resolve-addresses, async-lowered, on an area (wa_subtask_area_new, with
- * wa_p3_resolve_late) that holds the result (20 bytes, 4-aligned) and
- * then, at WA_P3_RESOLVE_NAME, the name, NUL-terminated: the host reads
+ * wa__wasip3_resolve_late) that holds the result (20 bytes, 4-aligned) and
+ * then, at WA__WASIP3_RESOLVE_NAME, the name, NUL-terminated: the host reads
  * it from there (jco a turn of its loop after the call, maybe after a
  * cancel). */
-#define WA_P3_RESOLVE_NAME 20
-uint32_t wa_p3_resolve(unsigned char *area);
-/* The late hook of a resolve's area, as wa_p3_tcp_connect_late. */
-int wa_p3_resolve_late(void *area);
+#define WA__WASIP3_RESOLVE_NAME 20
+uint32_t wa__wasip3_resolve(unsigned char *area);
+/* The late hook of a resolve's area, as wa__wasip3_tcp_connect_late. */
+int wa__wasip3_resolve_late(void *area);
 /* The result of a resolve that returned: up to max addresses into out,
  * their count in *n (frees what the host lowered). */
-int wa_p3_resolve_result(unsigned char *ret, wa_ip *out, int max, int *n);
+int wa__wasip3_resolve_result(unsigned char *ret, wa_ip *out, int max, int *n);
 
 #endif

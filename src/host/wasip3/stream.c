@@ -34,11 +34,11 @@
 
 /* A direction's copy: none; one the host holds; one whose result came and
  * is not yet taken; or none ever again (the other end is gone). */
-enum { WA_P3S_IDLE, WA_P3S_BLOCKED, WA_P3S_DONE, WA_P3S_ENDED };
+enum { WA__WASIP3_STREAM_IDLE, WA__WASIP3_STREAM_BLOCKED, WA__WASIP3_STREAM_DONE, WA__WASIP3_STREAM_ENDED };
 
-typedef struct wa_p3s_dir {
+typedef struct wa__wasip3_stream_dir {
     uint32_t end;        /* 0: the direction is absent */
-    int copy;            /* WA_P3S_* */
+    int copy;            /* WA__WASIP3_STREAM_* */
     uint32_t result;     /* a DONE copy's */
     unsigned char *buf;  /* a BLOCKED copy's (the operation's) */
     wa_waitable_key key; /* 0 until the first BLOCKED copy */
@@ -51,137 +51,137 @@ typedef struct wa_p3s_dir {
     wa_waitable_wait res_wait;
     int err;
     _Alignas(8) unsigned char value[24];
-} wa_p3s_dir;
+} wa__wasip3_stream_dir;
 
-typedef struct wa_p3s {
+typedef struct wa__wasip3_stream {
     wa_stream base;
     wa_rt *rt;
     const wa_wasip3_stream_type *t;
-    wa_p3s_dir dir[2]; /* [0] the readable end, [1] the writable one */
+    wa__wasip3_stream_dir dir[2]; /* [0] the readable end, [1] the writable one */
     const wa_wasip3_future_type *result_t;
     int (*result_error)(const unsigned char *value); /* NULL: read at close only */
     uint32_t owner;      /* what the ends come from (a TCP socket), or 0 */
     void (*drop_owner)(uint32_t);
     unsigned char *kept; /* what a cancelled read got, for the next read */
     size_t kept_len, kept_off;
-} wa_p3s;
+} wa__wasip3_stream;
 
 /* Readiness: the end's event for a BLOCKED copy. */
-typedef struct wa_p3s_wait {
+typedef struct wa__wasip3_stream_wait {
     wa_future fut;
-    wa_p3s *s;
+    wa__wasip3_stream *s;
     wa_waitable_wait wait;
     unsigned char i;
     unsigned char armed;   /* wait is live */
     unsigned char rarmed;  /* the direction's res_wait is live */
     unsigned char yielded; /* no copy to wait for: one yield, then ready */
-} wa_p3s_wait;
+} wa__wasip3_stream_wait;
 
-_Static_assert(sizeof(wa_p3s_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
+_Static_assert(sizeof(wa__wasip3_stream_wait) <= WA_STREAM_WAIT_SIZE, "readiness storage too small");
 
-static wa_wasip3_stats *wa_p3s_stats(wa_p3s *s)
+static wa_wasip3_stats *wa__wasip3_stream_stats(wa__wasip3_stream *s)
 {
     static wa_wasip3_stats nowhere; /* (another backend: counted nowhere) */
-    wa_wasip3_stats *st = wa_wasip3_stats_of_(s->rt);
+    wa_wasip3_stats *st = wa__wasip3_stats_of(s->rt);
     return st ? st : &nowhere;
 }
 
 /* Takes a finished copy's result: 0 with *n > 0, WA_ECLOSED once the
  * other end is gone, WA_EAGAIN for a copy that moved nothing. */
-static int wa_p3s_take(wa_p3s_dir *d, size_t *n)
+static int wa__wasip3_stream_take(wa__wasip3_stream_dir *d, size_t *n)
 {
-    *n = wa_p3_copy_count(d->result);
-    d->copy = wa_p3_copy_status(d->result) == WA_P3_COPY_DROPPED ? WA_P3S_ENDED : WA_P3S_IDLE;
+    *n = wa__wasip3_copy_count(d->result);
+    d->copy = wa__wasip3_copy_status(d->result) == WA__WASIP3_COPY_DROPPED ? WA__WASIP3_STREAM_ENDED : WA__WASIP3_STREAM_IDLE;
     if (*n)
         return 0;
-    return d->copy == WA_P3S_ENDED ? WA_ECLOSED : WA_EAGAIN;
+    return d->copy == WA__WASIP3_STREAM_ENDED ? WA_ECLOSED : WA_EAGAIN;
 }
 
 /* Lets d's result future go (its read not in flight): out of the set,
  * dropped. */
-static void wa_p3s_result_release(wa_p3s *s, wa_p3s_dir *d)
+static void wa__wasip3_stream_result_release(wa__wasip3_stream *s, wa__wasip3_stream_dir *d)
 {
     if (d->res_key)
         wa_waitable_deregister(s->rt, d->res_key);
     d->res_key = 0;
-    wa_p3s_stats(s)->end_drops++;
-    wa_p3_live_ends--;
+    wa__wasip3_stream_stats(s)->end_drops++;
+    wa__wasip3_live_ends--;
     s->result_t->drop_readable(d->res);
     d->res = 0;
 }
 
 /* d's result read finished with r: what it said (decoded, which frees
  * what the host lowered) is d->err, and the future goes. */
-static void wa_p3s_result_came(wa_p3s *s, wa_p3s_dir *d, uint32_t r)
+static void wa__wasip3_stream_result_came(wa__wasip3_stream *s, wa__wasip3_stream_dir *d, uint32_t r)
 {
-    if (wa_p3_copy_status(r) == WA_P3_COPY_COMPLETED && s->result_error)
+    if (wa__wasip3_copy_status(r) == WA__WASIP3_COPY_COMPLETED && s->result_error)
         d->err = s->result_error(d->value);
-    wa_p3s_result_release(s, d);
+    wa__wasip3_stream_result_release(s, d);
 }
 
 /* Starts the read of d's result unless it is under way: whether it is
  * (BLOCKED). */
-static bool wa_p3s_result_pending(wa_p3s *s, wa_p3s_dir *d)
+static bool wa__wasip3_stream_result_pending(wa__wasip3_stream *s, wa__wasip3_stream_dir *d)
 {
     if (!s->result_error || !d->res)
         return false;
-    if (d->res_copy == WA_P3S_IDLE) {
-        wa_wasip3_stats *st = wa_p3s_stats(s);
+    if (d->res_copy == WA__WASIP3_STREAM_IDLE) {
+        wa_wasip3_stats *st = wa__wasip3_stream_stats(s);
         st->copies++;
         uint32_t r = s->result_t->read(d->res, d->value);
-        if (r != WA_P3_BLOCKED) {
-            wa_p3s_result_came(s, d, r);
+        if (r != WA__WASIP3_BLOCKED) {
+            wa__wasip3_stream_result_came(s, d, r);
             return false;
         }
         st->copies_blocked++;
-        d->res_copy = WA_P3S_BLOCKED;
+        d->res_copy = WA__WASIP3_STREAM_BLOCKED;
     }
     return true;
 }
 
 /* The end of a direction the host ended: its result's error, else
  * WA_ECLOSED; WA_EAGAIN while the result is to come. */
-static int wa_p3s_ended(wa_p3s *s, wa_p3s_dir *d)
+static int wa__wasip3_stream_ended(wa__wasip3_stream *s, wa__wasip3_stream_dir *d)
 {
-    if (wa_p3s_result_pending(s, d))
+    if (wa__wasip3_stream_result_pending(s, d))
         return WA_EAGAIN;
     return d->err < 0 ? d->err : WA_ECLOSED;
 }
 
 /* Starts a copy of direction i over buf (borrowed: the host's while
  * BLOCKED) unless one is under way, and takes its result when it came. */
-static int wa_p3s_copy(wa_p3s *s, int i, const void *buf, size_t len, size_t *n)
+static int wa__wasip3_stream_copy(wa__wasip3_stream *s, int i, const void *buf, size_t len, size_t *n)
 {
-    wa_p3s_dir *d = &s->dir[i];
+    wa__wasip3_stream_dir *d = &s->dir[i];
     if (!d->end)
         return WA_EINVAL;
     if (d->err < 0) /* (a copy it cut short was cancelled) */
         return d->err;
-    if (d->copy == WA_P3S_ENDED)
-        return wa_p3s_ended(s, d);
-    if (d->copy == WA_P3S_IDLE) {
-        wa_wasip3_stats *st = wa_p3s_stats(s);
+    if (d->copy == WA__WASIP3_STREAM_ENDED)
+        return wa__wasip3_stream_ended(s, d);
+    if (d->copy == WA__WASIP3_STREAM_IDLE) {
+        wa_wasip3_stats *st = wa__wasip3_stream_stats(s);
         uint32_t k = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
         st->copies++;
         uint32_t r = i ? s->t->write(d->end, buf, k) : s->t->read(d->end, (void *)buf, k);
-        if (r == WA_P3_BLOCKED) {
+        if (r == WA__WASIP3_BLOCKED) {
             st->copies_blocked++;
-            d->copy = WA_P3S_BLOCKED;
+            d->copy = WA__WASIP3_STREAM_BLOCKED;
             d->buf = (unsigned char *)buf;
             return WA_EAGAIN;
         }
         d->result = r;
-        d->copy = WA_P3S_DONE;
+        d->copy = WA__WASIP3_STREAM_DONE;
     }
-    if (d->copy == WA_P3S_BLOCKED)
+    if (d->copy == WA__WASIP3_STREAM_BLOCKED)
         return WA_EAGAIN;
-    int rc = wa_p3s_take(d, n);
-    return rc == WA_ECLOSED ? wa_p3s_ended(s, d) : rc;
+    int rc = wa__wasip3_stream_take(d, n);
+    return rc == WA_ECLOSED ? wa__wasip3_stream_ended(s, d) : rc;
 }
 
-static int wa_p3s_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
+static int wa__wasip3_stream_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
 {
-    wa_p3s *s = (wa_p3s *)st;
+    wa__wasip3_stream *s = (wa__wasip3_stream *)st;
     if (s->kept) {
         size_t k = s->kept_len - s->kept_off;
         *n = k < cap ? k : cap;
@@ -192,34 +192,34 @@ static int wa_p3s_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
         }
         return 0;
     }
-    return wa_p3s_copy(s, 0, buf, cap, n);
+    return wa__wasip3_stream_copy(s, 0, buf, cap, n);
 }
 
-static int wa_p3s_try_write(wa_stream *st, const void *buf, size_t len, size_t *n)
+static int wa__wasip3_stream_try_write(wa_stream *st, const void *buf, size_t len, size_t *n)
 {
-    return wa_p3s_copy((wa_p3s *)st, 1, buf, len, n);
+    return wa__wasip3_stream_copy((wa__wasip3_stream *)st, 1, buf, len, n);
 }
 
 /* A COMPLETED write was taken by the reader: nothing is left to flush. */
-static int wa_p3s_try_flush(wa_stream *st)
+static int wa__wasip3_stream_try_flush(wa_stream *st)
 {
-    return ((wa_p3s *)st)->dir[1].end ? 0 : WA_EINVAL;
+    return ((wa__wasip3_stream *)st)->dir[1].end ? 0 : WA_EINVAL;
 }
 
 /* Cancels direction i's BLOCKED copy (its end out of the set: the cancel
  * is synchronous) and keeps what it did, its operation being gone: the
  * bytes a read got are kept for the next read (lost if out of memory). */
-static void wa_p3s_cancel(wa_p3s *s, int i, bool came)
+static void wa__wasip3_stream_cancel(wa__wasip3_stream *s, int i, bool came)
 {
-    wa_p3s_dir *d = &s->dir[i];
+    wa__wasip3_stream_dir *d = &s->dir[i];
     if (came) { /* the event was handed over, not yet taken */
         wa_waitable_payload(s->rt, d->key, &d->result);
     } else {
-        wa_p3s_stats(s)->copy_cancels++;
+        wa__wasip3_stream_stats(s)->copy_cancels++;
         d->result = i ? s->t->cancel_write(d->end) : s->t->cancel_read(d->end);
     }
     size_t n;
-    wa_p3s_take(d, &n);
+    wa__wasip3_stream_take(d, &n);
     if (i == 0 && n && (s->kept = malloc(n))) {
         memcpy(s->kept, d->buf, n);
         s->kept_len = n;
@@ -227,10 +227,10 @@ static void wa_p3s_cancel(wa_p3s *s, int i, bool came)
     }
 }
 
-static int wa_p3s_ready_poll(wa_future *f, wa_cx *cx)
+static int wa__wasip3_stream_ready_poll(wa_future *f, wa_cx *cx)
 {
-    wa_p3s_wait *r = (wa_p3s_wait *)f;
-    wa_p3s_dir *d = &r->s->dir[r->i];
+    wa__wasip3_stream_wait *r = (wa__wasip3_stream_wait *)f;
+    wa__wasip3_stream_dir *d = &r->s->dir[r->i];
     int rc;
     if (!r->armed && !r->rarmed) { /* a copy that moved nothing: try again, but yield first */
         if (r->yielded)
@@ -246,7 +246,7 @@ static int wa_p3s_ready_poll(wa_future *f, wa_cx *cx)
             uint32_t p;
             r->rarmed = 0;
             wa_waitable_payload(r->s->rt, d->res_key, &p);
-            wa_p3s_result_came(r->s, d, p);
+            wa__wasip3_stream_result_came(r->s, d, p);
             if (d->err < 0 || !r->armed)
                 return WA_READY;
         }
@@ -257,16 +257,16 @@ static int wa_p3s_ready_poll(wa_future *f, wa_cx *cx)
     if (rc != WA_READY)
         return rc; /* (an error: the drop cancels the copy) */
     wa_waitable_payload(r->s->rt, d->key, &d->result);
-    d->copy = WA_P3S_DONE;
+    d->copy = WA__WASIP3_STREAM_DONE;
     return WA_READY;
 }
 
 /* A result read whose event did not come stays in flight, out of the set,
  * for the next wait or the close. */
-static void wa_p3s_ready_drop(wa_future *f)
+static void wa__wasip3_stream_ready_drop(wa_future *f)
 {
-    wa_p3s_wait *r = (wa_p3s_wait *)f;
-    wa_p3s_dir *d = &r->s->dir[r->i];
+    wa__wasip3_stream_wait *r = (wa__wasip3_stream_wait *)f;
+    wa__wasip3_stream_dir *d = &r->s->dir[r->i];
     if (r->rarmed) {
         r->rarmed = 0;
         bool came = d->res_wait.ready != 0;
@@ -274,7 +274,7 @@ static void wa_p3s_ready_drop(wa_future *f)
         if (came) {
             uint32_t p;
             wa_waitable_payload(r->s->rt, d->res_key, &p);
-            wa_p3s_result_came(r->s, d, p);
+            wa__wasip3_stream_result_came(r->s, d, p);
         }
     }
     if (!r->armed)
@@ -282,30 +282,30 @@ static void wa_p3s_ready_drop(wa_future *f)
     r->armed = 0;
     bool came = r->wait.ready != 0;
     wa_drop(&r->wait.fut); /* out of the set before a cancel */
-    if (r->s->dir[r->i].copy == WA_P3S_BLOCKED)
-        wa_p3s_cancel(r->s, r->i, came);
+    if (r->s->dir[r->i].copy == WA__WASIP3_STREAM_BLOCKED)
+        wa__wasip3_stream_cancel(r->s, r->i, came);
 }
 
-static const wa_future_vt wa_p3s_ready_vt = {wa_p3s_ready_poll, wa_p3s_ready_drop, "stream_ready"};
+static const wa_future_vt wa__wasip3_stream_ready_vt = {wa__wasip3_stream_ready_poll, wa__wasip3_stream_ready_drop, "stream_ready"};
 
-static wa_future *wa_p3s_ready(wa_stream *st, int dir, void *storage)
+static wa_future *wa__wasip3_stream_ready(wa_stream *st, int dir, void *storage)
 {
-    wa_p3s *s = (wa_p3s *)st;
+    wa__wasip3_stream *s = (wa__wasip3_stream *)st;
     int i = dir == WA_STREAM_WRITE;
-    wa_p3s_dir *d = &s->dir[i];
-    bool watch = (d->copy == WA_P3S_BLOCKED || d->copy == WA_P3S_ENDED) && wa_p3s_result_pending(s, d);
+    wa__wasip3_stream_dir *d = &s->dir[i];
+    bool watch = (d->copy == WA__WASIP3_STREAM_BLOCKED || d->copy == WA__WASIP3_STREAM_ENDED) && wa__wasip3_stream_result_pending(s, d);
     int rc = 0;
-    if (d->copy == WA_P3S_BLOCKED && !d->key)
+    if (d->copy == WA__WASIP3_STREAM_BLOCKED && !d->key)
         rc = wa_waitable_register(s->rt, d->end, &d->key);
     if (rc == 0 && watch && !d->res_key)
         rc = wa_waitable_register(s->rt, d->res, &d->res_key);
     if (rc < 0) { /* no wait: the buffer comes back now (the result read waits for the close) */
-        if (d->copy == WA_P3S_BLOCKED)
-            wa_p3s_cancel(s, i, false);
+        if (d->copy == WA__WASIP3_STREAM_BLOCKED)
+            wa__wasip3_stream_cancel(s, i, false);
         return wa_stream_error_init(storage, rc);
     }
-    wa_p3s_wait *r = storage;
-    *r = (wa_p3s_wait){.fut = {&wa_p3s_ready_vt}, .s = s, .i = i, .armed = d->copy == WA_P3S_BLOCKED, .rarmed = watch};
+    wa__wasip3_stream_wait *r = storage;
+    *r = (wa__wasip3_stream_wait){.fut = {&wa__wasip3_stream_ready_vt}, .s = s, .i = i, .armed = d->copy == WA__WASIP3_STREAM_BLOCKED, .rarmed = watch};
     if (r->armed)
         wa_waitable_wait_init(&r->wait, d->key);
     if (watch)
@@ -317,60 +317,60 @@ static wa_future *wa_p3s_ready(wa_stream *st, int dir, void *storage)
  * if it is there, else its read cancelled, since a close cannot wait (and
  * the bytes the host took are out already); a value that came is decoded
  * for what the host lowered in it. */
-static void wa_p3s_drop_result(wa_p3s *s, wa_p3s_dir *d)
+static void wa__wasip3_stream_drop_result(wa__wasip3_stream *s, wa__wasip3_stream_dir *d)
 {
-    wa_wasip3_stats *st = wa_p3s_stats(s);
-    uint32_t r = WA_P3_BLOCKED;
-    if (d->res_copy == WA_P3S_IDLE) {
+    wa_wasip3_stats *st = wa__wasip3_stream_stats(s);
+    uint32_t r = WA__WASIP3_BLOCKED;
+    if (d->res_copy == WA__WASIP3_STREAM_IDLE) {
         st->copies++;
-        if ((r = s->result_t->read(d->res, d->value)) == WA_P3_BLOCKED)
+        if ((r = s->result_t->read(d->res, d->value)) == WA__WASIP3_BLOCKED)
             st->copies_blocked++;
     } else if (d->res_key) { /* (out of the set: no wait is left) */
         wa_waitable_deregister(s->rt, d->res_key);
         d->res_key = 0;
     }
-    if (r == WA_P3_BLOCKED) {
+    if (r == WA__WASIP3_BLOCKED) {
         st->copy_cancels++;
         r = s->result_t->cancel_read(d->res);
     }
-    wa_p3s_result_came(s, d, r);
+    wa__wasip3_stream_result_came(s, d, r);
 }
 
 /* No copy is in flight: the stream layer let every operation go, and a
  * dropped one cancelled its copy. */
-static void wa_p3s_close(wa_stream *st)
+static void wa__wasip3_stream_close(wa_stream *st)
 {
-    wa_p3s *s = (wa_p3s *)st;
+    wa__wasip3_stream *s = (wa__wasip3_stream *)st;
     for (int i = 0; i < 2; i++) {
-        wa_p3s_dir *d = &s->dir[i];
+        wa__wasip3_stream_dir *d = &s->dir[i];
         if (d->key) /* (out of the set: no wait is left) */
             wa_waitable_deregister(s->rt, d->key);
         if (!d->end)
             continue;
-        wa_p3s_stats(s)->end_drops++;
-        wa_p3_live_ends--;
+        wa__wasip3_stream_stats(s)->end_drops++;
+        wa__wasip3_live_ends--;
         (i ? s->t->drop_writable : s->t->drop_readable)(d->end);
     }
     for (int i = 0; i < 2; i++)
         if (s->dir[i].res)
-            wa_p3s_drop_result(s, &s->dir[i]);
+            wa__wasip3_stream_drop_result(s, &s->dir[i]);
     if (s->owner) /* last: its ends are gone */
         s->drop_owner(s->owner);
     free(s->kept);
     free(s);
 }
 
-static const wa_stream_vt wa_p3s_vt = {wa_p3s_try_read, wa_p3s_try_write, wa_p3s_try_flush, wa_p3s_ready,
-                                       wa_p3s_close};
+static const wa_stream_vt wa__wasip3_stream_vt = {wa__wasip3_stream_try_read, wa__wasip3_stream_try_write, wa__wasip3_stream_try_flush, wa__wasip3_stream_ready,
+                                       wa__wasip3_stream_close};
 
-int wa_wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
+int wa__wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
                                 const wa_wasip3_future_type *result_t, const uint32_t result[2],
                                 int (*result_error)(const unsigned char *value), uint32_t owner,
                                 void (*drop_owner)(uint32_t), wa_stream **out)
 {
-    wa_p3s *s = calloc(1, sizeof *s);
+    wa__wasip3_stream *s = calloc(1, sizeof *s);
     if (!s) {
-        wa_p3_live_ends -= !!readable + !!writable + !!result[0] + !!result[1];
+        wa__wasip3_live_ends -= !!readable + !!writable + !!result[0] + !!result[1];
         if (readable)
             t->drop_readable(readable);
         if (writable)
@@ -382,7 +382,7 @@ int wa_wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint3
             drop_owner(owner);
         return WA_ENOMEM;
     }
-    s->base.vt = &wa_p3s_vt;
+    s->base.vt = &wa__wasip3_stream_vt;
     s->rt = rt;
     s->t = t;
     s->dir[0].end = readable;
@@ -397,30 +397,30 @@ int wa_wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint3
     return 0;
 }
 
-int wa_p3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable, wa_stream **s)
+int wa__wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable, wa_stream **s)
 {
-    wa_p3_live_ends += !!readable + !!writable; /* taken */
-    return wa_wasip3_stream_open_owned(rt, t, readable, writable, NULL, (uint32_t[2]){0}, NULL, 0, NULL, s);
+    wa__wasip3_live_ends += !!readable + !!writable; /* taken */
+    return wa__wasip3_stream_open_owned(rt, t, readable, writable, NULL, (uint32_t[2]){0}, NULL, 0, NULL, s);
 }
 
 int wa_wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
                           wa_stream **s)
 {
-    return wa_stream_handle_(wa_p3_stream_open(rt, t, readable, writable, s), s);
+    return wa__stream_handle(wa__wasip3_stream_open(rt, t, readable, writable, s), s);
 }
 
 int wa_wasip3_stream_new(wa_rt *rt, const wa_wasip3_stream_type *t, wa_stream **reader, wa_stream **writer)
 {
     uint64_t ends = t->new_();
-    wa_p3_live_ends += 2;
-    int rc = wa_stream_handle_(
-        wa_wasip3_stream_open_owned(rt, t, (uint32_t)ends, 0, NULL, (uint32_t[2]){0}, NULL, 0, NULL, reader), reader);
+    wa__wasip3_live_ends += 2;
+    int rc = wa__stream_handle(
+        wa__wasip3_stream_open_owned(rt, t, (uint32_t)ends, 0, NULL, (uint32_t[2]){0}, NULL, 0, NULL, reader), reader);
     if (rc < 0) {
-        wa_p3_live_ends--;
+        wa__wasip3_live_ends--;
         t->drop_writable((uint32_t)(ends >> 32));
         return rc;
     }
-    if ((rc = wa_stream_handle_(wa_wasip3_stream_open_owned(rt, t, 0, (uint32_t)(ends >> 32), NULL, (uint32_t[2]){0},
+    if ((rc = wa__stream_handle(wa__wasip3_stream_open_owned(rt, t, 0, (uint32_t)(ends >> 32), NULL, (uint32_t[2]){0},
                                                              NULL, 0, NULL, writer),
                                  writer)) < 0)
         wa_stream_close(reader);
@@ -432,18 +432,18 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s)
     uint32_t r, w, result;
     switch (fd) {
     case 0:
-        wa_p3_stdin_read_via_stream(&r, &result);
-        return wa_stream_handle_(wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, r, 0, &wa_wasip3_cli_result,
+        wa__wasip3_stdin_read_via_stream(&r, &result);
+        return wa__stream_handle(wa__wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, r, 0, &wa_wasip3_cli_result,
                                                              (uint32_t[2]){result, 0}, NULL, 0, NULL, s),
                                  s);
     case 1:
     case 2: {
         uint64_t ends = wa_wasip3_cli_bytes.new_();
-        wa_p3_live_ends += 2;
+        wa__wasip3_live_ends += 2;
         r = (uint32_t)ends;
         w = (uint32_t)(ends >> 32);
-        result = wa_p3_std_write_via_stream(fd, r);
-        return wa_stream_handle_(wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, 0, w, &wa_wasip3_cli_result,
+        result = wa__wasip3_std_write_via_stream(fd, r);
+        return wa__stream_handle(wa__wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, 0, w, &wa_wasip3_cli_result,
                                                              (uint32_t[2]){0, result}, NULL, 0, NULL, s),
                                  s);
     }

@@ -18,13 +18,13 @@
  * NULL, results are read or cancelled at the close only. All taken
  * (counted by whoever made them), also on failure. Returns 0 or
  * WA_ENOMEM. */
-int wa_wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
+int wa__wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
                                 const wa_wasip3_future_type *result_t, const uint32_t result[2],
                                 int (*result_error)(const unsigned char *value), uint32_t owner,
                                 void (*drop_owner)(uint32_t), wa_stream **s);
 
 /* wa_wasip3_stream_open, the stream itself in *s rather than a handle to
  * it: for the library's own streams (HTTP bodies). */
-int wa_p3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable, wa_stream **s);
+int wa__wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable, wa_stream **s);
 
 #endif

@@ -24,57 +24,57 @@
 #include "reactor.h"
 #include "wasync/component.h"
 
-_Static_assert(WA_SUBTASK_RETURNED == WA_P3_SUBTASK_RETURNED && WA_SUBTASK_STARTED == WA_P3_SUBTASK_STARTED,
+_Static_assert(WA_SUBTASK_RETURNED == WA__WASIP3_SUBTASK_RETURNED && WA_SUBTASK_STARTED == WA__WASIP3_SUBTASK_STARTED,
                "the public states are the Canonical ABI's");
-_Static_assert(WA_SUBTASK_UNWRITTEN == WA_P3_UNWRITTEN, "one mark of unwritten bytes");
+_Static_assert(WA_SUBTASK_UNWRITTEN == WA__WASIP3_UNWRITTEN, "one mark of unwritten bytes");
 
 /* An area's header; the call's memory follows, max-aligned. */
-typedef union wa_area {
+typedef union wa__area {
     struct {
-        union wa_area *next; /* while held */
+        union wa__area *next; /* while held */
         int (*late)(void *area);
     } h;
     max_align_t align_;
-} wa_area;
+} wa__area;
 
 /* The held areas, oldest first: a queue, so that a look at a few from
  * its head at every new area visits them all in turn at a bounded cost
  * (a host that honours cancels never writes them, and they add up). */
-static wa_area *wa_areas_head, **wa_areas_tail = &wa_areas_head;
-static long wa_areas_count;
+static wa__area *wa__areas_head, **wa__areas_tail = &wa__areas_head;
+static long wa__areas_count;
 
-static wa_area *wa_area_of(void *area) { return (wa_area *)area - 1; }
+static wa__area *wa__area_of(void *area) { return (wa__area *)area - 1; }
 
-static void wa_areas_push(wa_area *a)
+static void wa__areas_push(wa__area *a)
 {
     a->h.next = NULL;
-    *wa_areas_tail = a;
-    wa_areas_tail = &a->h.next;
-    wa_areas_count++;
+    *wa__areas_tail = a;
+    wa__areas_tail = &a->h.next;
+    wa__areas_count++;
 }
 
 /* Looks at up to n held areas from the head: frees those whose late
  * write came whole, puts the others back at the tail. */
-static void wa_areas_sweep(long n)
+static void wa__areas_sweep(long n)
 {
-    while (n-- > 0 && wa_areas_head) {
-        wa_area *a = wa_areas_head;
-        if (!(wa_areas_head = a->h.next))
-            wa_areas_tail = &wa_areas_head;
-        wa_areas_count--;
+    while (n-- > 0 && wa__areas_head) {
+        wa__area *a = wa__areas_head;
+        if (!(wa__areas_head = a->h.next))
+            wa__areas_tail = &wa__areas_head;
+        wa__areas_count--;
         if (a->h.late && a->h.late(a + 1))
             free(a);
         else
-            wa_areas_push(a);
+            wa__areas_push(a);
     }
 }
 
 void *wa_subtask_area_new(size_t size, int (*late)(void *area))
 {
-    wa_areas_sweep(4); /* (more than one a call: they are looked at faster than they come) */
-    if (size > SIZE_MAX - sizeof(wa_area))
+    wa__areas_sweep(4); /* (more than one a call: they are looked at faster than they come) */
+    if (size > SIZE_MAX - sizeof(wa__area))
         return NULL;
-    wa_area *a = malloc(sizeof *a + size);
+    wa__area *a = malloc(sizeof *a + size);
     if (!a)
         return NULL;
     a->h.late = late;
@@ -85,56 +85,56 @@ void *wa_subtask_area_new(size_t size, int (*late)(void *area))
 void wa_subtask_area_free(void *area)
 {
     if (area)
-        free(wa_area_of(area));
+        free(wa__area_of(area));
 }
 
 long wa_wasip3_held_areas(void)
 {
-    wa_areas_sweep(wa_areas_count);
-    return wa_areas_count;
+    wa__areas_sweep(wa__areas_count);
+    return wa__areas_count;
 }
 
 /* Keeps s's area from the host: its call was dropped unreturned. */
-static void wa_subtask_hold_area(wa_subtask *s)
+static void wa__subtask_hold_area(wa_subtask *s)
 {
-    wa_areas_push(wa_area_of(s->area));
+    wa__areas_push(wa__area_of(s->area));
     s->area = NULL;
 }
 
 /* RETURNED, or cancelled: the subtask says nothing more. */
-static bool wa_subtask_resolved(uint32_t state) { return state >= WA_P3_SUBTASK_RETURNED; }
+static bool wa__subtask_resolved(uint32_t state) { return state >= WA__WASIP3_SUBTASK_RETURNED; }
 
 /* Ends s's hold on its subtask: deregisters it if it still is (no wait is
  * queued, so it is out of the set), cancels it unless it resolved, and
  * drops it. Counted when s was polled on this backend. */
-static void wa_subtask_release(wa_subtask *s, bool registered)
+static void wa__subtask_release(wa_subtask *s, bool registered)
 {
     static wa_wasip3_stats nowhere;
-    wa_wasip3_stats *st = s->rt ? wa_wasip3_stats_of_(s->rt) : NULL;
+    wa_wasip3_stats *st = s->rt ? wa__wasip3_stats_of(s->rt) : NULL;
     if (!st)
         st = &nowhere;
     if (registered)
         wa_waitable_deregister(s->rt, s->wait.key);
-    if (!wa_subtask_resolved(s->state)) {
+    if (!wa__subtask_resolved(s->state)) {
         st->cancels++;
-        s->state = wa_p3_subtask_cancel(s->subtask);
+        s->state = wa__wasip3_subtask_cancel(s->subtask);
     }
     st->drops++;
-    wa_p3_subtask_drop(s->subtask);
+    wa__wasip3_subtask_drop(s->subtask);
     s->subtask = 0;
-    if (s->area && s->state != WA_P3_SUBTASK_RETURNED)
-        wa_subtask_hold_area(s);
+    if (s->area && s->state != WA__WASIP3_SUBTASK_RETURNED)
+        wa__subtask_hold_area(s);
 }
 
-static int wa_subtask_status(const wa_subtask *s) { return s->state == WA_P3_SUBTASK_RETURNED ? 0 : WA_ECANCELED; }
+static int wa__subtask_status(const wa_subtask *s) { return s->state == WA__WASIP3_SUBTASK_RETURNED ? 0 : WA_ECANCELED; }
 
-static int wa_subtask_poll(wa_future *f, wa_cx *cx)
+static int wa__subtask_poll(wa_future *f, wa_cx *cx)
 {
     wa_subtask *s = (wa_subtask *)f;
     if (!s->rt) {
         s->rt = cx->rt;
         if (!s->subtask) {
-            if (s->state == WA_P3_SUBTASK_RETURNED)
+            if (s->state == WA__WASIP3_SUBTASK_RETURNED)
                 return WA_READY; /* (at once: nothing to wait on) */
             return wa_misuse(WA_EINVAL, "wa_subtask: a call result with no subtask that did not return");
         }
@@ -151,15 +151,15 @@ static int wa_subtask_poll(wa_future *f, wa_cx *cx)
             return rc;
         if (rc == 0)
             wa_waitable_payload(s->rt, s->wait.key, &s->state);
-        if (rc < 0 || wa_subtask_resolved(s->state)) {
-            wa_subtask_release(s, rc == 0); /* (< 0: its key went stale) */
-            return rc < 0 ? rc : wa_subtask_status(s);
+        if (rc < 0 || wa__subtask_resolved(s->state)) {
+            wa__subtask_release(s, rc == 0); /* (< 0: its key went stale) */
+            return rc < 0 ? rc : wa__subtask_status(s);
         }
         wa_waitable_wait_init(&s->wait, s->wait.key); /* STARTED: wait on */
     }
 }
 
-static void wa_subtask_drop(wa_future *f)
+static void wa__subtask_drop(wa_future *f)
 {
     wa_subtask *s = (wa_subtask *)f;
     if (!s->subtask)
@@ -169,25 +169,25 @@ static void wa_subtask_drop(wa_future *f)
         /* an event that resolved it may have come after the last poll */
         uint32_t state;
         wa_waitable_payload(s->rt, s->wait.key, &state);
-        if (wa_subtask_resolved(state))
+        if (wa__subtask_resolved(state))
             s->state = state;
     }
-    wa_subtask_release(s, s->wait.key != 0);
+    wa__subtask_release(s, s->wait.key != 0);
 }
 
-static const wa_future_vt wa_subtask_vt = {wa_subtask_poll, wa_subtask_drop, "subtask"};
+static const wa_future_vt wa__subtask_vt = {wa__subtask_poll, wa__subtask_drop, "subtask"};
 
 wa_future *wa_subtask_init(wa_subtask *s, uint32_t packed) { return wa_subtask_init_area(s, packed, NULL); }
 
 wa_future *wa_subtask_init_area(wa_subtask *s, uint32_t packed, void *area)
 {
-    s->fut.vt = &wa_subtask_vt;
+    s->fut.vt = &wa__subtask_vt;
     s->area = area;
-    s->subtask = wa_p3_subtask(packed);
-    s->state = wa_p3_state(packed);
+    s->subtask = wa__wasip3_subtask(packed);
+    s->state = wa__wasip3_state(packed);
     s->rt = NULL;
     s->wait.key = 0; /* (keys are never 0) */
     if (s->subtask)
-        wa_p3_live++; /* taken */
+        wa__wasip3_live++; /* taken */
     return &s->fut;
 }

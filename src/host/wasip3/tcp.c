@@ -10,7 +10,7 @@
  * area (arguments and result: kept from the host past a cancel,
  * subtask.c). A connection is a wasync stream over receive's
  * stream<u8> and the writable end of one given to send. These are the
- * operations (wa_tcp_host) of the front end, src/io/tcp.c, which makes
+ * operations (wa__tcp_host) of the front end, src/io/tcp.c, which makes
  * the futures and the listener. */
 #include <stdlib.h>
 
@@ -22,12 +22,12 @@
 #include "wasync/sync.h"
 
 /* The listener's read. */
-enum { WA_TCP_P3_IDLE, WA_TCP_P3_BLOCKED, WA_TCP_P3_DONE, WA_TCP_P3_ENDED };
+enum { WA__TCP_P3_IDLE, WA__TCP_P3_BLOCKED, WA__TCP_P3_DONE, WA__TCP_P3_ENDED };
 
 /* A listener: the socket and the readable end of its stream<tcp-socket>,
  * whose read is the listener's (above). */
 struct wa_tcp {
-    wa_tcp_head head;
+    wa__tcp_head head;
     uint32_t sock, accepts;
     uint64_t key;      /* accepts' registration (a wa_waitable_key) */
     int reading;       /* the read's state (below) */
@@ -38,103 +38,103 @@ struct wa_tcp {
 
 /* The host part of an operation (wa_net_host): an accept's wait (op->waiting
  * 1: on the registration, 2: for its turn), or a connect's call. */
-typedef struct wa_tcp_part {
+typedef struct wa__tcp_part {
     union {
         wa_waitable_wait wait;
         wa_notified turn;
         struct {
-            wa_subtask call; /* its area: a wa_p3_connect_call */
+            wa_subtask call; /* its area: a wa__wasip3_connect_call */
             uint32_t sock;   /* 0: none */
         } c;
     } u;
-} wa_tcp_part;
-_Static_assert(sizeof(wa_tcp_part) <= sizeof(wa_net_host) && _Alignof(wa_tcp_part) <= _Alignof(wa_net_host),
+} wa__tcp_part;
+_Static_assert(sizeof(wa__tcp_part) <= sizeof(wa_net_host) && _Alignof(wa__tcp_part) <= _Alignof(wa_net_host),
                "wa_net_host too small");
-#define WA_TCP_H(op) ((wa_tcp_part *)(void *)&(op)->host)
+#define WA__TCP_H(op) ((wa__tcp_part *)(void *)&(op)->host)
 
-static wa_wasip3_stats *wa_tcp_stats(wa_rt *rt)
+static wa_wasip3_stats *wa__tcp_stats(wa_rt *rt)
 {
     static wa_wasip3_stats nowhere; /* (another backend: counted nowhere) */
-    wa_wasip3_stats *st = wa_wasip3_stats_of_(rt);
+    wa_wasip3_stats *st = wa__wasip3_stats_of(rt);
     return st ? st : &nowhere;
 }
 
-static void wa_tcp_drop_accepts(wa_tcp *l)
+static void wa__tcp_drop_accepts(wa_tcp *l)
 {
-    wa_tcp_stats(l->head.rt)->end_drops++;
-    wa_p3_live_ends--;
-    wa_wasip3_tcp_sockets.drop_readable(l->accepts);
+    wa__tcp_stats(l->head.rt)->end_drops++;
+    wa__wasip3_live_ends--;
+    wa__wasip3_tcp_sockets.drop_readable(l->accepts);
 }
 
 /* A new stream *conn over sock (taken): receive's stream and result, and
  * a new stream<u8> whose readable end goes to send. */
-static int wa_tcp_conn_open(wa_rt *rt, uint32_t sock, wa_stream **conn)
+static int wa__tcp_conn_open(wa_rt *rt, uint32_t sock, wa_stream **conn)
 {
     uint32_t in, in_result;
-    wa_p3_tcp_receive(sock, &in, &in_result);
+    wa__wasip3_tcp_receive(sock, &in, &in_result);
     uint64_t ends = wa_wasip3_cli_bytes.new_();
-    wa_p3_live_ends += 2;
-    uint32_t sent = wa_p3_tcp_send(sock, (uint32_t)ends);
-    return wa_stream_handle_(wa_wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, in, (uint32_t)(ends >> 32),
-                                                         &wa_wasip3_tcp_result, (uint32_t[2]){in_result, sent},
-                                                         wa_p3_tcp_result_error, sock, wa_p3_tcp_drop, conn),
+    wa__wasip3_live_ends += 2;
+    uint32_t sent = wa__wasip3_tcp_send(sock, (uint32_t)ends);
+    return wa__stream_handle(wa__wasip3_stream_open_owned(rt, &wa_wasip3_cli_bytes, in, (uint32_t)(ends >> 32),
+                                                         &wa__wasip3_tcp_result, (uint32_t[2]){in_result, sent},
+                                                         wa__wasip3_tcp_result_error, sock, wa__wasip3_tcp_drop, conn),
                              conn);
 }
 
 /* listen, at once: gives l a socket, bound and listening, and its accepts
  * registered. */
-static int wa_tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
+static int wa__tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
 {
-    int rc = wa_p3_tcp_create(op->ip.v6, &l->sock);
+    int rc = wa__wasip3_tcp_create(op->ip.v6, &l->sock);
     (void)cx;
     if (rc < 0)
         return rc;
-    if ((rc = wa_p3_tcp_bind(l->sock, &op->ip, op->port)) == 0 && (rc = wa_p3_tcp_listen(l->sock, &l->accepts)) == 0 &&
-        (rc = wa_p3_tcp_local_port(l->sock, &l->head.port)) == 0 &&
+    if ((rc = wa__wasip3_tcp_bind(l->sock, &op->ip, op->port)) == 0 && (rc = wa__wasip3_tcp_listen(l->sock, &l->accepts)) == 0 &&
+        (rc = wa__wasip3_tcp_local_port(l->sock, &l->head.port)) == 0 &&
         (rc = wa_waitable_register(op->rt, l->accepts, &l->key)) == 0) { /* (WA_ENOSYS on sim) */
         wa_notify_init(&l->turn);
         return 0;
     }
     if (l->accepts)
-        wa_tcp_drop_accepts(l);
-    wa_p3_tcp_drop(l->sock);
+        wa__tcp_drop_accepts(l);
+    wa__wasip3_tcp_drop(l->sock);
     return rc;
 }
 
 /* The accept waiting on the registration cancels nothing: the read stays
  * the listener's. Its event came if its wait says so (taken or not). */
-static void wa_tcp_release_socket(wa_tcp *l)
+static void wa__tcp_release_socket(wa_tcp *l)
 {
-    wa_wasip3_stats *st = wa_tcp_stats(l->head.rt);
+    wa_wasip3_stats *st = wa__tcp_stats(l->head.rt);
     uint32_t r = 0;
-    if (l->reading == WA_TCP_P3_BLOCKED && l->waiter && WA_TCP_H(l->waiter)->u.wait.ready)
-        l->reading = WA_TCP_P3_DONE;
-    if (l->reading == WA_TCP_P3_DONE)
+    if (l->reading == WA__TCP_P3_BLOCKED && l->waiter && WA__TCP_H(l->waiter)->u.wait.ready)
+        l->reading = WA__TCP_P3_DONE;
+    if (l->reading == WA__TCP_P3_DONE)
         wa_waitable_payload(l->head.rt, l->key, &r);
     wa_waitable_deregister(l->head.rt, l->key); /* wakes the waiter; out of the set */
     wa_notify_all(&l->turn);                    /* and the others */
-    if (l->reading == WA_TCP_P3_BLOCKED) {
+    if (l->reading == WA__TCP_P3_BLOCKED) {
         st->copy_cancels++;
-        r = wa_wasip3_tcp_sockets.cancel_read(l->accepts);
+        r = wa__wasip3_tcp_sockets.cancel_read(l->accepts);
     }
-    l->reading = WA_TCP_P3_IDLE;
-    if (wa_p3_copy_count(r)) { /* a connection nobody will take */
-        wa_p3_resources++;
-        wa_p3_tcp_drop(l->got);
+    l->reading = WA__TCP_P3_IDLE;
+    if (wa__wasip3_copy_count(r)) { /* a connection nobody will take */
+        wa__wasip3_resources++;
+        wa__wasip3_tcp_drop(l->got);
     }
-    wa_tcp_drop_accepts(l);
-    wa_p3_tcp_drop(l->sock);
+    wa__tcp_drop_accepts(l);
+    wa__wasip3_tcp_drop(l->sock);
 }
 
 /* Ends op's wait: the registration's passes the turn on, and marks the
  * read DONE if its event came. */
-static void wa_tcp_accept_leave(wa_tcp_op *op)
+static void wa__tcp_accept_leave(wa_tcp_op *op)
 {
     wa_tcp *l = op->listener;
-    wa_tcp_part *h = WA_TCP_H(op);
+    wa__tcp_part *h = WA__TCP_H(op);
     if (op->waiting == 1) {
-        if (h->u.wait.ready && l->reading == WA_TCP_P3_BLOCKED)
-            l->reading = WA_TCP_P3_DONE;
+        if (h->u.wait.ready && l->reading == WA__TCP_P3_BLOCKED)
+            l->reading = WA__TCP_P3_DONE;
         wa_drop(&h->u.wait.fut);
         l->waiter = NULL;
         wa_notify_all(&l->turn);
@@ -146,21 +146,21 @@ static void wa_tcp_accept_leave(wa_tcp_op *op)
 
 /* The read's result r: a connection, WA_EAGAIN (none came), or the end
  * of the listener's stream (the host gave up on it: WA_EIO). */
-static int wa_tcp_took(wa_tcp_op *op, uint32_t r)
+static int wa__tcp_took(wa_tcp_op *op, uint32_t r)
 {
     wa_tcp *l = op->listener;
-    l->reading = wa_p3_copy_status(r) == WA_P3_COPY_DROPPED ? WA_TCP_P3_ENDED : WA_TCP_P3_IDLE;
-    if (wa_p3_copy_count(r)) {
-        wa_p3_resources++; /* taken */
-        return wa_tcp_conn_open(op->rt, l->got, &op->conn);
+    l->reading = wa__wasip3_copy_status(r) == WA__WASIP3_COPY_DROPPED ? WA__TCP_P3_ENDED : WA__TCP_P3_IDLE;
+    if (wa__wasip3_copy_count(r)) {
+        wa__wasip3_resources++; /* taken */
+        return wa__tcp_conn_open(op->rt, l->got, &op->conn);
     }
-    return l->reading == WA_TCP_P3_ENDED ? WA_EIO : WA_EAGAIN;
+    return l->reading == WA__TCP_P3_ENDED ? WA_EIO : WA_EAGAIN;
 }
 
-static int wa_tcp_accept(wa_tcp_op *op, wa_cx *cx)
+static int wa__tcp_accept(wa_tcp_op *op, wa_cx *cx)
 {
     wa_tcp *l = op->listener;
-    wa_tcp_part *h = WA_TCP_H(op);
+    wa__tcp_part *h = WA__TCP_H(op);
     for (;;) {
         int rc;
         uint32_t r;
@@ -168,29 +168,29 @@ static int wa_tcp_accept(wa_tcp_op *op, wa_cx *cx)
             rc = wa_poll(op->waiting == 1 ? &h->u.wait.fut : &h->u.turn.fut, cx);
             if (rc == WA_PENDING)
                 return rc;
-            wa_tcp_accept_leave(op);
+            wa__tcp_accept_leave(op);
             if (rc < 0)
                 return rc;
         }
         switch (l->reading) {
-        case WA_TCP_P3_ENDED:
+        case WA__TCP_P3_ENDED:
             return WA_EIO;
-        case WA_TCP_P3_DONE:
+        case WA__TCP_P3_DONE:
             wa_waitable_payload(op->rt, l->key, &r);
-            if ((rc = wa_tcp_took(op, r)) != WA_EAGAIN)
+            if ((rc = wa__tcp_took(op, r)) != WA_EAGAIN)
                 return rc;
             continue;
-        case WA_TCP_P3_IDLE: {
-            wa_wasip3_stats *st = wa_tcp_stats(op->rt);
+        case WA__TCP_P3_IDLE: {
+            wa_wasip3_stats *st = wa__tcp_stats(op->rt);
             st->copies++;
-            r = wa_wasip3_tcp_sockets.read(l->accepts, &l->got, 1);
-            if (r != WA_P3_BLOCKED) {
-                if ((rc = wa_tcp_took(op, r)) != WA_EAGAIN)
+            r = wa__wasip3_tcp_sockets.read(l->accepts, &l->got, 1);
+            if (r != WA__WASIP3_BLOCKED) {
+                if ((rc = wa__tcp_took(op, r)) != WA_EAGAIN)
                     return rc;
                 continue;
             }
             st->copies_blocked++;
-            l->reading = WA_TCP_P3_BLOCKED;
+            l->reading = WA__TCP_P3_BLOCKED;
             break;
         }
         }
@@ -207,58 +207,58 @@ static int wa_tcp_accept(wa_tcp_op *op, wa_cx *cx)
 
 /* A connect's release (a listen's too: it holds nothing). A call dropped
  * after it returned wrote its result: its error's string is freed. */
-static void wa_tcp_connect_drop(wa_tcp_op *op)
+static void wa__tcp_connect_drop(wa_tcp_op *op)
 {
-    wa_tcp_part *h = WA_TCP_H(op);
+    wa__tcp_part *h = WA__TCP_H(op);
     if (op->waiting) {
         wa_drop(&h->u.c.call.fut);
         op->waiting = 0;
         if (h->u.c.call.state == WA_SUBTASK_RETURNED)
-            wa_p3_tcp_connect_result(h->u.c.call.area);
+            wa__wasip3_tcp_connect_result(h->u.c.call.area);
     }
     wa_subtask_area_free(h->u.c.call.area); /* (NULL if kept from the host) */
     h->u.c.call.area = NULL;
     if (h->u.c.sock) {
-        wa_p3_tcp_drop(h->u.c.sock);
+        wa__wasip3_tcp_drop(h->u.c.sock);
         h->u.c.sock = 0;
     }
 }
 
 /* connect: create, then the async call; its socket is the stream's after. */
-static int wa_tcp_connect(wa_tcp_op *op, wa_cx *cx)
+static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
 {
-    wa_tcp_part *h = WA_TCP_H(op);
+    wa__tcp_part *h = WA__TCP_H(op);
     int rc;
     if (op->step == 0) {
-        wa_p3_connect_call *area = wa_subtask_area_new(sizeof *area, wa_p3_tcp_connect_late);
+        wa__wasip3_connect_call *area = wa_subtask_area_new(sizeof *area, wa__wasip3_tcp_connect_late);
         if (!area)
             return WA_ENOMEM;
-        if ((rc = wa_p3_tcp_create(op->ip.v6, &h->u.c.sock)) < 0) {
+        if ((rc = wa__wasip3_tcp_create(op->ip.v6, &h->u.c.sock)) < 0) {
             wa_subtask_area_free(area);
             return rc;
         }
-        wa_tcp_stats(op->rt)->async_calls++;
-        wa_subtask_init_area(&h->u.c.call, wa_p3_tcp_connect(area, h->u.c.sock, &op->ip, op->port), area);
+        wa__tcp_stats(op->rt)->async_calls++;
+        wa_subtask_init_area(&h->u.c.call, wa__wasip3_tcp_connect(area, h->u.c.sock, &op->ip, op->port), area);
         op->waiting = 1;
         op->step = 1;
     }
     rc = wa_poll_held(&h->u.c.call.fut, &op->waiting, cx);
     if (rc == WA_PENDING)
         return rc;
-    if (rc == 0 && (rc = wa_p3_tcp_connect_result(h->u.c.call.area)) == 0) {
-        rc = wa_tcp_conn_open(op->rt, h->u.c.sock, &op->conn);
+    if (rc == 0 && (rc = wa__wasip3_tcp_connect_result(h->u.c.call.area)) == 0) {
+        rc = wa__tcp_conn_open(op->rt, h->u.c.sock, &op->conn);
         h->u.c.sock = 0;
     }
-    wa_tcp_connect_drop(op);
+    wa__tcp_connect_drop(op);
     return rc;
 }
 
-const wa_tcp_ops wa_tcp_host = {
+const wa__tcp_ops wa__tcp_host = {
     .size = sizeof(wa_tcp),
-    .listen = wa_tcp_listen,
-    .accept = wa_tcp_accept,
-    .connect = wa_tcp_connect,
-    .release = wa_tcp_connect_drop,
-    .accept_release = wa_tcp_accept_leave,
-    .close = wa_tcp_release_socket,
+    .listen = wa__tcp_listen,
+    .accept = wa__tcp_accept,
+    .connect = wa__tcp_connect,
+    .release = wa__tcp_connect_drop,
+    .accept_release = wa__tcp_accept_leave,
+    .close = wa__tcp_release_socket,
 };
