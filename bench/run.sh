@@ -6,7 +6,8 @@
 # (interleaved, so drift hits all peers alike), and prints medians, ratios
 # against tokio, peak RSS, and instructions per operation under callgrind;
 # then the RSS per live sleeping task (a million); the many-threads tables
-# and the CPU-bound demo's scaling from 1 to 2 workers; then the JS host, and
+# and the CPU-bound demo's scaling from 1 to 2 workers; the 10,000-connection
+# TCP echo on epoll and on io_uring; then the JS host, and
 # WASI 0.3 beside 0.2 (the backends' guest cost per event natively; sleeps
 # and HTTP under jco and under wasmtime, one table each: wall time, host
 # calls), and http_hello against the host floor on 0.2 and 0.3, under jco
@@ -125,6 +126,37 @@ echo
 "$build/examples/workers" | awk -v load="$(cut -d' ' -f1 /proc/loadavg)" '
   /^-- total/ { t[++n] = $3 }
   END { printf "workers (examples/workers.c): 1 worker %.2f s, 2 workers %.2f s, scaling %.2fx (load %s)\n", t[1], t[2], t[1] / t[2], load }'
+
+# The 10,000-connection TCP echo (bench/soak.c tcp: every connection open
+# at once, then 10 KiB each way in 1 KiB writes) on each native reactor,
+# epoll and io_uring (WASYNC_BACKEND), runs interleaved: connections set up
+# per second, echo throughput, CPU; instructions per connection under
+# callgrind (2,000 minus 500 connections, which cancels the start-up; user
+# space only, the soak's byte checks included: not the kernel's share).
+echo
+printf '%-28s %12s %12s %10s %10s %12s\n' "tcp echo 10,000 (soak.c)" "conn/s(med)" "MB/s(med)" "cpu_s" "vs epoll" "instr/conn"
+for ((r = 0; r < runs; r++)); do
+  for be in epoll uring; do
+    WASYNC_BACKEND=$be "$build/bench/wasync-soak" tcp 10000 2>/dev/null | awk -v be=$be '
+      /connect \+ accept all/ { c = $(NF - 1); sub(/\(/, "", c) }
+      /echo 10 KiB each/ { m = $(NF - 1); sub(/\(/, "", m) }
+      /CPU user \/ system/ { u = $(NF - 3) + $(NF - 1) }
+      END { print be, c, m, u }' >>"$tmp/echo"
+  done
+done
+# echo_col BACKEND N: the median of column N of its runs
+echo_col() { awk -v be="$1" -v n="$2" '$1 == be { print $n }' "$tmp/echo" | median; }
+for be in epoll uring; do
+  ins=-
+  if [ $have_valgrind = 1 ]; then
+    a=$(WASYNC_BACKEND=$be refs "$build/bench/wasync-soak" tcp 500)
+    b=$(WASYNC_BACKEND=$be refs "$build/bench/wasync-soak" tcp 2000)
+    ins=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.0f", (b - a) / 1500}')
+  fi
+  printf '%-28s %12.0f %12.1f %10.2f %10s %12s\n' "$be" "$(echo_col $be 2)" "$(echo_col $be 3)" "$(echo_col $be 4)" \
+    "$(awk -v a="$(echo_col $be 3)" -v b="$(echo_col epoll 3)" 'BEGIN {printf "%.2f", a / b}')" "$ins"
+done
+echo "(medians of $runs runs; vs epoll: the echo's throughput)"
 
 # The JS host: awaits and timers against plain JavaScript in the same Node
 # process, and the size of the minimal program after wasm-opt -Oz.

@@ -27,13 +27,14 @@ if(TARGET Threads::Threads)
 elseif(WASYNC_HOST STREQUAL "js")
   set(WASYNC_PC_LIBS " -Wl,--undefined=wasync_init")
 endif()
-# Natively the HTTP client is libcurl's: the package finds it, and
-# pkg-config requires it (the library is static: its users link curl).
+# Natively the HTTP client is libcurl's and the io_uring reactor
+# liburing's: the package finds them, and pkg-config requires them (the
+# library is static: its users link both).
 set(WASYNC_CURL OFF)
 set(WASYNC_PC_REQUIRES "")
 if(TARGET CURL::libcurl)
   set(WASYNC_CURL ON)
-  set(WASYNC_PC_REQUIRES "Requires: libcurl")
+  set(WASYNC_PC_REQUIRES "Requires: libcurl liburing")
 endif()
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/wasyncConfig.cmake.in
   ${PROJECT_BINARY_DIR}/wasyncConfig.cmake INSTALL_DESTINATION ${WASYNC_CMAKEDIR}

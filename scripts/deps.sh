@@ -9,9 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # (libclang-rt-19-dev: the sanitizers' and libFuzzer's runtimes)
 # (libcurl4-openssl-dev: the native HTTP client, src/host/native/http.c)
+# (liburing-dev: the native io_uring reactor, src/host/native/uring.c)
 # (spin: the Promela models of tests/spin; golang-go: bench/peers/go)
 # (python3-pip: the wasmtime wheel, below; cargo: the proxy adapter's crate)
-need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make libcurl4-openssl-dev)
+need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make libcurl4-openssl-dev liburing-dev pkg-config)
 mode=${1:-test}
 case $mode in
   demo) need+=(wasi-libc libclang-rt-19-dev-wasm32) ;;

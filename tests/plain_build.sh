@@ -16,7 +16,7 @@ awk '/^```c$/ { f = 1; next } /^```$/ { if (f) exit } f' "$src/README.md" >"$out
 flags=(-std=c11 -Wall -Wextra -Werror -I"$src/include" -I"$build/include")
 case $host in
 native)
-  clang-19 "${flags[@]}" "$@" "$out/readme.c" "$build/libwasync.a" -lpthread -o "$out/readme"
+  clang-19 "${flags[@]}" "$@" "$out/readme.c" "$build/libwasync.a" -lpthread -luring -o "$out/readme"
   run=("$out/readme")
   ;;
 wasip2)

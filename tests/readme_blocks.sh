@@ -22,7 +22,7 @@ for c in "$out"/*.c; do
     continue
   fi
   clang-19 -std=c11 -Wall -Wextra -Werror -I"$src/include" -I"$build/include" "$@" \
-    "$c" "$build/libwasync.a" -lpthread -lcurl -o "${c%.c}"
+    "$c" "$build/libwasync.a" -lpthread -lcurl -luring -o "${c%.c}"
   echo "readme block $(basename "$c" .c): compiled"
   compiled=$((compiled + 1))
 done

@@ -113,6 +113,14 @@ int wa_sim_advance(wa_backend *sim, uint64_t ns);
 /* Native Linux: epoll_wait with the next deadline, an eventfd for notify.
  * Returns NULL and sets *err (if not NULL) on failure. */
 wa_backend *wa_backend_epoll_new(int *err);
+
+/* Native Linux: io_uring (kernel 5.13 or later), readiness by one
+ * multishot poll per fd, the same fd calls as epoll's. Returns a new
+ * backend for wa_rt_new_on to take, or NULL and sets *err (if not NULL):
+ * WA_ENOSYS where the kernel, its io_uring_disabled sysctl or a seccomp
+ * filter refuses io_uring (no fallback here: wa_rt_new's, with
+ * WASYNC_BACKEND=uring in the environment, falls back to epoll). */
+wa_backend *wa_backend_uring_new(int *err);
 #endif
 
 #if defined(WASYNC_HOST_WASIP1)

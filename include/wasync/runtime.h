@@ -20,8 +20,9 @@ extern "C" {
 
 typedef struct wa_backend wa_backend;
 
-/* Creates a runtime in *out on the platform's backend (epoll on Linux, the
- * host's on wasm). Returns 0, WA_ENOMEM or the backend's error. */
+/* Creates a runtime in *out on the platform's backend (epoll on Linux, or
+ * io_uring with WASYNC_BACKEND=uring in the environment; the host's on
+ * wasm). Returns 0, WA_ENOMEM or the backend's error. */
 int wa_rt_new(wa_rt **out);
 
 /* Creates a runtime in *out driven by backend, which it takes (freed on
@@ -37,10 +38,10 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend);
  * wa_rt_run and wa_rt_free from the thread that created it; wa_rt_tick is
  * refused (its workers tick it). Its tasks use the sync primitives and
  * channels made by their _shared variants (wasync/sync.h), scopes, and fd
- * I/O (TCP, fd streams, stdio) on its one epoll backend, which one idle
- * worker at a time waits on. block_on and run report a deadlock
- * (WA_EDEADLK) as on the local executor. Returns 0, WA_EINVAL or
- * WA_ENOMEM. */
+ * I/O (TCP, fd streams, stdio) on its one backend (wa_rt_new's: epoll, or
+ * io_uring), which one idle worker at a time waits on. block_on and run
+ * report a deadlock (WA_EDEADLK) as on the local executor. Returns 0,
+ * WA_EINVAL or WA_ENOMEM. */
 int wa_rt_new_mt(wa_rt **out, unsigned workers);
 
 /* Hard-drops every task still alive, joins the blocking pool (waiting for

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../reactor/regs.h"
+#include "clock.h"
 
 typedef struct wa__epoll {
     wa_backend base;
@@ -27,9 +27,7 @@ typedef struct wa__epoll {
 static uint64_t wa__epoll_now(wa_backend *b)
 {
     (void)b;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return wa__native_now();
 }
 
 static void wa__epoll_dispatch(wa__epoll *e, const struct epoll_event *ev)
@@ -56,8 +54,7 @@ static int wa__epoll_wait(wa_backend *b, uint64_t deadline)
     struct epoll_event evs[WA__EPOLL_BATCH];
     struct timespec ts, *tsp = NULL;
     if (deadline != WA_NEVER) {
-        uint64_t now = wa__epoll_now(b);
-        uint64_t ns = deadline > now ? deadline - now : 0;
+        uint64_t ns = wa__native_ns_until(deadline);
         ts.tv_sec = (time_t)(ns / 1000000000u);
         ts.tv_nsec = (long)(ns % 1000000000u);
         tsp = &ts;
@@ -142,6 +139,3 @@ wa_backend *wa_backend_epoll_new(int *err)
     }
     return &e->base;
 }
-
-/* The backend wa_rt_new gives on this host. */
-wa_backend *wa__backend_default(int *err) { return wa_backend_epoll_new(err); }
