@@ -7,7 +7,8 @@
  * a waiting accept, closed twice, used after its close. Natively also: the address parser against the
  * libc's inet_pton, running out of file descriptors (WA_EMFILE), two
  * accepts on one listener, a connect that never completes, and DNS on its
- * threads. No fd (natively) or WASI handle left open after any of it. */
+ * threads. A connection's options and half-close on every host (natively
+ * read back through the socket). No fd (natively) or WASI handle left open after any of it. */
 #define _GNU_SOURCE /* usleep */
 #include <stdlib.h>
 
@@ -27,6 +28,7 @@ static long held(void) { return wa_wasi_live_handles(); }
 static long held(void) { return wa_wasi_live_handles(); }
 #else
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -395,6 +397,164 @@ static void test_read_timeout_buffer(void)
     CHECK_EQ(held(), before);
 }
 
+/* A connection on l: *con connected to it, *acc accepted. Returns the
+ * status (both NULL on failure). */
+static int conn_pair(wa_rt *rt, wa_tcp *l, wa_stream **con, wa_stream **acc)
+{
+    wa_tcp_op c, a;
+    WA_COMBO(2) both;
+    int rc = wa_block_on(rt, wa_all_init(&both, wa_tcp_connect_init(&c, rt, "127.0.0.1", wa_tcp_port(l)),
+                                         wa_tcp_accept_init(&a, l)));
+    if (rc < 0) {
+        if (c.conn)
+            wa_stream_close(&c.conn);
+        if (a.conn)
+            wa_stream_close(&a.conn);
+    }
+    *con = c.conn;
+    *acc = a.conn;
+    return rc;
+}
+
+/* Writes len bytes of buf to s: the status. */
+static int write_all(wa_rt *rt, wa_stream *s, const void *buf, size_t len)
+{
+    wa_write w;
+    return wa_block_on(rt, wa_write_init(&w, s, buf, len));
+}
+
+/* Reads s to its end into buf (at most cap): the count, or -1 on an error
+ * before the end (or more than cap). */
+static long read_to_end(wa_rt *rt, wa_stream *s, char *buf, size_t cap)
+{
+    wa_read_all r;
+    int rc = wa_block_on(rt, wa_read_all_init(&r, s, cap));
+    long n = rc == 0 ? (long)r.len : -1;
+    if (rc == 0)
+        memcpy(buf, r.data, r.len);
+    free(r.data);
+    return n;
+}
+
+/* Half-close both ways: the client writes and shuts its write side down;
+ * the server reads the bytes then the end, and answers; the client reads
+ * the answer after its shutdown, then the end (the server shut down too).
+ * A write after a shutdown is WA_ECLOSED, a second shutdown 0. Under jco,
+ * WASI 0.2's shutdown closes the whole socket (preview2-shim destroys the
+ * Node socket, whatever the shutdown-type): the client's reading after it
+ * is not checked there. */
+static void test_half_close(void)
+{
+    long before = held();
+    wa_rt *rt = net_rt();
+    REQUIRE(rt);
+    wa_tcp_op op;
+    wa_stream *con, *acc;
+    char buf[64];
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
+    REQUIRE_OR(conn_pair(rt, op.listener, &con, &acc) == 0, (wa_tcp_close(&op.listener), wa_rt_free(rt)));
+    CHECK_EQ(write_all(rt, con, "ping", 4), 0);
+    CHECK_EQ(wa_tcp_shutdown_write(con), 0);
+    CHECK_EQ(wa_tcp_shutdown_write(con), 0); /* again: nothing to do */
+    CHECK_EQ(write_all(rt, con, "late", 4), WA_ECLOSED);
+    CHECK_EQ(read_to_end(rt, acc, buf, sizeof buf), 4); /* the bytes, then the end */
+    CHECK(memcmp(buf, "ping", 4) == 0);
+    CHECK_EQ(write_all(rt, acc, "pong!", 5), 0); /* the server still writes */
+    CHECK_EQ(wa_tcp_shutdown_write(acc), 0);
+#ifdef WASYNC_HOST_WASIP2
+    const char *runner = getenv("WASYNC_RUNNER");
+    int whole = runner && !strcmp(runner, "wasmtime"); /* (not jco: above) */
+#else
+    int whole = 1;
+#endif
+    if (whole) {
+        CHECK_EQ(read_to_end(rt, con, buf, sizeof buf), 5); /* the client still reads */
+        CHECK(memcmp(buf, "pong!", 5) == 0);
+    }
+    CHECK_EQ(wa_stream_close(&con), 0);
+    CHECK_EQ(wa_stream_close(&acc), 0);
+    CHECK_EQ(wa_tcp_close(&op.listener), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_EQ(held(), before);
+}
+
+/* Writes 1 MiB at a time to conn, which nobody reads, until the host
+ * pushes back (at most 64 MiB): then it waits inside a write. */
+typedef struct flooder {
+    WA_CORO;
+    wa_stream *conn;
+    wa_write w;
+    int i;
+} flooder;
+
+static int flooder_poll(wa_future *f, wa_cx *cx)
+{
+    static unsigned char mib[1 << 20];
+    flooder *t = (flooder *)f;
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < 64; t->i++) {
+        WA_AWAIT(wa_write_init(&t->w, t->conn, mib, sizeof mib));
+        if (WA_STATUS < 0)
+            break;
+    }
+    WA_END();
+}
+static const wa_future_vt flooder_vt = {flooder_poll, wa_coro_drop, "flooder"};
+
+/* The options of a connection: keep-alive on every host, NODELAY where
+ * there is one (WA_ENOSYS on WASI). Misuse: NULL, a closed stream, a
+ * stream that is no TCP connection (a pipe's end), a shutdown with a
+ * write in flight (WA_EBUSY). */
+static void test_options(void)
+{
+    long before = held();
+    wa_rt *rt = net_rt();
+    REQUIRE(rt);
+    wa_tcp_op op;
+    wa_stream *con, *acc;
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
+    REQUIRE_OR(conn_pair(rt, op.listener, &con, &acc) == 0, (wa_tcp_close(&op.listener), wa_rt_free(rt)));
+#if defined(WASYNC_HOST_WASIP2) || defined(WASYNC_HOST_WASIP3)
+    CHECK_EQ(wa_tcp_nodelay(con, true), WA_ENOSYS);
+#else
+    CHECK_EQ(wa_tcp_nodelay(con, true), 0);
+    CHECK_EQ(wa_tcp_nodelay(acc, false), 0);
+#endif
+    CHECK_EQ(wa_tcp_keepalive(con, true, 30), 0);
+    CHECK_EQ(wa_tcp_keepalive(acc, true, 0), 0);
+    CHECK_EQ(wa_tcp_keepalive(acc, false, 0), 0);
+    /* a shutdown with a write in flight */
+    check_catch_misuse();
+    flooder fl = {.conn = con};
+    wa_coro_init(&fl.wa, &flooder_vt);
+    wa_join j;
+    REQUIRE_OR(check_spawn_of(rt, &fl, &j) == 0, (wa_misuse_set_hook(NULL), wa_rt_free(rt)));
+    wa_rt_tick(rt, NULL); /* writing, until the host pushes back */
+    CHECK_MISUSE(wa_tcp_shutdown_write(con), WA_EBUSY, "wa_tcp_shutdown_write");
+    CHECK_EQ(wa_join_abort(&j), 0);
+    wa_join_drop(&j);
+    /* misuse: NULL, not TCP, closed */
+    wa_stream *r = NULL, *w = NULL, *copy = acc;
+    CHECK_MISUSE(wa_tcp_nodelay(NULL, true), WA_EMISUSE, "wa_tcp_nodelay");
+    CHECK_MISUSE(wa_tcp_keepalive(NULL, true, 1), WA_EMISUSE, "wa_tcp_keepalive");
+    CHECK_MISUSE(wa_tcp_shutdown_write(NULL), WA_EMISUSE, "wa_tcp_shutdown_write");
+    REQUIRE_OR(wa_pipe_new(16, &r, &w) == 0, (wa_misuse_set_hook(NULL), wa_rt_free(rt)));
+    CHECK_MISUSE(wa_tcp_nodelay(w, true), WA_EMISUSE, "wa_tcp_nodelay");
+    CHECK_MISUSE(wa_tcp_keepalive(r, true, 1), WA_EMISUSE, "wa_tcp_keepalive");
+    CHECK_MISUSE(wa_tcp_shutdown_write(w), WA_EMISUSE, "wa_tcp_shutdown_write");
+    CHECK_EQ(wa_stream_close(&r), 0);
+    CHECK_EQ(wa_stream_close(&w), 0);
+    CHECK_EQ(wa_stream_close(&acc), 0);
+    CHECK_MISUSE(wa_tcp_nodelay(copy, true), WA_EMISUSE, "wa_tcp_nodelay");
+    CHECK_MISUSE(wa_tcp_keepalive(copy, true, 1), WA_EMISUSE, "wa_tcp_keepalive");
+    CHECK_MISUSE(wa_tcp_shutdown_write(copy), WA_EMISUSE, "wa_tcp_shutdown_write");
+    wa_misuse_set_hook(NULL);
+    CHECK_EQ(wa_stream_close(&con), 0);
+    CHECK_EQ(wa_tcp_close(&op.listener), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_EQ(held(), before);
+}
+
 #if !defined(WASYNC_HOST_WASIP2) && !defined(WASYNC_HOST_WASIP3)
 /* Our parser and the libc's inet_pton agree, on both families. */
 static void test_ip_parse(void)
@@ -435,6 +595,62 @@ static int plain_connect(uint16_t port)
         fd = -1;
     }
     return fd;
+}
+
+/* An int socket option of fd, or -1. */
+static int sockopt(int fd, int level, int name)
+{
+    int v = -1;
+    socklen_t len = sizeof v;
+    return getsockopt(fd, level, name, &v, &len) == 0 ? v : -1;
+}
+
+/* Natively the options are the socket's, read back through its fd: a
+ * stream of wa_fd_stream_open over a TCP socket is a connection too (a
+ * Unix socket's is not). A half-closed socket: the peer's recv says 0. */
+static void test_options_fd(void)
+{
+    long before = held();
+    wa_rt *rt = net_rt();
+    REQUIRE(rt);
+    wa_tcp_op op, acc;
+    wa_stream *s = NULL, *u = NULL;
+    int sv[2];
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
+    int fd = plain_connect(wa_tcp_port(op.listener));
+    REQUIRE_OR(fd >= 0, (wa_tcp_close(&op.listener), wa_rt_free(rt)));
+    REQUIRE_OR(wa_fd_stream_open(rt, fd, &s) == 0, (wa_tcp_close(&op.listener), wa_rt_free(rt)));
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_accept_init(&acc, op.listener)) == 0,
+               (wa_stream_close(&s), wa_tcp_close(&op.listener), wa_rt_free(rt)));
+    CHECK_EQ(sockopt(fd, IPPROTO_TCP, TCP_NODELAY), 0);
+    CHECK_EQ(wa_tcp_nodelay(s, true), 0);
+    CHECK_EQ(sockopt(fd, IPPROTO_TCP, TCP_NODELAY), 1);
+    CHECK_EQ(wa_tcp_nodelay(s, false), 0);
+    CHECK_EQ(sockopt(fd, IPPROTO_TCP, TCP_NODELAY), 0);
+    CHECK_EQ(wa_tcp_keepalive(s, true, 42), 0);
+    CHECK_EQ(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
+    CHECK_EQ(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 42);
+    CHECK_EQ(wa_tcp_keepalive(s, true, 0), 0); /* the idle time kept */
+    CHECK_EQ(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 42);
+    CHECK_EQ(wa_tcp_keepalive(s, true, 40000), WA_EINVAL); /* Linux's limit: 32767 */
+    CHECK_EQ(wa_tcp_keepalive(s, false, 0), 0);
+    CHECK_EQ(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 0);
+    CHECK_EQ(wa_tcp_shutdown_write(s), 0);
+    char buf[8];
+    CHECK_EQ(read_to_end(rt, acc.conn, buf, sizeof buf), 0); /* the end at once */
+    CHECK_EQ(wa_stream_close(&s), 0);
+    CHECK_EQ(wa_stream_close(&acc.conn), 0);
+    CHECK_EQ(wa_tcp_close(&op.listener), 0);
+    /* a Unix socket's stream is no TCP connection */
+    REQUIRE_OR(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0, wa_rt_free(rt));
+    close(sv[1]);
+    REQUIRE_OR(wa_fd_stream_open(rt, sv[0], &u) == 0, wa_rt_free(rt));
+    check_catch_misuse();
+    CHECK_MISUSE(wa_tcp_shutdown_write(u), WA_EMISUSE, "wa_tcp_shutdown_write");
+    wa_misuse_set_hook(NULL);
+    CHECK_EQ(wa_stream_close(&u), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_EQ(held(), before);
 }
 
 /* With every file descriptor in use, accept, connect and listen say
@@ -675,7 +891,10 @@ int main(void)
     RUN(test_two_accepts);
     RUN(test_read_timeout_buffer);
     RUN(test_handle_copies);
+    RUN(test_half_close);
+    RUN(test_options);
 #if !defined(WASYNC_HOST_WASIP2) && !defined(WASYNC_HOST_WASIP3)
+    RUN(test_options_fd);
     RUN(test_ip_parse);
     RUN(test_emfile);
     RUN(test_connect_timeout);

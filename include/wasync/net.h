@@ -93,6 +93,35 @@ WA__NET wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip,
  * closed already through another copy of the handle). */
 WA__NET int wa_tcp_close(wa_tcp **l);
 
+/* The options of a connection (a stream from wa_tcp_accept_init or
+ * wa_tcp_connect_init, or wa_fd_stream_open's over a TCP socket; borrowed)
+ * and its half-close. They act at once. NULL, a closed stream or another
+ * kind of stream is misuse, reported with the call's name (WA_EMISUSE).
+ * wasi:sockets has no TCP_NODELAY: WA_ENOSYS on WASI 0.2 and 0.3, where
+ * the runtime decides (wasmtime and jco's shims leave Nagle on). */
+
+/* Turns Nagle's algorithm off (on: small writes go at once) or back on.
+ * Returns 0, WA_ENOSYS (WASI), or the host's error. */
+WA__NET int wa_tcp_nodelay(wa_stream *conn, bool on);
+
+/* Turns keep-alive probes on or off; idle_s (when on, and not 0) is the
+ * idle time before the first probe, in seconds (0: the host's, often two
+ * hours). Returns 0, WA_EINVAL for an idle time the host cannot keep
+ * (Linux: over 32767 s), or the host's error. */
+WA__NET int wa_tcp_keepalive(wa_stream *conn, bool on, unsigned idle_s);
+
+/* Half-close: shuts the write side of conn down. The peer reads what was
+ * written, then the end of the stream (WA_ECLOSED), while conn can still
+ * be read; a write after it fails with WA_ECLOSED; a second one returns 0.
+ * A write in flight on conn is misuse (WA_EBUSY): await it first, since a
+ * write ends once its bytes are flushed to the host, so nothing is left
+ * behind. Natively shutdown(SHUT_WR); WASI 0.2: shutdown(send), and the
+ * output-stream dropped (jco's preview2-shim destroys the whole socket at
+ * shutdown: there conn reads nothing more); WASI 0.3: the stream given to
+ * send ended. Returns 0, or the host's error. The connection is still
+ * closed with wa_stream_close. */
+WA__NET int wa_tcp_shutdown_write(wa_stream *conn);
+
 /* DNS: the addresses of a host name (borrowed until completion; NULL is
  * misuse), up to WA_DNS_MAX of them. Status 0 (n may be 0), WA_ENOTFOUND for a name that
  * does not resolve, WA_ETIMEDOUT when the resolver could not be asked

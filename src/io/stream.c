@@ -10,7 +10,6 @@
 #include <stdlib.h>
 
 #include "../core/grow.h"
-#include "../core/handles.h"
 #include "stream_handle.h"
 
 int wa__stream_handle(int rc, wa_stream **s)
@@ -25,13 +24,6 @@ int wa__stream_handle(int rc, wa_stream **s)
     }
     *s = (wa_stream *)h;
     return 0;
-}
-
-/* The stream of handle h: an implementer's stream is its address; one the
- * library made is looked up (NULL: closed through a copy of the handle). */
-static inline wa_stream *wa__stream_at(wa_stream *h)
-{
-    return wa__handle_is((uintptr_t)h) ? wa__handle_get((uintptr_t)h, WA__HANDLE_STREAM) : h;
 }
 
 static inline int wa__dir_index(int dir) { return dir == WA_STREAM_WRITE; }

@@ -10,11 +10,21 @@
 
 #include "wasync/stream.h"
 
+#include "../core/handles.h"
+
 /* After a constructor's status rc: a failure (rc < 0) is passed on;
  * otherwise the new stream *s (taken) is replaced by a new handle to it,
  * and 0 returned, or WA_ENOMEM (the stream closed, *s NULL). So that
  * `return wa__stream_handle(make(..., s), s);` publishes what make made. */
 int wa__stream_handle(int rc, wa_stream **s);
+
+/* The stream of handle h (borrowed): an implementer's stream is its
+ * address; one the library made is looked up (NULL: closed through a copy
+ * of the handle). */
+static inline wa_stream *wa__stream_at(wa_stream *h)
+{
+    return wa__handle_is((uintptr_t)h) ? wa__handle_get((uintptr_t)h, WA__HANDLE_STREAM) : h;
+}
 
 /* try_write of a stream that is only read (a response body): WA_EINVAL. */
 int wa__stream_write_refused(wa_stream *s, const void *buf, size_t len, size_t *n);

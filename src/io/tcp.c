@@ -2,11 +2,13 @@
 /* The listen, accept and connect futures and the listener of every host's
  * TCP (see tcp.h): addresses are read and listeners live and die here,
  * the same everywhere, and the host's ops (wa__tcp_host) do the sockets. A
- * listener is kept alive by an accept in flight. */
+ * listener is kept alive by an accept in flight. A connection's options
+ * are checked here too (a TCP connection, no write in flight). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/handles.h"
+#include "../core/rt.h"
+#include "stream_handle.h"
 #include "tcp.h"
 
 /* The head of listener l (every host's listener begins with it). */
@@ -192,4 +194,42 @@ static const wa_future_vt wa__tcp_connect_vt = {wa__tcp_connect_poll, wa__tcp_co
 wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port)
 {
     return wa__tcp_op_start(op, &wa__tcp_connect_vt, rt, ip, port);
+}
+
+/* The stream of connection handle h, or NULL and misuse of call reported
+ * (NULL, closed, or not a TCP connection of this host). */
+static wa_stream *wa__tcp_conn(wa_stream *h, const char *call)
+{
+    wa_stream *s = h ? wa__stream_at(h) : NULL;
+    if (!s)
+        wa__misuse_in(WA_EMISUSE, call, "no connection (NULL, or a stream closed through a copy of the handle)");
+    else if (!wa__tcp_host.is_conn(s))
+        wa__misuse_in(WA_EMISUSE, call, "not a TCP connection (a pipe, a file, stdio, another stream)");
+    else
+        return s;
+    return NULL;
+}
+
+int wa_tcp_nodelay(wa_stream *conn, bool on)
+{
+    wa_stream *s = wa__tcp_conn(conn, "wa_tcp_nodelay");
+    return s ? wa__tcp_host.nodelay(s, on) : WA_EMISUSE;
+}
+
+int wa_tcp_keepalive(wa_stream *conn, bool on, unsigned idle_s)
+{
+    wa_stream *s = wa__tcp_conn(conn, "wa_tcp_keepalive");
+    return s ? wa__tcp_host.keepalive(s, on, idle_s) : WA_EMISUSE;
+}
+
+/* A write in flight is refused rather than cut short: its bytes may still
+ * be on their way to the host (a write waiting for room, or its flush). */
+int wa_tcp_shutdown_write(wa_stream *conn)
+{
+    wa_stream *s = wa__tcp_conn(conn, "wa_tcp_shutdown_write");
+    if (!s)
+        return WA_EMISUSE;
+    if (s->busy & WA_STREAM_WRITE)
+        return wa__misuse_in(WA_EBUSY, "wa_tcp_shutdown_write", "a write in flight on the connection (await it first)");
+    return wa__tcp_host.shutdown_write(s);
 }

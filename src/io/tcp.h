@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: what every host's TCP shares (tcp.c, ip.c). The front end
  * (tcp.c) has the operations' futures, the checks and the life of a
- * listener, and leaves the sockets to its host's wa__tcp_host (src/host/:
+ * listener, the checks of a connection's options, and leaves the sockets
+ * to its host's wa__tcp_host (src/host/:
  * native/tcp.c, wasip2/tcp.c, wasip3/tcp.c: one links); each host's
  * struct wa_tcp begins with the head every listener has. */
 #ifndef WASYNC_IO_TCP_H
@@ -59,6 +60,14 @@ typedef struct wa__tcp_ops {
     void (*accept_release)(wa_tcp_op *op);
     /* Releases l's socket (borrowed), which wakes an accept waiting on it. */
     void (*close)(wa_tcp *l);
+    /* Whether s (a stream's head, borrowed) is a TCP connection of this
+     * host; the three below are called on such a stream only. */
+    bool (*is_conn)(wa_stream *s);
+    /* wa_tcp_nodelay, wa_tcp_keepalive, wa_tcp_shutdown_write (the front
+     * end has checked that no write is in flight). */
+    int (*nodelay)(wa_stream *s, bool on);
+    int (*keepalive)(wa_stream *s, bool on, unsigned idle_s);
+    int (*shutdown_write)(wa_stream *s);
 } wa__tcp_ops;
 
 extern const wa__tcp_ops wa__tcp_host;

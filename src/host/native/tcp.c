@@ -3,11 +3,15 @@
  * the epoll backend. Listening completes at once; accept and connect wait
  * on the socket's registration when the kernel says EAGAIN / EINPROGRESS.
  * A connection becomes an fd stream (fd_stream.c) that keeps the socket's
- * registration. These are the operations (wa__tcp_host) of the front end,
+ * registration; its options are setsockopt's, its half-close
+ * shutdown(SHUT_WR) (the stream buffers nothing: what was written is the
+ * kernel's). These are the operations (wa__tcp_host) of the front end,
  * src/io/tcp.c, which makes the futures and the listener. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -208,6 +212,36 @@ static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
     return rc;
 }
 
+/* A connection is any fd stream over a TCP socket: the library's, or
+ * wa_fd_stream_open's over one the program made or was given. */
+static bool wa__tcp_is_conn(wa_stream *s)
+{
+    int fd = wa__fd_stream_fd(s), proto = 0;
+    socklen_t len = sizeof proto;
+    return fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) == 0 && proto == IPPROTO_TCP;
+}
+
+static int wa__tcp_setopt(wa_stream *s, int level, int name, int value)
+{
+    return setsockopt(wa__fd_stream_fd(s), level, name, &value, sizeof value) < 0 ? wa__errno_map(errno) : 0;
+}
+
+static int wa__tcp_nodelay(wa_stream *s, bool on) { return wa__tcp_setopt(s, IPPROTO_TCP, TCP_NODELAY, on); }
+
+static int wa__tcp_keepalive(wa_stream *s, bool on, unsigned idle_s)
+{
+    int rc = wa__tcp_setopt(s, SOL_SOCKET, SO_KEEPALIVE, on);
+    if (rc == 0 && on && idle_s) /* (Linux refuses more than 32767: EINVAL) */
+        rc = wa__tcp_setopt(s, IPPROTO_TCP, TCP_KEEPIDLE, idle_s > INT_MAX ? INT_MAX : (int)idle_s);
+    return rc;
+}
+
+/* A write after it fails with EPIPE: WA_ECLOSED. */
+static int wa__tcp_shutdown_write(wa_stream *s)
+{
+    return shutdown(wa__fd_stream_fd(s), SHUT_WR) < 0 ? wa__errno_map(errno) : 0;
+}
+
 const wa__tcp_ops wa__tcp_host = {
     .size = sizeof(wa_tcp),
     .none = wa__tcp_op_none,
@@ -217,4 +251,8 @@ const wa__tcp_ops wa__tcp_host = {
     .release = wa__tcp_op_release,
     .accept_release = wa__tcp_op_release,
     .close = wa__tcp_release_socket,
+    .is_conn = wa__tcp_is_conn,
+    .nodelay = wa__tcp_nodelay,
+    .keepalive = wa__tcp_keepalive,
+    .shutdown_write = wa__tcp_shutdown_write,
 };

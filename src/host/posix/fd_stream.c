@@ -125,6 +125,8 @@ static int wa__fd_stream_new(wa_rt *rt, int fd, const wa_fd_key *key, int flags,
     return 0;
 }
 
+int wa__fd_stream_fd(wa_stream *s) { return s->vt == &wa__fd_stream_vt ? ((wa__fd_stream *)s)->fd : -1; }
+
 int wa__fd_stream_adopt(wa_rt *rt, int fd, const wa_fd_key *key, wa_stream **out)
 {
     return wa__fd_stream_new(rt, fd, key, -1, 0, out);

@@ -25,6 +25,9 @@ WA__WASI_IMPORT(TCP, "[method]tcp-socket.start-connect")
 void wa__wasip2_imp_sockets_start_connect(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
 WA__WASI_IMPORT(TCP, "[method]tcp-socket.finish-connect") void wa__wasip2_imp_sockets_finish_connect(I32, I32);
 WA__WASI_IMPORT(TCP, "[method]tcp-socket.local-address") void wa__wasip2_imp_sockets_local_address(I32, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.set-keep-alive-enabled") void wa__wasip2_imp_sockets_set_keep_alive(I32, I32, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.set-keep-alive-idle-time") void wa__wasip2_imp_sockets_set_keep_alive_idle(I32, int64_t, I32);
+WA__WASI_IMPORT(TCP, "[method]tcp-socket.shutdown") void wa__wasip2_imp_sockets_shutdown(I32, I32, I32);
 WA__WASI_IMPORT(TCP, "[method]tcp-socket.subscribe") I32 wa__wasip2_imp_sockets_tcp_subscribe(I32);
 WA__WASI_IMPORT(TCP, "[resource-drop]tcp-socket") void wa__wasip2_imp_sockets_tcp_drop(I32);
 #define DNS "wasi:sockets/ip-name-lookup@0.2.12"
@@ -160,6 +163,28 @@ int wa__wasip2_tcp_start_connect(uint32_t sock, uint32_t net, const wa__wasip2_a
 WA__WASIP2_UNIT_CALL(wa__wasip2_tcp_finish_bind, wa__wasip2_imp_sockets_finish_bind)
 WA__WASIP2_UNIT_CALL(wa__wasip2_tcp_start_listen, wa__wasip2_imp_sockets_start_listen)
 WA__WASIP2_UNIT_CALL(wa__wasip2_tcp_finish_listen, wa__wasip2_imp_sockets_finish_listen)
+
+int wa__wasip2_tcp_set_keep_alive(uint32_t sock, int on)
+{
+    _Alignas(4) unsigned char ret[4];
+    wa__wasip2_imp_sockets_set_keep_alive((I32)sock, on ? 1 : 0, (I32)(uintptr_t)ret);
+    return wa__wasip2_result_unit(ret);
+}
+
+int wa__wasip2_tcp_set_keep_alive_idle(uint32_t sock, uint64_t ns)
+{
+    _Alignas(4) unsigned char ret[4];
+    wa__wasip2_imp_sockets_set_keep_alive_idle((I32)sock, (int64_t)ns, (I32)(uintptr_t)ret);
+    return wa__wasip2_result_unit(ret);
+}
+
+/* shutdown-type: receive, send, both */
+int wa__wasip2_tcp_shutdown_send(uint32_t sock)
+{
+    _Alignas(4) unsigned char ret[4];
+    wa__wasip2_imp_sockets_shutdown((I32)sock, 1, (I32)(uintptr_t)ret);
+    return wa__wasip2_result_unit(ret);
+}
 
 int wa__wasip2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t *out)
 {

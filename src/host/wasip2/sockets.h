@@ -30,6 +30,11 @@ int wa__wasip2_tcp_accept(uint32_t sock, uint32_t *conn, uint32_t *in, uint32_t 
 int wa__wasip2_tcp_start_connect(uint32_t sock, uint32_t net, const wa__wasip2_addr *a);
 int wa__wasip2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out);
 int wa__wasip2_tcp_local_address(uint32_t sock, wa__wasip2_addr *a);
+/* A connection's options: keep-alive on or off, its idle time (ns, > 0),
+ * and shutdown(send). */
+int wa__wasip2_tcp_set_keep_alive(uint32_t sock, int on);
+int wa__wasip2_tcp_set_keep_alive_idle(uint32_t sock, uint64_t ns);
+int wa__wasip2_tcp_shutdown_send(uint32_t sock);
 uint32_t wa__wasip2_tcp_subscribe(uint32_t sock);
 void wa__wasip2_tcp_drop(uint32_t sock);
 

@@ -26,6 +26,7 @@ typedef struct wa__wasip2_stream {
     int flushing;
     int flush_writes; /* an HTTP body's (wa__wasi_stream_flush_writes) */
     int flushed;      /* nothing written since the last flush */
+    int ended;        /* the write side was shut down (out dropped) */
 } wa__wasip2_stream;
 
 /* reactor.c: the counters of rt's backend (NULL on another one). */
@@ -64,7 +65,7 @@ static int wa__wasip2_try_write(wa_stream *st, const void *buf, size_t len, size
 {
     wa__wasip2_stream *s = (wa__wasip2_stream *)st;
     if (s->out == WA_NO_HANDLE)
-        return WA_EINVAL;
+        return s->ended ? WA_ECLOSED : WA_EINVAL;
     uint64_t room;
     int rc = wa__wasip2_check_write(s->out, &room);
     if (rc < 0)
@@ -87,7 +88,7 @@ static int wa__wasip2_try_flush(wa_stream *st)
 {
     wa__wasip2_stream *s = (wa__wasip2_stream *)st;
     if (s->out == WA_NO_HANDLE)
-        return WA_EINVAL;
+        return s->ended ? WA_ECLOSED : WA_EINVAL;
     int rc;
     if (s->flushed)
         return 0;
@@ -158,6 +159,32 @@ int wa__wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t ow
     s->owner = owner;
     s->drop_owner = drop_owner;
     *out_stream = &s->base;
+    return 0;
+}
+
+uint32_t wa__wasi_stream_owner(wa_stream *st, void (*drop_owner)(uint32_t))
+{
+    wa__wasip2_stream *s = (wa__wasip2_stream *)st;
+    return st->vt == &wa__wasip2_stream_vt && s->drop_owner == drop_owner ? s->owner : WA_NO_HANDLE;
+}
+
+/* The output-stream goes after the shutdown: a runtime may take its drop
+ * for a cancel of what it still writes (wasmtime does, and then shuts
+ * nothing down). */
+int wa__wasi_stream_end_write(wa_stream *st, int (*shut)(uint32_t owner))
+{
+    wa__wasip2_stream *s = (wa__wasip2_stream *)st;
+    int rc;
+    if (s->ended)
+        return 0;
+    if ((rc = shut(s->owner)) < 0)
+        return rc;
+    if (s->registered[1]) /* (no write in flight: no wait on it) */
+        wa_pollable_deregister(s->rt, s->key[1]);
+    s->registered[1] = 0;
+    wa__wasip2_output_drop(s->out);
+    s->out = WA_NO_HANDLE;
+    s->ended = 1;
     return 0;
 }
 

@@ -12,6 +12,16 @@
 int wa__wasi_stream_open_owned(wa_rt *rt, uint32_t in, uint32_t out, uint32_t owner, void (*drop_owner)(uint32_t),
                               wa_stream **s);
 
+/* The owner of s (a stream's head, borrowed) if s is a stream of
+ * wa__wasi_stream_open_owned whose owner goes with drop_owner (a TCP
+ * connection: wa__wasip2_tcp_drop), else WA_NO_HANDLE. */
+uint32_t wa__wasi_stream_owner(wa_stream *s, void (*drop_owner)(uint32_t));
+
+/* Ends s's write side (s of wa__wasi_stream_owner): shut(owner) first (0,
+ * or an error that leaves s as it was), then the output-stream is dropped,
+ * and writes fail with WA_ECLOSED. Ended already: 0, nothing called. */
+int wa__wasi_stream_end_write(wa_stream *s, int (*shut)(uint32_t owner));
+
 /* Makes s (of wa_wasi_stream_open*) an HTTP body's: a write whose bytes
  * all fit the room check-write reported (at most 4096) goes out flushed in
  * one blocking-write-and-flush, and the flush after it costs no host call.

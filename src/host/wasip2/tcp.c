@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* TCP over wasi:sockets: each step is start-X then finish-X, retried after
  * the socket's pollable (registered once per socket) says it may proceed.
- * A socket is IPv4 or IPv6 as its address is. These are the operations
+ * A socket is IPv4 or IPv6 as its address is. A connection is a stream
+ * that owns its socket (stream.c), whose options are the socket's methods;
+ * wasi:sockets has no TCP_NODELAY. These are the operations
  * (wa__tcp_host) of the front end, src/io/tcp.c, which makes the futures
  * and the listener. */
 #include <stdlib.h>
@@ -196,6 +198,25 @@ static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
     return rc;
 }
 
+static bool wa__tcp_is_conn(wa_stream *s) { return wa__wasi_stream_owner(s, wa__wasip2_tcp_drop) != WA_NO_HANDLE; }
+
+static int wa__tcp_nodelay(wa_stream *s, bool on)
+{
+    (void)s, (void)on;
+    return WA_ENOSYS;
+}
+
+static int wa__tcp_keepalive(wa_stream *s, bool on, unsigned idle_s)
+{
+    uint32_t sock = wa__wasi_stream_owner(s, wa__wasip2_tcp_drop);
+    int rc = wa__wasip2_tcp_set_keep_alive(sock, on);
+    if (rc == 0 && on && idle_s)
+        rc = wa__wasip2_tcp_set_keep_alive_idle(sock, (uint64_t)idle_s * 1000000000u);
+    return rc;
+}
+
+static int wa__tcp_shutdown_write(wa_stream *s) { return wa__wasi_stream_end_write(s, wa__wasip2_tcp_shutdown_send); }
+
 const wa__tcp_ops wa__tcp_host = {
     .size = sizeof(wa_tcp),
     .none = wa__tcp_op_none,
@@ -205,4 +226,8 @@ const wa__tcp_ops wa__tcp_host = {
     .release = wa__tcp_op_drop,
     .accept_release = wa__tcp_accept_release,
     .close = wa__tcp_release_socket,
+    .is_conn = wa__tcp_is_conn,
+    .nodelay = wa__tcp_nodelay,
+    .keepalive = wa__tcp_keepalive,
+    .shutdown_write = wa__tcp_shutdown_write,
 };

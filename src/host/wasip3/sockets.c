@@ -23,6 +23,8 @@ WA__WASI_IMPORT(TYPES, "[method]tcp-socket.listen") void wa__wasip3_imp_sockets_
 WA__WASI_IMPORT(TYPES, "[method]tcp-socket.send") I32 wa__wasip3_imp_sockets_send(I32, I32);
 WA__WASI_IMPORT(TYPES, "[method]tcp-socket.receive") void wa__wasip3_imp_sockets_receive(I32, I32);
 WA__WASI_IMPORT(TYPES, "[method]tcp-socket.get-local-address") void wa__wasip3_imp_sockets_local_address(I32, I32);
+WA__WASI_IMPORT(TYPES, "[method]tcp-socket.set-keep-alive-enabled") void wa__wasip3_imp_sockets_set_keep_alive(I32, I32, I32);
+WA__WASI_IMPORT(TYPES, "[method]tcp-socket.set-keep-alive-idle-time") void wa__wasip3_imp_sockets_set_keep_alive_idle(I32, int64_t, I32);
 WA__WASI_IMPORT(TYPES, "[resource-drop]tcp-socket") void wa__wasip3_imp_sockets_tcp_drop(I32);
 WA__WASI_IMPORT(LOOKUP, "[async-lower]resolve-addresses") uint32_t wa__wasip3_imp_sockets_resolve(I32, I32, I32);
 
@@ -142,6 +144,20 @@ int wa__wasip3_tcp_local_port(uint32_t sock, uint16_t *port)
     if (rc == 0) /* the address's record at 8, its port first */
         memcpy(port, ret + 8, 2);
     return rc;
+}
+
+int wa__wasip3_tcp_set_keep_alive(uint32_t sock, int on)
+{
+    _Alignas(4) unsigned char ret[20];
+    wa__wasip3_imp_sockets_set_keep_alive((I32)sock, on ? 1 : 0, (I32)(uintptr_t)ret);
+    return wa__wasip3_result(ret);
+}
+
+int wa__wasip3_tcp_set_keep_alive_idle(uint32_t sock, uint64_t ns)
+{
+    _Alignas(4) unsigned char ret[20];
+    wa__wasip3_imp_sockets_set_keep_alive_idle((I32)sock, (int64_t)ns, (I32)(uintptr_t)ret);
+    return wa__wasip3_result(ret);
 }
 
 uint32_t wa__wasip3_tcp_send(uint32_t sock, uint32_t readable)

@@ -27,6 +27,9 @@ int wa__wasip3_tcp_local_port(uint32_t sock, uint16_t *port);
 /* Borrows sock; takes readable (not joined): returns the owned future of
  * the send's result. */
 uint32_t wa__wasip3_tcp_send(uint32_t sock, uint32_t readable);
+/* A connection's keep-alive: on or off, its idle time (ns, > 0). */
+int wa__wasip3_tcp_set_keep_alive(uint32_t sock, int on);
+int wa__wasip3_tcp_set_keep_alive_idle(uint32_t sock, uint64_t ns);
 /* Borrows sock: the owned receive stream and the future of its result. */
 void wa__wasip3_tcp_receive(uint32_t sock, uint32_t *stream, uint32_t *result);
 /* The error of send's or receive's result<_, error-code> at value, or 0

@@ -64,6 +64,7 @@ typedef struct wa__wasip3_stream {
     void (*drop_owner)(uint32_t);
     unsigned char *kept; /* what a cancelled read got, for the next read */
     size_t kept_len, kept_off;
+    int write_ended;     /* wa__wasip3_stream_end_write dropped the writable end */
 } wa__wasip3_stream;
 
 /* Readiness: the end's event for a BLOCKED copy. */
@@ -154,7 +155,7 @@ static int wa__wasip3_stream_copy(wa__wasip3_stream *s, int i, const void *buf, 
 {
     wa__wasip3_stream_dir *d = &s->dir[i];
     if (!d->end)
-        return WA_EINVAL;
+        return i && s->write_ended ? WA_ECLOSED : WA_EINVAL;
     if (d->err < 0) /* (a copy it cut short was cancelled) */
         return d->err;
     if (d->copy == WA__WASIP3_STREAM_ENDED)
@@ -203,7 +204,8 @@ static int wa__wasip3_stream_try_write(wa_stream *st, const void *buf, size_t le
 /* A COMPLETED write was taken by the reader: nothing is left to flush. */
 static int wa__wasip3_stream_try_flush(wa_stream *st)
 {
-    return ((wa__wasip3_stream *)st)->dir[1].end ? 0 : WA_EINVAL;
+    wa__wasip3_stream *s = (wa__wasip3_stream *)st;
+    return s->dir[1].end ? 0 : s->write_ended ? WA_ECLOSED : WA_EINVAL;
 }
 
 /* Cancels direction i's BLOCKED copy (its end out of the set: the cancel
@@ -362,6 +364,28 @@ static void wa__wasip3_stream_close(wa_stream *st)
 
 static const wa_stream_vt wa__wasip3_stream_vt = {wa__wasip3_stream_try_read, wa__wasip3_stream_try_write, wa__wasip3_stream_try_flush, wa__wasip3_stream_ready,
                                        wa__wasip3_stream_close};
+
+uint32_t wa__wasip3_stream_owner(wa_stream *st, void (*drop_owner)(uint32_t))
+{
+    wa__wasip3_stream *s = (wa__wasip3_stream *)st;
+    return st->vt == &wa__wasip3_stream_vt && s->drop_owner == drop_owner ? s->owner : 0;
+}
+
+void wa__wasip3_stream_end_write(wa_stream *st)
+{
+    wa__wasip3_stream *s = (wa__wasip3_stream *)st;
+    wa__wasip3_stream_dir *d = &s->dir[1];
+    if (!d->end)
+        return;
+    if (d->key) /* (no write in flight: no wait is left) */
+        wa_waitable_deregister(s->rt, d->key);
+    d->key = 0;
+    wa__wasip3_stream_stats(s)->end_drops++;
+    wa__wasip3_live_ends--;
+    s->t->drop_writable(d->end);
+    d->end = 0;
+    s->write_ended = 1;
+}
 
 int wa__wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
                                 const wa_wasip3_future_type *result_t, const uint32_t result[2],

@@ -23,6 +23,18 @@ int wa__wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint
                                 int (*result_error)(const unsigned char *value), uint32_t owner,
                                 void (*drop_owner)(uint32_t), wa_stream **s);
 
+/* The owner of s (a stream's head, borrowed) if s is a stream of
+ * wa__wasip3_stream_open_owned whose owner goes with drop_owner (a TCP
+ * connection: wa__wasip3_tcp_drop), else 0. */
+uint32_t wa__wasip3_stream_owner(wa_stream *s, void (*drop_owner)(uint32_t));
+
+/* Ends s's write side, no write in flight: its writable end is dropped
+ * (for a TCP connection, the end of send's stream: the host shuts the
+ * socket's write side down once it sent what it has), and writes fail
+ * with WA_ECLOSED. Its result is still read at the close. Ended already:
+ * nothing. */
+void wa__wasip3_stream_end_write(wa_stream *s);
+
 /* wa_wasip3_stream_open, the stream itself in *s rather than a handle to
  * it: for the library's own streams (HTTP bodies). */
 int wa__wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable, wa_stream **s);

@@ -9,7 +9,9 @@
  * connect is an async func: a wa_subtask over the call, which holds its
  * area (arguments and result: kept from the host past a cancel,
  * subtask.c). A connection is a wasync stream over receive's
- * stream<u8> and the writable end of one given to send. These are the
+ * stream<u8> and the writable end of one given to send, whose end is the
+ * half-close; keep-alive is the socket's methods, and wasi:sockets has no
+ * TCP_NODELAY. These are the
  * operations (wa__tcp_host) of the front end, src/io/tcp.c, which makes
  * the futures and the listener. */
 #include <stdlib.h>
@@ -253,6 +255,30 @@ static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
     return rc;
 }
 
+static bool wa__tcp_is_conn(wa_stream *s) { return wa__wasip3_stream_owner(s, wa__wasip3_tcp_drop) != 0; }
+
+static int wa__tcp_nodelay(wa_stream *s, bool on)
+{
+    (void)s, (void)on;
+    return WA_ENOSYS;
+}
+
+static int wa__tcp_keepalive(wa_stream *s, bool on, unsigned idle_s)
+{
+    uint32_t sock = wa__wasip3_stream_owner(s, wa__wasip3_tcp_drop);
+    int rc = wa__wasip3_tcp_set_keep_alive(sock, on);
+    if (rc == 0 && on && idle_s)
+        rc = wa__wasip3_tcp_set_keep_alive_idle(sock, (uint64_t)idle_s * 1000000000u);
+    return rc;
+}
+
+/* 0.3 has no shutdown: the end of the stream given to send is one. */
+static int wa__tcp_shutdown_write(wa_stream *s)
+{
+    wa__wasip3_stream_end_write(s);
+    return 0;
+}
+
 const wa__tcp_ops wa__tcp_host = {
     .size = sizeof(wa_tcp),
     .listen = wa__tcp_listen,
@@ -261,4 +287,8 @@ const wa__tcp_ops wa__tcp_host = {
     .release = wa__tcp_connect_drop,
     .accept_release = wa__tcp_accept_leave,
     .close = wa__tcp_release_socket,
+    .is_conn = wa__tcp_is_conn,
+    .nodelay = wa__tcp_nodelay,
+    .keepalive = wa__tcp_keepalive,
+    .shutdown_write = wa__tcp_shutdown_write,
 };
