@@ -441,8 +441,9 @@ static long read_to_end(wa_rt *rt, wa_stream *s, char *buf, size_t cap)
  * the answer after its shutdown, then the end (the server shut down too).
  * A write after a shutdown is WA_ECLOSED, a second shutdown 0. Under jco,
  * WASI 0.2's shutdown closes the whole socket (preview2-shim destroys the
- * Node socket, whatever the shutdown-type): the client's reading after it
- * is not checked there. */
+ * Node socket, whatever the shutdown-type): the server's answer (a write
+ * to a socket the peer destroyed: WA_EIO) and the client's reading it are
+ * not checked there. */
 static void test_half_close(void)
 {
     long before = held();
@@ -459,8 +460,6 @@ static void test_half_close(void)
     CHECK_EQ(write_all(rt, con, "late", 4), WA_ECLOSED);
     CHECK_EQ(read_to_end(rt, acc, buf, sizeof buf), 4); /* the bytes, then the end */
     CHECK(memcmp(buf, "ping", 4) == 0);
-    CHECK_EQ(write_all(rt, acc, "pong!", 5), 0); /* the server still writes */
-    CHECK_EQ(wa_tcp_shutdown_write(acc), 0);
 #ifdef WASYNC_HOST_WASIP2
     const char *runner = getenv("WASYNC_RUNNER");
     int whole = runner && !strcmp(runner, "wasmtime"); /* (not jco: above) */
@@ -468,6 +467,8 @@ static void test_half_close(void)
     int whole = 1;
 #endif
     if (whole) {
+        CHECK_EQ(write_all(rt, acc, "pong!", 5), 0); /* the server still writes */
+        CHECK_EQ(wa_tcp_shutdown_write(acc), 0);
         CHECK_EQ(read_to_end(rt, con, buf, sizeof buf), 5); /* the client still reads */
         CHECK(memcmp(buf, "pong!", 5) == 0);
     }
