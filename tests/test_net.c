@@ -529,7 +529,8 @@ static void test_options(void)
     flooder fl = {.conn = con};
     wa_coro_init(&fl.wa, &flooder_vt);
     wa_join j;
-    REQUIRE_OR(check_spawn_of(rt, &fl, &j) == 0, (wa_misuse_set_hook(NULL), wa_rt_free(rt)));
+#define UNDO (wa_misuse_set_hook(NULL), wa_stream_close(&con), wa_stream_close(&acc), wa_tcp_close(&op.listener), wa_rt_free(rt))
+    REQUIRE_OR(check_spawn_of(rt, &fl, &j) == 0, UNDO);
     wa_rt_tick(rt, NULL); /* writing, until the host pushes back */
     CHECK_MISUSE(wa_tcp_shutdown_write(con), WA_EBUSY, "wa_tcp_shutdown_write");
     CHECK_EQ(wa_join_abort(&j), 0);
@@ -539,7 +540,8 @@ static void test_options(void)
     CHECK_MISUSE(wa_tcp_nodelay(NULL, true), WA_EMISUSE, "wa_tcp_nodelay");
     CHECK_MISUSE(wa_tcp_keepalive(NULL, true, 1), WA_EMISUSE, "wa_tcp_keepalive");
     CHECK_MISUSE(wa_tcp_shutdown_write(NULL), WA_EMISUSE, "wa_tcp_shutdown_write");
-    REQUIRE_OR(wa_pipe_new(16, &r, &w) == 0, (wa_misuse_set_hook(NULL), wa_rt_free(rt)));
+    REQUIRE_OR(wa_pipe_new(16, &r, &w) == 0, UNDO);
+#undef UNDO
     CHECK_MISUSE(wa_tcp_nodelay(w, true), WA_EMISUSE, "wa_tcp_nodelay");
     CHECK_MISUSE(wa_tcp_keepalive(r, true, 1), WA_EMISUSE, "wa_tcp_keepalive");
     CHECK_MISUSE(wa_tcp_shutdown_write(w), WA_EMISUSE, "wa_tcp_shutdown_write");
