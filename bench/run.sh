@@ -7,7 +7,8 @@
 # against tokio, peak RSS, and instructions per operation under callgrind;
 # then the RSS per live sleeping task (a million); the many-threads tables
 # and the CPU-bound demo's scaling from 1 to 2 workers; the 10,000-connection
-# TCP echo on epoll and on io_uring; then the JS host, and
+# TCP echo on epoll and on io_uring; the native HTTP server against nginx
+# and hyper (bench/http/run.sh); then the JS host, and
 # WASI 0.3 beside 0.2 (the backends' guest cost per event natively; sleeps
 # and HTTP under jco and under wasmtime, one table each: wall time, host
 # calls), and http_hello against the host floor on 0.2 and 0.3, under jco
@@ -158,6 +159,15 @@ for be in epoll uring; do
 done
 echo "(medians of $runs runs; vs epoll: the echo's throughput)"
 
+# The native HTTP server: examples/http_hello.c against nginx (one worker)
+# and hyper (tokio current_thread, from crates.io: bench/peers/hyper; left
+# out if it does not build), wrk -t1 -c50 on loopback (bench/http/run.sh).
+hyper=""
+bench/peers/hyper/build.sh "$peers" >"$tmp/hyper.log" 2>&1 && hyper=$peers/peer-hyper ||
+  echo "bench: the hyper peer did not build (its log: tail below); the HTTP table goes without it" >&2
+[ -n "$hyper" ] || tail -5 "$tmp/hyper.log" >&2
+RUNS=$runs bench/http/run.sh "$build" $hyper
+
 # The JS host: awaits and timers against plain JavaScript in the same Node
 # process, and the size of the minimal program after wasm-opt -Oz.
 cmake --preset js >/dev/null
@@ -227,7 +237,7 @@ fi
 WASYNC_WASMTIME=$wasmtime WASYNC_WASMTIME_FLAGS=$wasmtime_flags node bench/wasip2/http_load.mjs \
   build/wasip2/tests/wasip2/http_server.component.wasm build/wasip3/tests/wasip3/p3_http_server.component.wasm "$runs"
 
-# http_hello (examples/wasi/http_hello.c) against the host floor
+# http_hello (examples/http_hello.c) against the host floor
 # (bench/wasip2/floor.c: the same answer, no runtime), 15 interleaved
 # rounds of 1,000 requests 50 at a time: req/s, p50/p99, host calls per
 # request, and the ratio; on WASI 0.3 the floor is bench/wasip3/floor.c

@@ -9,15 +9,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # (libclang-rt-19-dev: the sanitizers' and libFuzzer's runtimes)
 # (libcurl4-openssl-dev: the native HTTP client, src/host/native/http.c)
-# (liburing-dev: the native io_uring reactor, src/host/native/uring.c)
-# (spin: the Promela models of tests/spin; golang-go: bench/peers/go)
+# (liburing-dev: the native io_uring reactor, src/host/native/uring.c;
+# node-llhttp: llhttp's C sources, the native HTTP server's parser, which
+# the native build compiles from /usr/share/llhttp)
+# (spin: the Promela models of tests/spin; golang-go: bench/peers/go; wrk,
+# nginx-light: the native HTTP server's bench, with an nginx of its own)
 # (python3-pip: the wasmtime wheel, below; cargo: the proxy adapter's crate)
-need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make libcurl4-openssl-dev liburing-dev pkg-config)
+need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make libcurl4-openssl-dev liburing-dev pkg-config
+  node-llhttp)
 mode=${1:-test}
 case $mode in
   demo) need+=(wasi-libc libclang-rt-19-dev-wasm32) ;;
   test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium spin python3-pip cargo) ;;
-  bench) need+=(wasi-libc libclang-rt-19-dev-wasm32 binaryen libuv1-dev librust-tokio-dev valgrind cargo golang-go python3-pip) ;;
+  bench) need+=(wasi-libc libclang-rt-19-dev-wasm32 binaryen libuv1-dev librust-tokio-dev valgrind cargo golang-go python3-pip wrk nginx-light) ;;
   docs) need=(doxygen) ;;
 esac
 missing=()

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The host floor for HTTP under jco serve: a wasi:http/proxy component
- * that answers every request as examples/wasi/http_hello.c answers "/"
+ * that answers every request as examples/http_hello.c answers "/"
  * (200, content-type: text/plain, "hello from wasync\n") with the raw
  * bindings (src/host/wasip2/http.h, io.h) and no runtime: the response
  * built and its body written synchronously in the export call, with the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // node bench/wasip2/http_floor.mjs [--p3] FLOOR HELLO [RUNS]: http_hello
-// (examples/wasi/http_hello.c) against the host floor (the same answer
+// (examples/http_hello.c) against the host floor (the same answer
 // with no runtime: bench/wasip2/floor.c, or with --p3 bench/wasip3/floor.c),
 // both under `jco serve` (0.2) or preview3-shim's HttpServer
 // (scripts/run-p3.mjs --serve, 0.3), or with WASYNC_RUNNER=wasmtime both

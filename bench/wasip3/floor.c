@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The host floor for HTTP on WASI 0.3: a wasi:http/handler@0.3.0 component
- * that answers every request as examples/wasi/http_hello.c answers "/" (200,
+ * that answers every request as examples/http_hello.c answers "/" (200,
  * content-type: text/plain, "hello from wasync\n") with the raw bindings
  * (src/host/wasip3/http.h, builtins.h) and no runtime: handle is lifted async
  * with a callback written here against the Canonical ABI. The call makes the

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* wasync/http.h - HTTP client (native: libcurl; WASI 0.2 and 0.3:
- * wasi:http; JS: fetch) and server (WASI 0.2 and 0.3). A host without one
- * refuses its calls at compile time.
+ * wasi:http; JS: fetch) and server (native: HTTP/1.1 over TCP, parsed by
+ * llhttp; WASI 0.2 and 0.3: wasi:http). A host without one refuses its
+ * calls at compile time.
  *
  * Client: describe a request (method, URL, headers, a body in memory or a
  * stream), send it with wa_http_send, get a response whose body is a
@@ -9,8 +10,9 @@
  * timeout, a lost race) releases every handle and pollable it held.
  *
  * Server: WA_HTTP_SERVE(handler) exports wasi:http/incoming-handler (0.3:
- * wasi:http/handler). Each
- * request runs as a task the handler spawns; it reads the request (its body
+ * wasi:http/handler); natively it defines main, which serves on the
+ * address in WASYNC_LISTEN (wa_http_listen_init, for a program that picks
+ * its address itself). Each request runs as a task the handler spawns; it reads the request (its body
  * is a stream) and answers with wa_http_incoming_respond, writing the response body
  * as a stream with backpressure. A task that fails before responding
  * answers 500; one that fails after aborts the response, so a client never
@@ -30,16 +32,21 @@ extern "C" {
 #endif
 
 /* The client's calls on a host without HTTP, the server's on a host that
- * cannot export a handler (only a WASI 0.2 or 0.3 component can). */
+ * cannot serve (the JS host and WASI 0.1), the listener's off native. */
 #if defined(WASYNC_HOST_WASIP1)
 #define WA__HTTP_CLIENT WA__UNAVAILABLE("wasync: no HTTP on the wasip1 host (WASI 0.1 has none; http.h's client is native's, WASI 0.2's, WASI 0.3's and the js host's)")
 #else
 #define WA__HTTP_CLIENT
 #endif
-#if defined(WASYNC_HOST_NATIVE) || defined(WASYNC_HOST_JS) || defined(WASYNC_HOST_WASIP1)
-#define WA__HTTP_SERVER WA__UNAVAILABLE("wasync: no HTTP server on the " WASYNC_HOST " host (http.h's server is WASI 0.2's and 0.3's)")
+#if defined(WASYNC_HOST_JS) || defined(WASYNC_HOST_WASIP1)
+#define WA__HTTP_SERVER WA__UNAVAILABLE("wasync: no HTTP server on the " WASYNC_HOST " host (http.h's server is native's, WASI 0.2's and 0.3's)")
 #else
 #define WA__HTTP_SERVER
+#endif
+#if defined(WASYNC_HOST_NATIVE)
+#define WA__HTTP_LISTEN
+#else
+#define WA__HTTP_LISTEN WA__UNAVAILABLE("wasync: no HTTP listener on the " WASYNC_HOST " host (wa_http_listen_init is native's: a WASI host listens for the component)")
 #endif
 
 /* A header: name and value, NUL-terminated. One sent must have an RFC 9110
@@ -158,6 +165,55 @@ typedef struct wa_http_incoming wa_http_incoming;
  * wa_spawn_of) into *task. Returns 0, or an error (the server answers 500). */
 typedef int (*wa_http_handler)(wa_rt *rt, wa_http_incoming *in, wa_join *task);
 
+/* What a native listener accepts of a request (wa_http_listen's limits;
+ * the defaults in brackets). Past a limit the request is answered with the
+ * status said and its connection closed; the handler never sees it. */
+typedef struct wa_http_limits {
+    size_t head_max;       /* bytes of the request target and header fields (431, 414 for the target) [WA_HTTP_HEAD_MAX] */
+    size_t headers_max;    /* header fields (431) [100] */
+    uint64_t body_max;     /* body bytes, 0 for no limit (413; a body read then fails WA_E2BIG) [1 GiB] */
+    uint64_t head_timeout; /* ns from a request's first byte to its head's end (the connection closes) [10 s] */
+    uint64_t idle_timeout; /* ns a connection may wait for its next request (it closes) [60 s] */
+} wa_http_limits;
+
+/* A native HTTP/1.1 server (its fields private, but for limits): listens
+ * on addr and serves each connection as a task, each request on it as a
+ * task that handler spawns, as on WASI. Keep-alive and pipelining (answers
+ * in order), bodies by Content-Length or chunked both ways, HEAD,
+ * "Expect: 100-continue" (the 100 goes out when the handler first reads
+ * the body). A response body whose length the handler gives in a
+ * content-length header is sent as is; one written whole before the task
+ * ends gets a content-length; else it is chunked (to an HTTP/1.0 client:
+ * up to the close). The request and response bodies are streams with
+ * backpressure: the server reads no more of a body than the handler took
+ * (64 KiB ahead), and a response write waits while 64 KiB wait to go out.
+ * The future serves until its task is cancelled (wa_join_cancel): then it
+ * stops accepting, lets the requests in flight finish (their answers say
+ * "connection: close"), closes the idle connections, and completes with
+ * WA_ECANCELED once every connection is gone. Its status is otherwise a
+ * failure to listen (WA_EINVAL for a bad address, WA_EADDRINUSE, ...). A
+ * hard drop closes every connection at once. On the runtime of the thread
+ * that polls it (not a many-threads one: misuse). */
+typedef struct wa_http_listen {
+    wa_future fut;
+    wa_rt *rt;
+    wa_http_handler handler;
+    wa_http_limits limits; /* set by init; change them before the first poll */
+    char ip[48];           /* private: the address, read at init */
+    uint16_t want;         /* private: the port asked */
+    int step;              /* private */
+    struct wa__native_http_server *srv; /* private */
+} wa_http_listen;
+
+/* Initialises l to serve with handler on rt at addr (borrowed, read at
+ * once): "IP:PORT" or "[IPv6]:PORT", an IP literal as net.h reads it and a
+ * port from 0 (a free one: wa_http_listen_port says which) to 65535.
+ * Returns the future. */
+WA__HTTP_LISTEN wa_future *wa_http_listen_init(wa_http_listen *l, wa_rt *rt, const char *addr, wa_http_handler handler);
+
+/* The port l (borrowed) listens on, once its first poll bound it; else 0. */
+WA__HTTP_LISTEN uint16_t wa_http_listen_port(const wa_http_listen *l);
+
 /* Defines the wasi:http/incoming-handler export, serving every request with
  * handler on one runtime. Use once, at file scope, in a reactor component
  * of the wasi:http/proxy world. WASI 0.2 runs the guest only inside the
@@ -166,7 +222,15 @@ typedef int (*wa_http_handler)(wa_rt *rt, wa_http_incoming *in, wa_join *task);
  * wasi:http/handler#handle (world service-p3) on the callback driver
  * (wasync/component.h): the call returns the response as soon as the task
  * responds, and runs on while the task writes the body. */
-#if defined(WASYNC_HOST_WASIP3)
+#if defined(WASYNC_HOST_NATIVE)
+/* (Natively: main, serving on the address in the environment variable
+ * WASYNC_LISTEN, "127.0.0.1:8080" when unset, until the process ends; it
+ * prints "listening on http://IP:PORT/" to stdout once bound. Returns 1 on
+ * a failure to listen, which it reports on stderr.) */
+#define WA_HTTP_SERVE(handler) \
+    int main(void) { return wa__http_serve_main(handler); }
+WA__HTTP_LISTEN int wa__http_serve_main(wa_http_handler handler);
+#elif defined(WASYNC_HOST_WASIP3)
 /* (WASI 0.3: the async export.) */
 #define WA_HTTP_SERVE(handler) \
     WA_EXPORT_ASYNC("wasi:http/handler@0.3.0#handle", wa__http_serve, wa__http_return, (uint32_t req), req, (handler))

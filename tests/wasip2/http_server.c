@@ -13,7 +13,7 @@
  *             memory pages
  *   /calls    the host calls the backend made so far (make bench's count
  *             per request, bench/wasip2/http_load.mjs)
- *   other     a short text answer, as examples/wasi/http_hello.c's (make
+ *   other     a short text answer, as examples/http_hello.c's (make
  *             bench's hello) */
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The native HTTP server against nginx (and tokio+hyper when built): each
+# serves a hello on loopback with one thread (wasync: one runtime,
+# examples/http_hello.c under WASYNC_LISTEN; nginx: one worker, its own
+# config and port, `return 200 "hello"`; hyper: current_thread), and
+# `wrk -t1 -c50 -d5s` loads it, RUNS times interleaved (5 by default).
+# Prints the medians of requests/s and of wrk's latency percentiles, and
+# each server's requests/s over nginx's.
+#
+# Usage: bench/http/run.sh BUILD_DIR [HYPER_BIN]
+set -euo pipefail
+build=${1:?usage: bench/http/run.sh BUILD_DIR [HYPER_BIN]}
+hyper=${2:-}
+runs=${RUNS:-5}
+secs=${SECONDS_EACH:-5}
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+command -v wrk >/dev/null || { echo "bench/http: wrk missing (scripts/deps.sh bench)" >&2; exit 1; }
+nginx=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x "$nginx" ] || { echo "bench/http: nginx missing (nginx-light: scripts/deps.sh bench)" >&2; exit 1; }
+
+# A free port of the kernel's choosing.
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# Waits until something answers on port $1.
+ready() {
+  for _ in $(seq 100); do
+    curl -sf -o /dev/null "http://127.0.0.1:$1/" && return 0
+    sleep 0.05
+  done
+  echo "bench/http: nothing answers on port $1" >&2
+  return 1
+}
+
+declare -A url=()
+order=()
+
+# wasync: the example, one runtime on one thread
+p=$(port)
+WASYNC_LISTEN=127.0.0.1:$p "$build/examples/http_hello" >/dev/null &
+pids+=($!)
+ready "$p"
+url[wasync]=http://127.0.0.1:$p/
+order+=(wasync)
+
+# nginx: one worker, a config and prefix of its own (never the system's)
+p=$(port)
+mkdir -p "$tmp/nginx/logs"
+cat >"$tmp/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $tmp/nginx/nginx.pid;
+error_log $tmp/nginx/logs/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $tmp/nginx/body;
+  proxy_temp_path $tmp/nginx/proxy;
+  fastcgi_temp_path $tmp/nginx/fastcgi;
+  uwsgi_temp_path $tmp/nginx/uwsgi;
+  scgi_temp_path $tmp/nginx/scgi;
+  server {
+    listen 127.0.0.1:$p;
+    location / { return 200 "hello"; }
+  }
+}
+CONF
+"$nginx" -p "$tmp/nginx" -e "$tmp/nginx/logs/error.log" -c "$tmp/nginx/nginx.conf" &
+pids+=($!)
+ready "$p"
+url[nginx]=http://127.0.0.1:$p/
+order+=(nginx)
+
+if [ -n "$hyper" ]; then
+  p=$(port)
+  "$hyper" "$p" &
+  pids+=($!)
+  ready "$p"
+  url[hyper]=http://127.0.0.1:$p/
+  order+=(hyper)
+fi
+
+# wrk's latency in µs ("1.23ms" -> 1230)
+us() { awk '{v=$1; if (v ~ /us$/) {sub(/us$/,"",v); print v} else if (v ~ /ms$/) {sub(/ms$/,"",v); print v*1000} else {sub(/s$/,"",v); print v*1000000}}'; }
+median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+for ((r = 0; r < runs; r++)); do
+  for s in "${order[@]}"; do
+    out=$(wrk -t1 -c50 -d"${secs}s" --latency "${url[$s]}")
+    awk '/^Requests\/sec/ {print $2}' <<<"$out" >>"$tmp/$s.rps"
+    awk '$1 == "50%" {print $2}' <<<"$out" | us >>"$tmp/$s.p50"
+    awk '$1 == "99%" {print $2}' <<<"$out" | us >>"$tmp/$s.p99"
+    grep -q "Non-2xx\|Socket errors" <<<"$out" && { echo "bench/http: $s: $(grep 'Non-2xx\|Socket errors' <<<"$out")" >&2; }
+  done
+done
+
+echo
+echo "HTTP/1.1 hello on loopback, one thread each, wrk -t1 -c50 -d${secs}s, median of $runs runs"
+printf '%-8s %10s %9s %9s %12s\n' server req/s p50_us p99_us vs_nginx
+base=$(median <"$tmp/nginx.rps")
+for s in "${order[@]}"; do
+  rps=$(median <"$tmp/$s.rps")
+  printf '%-8s %10.0f %9.0f %9.0f %12.2f\n' "$s" "$rps" "$(median <"$tmp/$s.p50")" "$(median <"$tmp/$s.p99")" \
+    "$(awk -v a="$rps" -v b="$base" 'BEGIN {print a / b}')"
+done

@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: MIT */
+/* The native HTTP/1.1 server (http.h: wa_http_listen_init) on 127.0.0.1:0,
+ * talked to in raw HTTP/1.1 by a client of the same runtime (net.h's
+ * connect and the stream futures): a GET, keep-alive, pipelining, chunked
+ * bodies both ways, Content-Length both ways, HEAD, 100-continue, each
+ * limit (431, 414, 413, 400), a malformed request (400, then the close),
+ * the idle and head timeouts, a task that fails (500), the graceful
+ * shutdown of a cancelled server with a slow request in flight; then, when
+ * given its path, examples/http_hello.c served natively and fetched with
+ * the library's own client (wa_http_fetch_init). No fd left open. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "rt_setup.h"
+#include "wasync/http.h"
+#include "wasync/net.h"
+
+#define MS (1000 * 1000ull)
+
+/* ---- the server's handler: a route per path ---- */
+
+typedef struct route {
+    WA_CORO;
+    wa_http_incoming *in;
+    wa_stream *body, *out;
+    wa_read_all all;
+    wa_write w;
+    wa_sleep sleep;
+    char text[256];
+} route;
+
+static const wa_http_header plain[] = {{"content-type", "text/plain"}};
+
+/* Answers status with the n bytes of text, in one write. */
+#define ANSWER(status, headers, n_headers, data, len)                                     \
+    do {                                                                                  \
+        if ((rc = wa_http_incoming_respond(t->in, status, headers, n_headers, &t->out)) < 0) \
+            WA_RETURN(rc);                                                                \
+        WA_AWAIT(wa_write_init(&t->w, t->out, data, len));                                \
+    } while (0)
+
+static void route_end(route *t) { free(t->all.data); }
+
+WA_ASYNC(route, t, cx, route_end)
+{
+    int rc;
+    const char *path = wa_http_incoming_path(t->in);
+    WA_BEGIN(t, cx);
+    if (!strcmp(path, "/echo")) { /* the body back, read whole */
+        if ((rc = wa_http_incoming_body(t->in, &t->body)) < 0)
+            WA_RETURN(rc);
+        WA_TRY(wa_read_all_init(&t->all, t->body, 0));
+        ANSWER(200, plain, 1, t->all.data, t->all.len);
+    } else if (!strcmp(path, "/chunked")) { /* two writes apart: chunked */
+        ANSWER(200, plain, 1, "ab", 2);
+        WA_AWAIT(wa_sleep_init(&t->sleep, 1 * MS));
+        WA_AWAIT(wa_write_init(&t->w, t->out, "cd", 2));
+    } else if (!strcmp(path, "/length")) { /* the handler's content-length */
+        static const wa_http_header length[] = {{"content-length", "5"}};
+        ANSWER(200, length, 1, "12345", 5);
+        WA_AWAIT(wa_sleep_init(&t->sleep, 1 * MS));
+    } else if (!strcmp(path, "/sixty")) { /* 60,000 bytes in one write */
+        static char sixty[60000];
+        memset(sixty, 'x', sizeof sixty);
+        ANSWER(200, plain, 1, sixty, sizeof sixty);
+    } else if (!strcmp(path, "/slow")) {
+        WA_AWAIT(wa_sleep_init(&t->sleep, 300 * MS));
+        ANSWER(200, plain, 1, "slow\n", 5);
+    } else if (!strcmp(path, "/fail")) {
+        WA_RETURN(WA_EIO);
+    } else if (!strncmp(path, "/p", 2)) { /* its path */
+        snprintf(t->text, sizeof t->text, "%s\n", path);
+        ANSWER(200, plain, 1, t->text, strlen(t->text));
+    } else {
+        ANSWER(200, plain, 1, "hello\n", 6);
+    }
+    WA_RETURN(WA_STATUS);
+    WA_END();
+}
+
+static int handler(wa_rt *rt, wa_http_incoming *in, wa_join *task)
+{
+    route r = {.in = in};
+    route_init(&r);
+    return wa_spawn_of(rt, &r, task);
+}
+
+/* ---- the client: a request's bytes out, what comes back until the close ---- */
+
+typedef struct exchange {
+    WA_CORO;
+    const wa_http_listen *l;
+    const char *ip;                    /* the server's (NULL: 127.0.0.1) */
+    const char *req, *wait_for, *then; /* then goes out once wait_for came */
+    size_t req_len;                    /* (0: strlen) */
+    int half;                          /* ends its writing half after the request, then
+                                          reads 200 ms later through a 4 KiB window */
+    wa_sleep nap;
+    uint64_t total;                    /* bytes read (the buffer keeps the last ones) */
+    int fd;                            /* (half: the client's socket) */
+    wa_tcp_op op;
+    wa_stream *s;
+    wa_write w;
+    wa_read r;
+    uint64_t began, took; /* until the close */
+    int rc;               /* the connect's or a read's failure */
+    size_t len;
+    char buf[16384];
+} exchange;
+
+/* A client socket to 127.0.0.1:port that receives through a 4 KiB
+ * window, as a stream in *s (its fd in *sock): 0 or an error. */
+static int small_window(wa_rt *rt, uint16_t port, int *sock, wa_stream **s)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), small = 4096;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (fd < 0)
+        return WA_EIO;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) < 0 ||
+        connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { /* (loopback: at once) */
+        close(fd);
+        return WA_EIO;
+    }
+    *sock = fd;
+    return wa_fd_stream_open(rt, fd, s);
+}
+
+static void exchange_end(exchange *t)
+{
+    if (t->s)
+        wa_stream_close(&t->s);
+}
+
+WA_ASYNC(exchange, t, cx, exchange_end)
+{
+    WA_BEGIN(t, cx);
+    while (!wa_http_listen_port(t->l))
+        WA_YIELD();
+    if (t->half) {
+        if ((t->rc = small_window(cx->rt, wa_http_listen_port(t->l), &t->fd, &t->s)) < 0)
+            WA_RETURN(0);
+    } else {
+        WA_AWAIT(wa_tcp_connect_init(&t->op, cx->rt, t->ip ? t->ip : "127.0.0.1", wa_http_listen_port(t->l)));
+        if ((t->rc = WA_STATUS) < 0)
+            WA_RETURN(0);
+        t->s = t->op.conn;
+    }
+    t->began = wa_now(cx->rt);
+    WA_AWAIT(wa_write_init(&t->w, t->s, t->req, t->req_len ? t->req_len : strlen(t->req)));
+    if (t->half) {
+        shutdown(t->fd, SHUT_WR);
+        WA_AWAIT(wa_sleep_init(&t->nap, 200 * MS)); /* the server's answer fills the window */
+    }
+    for (;;) {
+        if (t->then && strstr(t->buf, t->wait_for)) {
+            WA_AWAIT(wa_write_init(&t->w, t->s, t->then, strlen(t->then)));
+            t->then = NULL;
+        }
+        WA_AWAIT(wa_read_init(&t->r, t->s, t->buf + t->len, sizeof t->buf - 1 - t->len));
+        if (WA_STATUS < 0)
+            break;
+        t->len += t->r.n;
+        t->total += t->r.n;
+        if (t->len > sizeof t->buf / 2) { /* the last half kept */
+            memmove(t->buf, t->buf + t->len - 64, 64);
+            t->len = 64;
+        }
+        t->buf[t->len] = '\0';
+    }
+    if (WA_STATUS != WA_ECLOSED)
+        t->rc = WA_STATUS;
+    t->took = wa_now(cx->rt) - t->began;
+    WA_END();
+}
+
+/* Polls the listen future at arg (borrowed) as a task, so that its port
+ * stays readable where it is. */
+static int listen_task(void *arg, wa_cx *cx)
+{
+    wa_future *f = arg;
+    if (!cx) {
+        wa_drop(f);
+        return 0;
+    }
+    int rc = wa_poll(f, cx);
+    if (rc != WA_PENDING)
+        wa_drop(f);
+    return rc;
+}
+
+/* Cancels the server's task after a while (a graceful shutdown). */
+typedef struct canceller {
+    WA_CORO;
+    wa_join *server;
+    wa_sleep sleep;
+} canceller;
+
+WA_ASYNC(canceller, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_sleep_init(&t->sleep, 100 * MS));
+    wa_join_cancel(t->server);
+    WA_END();
+}
+
+/* A server with limits changed by tweak (may be NULL), the exchange x
+ * with it, then the server cancelled: its status in *status. */
+static int serve(exchange *x, void (*tweak)(wa_http_limits *), int cancel_early, int *status)
+{
+    wa_rt *rt;
+    wa_http_listen l;
+    wa_join server;
+    wa_timeout to;
+    int rc = wa_rt_new(&rt);
+    if (rc < 0)
+        return rc;
+    wa_http_listen_init(&l, rt, x->ip ? "[::1]:0" : "127.0.0.1:0", handler);
+    if (tweak)
+        tweak(&l.limits);
+    if ((rc = wa_spawn_fn(rt, listen_task, &l, &server)) < 0) {
+        wa_drop(&l.fut);
+        wa_rt_free(rt);
+        return rc;
+    }
+    x->l = &l;
+    exchange_init(x);
+    canceller c = {.server = &server};
+    canceller_init(&c);
+    if (cancel_early && (rc = wa_spawn_of(rt, &c, NULL)) < 0)
+        goto out;
+    rc = wa_block_on(rt, wa_timeout_init(&to, &x->wa.fut, 5000 * MS));
+    if (rc == 0) {
+        wa_join_cancel(&server);
+        *status = wa_block_on(rt, &server.fut); /* (takes the handle, whatever it says) */
+        wa_rt_free(rt);
+        return 0;
+    }
+out:
+    wa_join_drop(&server);
+    wa_rt_free(rt);
+    return rc;
+}
+
+/* The exchange of req (then, once wait_for came back: then), checked for
+ * the connection and the server's end; 0 or why it failed. */
+static int talk_n(exchange *x, const char *req, size_t n, const char *wait_for, const char *then,
+                  void (*tweak)(wa_http_limits *))
+{
+    int status = 0;
+    *x = (exchange){.req = req, .req_len = n, .wait_for = wait_for, .then = then};
+    int rc = serve(x, tweak, 0, &status);
+    if (rc == 0) {
+        CHECK_EQ(x->rc, 0);
+        CHECK_EQ(status, WA_ECANCELED);
+    }
+    return rc;
+}
+
+static int talk(exchange *x, const char *req, const char *wait_for, const char *then, void (*tweak)(wa_http_limits *))
+{
+    return talk_n(x, req, 0, wait_for, then, tweak);
+}
+
+#define HOST "Host: test\r\n"
+#define CLOSE "Connection: close\r\n"
+#define HELLO "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 6\r\n"
+
+static exchange x; /* (16 KiB: not on the stack) */
+
+static void test_get(void)
+{
+    long fds = check_fds_held();
+    REQUIRE(talk(&x, "GET / HTTP/1.1\r\n" HOST CLOSE "\r\n", NULL, NULL, NULL) == 0);
+    CHECK(!strcmp(x.buf, HELLO "connection: close\r\n\r\nhello\n"));
+    CHECK_EQ(check_fds_held(), fds);
+}
+
+static void test_ipv6(void)
+{
+    int status = 0;
+    x = (exchange){.ip = "::1", .req = "GET /p6 HTTP/1.1\r\n" HOST CLOSE "\r\n"};
+    REQUIRE(serve(&x, NULL, 0, &status) == 0);
+    CHECK_EQ(x.rc, 0);
+    CHECK(!strcmp(x.buf, "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 4\r\nconnection: close\r\n\r\n/p6\n"));
+    CHECK_EQ(status, WA_ECANCELED);
+}
+
+/* A client that ends its writing half after its request still gets the
+ * whole answer, also one that waits for room in the socket. */
+static void test_half_close(void)
+{
+    int status = 0;
+    x = (exchange){.half = 1, .req = "GET /sixty HTTP/1.1\r\n" HOST "\r\n"};
+    REQUIRE(serve(&x, NULL, 0, &status) == 0);
+    CHECK_EQ(x.rc, 0);
+    CHECK_EQ(x.total, 60000 + strlen("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 60000\r\n\r\n"));
+}
+
+static void test_keep_alive(void)
+{
+    REQUIRE(talk(&x, "GET / HTTP/1.1\r\n" HOST "\r\n", "hello\n", "GET /p2 HTTP/1.1\r\n" HOST CLOSE "\r\n", NULL) == 0);
+    CHECK(!strcmp(x.buf, HELLO "\r\nhello\n"
+                         "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 4\r\nconnection: close\r\n\r\n/p2\n"));
+}
+
+static void test_pipelining(void)
+{
+    REQUIRE(talk(&x, "GET /p1 HTTP/1.1\r\n" HOST "\r\nGET /p2 HTTP/1.1\r\n" HOST "\r\nGET /p3 HTTP/1.1\r\n" HOST CLOSE "\r\n",
+                 NULL, NULL, NULL) == 0);
+    const char *a = strstr(x.buf, "\r\n\r\n/p1\n"), *b = strstr(x.buf, "\r\n\r\n/p2\n"),
+               *c = strstr(x.buf, "\r\n\r\n/p3\n");
+    CHECK(a && b && c && a < b && b < c); /* in order */
+    CHECK(c && !strcmp(c, "\r\n\r\n/p3\n"));
+}
+
+static void test_chunked_request(void)
+{
+    REQUIRE(talk(&x, "POST /echo HTTP/1.1\r\n" HOST CLOSE "Transfer-Encoding: chunked\r\n\r\n"
+                     "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
+                 NULL, NULL, NULL) == 0);
+    CHECK(!strcmp(x.buf, "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 11\r\nconnection: close\r\n\r\n"
+                         "hello world"));
+}
+
+static void test_chunked_response(void)
+{
+    REQUIRE(talk(&x, "GET /chunked HTTP/1.1\r\n" HOST CLOSE "\r\n", NULL, NULL, NULL) == 0);
+    CHECK(!strcmp(x.buf, "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n"
+                         "connection: close\r\n\r\n2\r\nab\r\n2\r\ncd\r\n0\r\n\r\n"));
+    /* HTTP/1.0: no chunks, the body runs to the close */
+    REQUIRE(talk(&x, "GET /chunked HTTP/1.0\r\n\r\n", NULL, NULL, NULL) == 0);
+    CHECK(!strcmp(x.buf, "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nabcd"));
+}
+
+static void test_content_length(void)
+{
+    REQUIRE(talk(&x, "POST /echo HTTP/1.1\r\n" HOST CLOSE "Content-Length: 5\r\n\r\nhello", NULL, NULL, NULL) == 0);
+    CHECK(strstr(x.buf, "content-length: 5\r\nconnection: close\r\n\r\nhello") != NULL);
+    /* the handler's own, written in two polls: not chunked */
+    REQUIRE(talk(&x, "GET /length HTTP/1.1\r\n" HOST CLOSE "\r\n", NULL, NULL, NULL) == 0);
+    CHECK(!strcmp(x.buf, "HTTP/1.1 200 OK\r\ncontent-length: 5\r\nconnection: close\r\n\r\n12345"));
+}
+
+static void test_head(void)
+{
+    REQUIRE(talk(&x, "HEAD / HTTP/1.1\r\n" HOST "\r\n", "\r\n\r\n", "GET / HTTP/1.1\r\n" HOST CLOSE "\r\n", NULL) == 0);
+    CHECK(!strcmp(x.buf, HELLO "\r\n" HELLO "connection: close\r\n\r\nhello\n")); /* no body after the first head */
+}
+
+static void test_continue(void)
+{
+    REQUIRE(talk(&x, "POST /echo HTTP/1.1\r\n" HOST CLOSE "Expect: 100-continue\r\nContent-Length: 5\r\n\r\n",
+                 "100 Continue\r\n\r\n", "hello", NULL) == 0);
+    CHECK(!strncmp(x.buf, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n", 42));
+    CHECK(strstr(x.buf, "content-length: 5\r\nconnection: close\r\n\r\nhello") != NULL);
+    /* a handler that does not read the body: no 100, and the answer closes */
+    REQUIRE(talk(&x, "POST / HTTP/1.1\r\n" HOST "Expect: 100-continue\r\nContent-Length: 5\r\n\r\n", NULL, NULL, NULL) == 0);
+    CHECK(!strcmp(x.buf, HELLO "connection: close\r\n\r\nhello\n"));
+}
+
+static void small(wa_http_limits *l)
+{
+    l->head_max = 1024;
+    l->headers_max = 4;
+    l->body_max = 10;
+}
+
+static void test_limits(void)
+{
+    char req[4096];
+    memset(req, 'a', sizeof req);
+    memcpy(req, "GET / HTTP/1.1\r\n" HOST "X-Big: ", 35);
+    strcpy(req + 2000, "\r\n\r\n");
+    REQUIRE(talk(&x, req, NULL, NULL, small) == 0);
+    CHECK(!strcmp(x.buf, "HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"));
+    REQUIRE(talk(&x, "GET / HTTP/1.1\r\n" HOST "A: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\n\r\n", NULL, NULL, small) == 0);
+    CHECK(!strncmp(x.buf, "HTTP/1.1 431 ", 13));
+    memset(req, 'a', sizeof req);
+    memcpy(req, "GET /", 5);
+    strcpy(req + 2000, " HTTP/1.1\r\n" HOST "\r\n");
+    REQUIRE(talk(&x, req, NULL, NULL, small) == 0);
+    CHECK(!strncmp(x.buf, "HTTP/1.1 414 ", 13));
+    REQUIRE(talk(&x, "POST /echo HTTP/1.1\r\n" HOST "Content-Length: 11\r\n\r\nhello world", NULL, NULL, small) == 0);
+    CHECK(!strcmp(x.buf, "HTTP/1.1 413 Content Too Large\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"));
+    /* chunked past the limit: the body's read fails, the task with it */
+    REQUIRE(talk(&x, "POST /echo HTTP/1.1\r\n" HOST "Transfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n",
+                 NULL, NULL, small) == 0);
+    CHECK(!strcmp(x.buf, "HTTP/1.1 413 Content Too Large\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"));
+}
+
+static void test_malformed(void)
+{
+    static const char nul[] = "GET / HTTP/1.1\r\nHost: a\0b\r\n\r\n";
+    REQUIRE(talk_n(&x, nul, sizeof nul - 1, NULL, NULL, NULL) == 0); /* (no C string holds it) */
+    CHECK(!strcmp(x.buf, "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"));
+    static const char *bad[] = {
+        "GET / HTTP/1.1\r\n" HOST "Bad Header\r\n\r\nGET / HTTP/1.1\r\n" HOST "\r\n",
+        "GET / HTTP/1.1\r\n\r\n",               /* no host */
+        "GET / HTTP/1.1\r\n" HOST HOST "\r\n",  /* two */
+        "POST / HTTP/1.1\r\n" HOST "Content-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+        "BREW / HTTP/1.1\r\n" HOST "\r\n",
+        "GET / HTTP/1.1\r\n" HOST "X-Name : v\r\n\r\n", /* (RFC 9112 5.1: llhttp 8 takes it) */
+        "GET /\x01 HTTP/1.1\r\n" HOST "\r\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        REQUIRE(talk(&x, bad[i], NULL, NULL, NULL) == 0);
+        CHECK(!strcmp(x.buf, "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"));
+    }
+}
+
+static void quick(wa_http_limits *l)
+{
+    l->idle_timeout = 200 * MS;
+    l->head_timeout = 100 * MS;
+}
+
+static void test_timeouts(void)
+{
+    /* idle: a connection with no request, and one kept alive after its answer */
+    REQUIRE(talk(&x, "", NULL, NULL, quick) == 0);
+    CHECK(!strcmp(x.buf, ""));
+    CHECK(x.took >= 190 * MS && x.took < 2000 * MS);
+    REQUIRE(talk(&x, "GET / HTTP/1.1\r\n" HOST "\r\n", NULL, NULL, quick) == 0);
+    CHECK(!strcmp(x.buf, HELLO "\r\nhello\n"));
+    CHECK(x.took >= 190 * MS && x.took < 2000 * MS);
+    /* a head that never ends (slowloris) */
+    REQUIRE(talk(&x, "GET / HTTP/1.1\r\nHo", NULL, NULL, quick) == 0);
+    CHECK(!strcmp(x.buf, ""));
+    CHECK(x.took >= 90 * MS && x.took < 190 * MS);
+}
+
+static void test_fail(void)
+{
+    REQUIRE(talk(&x, "GET /fail HTTP/1.1\r\n" HOST CLOSE "\r\n", NULL, NULL, NULL) == 0);
+    CHECK(!strcmp(x.buf, "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"));
+}
+
+/* Cancelled 100 ms into a 300 ms request: the request is answered (and
+ * told the connection closes), then the server ends, refusing new ones. */
+static void test_shutdown(void)
+{
+    int status = 0;
+    x = (exchange){.req = "GET /slow HTTP/1.1\r\n" HOST "\r\n"};
+    REQUIRE(serve(&x, NULL, 1, &status) == 0);
+    CHECK_EQ(x.rc, 0);
+    CHECK(!strcmp(x.buf, "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 5\r\nconnection: close\r\n\r\nslow\n"));
+    CHECK_EQ(status, WA_ECANCELED);
+}
+
+/* A server that could not listen ends with why. */
+static void test_bad_address(void)
+{
+    static const char *bad[] = {"127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "[::1:80", "::1:80", "localhost:80", NULL};
+    wa_rt *rt;
+    REQUIRE(wa_rt_new(&rt) == 0);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        wa_http_listen l;
+        CHECK_EQ(wa_block_on(rt, wa_http_listen_init(&l, rt, bad[i], handler)), WA_EINVAL);
+    }
+    wa_rt_free(rt);
+    /* a many-threads runtime: refused, its connections' state has no lock */
+    REQUIRE(wa_rt_new_mt(&rt, 1) == 0);
+    check_catch_misuse();
+    wa_http_listen l;
+    CHECK_MISUSE(wa_block_on(rt, wa_http_listen_init(&l, rt, "127.0.0.1:0", handler)), WA_EMISUSE,
+                 "wa_http_listen_init");
+    wa_rt_free(rt);
+}
+
+/* ---- examples/http_hello.c, natively ---- */
+
+/* The stats, 50 hellos, the stats again. */
+typedef struct fetches {
+    WA_CORO;
+    char stats[64], hello[64];
+    wa_http_request req;
+    wa_http_fetch f;
+    int i;
+    char first[128], last[128];
+} fetches;
+
+WA_ASYNC(fetches, t, cx)
+{
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < 52; t->i++) {
+        t->req.url = t->i == 0 || t->i == 51 ? t->stats : t->hello;
+        WA_TRY(wa_http_fetch_init(&t->f, &t->req, 0));
+        CHECK_EQ(wa_http_response_status(t->f.response), 200);
+        if (t->i == 0 || t->i == 51)
+            snprintf(t->i ? t->last : t->first, sizeof t->first, "%s", (char *)t->f.data);
+        else
+            CHECK(!strcmp((char *)t->f.data, "hello from wasync\n"));
+        free(t->f.data);
+        wa_http_response_free(t->f.response);
+    }
+    WA_END();
+}
+
+static void test_example(const char *path)
+{
+    int out[2];
+    REQUIRE(pipe(out) == 0);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        dup2(out[1], 1);
+        setenv("WASYNC_LISTEN", "127.0.0.1:0", 1);
+        execl(path, path, (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    char line[128] = "";
+    FILE *f = fdopen(out[0], "r");
+    unsigned port = 0;
+    if (f && fgets(line, sizeof line, f))
+        sscanf(line, "listening on http://127.0.0.1:%u/", &port);
+    CHECK(port != 0);
+    wa_rt *rt = NULL;
+    if (port && wa_rt_new(&rt) == 0) {
+        static fetches t;
+        t = (fetches){0};
+        snprintf(t.stats, sizeof t.stats, "http://127.0.0.1:%u/stats", port);
+        snprintf(t.hello, sizeof t.hello, "http://127.0.0.1:%u/", port);
+        fetches_init(&t);
+        CHECK_EQ(wa_block_on(rt, &t.wa.fut), 0);
+        CHECK(!strncmp(t.first, "tasks=", 6));
+        CHECK(!strcmp(t.first, t.last)); /* nothing left behind */
+        wa_rt_free(rt);
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    if (f)
+        fclose(f);
+    else
+        close(out[0]);
+}
+
+int main(int argc, char **argv)
+{
+    RUN(test_get);
+    RUN(test_ipv6);
+    RUN(test_half_close);
+    RUN(test_keep_alive);
+    RUN(test_pipelining);
+    RUN(test_chunked_request);
+    RUN(test_chunked_response);
+    RUN(test_content_length);
+    RUN(test_head);
+    RUN(test_continue);
+    RUN(test_limits);
+    RUN(test_malformed);
+    RUN(test_timeouts);
+    RUN(test_fail);
+    RUN(test_shutdown);
+    RUN(test_bad_address);
+    if (argc > 1) {
+        check_current = "test_example";
+        test_example(argv[1]);
+    }
+    return check_finish();
+}
