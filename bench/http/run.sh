@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The native HTTP server against nginx (and tokio+hyper when built): each
 # serves a hello on loopback with one thread (wasync: one runtime,
-# examples/http_hello.c under WASYNC_LISTEN; nginx: one worker, its own
+# examples/http_hello.c under WASYNC_LISTEN, on epoll and on io_uring; nginx: one worker, its own
 # config and port, `return 200 "hello"`; hyper: current_thread), and
 # `wrk -t1 -c50 -d5s` loads it, RUNS times interleaved (5 by default).
 # Prints the medians of requests/s and of wrk's latency percentiles, and
@@ -42,13 +42,16 @@ ready() {
 declare -A url=()
 order=()
 
-# wasync: the example, one runtime on one thread
-p=$(port)
-WASYNC_LISTEN=127.0.0.1:$p "$build/examples/http_hello" >/dev/null &
-pids+=($!)
-ready "$p"
-url[wasync]=http://127.0.0.1:$p/
-order+=(wasync)
+# wasync: the example, one runtime on one thread, on each native reactor
+for be in epoll uring; do
+  name=wasync; [ $be = epoll ] || name=wasync-$be
+  p=$(port)
+  WASYNC_BACKEND=$be WASYNC_LISTEN=127.0.0.1:$p "$build/examples/http_hello" >/dev/null &
+  pids+=($!)
+  ready "$p"
+  url[$name]=http://127.0.0.1:$p/
+  order+=($name)
+done
 
 # nginx: one worker, a config and prefix of its own (never the system's)
 p=$(port)
@@ -103,10 +106,10 @@ done
 
 echo
 echo "HTTP/1.1 hello on loopback, one thread each, wrk -t1 -c50 -d${secs}s, median of $runs runs"
-printf '%-8s %10s %9s %9s %12s\n' server req/s p50_us p99_us vs_nginx
+printf '%-13s %10s %9s %9s %12s\n' server req/s p50_us p99_us vs_nginx
 base=$(median <"$tmp/nginx.rps")
 for s in "${order[@]}"; do
   rps=$(median <"$tmp/$s.rps")
-  printf '%-8s %10.0f %9.0f %9.0f %12.2f\n' "$s" "$rps" "$(median <"$tmp/$s.p50")" "$(median <"$tmp/$s.p99")" \
+  printf '%-13s %10.0f %9.0f %9.0f %12.2f\n' "$s" "$rps" "$(median <"$tmp/$s.p50")" "$(median <"$tmp/$s.p99")" \
     "$(awk -v a="$rps" -v b="$base" 'BEGIN {print a / b}')"
 done
