@@ -40,7 +40,7 @@ void wa_join_set_init(wa_join_set *s, wa_rt *rt)
         wa__misuse_in(WA_EINVAL, "wa_join_set_init", !s ? "no set (NULL)" : "no runtime (NULL)");
         return;
     }
-    s->rt = rt;
+    s->rt = wa__rt_home(rt); /* (a worker's view of a many-threads runtime: the runtime) */
     wa__list_init(&s->tasks);
     s->taken = NULL;
     s->len = 0;
@@ -83,7 +83,7 @@ static int wa__join_next_poll(wa_future *f, wa_cx *cx)
     wa_join_set *s = n->set;
     if (!s || !s->rt)
         return wa__join_set_dead(s, "wa_join_next");
-    if (cx->rt != s->rt)
+    if (wa__rt_home(cx->rt) != s->rt)
         return wa__misuse_in(WA_EMISUSE, "wa_join_next", "polled by another runtime than the set's");
     if (s->taken) {
         wa__join_set_free(s->taken);
