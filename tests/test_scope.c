@@ -526,8 +526,7 @@ static void test_join_set_finished_before(void)
     CHECK_EQ(wa_rt_run(rt), 0); /* every task ends; the set holds them */
     CHECK_EQ(wa_join_set_len(&s), 3);
     wa_join_next n;
-    CHECK_EQ(wa_block_on(rt, wa_join_next_init(&n, &s)), 0);
-    REQUIRE(n.output);
+    REQUIRE_OR(wa_block_on(rt, wa_join_next_init(&n, &s)) == 0 && n.output, (wa_join_set_drop(&s), wa_rt_free(rt)));
     CHECK_EQ(((child *)n.output)->name, 'a');
     CHECK_EQ(((child *)n.output)->ms, 30);
     char name;
@@ -597,8 +596,8 @@ static void test_join_next_dropped_pending(void)
     wa_timeout t;
     CHECK_EQ(wa_block_on(rt, wa_timeout_init(&t, wa_join_next_init(&n, &s), WA_MS(5))), WA_ETIMEDOUT);
     CHECK_EQ(wa_join_set_len(&s), 3);
-    CHECK_EQ(wa_block_on(rt, wa_timeout_init(&t, wa_join_next_init(&n, &s), WA_MS(15))), 0);
-    REQUIRE(n.output);
+    REQUIRE_OR(wa_block_on(rt, wa_timeout_init(&t, wa_join_next_init(&n, &s), WA_MS(15))) == 0 && n.output,
+               (wa_join_set_drop(&s), wa_rt_free(rt)));
     CHECK_EQ(((child *)n.output)->name, 'c');
     CHECK_EQ(wa_now(rt), WA_MS(10));
     CHECK_EQ(wa_join_set_len(&s), 2);
