@@ -654,6 +654,23 @@ static void test_join_set_in_task(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* wa_rt_free while a task awaits a join_next of its set: the task's drop
+ * drops the set, whose tasks the free drops too, each once. */
+static void test_join_set_rt_free(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    trail[0] = 0;
+    gatherer g = {0};
+    wa_coro_init(&g.wa, &gatherer_vt);
+    REQUIRE_OR(check_spawn_of(rt, &g, NULL) == 0, wa_rt_free(rt));
+    wa_sim_advance(wa_rt_backend(rt), 0);
+    wa_rt_tick(rt, NULL); /* the gatherer spawns... */
+    wa_rt_tick(rt, NULL); /* ...its children sleep */
+    wa_rt_free(rt);
+    CHECK(strcmp(trail, "xxx") == 0);
+}
+
 /* Misuse: a NULL set, a set used after its drop, a join_next polled by
  * another runtime than the set's. */
 static void test_join_set_misuse(void)
@@ -704,6 +721,7 @@ int main(void)
     RUN(test_join_set_drop_aborts);
     RUN(test_join_next_dropped_pending);
     RUN(test_join_set_in_task);
+    RUN(test_join_set_rt_free);
     RUN(test_join_set_misuse);
     return check_finish();
 }
