@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Join sets: many spawned tasks, each a handle in an entry of its own (a
  * task's joiner points at its handle, so handles never move), joined in
- * the order they finish. Built on the public spawn and join calls alone,
- * so that it works on any scheduler and touches no hot path: a join_next
+ * the order they finish. Built on the public spawn and join calls (and
+ * the runtime's home, to tell a worker's view from another runtime), so
+ * that it works on any scheduler and touches no hot path: a join_next
  * poll looks for a finished handle and otherwise polls each pending one
  * with its waker, so that the first task to finish wakes it. */
 #include <stdlib.h>
