@@ -16,6 +16,7 @@
 #include "wasync/time.h"
 #include "wasync/combine.h"
 #include "wasync/scope.h"
+#include "wasync/join_set.h"
 #include "wasync/sync.h"
 #include "wasync/channel.h"
 #include "wasync/stream.h"

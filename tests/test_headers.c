@@ -18,7 +18,8 @@
     !defined(WASYNC_CORO_H) || !defined(WASYNC_RUNTIME_H) || !defined(WASYNC_TIME_H) ||                         \
     !defined(WASYNC_COMBINE_H) || !defined(WASYNC_SCOPE_H) || !defined(WASYNC_SYNC_H) ||                        \
     !defined(WASYNC_CHANNEL_H) || !defined(WASYNC_STREAM_H) || !defined(WASYNC_BACKEND_H) ||                    \
-    !defined(WASYNC_THREAD_H) || !defined(WASYNC_NET_H) || !defined(WASYNC_HTTP_H)
+    !defined(WASYNC_THREAD_H) || !defined(WASYNC_NET_H) || !defined(WASYNC_HTTP_H) ||                          \
+    !defined(WASYNC_JOIN_SET_H)
 #error "wasync.h leaves out a header every host has"
 #endif
 #if defined(WASYNC_HOST_WASIP2) && !defined(WASYNC_WASI_H)
@@ -64,6 +65,8 @@ typedef struct all {
     WA_COMBO(2) both;
     wa_sleep a, b;
     wa_scope scope;
+    wa_join_set set;
+    wa_join_next next;
     wa_tx tx;
     wa_rx rx;
     wa_sem sem;
@@ -109,6 +112,16 @@ static int all_poll(wa_future *f, wa_cx *cx)
         CHECK(!"wa_mpsc_new");
     }
 
+    /* join_set.h: a task that yields once, joined */
+    wa_join_set_init(&t->set, cx->rt);
+    wa_yield y;
+    wa_yield_init(&y);
+    CHECK_EQ(wa_join_set_spawn_of(&t->set, &y), 0);
+    WA_AWAIT(wa_join_next_init(&t->next, &t->set));
+    CHECK_EQ(WA_STATUS, 0);
+    CHECK_EQ(t->next.status, 0);
+    wa_join_set_drop(&t->set);
+
     /* sync.h: a permit */
     wa_sem_init(&t->sem, 1);
     WA_AWAIT(wa_acquire_init(&t->acq, &t->sem, 1));
@@ -153,6 +166,8 @@ static void all_drop(wa_future *f)
         wa_stream_close(&t->r);
     if (t->w)
         wa_stream_close(&t->w);
+    if (t->set.rt)
+        wa_join_set_drop(&t->set);
     wa_coro_drop(f);
 }
 static const wa_future_vt all_vt = {all_poll, all_drop, "all_headers"};

@@ -444,6 +444,261 @@ static void test_shutdown_runs_cleanups(void)
     }
 }
 
+/* Join sets (wasync/join_set.h). */
+
+static int spawn_set_child(wa_join_set *s, uint64_t ms, int rc, char name)
+{
+    child c;
+    wa_coro_init(&c.wa, &child_vt);
+    c.ms = ms;
+    c.rc = rc;
+    c.name = name;
+    int err = wa_join_set_spawn_of(s, &c);
+    if (err < 0)
+        wa_drop(&c.wa.fut);
+    return err;
+}
+
+/* A set on a new simulated runtime holding children a, b, c that sleep
+ * 30, 20 and 10 ms (spawned in reverse order of their ends); b returns
+ * WA_EIO. */
+static wa_rt *set_of_three(wa_join_set *s)
+{
+    wa_rt *rt = check_sim_rt(0);
+    if (!rt)
+        return NULL;
+    trail[0] = 0;
+    wa_join_set_init(s, rt);
+    if (spawn_set_child(s, 30, 0, 'a') < 0 || spawn_set_child(s, 20, WA_EIO, 'b') < 0 ||
+        spawn_set_child(s, 10, 0, 'c') < 0) {
+        wa_join_set_drop(s);
+        wa_rt_free(rt);
+        return NULL;
+    }
+    return rt;
+}
+
+/* The next task of s to finish, awaited from outside a task: its name in
+ * *name (its output's), its status in *status. Returns join_next's. */
+static int join_next_of(wa_rt *rt, wa_join_set *s, char *name, int *status)
+{
+    wa_join_next n;
+    int rc = wa_block_on(rt, wa_join_next_init(&n, s));
+    *name = rc == 0 && n.output ? ((child *)n.output)->name : '?';
+    *status = n.status;
+    return rc;
+}
+
+/* Three sleeps spawned longest first come back shortest first, each with
+ * its status and its output; then the empty set says WA_ECLOSED. */
+static void test_join_set_completion_order(void)
+{
+    wa_join_set s;
+    wa_rt *rt = set_of_three(&s);
+    REQUIRE(rt);
+    CHECK_EQ(wa_join_set_len(&s), 3);
+    char got[4] = {0};
+    int st[3];
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(join_next_of(rt, &s, &got[i], &st[i]), 0);
+    CHECK(strcmp(got, "cba") == 0);
+    CHECK_EQ(st[0], 0);
+    CHECK_EQ(st[1], WA_EIO);
+    CHECK_EQ(st[2], 0);
+    CHECK_EQ(wa_now(rt), WA_MS(30));
+    CHECK_EQ(wa_join_set_len(&s), 0);
+    char name;
+    int status;
+    CHECK_EQ(join_next_of(rt, &s, &name, &status), WA_ECLOSED);
+    CHECK_EQ(join_next_of(rt, &s, &name, &status), WA_ECLOSED);
+    wa_join_set_drop(&s);
+    CHECK(strcmp(trail, "cxbxax") == 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Tasks that finished before a join_next come out of it in spawn order,
+ * and each output stays readable until the next join_next's poll. */
+static void test_join_set_finished_before(void)
+{
+    wa_join_set s;
+    wa_rt *rt = set_of_three(&s);
+    REQUIRE(rt);
+    CHECK_EQ(wa_rt_run(rt), 0); /* every task ends; the set holds them */
+    CHECK_EQ(wa_join_set_len(&s), 3);
+    wa_join_next n;
+    REQUIRE_OR(wa_block_on(rt, wa_join_next_init(&n, &s)) == 0 && n.output, (wa_join_set_drop(&s), wa_rt_free(rt)));
+    CHECK_EQ(((child *)n.output)->name, 'a');
+    CHECK_EQ(((child *)n.output)->ms, 30);
+    char name;
+    int status;
+    CHECK_EQ(join_next_of(rt, &s, &name, &status), 0);
+    CHECK_EQ(name, 'b');
+    CHECK_EQ(status, WA_EIO);
+    CHECK_EQ(wa_join_set_len(&s), 1);
+    wa_join_set_drop(&s); /* c, finished, and b's output released */
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* wa_join_set_cancel: the rest run their cleanups (2 ms) and come out
+ * cancelled; wa_join_set_abort: they are dropped at once. */
+static void test_join_set_cancel_rest(void)
+{
+    for (int abort = 0; abort < 2; abort++) {
+        wa_join_set s;
+        wa_rt *rt = set_of_three(&s);
+        REQUIRE(rt);
+        char name;
+        int status;
+        CHECK_EQ(join_next_of(rt, &s, &name, &status), 0);
+        CHECK_EQ(name, 'c');
+        if (abort)
+            wa_join_set_abort(&s);
+        else
+            wa_join_set_cancel(&s);
+        char got[3] = {0};
+        for (int i = 0; i < 2; i++) {
+            CHECK_EQ(join_next_of(rt, &s, &got[i], &status), 0);
+            CHECK_EQ(status, WA_ECANCELED);
+        }
+        CHECK(strcmp(got, "ab") == 0);
+        CHECK_EQ(wa_now(rt), WA_MS(abort ? 10 : 12));
+        CHECK(strcmp(trail, abort ? "cxxx" : "cxccCxCx") == 0);
+        wa_join_set_drop(&s);
+        CHECK_RT_EMPTY_FREE(rt);
+    }
+}
+
+/* Dropping a set hard-drops the tasks it still holds, running or
+ * finished and not joined. */
+static void test_join_set_drop_aborts(void)
+{
+    wa_join_set s;
+    wa_rt *rt = set_of_three(&s);
+    REQUIRE(rt);
+    wa_sim_advance(wa_rt_backend(rt), 0);
+    wa_rt_tick(rt, NULL); /* the children start sleeping */
+    wa_join_set_drop(&s);
+    CHECK(strcmp(trail, "xxx") == 0);
+    CHECK_EQ(wa_join_set_len(&s), 0);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_now(rt), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* A join_next dropped while pending (its timeout ran out) loses nothing:
+ * the task it waited for comes with the next one. */
+static void test_join_next_dropped_pending(void)
+{
+    wa_join_set s;
+    wa_rt *rt = set_of_three(&s);
+    REQUIRE(rt);
+    wa_join_next n;
+    wa_timeout t;
+    CHECK_EQ(wa_block_on(rt, wa_timeout_init(&t, wa_join_next_init(&n, &s), WA_MS(5))), WA_ETIMEDOUT);
+    CHECK_EQ(wa_join_set_len(&s), 3);
+    REQUIRE_OR(wa_block_on(rt, wa_timeout_init(&t, wa_join_next_init(&n, &s), WA_MS(15))) == 0 && n.output,
+               (wa_join_set_drop(&s), wa_rt_free(rt)));
+    CHECK_EQ(((child *)n.output)->name, 'c');
+    CHECK_EQ(wa_now(rt), WA_MS(10));
+    CHECK_EQ(wa_join_set_len(&s), 2);
+    wa_join_set_drop(&s);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* A task that awaits join_next in a loop, the set in its own state: the
+ * set's owner, woken by each child's end. */
+typedef struct gatherer {
+    WA_CORO;
+    wa_join_set set;
+    wa_join_next next;
+    char got[4];
+    int n;
+} gatherer;
+
+static int gatherer_poll(wa_future *f, wa_cx *cx)
+{
+    gatherer *t = (gatherer *)f;
+    WA_BEGIN(t, cx);
+    wa_join_set_init(&t->set, cx->rt);
+    for (t->n = 0; t->n < 3; t->n++)
+        if (spawn_set_child(&t->set, (uint64_t)(3 - t->n) * 5, 0, (char)('a' + t->n)) < 0)
+            WA_RETURN(WA_ENOMEM); /* (the drop drops the set) */
+    for (t->n = 0;; t->n++) {
+        WA_AWAIT(wa_join_next_init(&t->next, &t->set));
+        if (WA_STATUS != 0)
+            break;
+        t->got[t->n] = ((child *)t->next.output)->name;
+    }
+    WA_RETURN(WA_STATUS == WA_ECLOSED ? 0 : WA_STATUS);
+    WA_END();
+}
+static void gatherer_drop(wa_future *f)
+{
+    gatherer *t = (gatherer *)f;
+    if (t->set.rt)
+        wa_join_set_drop(&t->set);
+    wa_coro_drop(f);
+}
+static const wa_future_vt gatherer_vt = {gatherer_poll, gatherer_drop, "gatherer"};
+
+static void test_join_set_in_task(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    trail[0] = 0;
+    gatherer g = {0};
+    wa_coro_init(&g.wa, &gatherer_vt);
+    REQUIRE_OR(wa_block_on(rt, &g.wa.fut) == 0, wa_rt_free(rt));
+    CHECK(strcmp(g.got, "cba") == 0);
+    CHECK_EQ(wa_now(rt), WA_MS(15));
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* wa_rt_free while a task awaits a join_next of its set: the task's drop
+ * drops the set, whose tasks the free drops too, each once. */
+static void test_join_set_rt_free(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    trail[0] = 0;
+    gatherer g = {0};
+    wa_coro_init(&g.wa, &gatherer_vt);
+    REQUIRE_OR(check_spawn_of(rt, &g, NULL) == 0, wa_rt_free(rt));
+    wa_sim_advance(wa_rt_backend(rt), 0);
+    wa_rt_tick(rt, NULL); /* the gatherer spawns... */
+    wa_rt_tick(rt, NULL); /* ...its children sleep */
+    wa_rt_free(rt);
+    CHECK(strcmp(trail, "xxx") == 0);
+}
+
+/* Misuse: a NULL set, a set used after its drop, a join_next polled by
+ * another runtime than the set's. */
+static void test_join_set_misuse(void)
+{
+    check_catch_misuse();
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_rt *other = check_sim_rt(0);
+    REQUIRE_OR(other, wa_rt_free(rt));
+    wa_join_set s;
+    wa_join_set_init(&s, rt);
+    never nv;
+    int drops = 0;
+    never_init(&nv, &drops);
+    CHECK_MISUSE(wa_join_set_spawn(NULL, &nv.fut, sizeof nv), WA_EINVAL, "wa_join_set_spawn");
+    CHECK_MISUSE(wa_join_set_spawn(&s, NULL, sizeof nv), WA_EINVAL, "wa_join_set_spawn");
+    wa_join_next n;
+    CHECK_MISUSE(wa_block_on(other, wa_join_next_init(&n, &s)), WA_EMISUSE, "wa_join_next");
+    wa_join_set_drop(&s);
+    CHECK_MISUSE(wa_join_set_spawn(&s, &nv.fut, sizeof nv), WA_EMISUSE, "wa_join_set_spawn");
+    CHECK_MISUSE(wa_block_on(rt, wa_join_next_init(&n, &s)), WA_EMISUSE, "wa_join_next");
+    CHECK_MISUSE((wa_join_set_drop(&s), WA_EMISUSE), WA_EMISUSE, "wa_join_set_drop");
+    CHECK_MISUSE((wa_join_set_cancel(&s), WA_EMISUSE), WA_EMISUSE, "wa_join_set_cancel");
+    CHECK_EQ(drops, 0); /* refused spawns leave the future to the caller */
+    wa_rt_free(other);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_scope_waits_for_all);
@@ -460,5 +715,13 @@ int main(void)
     RUN(test_abort_drops_live_scope_silently);
     RUN(test_scope_dropped_by_child);
     RUN(test_shutdown_runs_cleanups);
+    RUN(test_join_set_completion_order);
+    RUN(test_join_set_finished_before);
+    RUN(test_join_set_cancel_rest);
+    RUN(test_join_set_drop_aborts);
+    RUN(test_join_next_dropped_pending);
+    RUN(test_join_set_in_task);
+    RUN(test_join_set_rt_free);
+    RUN(test_join_set_misuse);
     return check_finish();
 }
