@@ -1251,7 +1251,7 @@ static void test_rwlock_barrier_misuse(void)
     CHECK(wa_barrier_wait_is_leader(&w));
     CHECK_MISUSE(wa_poll(&w.fut, &cx), WA_EMISUSE, "wa_barrier_wait");
     wa_drop(&w.fut);
-    CHECK(!wa_barrier_wait_is_leader(NULL));
+    CHECK_MISUSE(wa_barrier_wait_is_leader(NULL), false, "wa_barrier_wait_is_leader");
     CHECK_RT_EMPTY_FREE(rt);
     wa_misuse_set_hook(NULL);
 }

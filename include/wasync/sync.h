@@ -118,7 +118,7 @@ static inline int wa_mutex_try_lock(wa_mutex *m) { return wa_sem_try_acquire(&m-
 static inline int wa_mutex_unlock(wa_mutex *m) { return wa_sem_release(&m->sem, 1); }
 
 /* Read-write lock: a semaphore of WA__RWLOCK_ALL permits, of which a reader
- * takes one and a writer all of them (tokio's way). It is so as fair as
+ * takes one and a writer all of them (tokio's way), so it is as fair as
  * the semaphore: FIFO, and a waiting writer queues the readers that come
  * after it, so that no stream of readers starves it. At most
  * WA__RWLOCK_ALL - 1 readers hold it at once (2^29 on wasm32). */

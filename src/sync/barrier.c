@@ -107,4 +107,9 @@ wa_future *wa_barrier_wait_init(wa_barrier_wait *w, wa_barrier *b)
     return &w->fut;
 }
 
-bool wa_barrier_wait_is_leader(const wa_barrier_wait *w) { return w && w->leader; }
+bool wa_barrier_wait_is_leader(const wa_barrier_wait *w)
+{
+    if (!w)
+        return wa_misuse(WA_EINVAL, "wa_barrier_wait_is_leader: w is NULL"), false;
+    return w->leader;
+}
