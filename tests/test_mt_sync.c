@@ -3,7 +3,7 @@
  * runtime: many producers into one bounded channel, a mutex over a counter,
  * a semaphore's bound, notify_one racing cancelled waiters, oneshots across
  * workers, a receiver dropped racing sends, a read-write lock's readers
- * and writers, a barrier's rounds. Run under TSan by the tsan
+ * and writers, a barrier's rounds and cancelled waits. Run under TSan by the tsan
  * preset, and under tests/faults (smaller there): a setup that fails stops
  * its test, releasing what it made. */
 #define _GNU_SOURCE
@@ -492,6 +492,91 @@ static void test_mt_sync_barrier(void)
     CHECK_EQ(arrived, TASKS * k);
 }
 
+/* Arrives at b once, counting its start and its passing. */
+typedef struct arriver {
+    WA_CORO;
+    wa_barrier *b;
+    wa_barrier_wait w;
+    long *started, *passed, *leaders;
+} arriver;
+
+WA_ASYNC(arriver, t, cx)
+{
+    WA_BEGIN(t, cx);
+    __atomic_add_fetch(t->started, 1, __ATOMIC_RELAXED);
+    WA_AWAIT(wa_barrier_wait_init(&t->w, t->b));
+    if (WA_STATUS)
+        WA_RETURN(WA_STATUS);
+    __atomic_add_fetch(t->leaders, wa_barrier_wait_is_leader(&t->w), __ATOMIC_RELAXED);
+    __atomic_add_fetch(t->passed, 1, __ATOMIC_RELAXED);
+    WA_END();
+}
+
+/* Rounds on a shared barrier of 2, on two workers: a wait cancelled (while
+ * it queues, or after) is not counted, so the next one waits for a third. */
+typedef struct canceller {
+    WA_CORO;
+    wa_barrier b;
+    wa_yield y;
+    wa_join js[3];
+    int round, i;
+    long started, passed, leaders, alone;
+} canceller;
+
+static void canceller_cleanup(canceller *t) { check_joins_drop(t->js, 3); }
+
+/* Spawns arriver i on cx's runtime: WA_ENOMEM when it could not. */
+static int canceller_spawn(canceller *t, wa_cx *cx, int i)
+{
+    arriver a = {.b = &t->b, .started = &t->started, .passed = &t->passed, .leaders = &t->leaders};
+    arriver_init(&a);
+    return wa_spawn(cx->rt, &a.wa.fut, sizeof a, &t->js[i]) < 0 ? WA_ENOMEM : 0;
+}
+
+WA_ASYNC(canceller, t, cx, canceller_cleanup)
+{
+    WA_BEGIN(t, cx);
+    for (t->round = 0; t->round < 200 / SCALE; t->round++) {
+        wa_barrier_init_shared(&t->b, 2);
+        t->started = t->passed = t->leaders = 0;
+        if (canceller_spawn(t, cx, 0))
+            WA_RETURN(WA_ENOMEM);
+        for (t->i = 0; t->i < t->round % 4; t->i++) /* cancelled before or after it queues */
+            WA_AWAIT(wa_yield_init(&t->y));
+        wa_join_cancel(&t->js[0]);
+        WA_AWAIT(&t->js[0].fut);
+        CHECK_EQ(WA_STATUS, WA_ECANCELED);
+        if (canceller_spawn(t, cx, 1))
+            WA_RETURN(WA_ENOMEM);
+        for (t->i = 0; t->i < 8; t->i++)
+            WA_AWAIT(wa_yield_init(&t->y));
+        t->alone += __atomic_load_n(&t->passed, __ATOMIC_RELAXED) != 0;
+        if (canceller_spawn(t, cx, 2))
+            WA_RETURN(WA_ENOMEM);
+        WA_AWAIT(&t->js[1].fut);
+        CHECK_EQ(WA_STATUS, 0);
+        WA_AWAIT(&t->js[2].fut);
+        CHECK_EQ(WA_STATUS, 0);
+        CHECK_EQ(__atomic_load_n(&t->passed, __ATOMIC_RELAXED), 2);
+        CHECK_EQ(__atomic_load_n(&t->leaders, __ATOMIC_RELAXED), 1);
+        check_joins_drop(t->js, 3);
+    }
+    WA_END();
+}
+
+static void test_mt_sync_barrier_cancel(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    canceller c = {0};
+    canceller_init(&c);
+    int rc = wa_block_on(rt, &c.wa.fut);
+    wa_rt_free(rt);
+    REQUIRE(rc != WA_ENOMEM);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(c.alone, 0);
+}
+
 /* A local lock or barrier awaited by a many-threads runtime's task: refused
  * when it would queue, the report naming the call. */
 static void test_mt_sync_local_refused(void)
@@ -525,6 +610,7 @@ int main(void)
     RUN(test_mt_sync_drop_races_sends);
     RUN(test_mt_sync_rwlock);
     RUN(test_mt_sync_barrier);
+    RUN(test_mt_sync_barrier_cancel);
     RUN(test_mt_sync_local_refused);
     return check_finish();
 }
