@@ -387,7 +387,7 @@ static void test_mt_sync_drop_races_sends(void)
     }
 }
 
-/* Readers and writers of one shared read-write lock: a writer alone (its
+/* Readers and writers of one read-write lock made for threads: a writer alone (its
  * counter's increments, split by a yield, all land), readers never beside
  * a writer. */
 typedef struct rwuser {
@@ -449,7 +449,7 @@ static void test_mt_sync_rwlock(void)
     CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
 }
 
-/* TASKS tasks at one shared barrier of TASKS, round after round: none
+/* TASKS tasks at one barrier of TASKS made for threads, round after round: none
  * passes a round before all arrived at it, one leads each. */
 typedef struct meeter {
     WA_CORO;
@@ -512,7 +512,7 @@ WA_ASYNC(arriver, t, cx)
     WA_END();
 }
 
-/* Rounds on a shared barrier of 2, on two workers: a wait cancelled (while
+/* Rounds on a barrier of 2 made for threads, on two workers: a wait cancelled (while
  * it queues, or after) is not counted, so the next one waits for a third. */
 typedef struct canceller {
     WA_CORO;

@@ -130,7 +130,7 @@ typedef struct wa_rwlock {
 
 /* Initialises l, unlocked. */
 void wa_rwlock_init(wa_rwlock *l);
-/* The same, shared by threads. */
+/* The same, for the tasks of many threads. */
 void wa_rwlock_init_shared(wa_rwlock *l);
 /* Read-locks l (borrowed): a future whose storage a is the guard, released
  * by wa_acquire_release(a). Readers share l. */
@@ -162,7 +162,7 @@ typedef struct wa_barrier {
 /* Initialises b for generations of n waits (0 is taken as 1, as tokio
  * does). */
 void wa_barrier_init(wa_barrier *b, size_t n);
-/* The same, shared by threads. */
+/* The same, for the tasks of many threads. */
 void wa_barrier_init_shared(wa_barrier *b, size_t n);
 
 typedef struct wa_barrier_wait {

@@ -2,7 +2,7 @@
 /* Barrier: waits queue until the n-th of a generation arrives; that one,
  * the leader, completes at once and grants the others. Each queued wait
  * carries its generation (in its waiter's n), so that a grant that wakes
- * one at a time (a shared barrier unlocks around each wake) stops at the
+ * one at a time (one made for threads unlocks around each wake) stops at the
  * waits of the next generation that arrive meanwhile. */
 #include "waitq.h"
 
