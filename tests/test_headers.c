@@ -71,6 +71,9 @@ typedef struct all {
     wa_rx rx;
     wa_sem sem;
     wa_acquire acq;
+    wa_rwlock rw;
+    wa_barrier bar;
+    wa_barrier_wait bw;
     wa_stream *r, *w;
     wa_write write;
     wa_read read;
@@ -127,6 +130,14 @@ static int all_poll(wa_future *f, wa_cx *cx)
     WA_AWAIT(wa_acquire_init(&t->acq, &t->sem, 1));
     CHECK_EQ(WA_STATUS, 0);
     CHECK_EQ(wa_acquire_release(&t->acq), 0);
+    /* a write lock, and a barrier of one: its leader */
+    wa_rwlock_init(&t->rw);
+    WA_AWAIT(wa_write_lock_init(&t->acq, &t->rw));
+    CHECK_EQ(WA_STATUS, 0);
+    CHECK_EQ(wa_acquire_release(&t->acq), 0);
+    wa_barrier_init(&t->bar, 1);
+    WA_AWAIT(wa_barrier_wait_init(&t->bw, &t->bar));
+    CHECK(WA_STATUS == 0 && wa_barrier_wait_is_leader(&t->bw));
 
     /* stream.h: four bytes through a pipe */
     if (wa_pipe_new(16, &t->r, &t->w) == 0) {

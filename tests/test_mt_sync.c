@@ -2,7 +2,8 @@
 /* The shared sync primitives (wa_*_shared) between tasks of a many-threads
  * runtime: many producers into one bounded channel, a mutex over a counter,
  * a semaphore's bound, notify_one racing cancelled waiters, oneshots across
- * workers, a receiver dropped racing sends. Run under TSan by the tsan
+ * workers, a receiver dropped racing sends, a read-write lock's readers
+ * and writers, a barrier's rounds and cancelled waits. Run under TSan by the tsan
  * preset, and under tests/faults (smaller there): a setup that fails stops
  * its test, releasing what it made. */
 #define _GNU_SOURCE
@@ -386,6 +387,218 @@ static void test_mt_sync_drop_races_sends(void)
     }
 }
 
+/* Readers and writers of one read-write lock made for threads: a writer alone (its
+ * counter's increments, split by a yield, all land), readers never beside
+ * a writer. */
+typedef struct rwuser {
+    WA_CORO;
+    wa_rwlock *l;
+    wa_acquire a;
+    wa_yield y;
+    bool write;
+    long k, i, v;
+    long *counter, *readers, *writers, *bad;
+} rwuser;
+
+static void rwuser_cleanup(rwuser *t) { wa_acquire_release(&t->a); }
+
+WA_ASYNC(rwuser, t, cx, rwuser_cleanup)
+{
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->k; t->i++) {
+        WA_AWAIT(t->write ? wa_write_lock_init(&t->a, t->l) : wa_read_lock_init(&t->a, t->l));
+        if (WA_STATUS)
+            WA_RETURN(WA_STATUS);
+        long *mine = t->write ? t->writers : t->readers;
+        __atomic_add_fetch(mine, 1, __ATOMIC_RELAXED);
+        if (__atomic_load_n(t->writers, __ATOMIC_RELAXED) != t->write ||
+            (t->write && __atomic_load_n(t->readers, __ATOMIC_RELAXED)))
+            __atomic_add_fetch(t->bad, 1, __ATOMIC_RELAXED);
+        if (t->write)
+            t->v = __atomic_load_n(t->counter, __ATOMIC_RELAXED);
+        WA_AWAIT(wa_yield_init(&t->y));
+        if (t->write)
+            __atomic_store_n(t->counter, t->v + 1, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(t->write ? t->writers : t->readers, 1, __ATOMIC_RELAXED);
+        wa_acquire_release(&t->a);
+    }
+    WA_END();
+}
+
+#define WRITERS 4
+
+static void test_mt_sync_rwlock(void)
+{
+    wa_rwlock l;
+    wa_rwlock_init_shared(&l);
+    long counter = 0, readers = 0, writers = 0, bad = 0, k = 2000 / SCALE;
+    rwuser u[TASKS];
+    for (int i = 0; i < TASKS; i++) {
+        u[i] = (rwuser){.l = &l, .write = i % (TASKS / WRITERS) == 0, .k = k, .counter = &counter,
+                        .readers = &readers, .writers = &writers, .bad = &bad};
+        rwuser_init(&u[i]);
+    }
+    int rc = run_group(u, sizeof *u, TASKS);
+    REQUIRE(rc != WA_ENOMEM);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(counter, WRITERS * k);
+    CHECK_EQ(readers + writers, 0);
+    CHECK_EQ(wa_rwlock_try_write(&l), 0);
+    CHECK_EQ(wa_rwlock_try_read(&l), WA_EAGAIN);
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+}
+
+/* TASKS tasks at one barrier of TASKS made for threads, round after round: none
+ * passes a round before all arrived at it, one leads each. */
+typedef struct meeter {
+    WA_CORO;
+    wa_barrier *b;
+    wa_barrier_wait w;
+    long k, i;
+    long *arrived, *leaders, *early;
+} meeter;
+
+WA_ASYNC(meeter, t, cx)
+{
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->k; t->i++) {
+        __atomic_add_fetch(t->arrived, 1, __ATOMIC_RELAXED);
+        WA_AWAIT(wa_barrier_wait_init(&t->w, t->b));
+        if (WA_STATUS)
+            WA_RETURN(WA_STATUS);
+        if (__atomic_load_n(t->arrived, __ATOMIC_RELAXED) < (t->i + 1) * TASKS)
+            __atomic_add_fetch(t->early, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(t->leaders, wa_barrier_wait_is_leader(&t->w), __ATOMIC_RELAXED);
+    }
+    WA_END();
+}
+
+static void test_mt_sync_barrier(void)
+{
+    wa_barrier b;
+    wa_barrier_init_shared(&b, TASKS);
+    long arrived = 0, leaders = 0, early = 0, k = 2000 / SCALE;
+    meeter m[TASKS];
+    for (int i = 0; i < TASKS; i++) {
+        m[i] = (meeter){.b = &b, .k = k, .arrived = &arrived, .leaders = &leaders, .early = &early};
+        meeter_init(&m[i]);
+    }
+    int rc = run_group(m, sizeof *m, TASKS);
+    REQUIRE(rc != WA_ENOMEM);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(early, 0);
+    CHECK_EQ(leaders, k);
+    CHECK_EQ(arrived, TASKS * k);
+}
+
+/* Arrives at b once, counting its start and its passing. */
+typedef struct arriver {
+    WA_CORO;
+    wa_barrier *b;
+    wa_barrier_wait w;
+    long *started, *passed, *leaders;
+} arriver;
+
+WA_ASYNC(arriver, t, cx)
+{
+    WA_BEGIN(t, cx);
+    __atomic_add_fetch(t->started, 1, __ATOMIC_RELAXED);
+    WA_AWAIT(wa_barrier_wait_init(&t->w, t->b));
+    if (WA_STATUS)
+        WA_RETURN(WA_STATUS);
+    __atomic_add_fetch(t->leaders, wa_barrier_wait_is_leader(&t->w), __ATOMIC_RELAXED);
+    __atomic_add_fetch(t->passed, 1, __ATOMIC_RELAXED);
+    WA_END();
+}
+
+/* Rounds on a barrier of 2 made for threads, on two workers: a wait cancelled (while
+ * it queues, or after) is not counted, so the next one waits for a third. */
+typedef struct canceller {
+    WA_CORO;
+    wa_barrier b;
+    wa_yield y;
+    wa_join js[3];
+    int round, i;
+    long started, passed, leaders, alone;
+} canceller;
+
+static void canceller_cleanup(canceller *t) { check_joins_drop(t->js, 3); }
+
+/* Spawns arriver i on cx's runtime: WA_ENOMEM when it could not. */
+static int canceller_spawn(canceller *t, wa_cx *cx, int i)
+{
+    arriver a = {.b = &t->b, .started = &t->started, .passed = &t->passed, .leaders = &t->leaders};
+    arriver_init(&a);
+    return wa_spawn(cx->rt, &a.wa.fut, sizeof a, &t->js[i]) < 0 ? WA_ENOMEM : 0;
+}
+
+WA_ASYNC(canceller, t, cx, canceller_cleanup)
+{
+    WA_BEGIN(t, cx);
+    for (t->round = 0; t->round < 200 / SCALE; t->round++) {
+        wa_barrier_init_shared(&t->b, 2);
+        t->started = t->passed = t->leaders = 0;
+        if (canceller_spawn(t, cx, 0))
+            WA_RETURN(WA_ENOMEM);
+        for (t->i = 0; t->i < t->round % 4; t->i++) /* cancelled before or after it queues */
+            WA_AWAIT(wa_yield_init(&t->y));
+        wa_join_cancel(&t->js[0]);
+        WA_AWAIT(&t->js[0].fut);
+        CHECK_EQ(WA_STATUS, WA_ECANCELED);
+        if (canceller_spawn(t, cx, 1))
+            WA_RETURN(WA_ENOMEM);
+        for (t->i = 0; t->i < 8; t->i++)
+            WA_AWAIT(wa_yield_init(&t->y));
+        t->alone += __atomic_load_n(&t->passed, __ATOMIC_RELAXED) != 0;
+        if (canceller_spawn(t, cx, 2))
+            WA_RETURN(WA_ENOMEM);
+        WA_AWAIT(&t->js[1].fut);
+        CHECK_EQ(WA_STATUS, 0);
+        WA_AWAIT(&t->js[2].fut);
+        CHECK_EQ(WA_STATUS, 0);
+        CHECK_EQ(__atomic_load_n(&t->passed, __ATOMIC_RELAXED), 2);
+        CHECK_EQ(__atomic_load_n(&t->leaders, __ATOMIC_RELAXED), 1);
+        check_joins_drop(t->js, 3);
+    }
+    WA_END();
+}
+
+static void test_mt_sync_barrier_cancel(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    canceller c = {0};
+    canceller_init(&c);
+    int rc = wa_block_on(rt, &c.wa.fut);
+    wa_rt_free(rt);
+    REQUIRE(rc != WA_ENOMEM);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(c.alone, 0);
+}
+
+/* A local lock or barrier awaited by a many-threads runtime's task: refused
+ * when it would queue, the report naming the call. */
+static void test_mt_sync_local_refused(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    check_catch_misuse();
+    wa_rwlock l;
+    wa_rwlock_init(&l);
+    CHECK_EQ(wa_rwlock_try_write(&l), 0);
+    wa_acquire a;
+    CHECK_MISUSE(wa_block_on(rt, wa_read_lock_init(&a, &l)), WA_EMISUSE, "wa_read_lock_init");
+    CHECK_MISUSE(wa_block_on(rt, wa_write_lock_init(&a, &l)), WA_EMISUSE, "wa_write_lock_init");
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+    wa_barrier b;
+    wa_barrier_init(&b, 2);
+    wa_barrier_wait w;
+    CHECK_MISUSE(wa_block_on(rt, wa_barrier_wait_init(&w, &b)), WA_EMISUSE, "wa_barrier_wait");
+    wa_misuse_set_hook(NULL);
+    wa_rt_free(rt);
+}
+
 int main(void)
 {
     RUN(test_mt_sync_mpsc);
@@ -395,5 +608,9 @@ int main(void)
     RUN(test_mt_sync_notify_cancel);
     RUN(test_mt_sync_oneshot);
     RUN(test_mt_sync_drop_races_sends);
+    RUN(test_mt_sync_rwlock);
+    RUN(test_mt_sync_barrier);
+    RUN(test_mt_sync_barrier_cancel);
+    RUN(test_mt_sync_local_refused);
     return check_finish();
 }

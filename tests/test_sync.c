@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Sync: mpsc channels and oneshots, notify, semaphore and mutex.
+/* Sync: mpsc channels and oneshots, notify, semaphore, mutex, read-write
+ * lock and barrier.
  *
  * Every test checks behaviour and release: no task or timer left, each
  * helper future dropped exactly once (its drop releases the channel end it
@@ -879,6 +880,382 @@ static void test_acquire_queued_then_dropped(void)
     finish(rt, j + 1, 3, 4);
 }
 
+/* Read-write lock and barrier */
+
+/* Read- or write-locks l, marks its id and ends holding the lock (the test
+ * unlocks it). */
+typedef struct rwlocker {
+    WA_CORO;
+    wa_rwlock *l;
+    wa_acquire a;
+    bool write;
+    char id;
+} rwlocker;
+
+static int rwlocker_poll(wa_future *f, wa_cx *cx)
+{
+    rwlocker *t = (rwlocker *)f;
+    WA_BEGIN(t, cx);
+    WA_AWAIT(t->write ? wa_write_lock_init(&t->a, t->l) : wa_read_lock_init(&t->a, t->l));
+    if (WA_STATUS != 0)
+        WA_RETURN(WA_STATUS);
+    mark(t->id);
+    WA_END();
+}
+static const wa_future_vt rwlocker_vt = {rwlocker_poll, counted_drop, "rwlocker"};
+
+/* A reader of l when id is a small letter, a writer when it is a capital. */
+static int spawn_rwlocker(wa_rt *rt, wa_rwlock *l, char id, wa_join *j)
+{
+    rwlocker r = {.l = l, .write = id >= 'A' && id <= 'Z', .id = id};
+    wa_coro_init(&r.wa, &rwlocker_vt);
+    return check_spawn_of(rt, &r, j);
+}
+
+static void test_rwlock_readers_share(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_rwlock l;
+    wa_rwlock_init(&l);
+    wa_join j[2] = {0};
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'a', &j[0]) == 0, stop(rt, j, 2, NULL, NULL));
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'b', &j[1]) == 0, stop(rt, j, 2, NULL, NULL));
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "ab") == 0);
+    CHECK_EQ(wa_rwlock_try_read(&l), 0); /* a third */
+    CHECK_EQ(wa_rwlock_try_write(&l), WA_EAGAIN);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(wa_rwlock_read_unlock(&l), 0);
+    CHECK_EQ(wa_rwlock_try_write(&l), 0);
+    CHECK_EQ(wa_rwlock_try_read(&l), WA_EAGAIN); /* a writer excludes readers */
+    CHECK_EQ(wa_rwlock_try_write(&l), WA_EAGAIN); /* and writers */
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+    finish(rt, j, 2, 2);
+}
+
+/* Queued in order: a waiting writer holds back the readers that come after
+ * it, so a stream of readers cannot starve it; readers queued together get
+ * in together. */
+static void test_rwlock_fifo_writer_not_starved(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_rwlock l;
+    wa_rwlock_init(&l);
+    CHECK_EQ(wa_rwlock_try_read(&l), 0);
+    wa_join j[5] = {0};
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'W', &j[0]) == 0, stop(rt, j, 5, NULL, NULL));
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'a', &j[1]) == 0, stop(rt, j, 5, NULL, NULL));
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'b', &j[2]) == 0, stop(rt, j, 5, NULL, NULL));
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'X', &j[3]) == 0, stop(rt, j, 5, NULL, NULL));
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'c', &j[4]) == 0, stop(rt, j, 5, NULL, NULL));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(trail[0], 0);                       /* a and b wait behind W */
+    CHECK_EQ(wa_rwlock_try_read(&l), WA_EAGAIN); /* and so does a newcomer */
+    CHECK_EQ(wa_rwlock_read_unlock(&l), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "W") == 0);
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "Wab") == 0); /* together; c waits behind X */
+    CHECK(!wa_join_done(&j[4]));
+    CHECK_EQ(wa_rwlock_read_unlock(&l), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "Wab") == 0);
+    CHECK_EQ(wa_rwlock_read_unlock(&l), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "WabX") == 0);
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "WabXc") == 0);
+    CHECK_EQ(wa_rwlock_read_unlock(&l), 0);
+    CHECK_EQ(wa_rwlock_try_write(&l), 0);
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+    finish(rt, j, 5, 5);
+}
+
+/* Holds l rounds times across a 10 ms sleep, reading or writing, counting
+ * who is inside. */
+typedef struct rwuser {
+    WA_CORO;
+    wa_rwlock *l;
+    wa_acquire a;
+    wa_sleep sl;
+    bool write;
+    int rounds, i;
+    int *readers, *writers, *most_readers, *bad;
+} rwuser;
+
+static int rwuser_poll(wa_future *f, wa_cx *cx)
+{
+    rwuser *t = (rwuser *)f;
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->rounds; t->i++) {
+        WA_AWAIT(t->write ? wa_write_lock_init(&t->a, t->l) : wa_read_lock_init(&t->a, t->l));
+        if (WA_STATUS != 0)
+            WA_RETURN(WA_STATUS);
+        if (*t->writers || (t->write && *t->readers))
+            (*t->bad)++;
+        if (t->write)
+            (*t->writers)++;
+        else if (++*t->readers > *t->most_readers)
+            *t->most_readers = *t->readers;
+        WA_AWAIT(wa_sleep_init(&t->sl, WA_MS(10)));
+        (*(t->write ? t->writers : t->readers))--;
+        CHECK_EQ(wa_acquire_release(&t->a), 0);
+        CHECK_EQ(wa_acquire_release(&t->a), 0); /* again: nothing */
+    }
+    WA_END();
+}
+static const wa_future_vt rwuser_vt = {rwuser_poll, counted_drop, "rwuser"};
+
+/* Three readers and two writers, twice each: writers alone, readers
+ * together, the holds in the order of arrival. */
+static void test_rwlock_exclusion(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_rwlock l;
+    wa_rwlock_init(&l);
+    int readers = 0, writers = 0, most = 0, bad = 0;
+    wa_join j[5] = {0};
+    for (int i = 0; i < 5; i++) {
+        rwuser u = {.l = &l, .write = i == 1 || i == 3, .rounds = 2, .readers = &readers,
+                    .writers = &writers, .most_readers = &most, .bad = &bad};
+        wa_coro_init(&u.wa, &rwuser_vt);
+        REQUIRE_OR(check_spawn_of(rt, &u, &j[i]) == 0, stop(rt, j, 5, NULL, NULL));
+    }
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(readers + writers, 0);
+    CHECK_EQ(most, 2);
+    /* 10 holds in 9 slots of 10 ms: the last reader's first round and the
+     * first reader's second, queued one behind the other after a writer,
+     * hold together, and so again in the second round */
+    CHECK_EQ(wa_now(rt), WA_MS(9 * 10));
+    finish(rt, j, 5, 5);
+}
+
+/* A queued writer that leaves lets the readers behind it in; a queued
+ * reader that leaves changes nothing. */
+static void test_rwlock_queued_then_dropped(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_rwlock l;
+    wa_rwlock_init(&l);
+    CHECK_EQ(wa_rwlock_try_read(&l), 0);
+    wa_join j[5] = {0};
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'W', &j[0]) == 0, stop(rt, j, 5, NULL, NULL));
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'a', &j[1]) == 0, stop(rt, j, 5, NULL, NULL));
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'b', &j[2]) == 0, stop(rt, j, 5, NULL, NULL));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(trail[0], 0);
+    /* W's task is freed: a waiter left linked would be a use-after-free */
+    CHECK_EQ(wa_join_abort(&j[0]), 0);
+    CHECK_EQ(wa_join_drop(&j[0]), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "ab") == 0);
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'X', &j[3]) == 0, stop(rt, j + 1, 4, NULL, NULL));
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'c', &j[4]) == 0, stop(rt, j + 1, 4, NULL, NULL));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_join_abort(&j[4]), 0); /* c, behind X */
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(wa_rwlock_read_unlock(&l), 0);
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "abX") == 0);
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+    CHECK_EQ(wa_rwlock_try_write(&l), 0);
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+    finish(rt, j + 1, 4, 5);
+}
+
+/* A lock granted and dropped before its task saw it passes it on. */
+static void test_rwlock_granted_then_dropped(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_rwlock l;
+    wa_rwlock_init(&l);
+    CHECK_EQ(wa_rwlock_try_write(&l), 0);
+    wa_join j[4] = {0};
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'W', &j[0]) == 0, stop(rt, j, 4, NULL, NULL));
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'a', &j[1]) == 0, stop(rt, j, 4, NULL, NULL));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0); /* granted to W */
+    CHECK_EQ(wa_rwlock_try_read(&l), WA_EAGAIN);
+    CHECK_EQ(wa_join_abort(&j[0]), 0); /* before W could take it: a gets it */
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "a") == 0);
+    /* a reader granted and dropped: the writer behind it gets the lock */
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'b', &j[2]) == 0, stop(rt, j, 4, NULL, NULL));
+    REQUIRE_OR(spawn_rwlocker(rt, &l, 'X', &j[3]) == 0, stop(rt, j, 4, NULL, NULL));
+    wa_rt_tick(rt, NULL);
+    CHECK(strcmp(trail, "ab") == 0);
+    CHECK_EQ(wa_rwlock_read_unlock(&l), 0); /* a */
+    CHECK_EQ(wa_rwlock_read_unlock(&l), 0); /* b: X is granted */
+    CHECK_EQ(wa_join_abort(&j[3]), 0);
+    CHECK_EQ(wa_rwlock_try_write(&l), 0);
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+    finish(rt, j, 4, 4);
+}
+
+/* Waits at b rounds times, counting the times it led. */
+typedef struct barrier_user {
+    WA_CORO;
+    wa_barrier *b;
+    wa_barrier_wait w;
+    int rounds, i;
+    int *leaders;
+    char id;
+} barrier_user;
+
+static int barrier_user_poll(wa_future *f, wa_cx *cx)
+{
+    barrier_user *t = (barrier_user *)f;
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->i < t->rounds; t->i++) {
+        WA_AWAIT(wa_barrier_wait_init(&t->w, t->b));
+        if (WA_STATUS != 0)
+            WA_RETURN(WA_STATUS);
+        *t->leaders += wa_barrier_wait_is_leader(&t->w);
+        mark(t->id);
+    }
+    WA_END();
+}
+static const wa_future_vt barrier_user_vt = {barrier_user_poll, counted_drop, "barrier_user"};
+
+static int spawn_barrier_user(wa_rt *rt, wa_barrier *b, int rounds, int *leaders, char id, wa_join *j)
+{
+    barrier_user u = {.b = b, .rounds = rounds, .leaders = leaders, .id = id};
+    wa_coro_init(&u.wa, &barrier_user_vt);
+    return check_spawn_of(rt, &u, j);
+}
+
+/* A barrier of 3: no one passes before the third arrives, then all do, one
+ * of them the leader; the next generation the same. */
+static void test_barrier_generations(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_barrier b;
+    wa_barrier_init(&b, 3);
+    int leaders = 0;
+    wa_join j[3] = {0};
+    REQUIRE_OR(spawn_barrier_user(rt, &b, 2, &leaders, 'a', &j[0]) == 0, stop(rt, j, 3, NULL, NULL));
+    REQUIRE_OR(spawn_barrier_user(rt, &b, 2, &leaders, 'b', &j[1]) == 0, stop(rt, j, 3, NULL, NULL));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(trail[0], 0);
+    REQUIRE_OR(spawn_barrier_user(rt, &b, 2, &leaders, 'c', &j[2]) == 0, stop(rt, j, 3, NULL, NULL));
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(strlen(trail), 6);
+    CHECK_EQ(leaders, 2);
+    /* each passed the first barrier before anyone passed the second */
+    for (int i = 0; i < 3; i++)
+        CHECK(strchr(trail, 'a' + i) < trail + 3);
+    finish(rt, j, 3, 3);
+}
+
+/* A wait dropped before the barrier tripped un-counts itself; one dropped
+ * after, before its task saw it, takes nothing from the next generation. */
+static void test_barrier_cancelled_waiter(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_barrier b;
+    wa_barrier_init(&b, 3);
+    int leaders = 0;
+    wa_join j[4] = {0};
+    REQUIRE_OR(spawn_barrier_user(rt, &b, 1, &leaders, 'a', &j[0]) == 0, stop(rt, j, 4, NULL, NULL));
+    REQUIRE_OR(spawn_barrier_user(rt, &b, 1, &leaders, 'b', &j[1]) == 0, stop(rt, j, 4, NULL, NULL));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_join_abort(&j[0]), 0);
+    CHECK_EQ(wa_join_drop(&j[0]), 0); /* its task freed: linked, it would be a use-after-free */
+    REQUIRE_OR(spawn_barrier_user(rt, &b, 1, &leaders, 'c', &j[2]) == 0, stop(rt, j + 1, 3, NULL, NULL));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(trail[0], 0); /* two of three */
+    REQUIRE_OR(spawn_barrier_user(rt, &b, 1, &leaders, 'd', &j[3]) == 0, stop(rt, j + 1, 3, NULL, NULL));
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(strlen(trail), 3);
+    CHECK(strchr(trail, 'a') == NULL);
+    CHECK_EQ(leaders, 1);
+    finish(rt, j + 1, 3, 4);
+
+    /* by hand: w[0] granted, then dropped unseen */
+    wa_rt *rt2 = check_sim_rt(0);
+    REQUIRE(rt2);
+    wa_cx cx = {.waker = WA_NOOP_WAKER, .rt = rt2};
+    wa_barrier_wait w[4];
+    wa_barrier_init(&b, 2);
+    CHECK_EQ(wa_poll(wa_barrier_wait_init(&w[0], &b), &cx), WA_PENDING);
+    CHECK_EQ(wa_poll(wa_barrier_wait_init(&w[1], &b), &cx), WA_READY);
+    CHECK(wa_barrier_wait_is_leader(&w[1]));
+    CHECK(!wa_barrier_wait_is_leader(&w[0]));
+    wa_drop(&w[0].fut);
+    wa_drop(&w[1].fut);
+    CHECK_EQ(wa_poll(wa_barrier_wait_init(&w[2], &b), &cx), WA_PENDING);
+    CHECK_EQ(wa_poll(wa_barrier_wait_init(&w[3], &b), &cx), WA_READY);
+    CHECK(wa_barrier_wait_is_leader(&w[3]));
+    CHECK_EQ(wa_poll(&w[2].fut, &cx), WA_READY);
+    CHECK(!wa_barrier_wait_is_leader(&w[2]));
+    wa_drop(&w[2].fut);
+    wa_drop(&w[3].fut);
+    CHECK_RT_EMPTY_FREE(rt2);
+}
+
+static void test_rwlock_barrier_misuse(void)
+{
+    check_catch_misuse();
+    wa_rwlock l;
+    wa_rwlock_init(&l);
+    CHECK_MISUSE(wa_rwlock_read_unlock(&l), WA_EMISUSE, "wa_rwlock_read_unlock");
+    CHECK_MISUSE(wa_rwlock_write_unlock(&l), WA_EMISUSE, "wa_rwlock_write_unlock");
+    CHECK_EQ(wa_rwlock_try_read(&l), 0);
+    CHECK_MISUSE(wa_rwlock_write_unlock(&l), WA_EMISUSE, "wa_rwlock_write_unlock"); /* read-locked */
+    CHECK_EQ(wa_rwlock_read_unlock(&l), 0);
+    CHECK_MISUSE(wa_rwlock_read_unlock(&l), WA_EMISUSE, "wa_rwlock_read_unlock"); /* twice */
+    CHECK_EQ(wa_rwlock_try_write(&l), 0);
+    CHECK_MISUSE(wa_rwlock_read_unlock(&l), WA_EMISUSE, "wa_rwlock_read_unlock"); /* write-locked */
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+    CHECK_MISUSE(wa_rwlock_write_unlock(&l), WA_EMISUSE, "wa_rwlock_write_unlock"); /* twice */
+    CHECK_MISUSE(wa_rwlock_try_read(NULL), WA_EINVAL, "wa_rwlock_try_read");
+    CHECK_MISUSE(wa_rwlock_try_write(NULL), WA_EINVAL, "wa_rwlock_try_write");
+    CHECK_MISUSE(wa_rwlock_read_unlock(NULL), WA_EINVAL, "wa_rwlock_read_unlock");
+    CHECK_MISUSE(wa_rwlock_write_unlock(NULL), WA_EINVAL, "wa_rwlock_write_unlock");
+    CHECK_MISUSE(wa_acquire_release(NULL), WA_EINVAL, "wa_acquire_release");
+    CHECK_EQ(wa_rwlock_try_write(&l), 0); /* the lock is whole */
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE_OR(rt, wa_misuse_set_hook(NULL));
+    wa_cx cx = {.waker = WA_NOOP_WAKER, .rt = rt};
+    wa_acquire a;
+    CHECK_MISUSE(wa_poll(wa_read_lock_init(&a, NULL), &cx), WA_EINVAL, "wa_read_lock_init");
+    wa_drop(&a.fut);
+    CHECK_MISUSE(wa_poll(wa_write_lock_init(&a, NULL), &cx), WA_EINVAL, "wa_write_lock_init");
+    wa_drop(&a.fut);
+    CHECK_EQ(wa_poll(wa_write_lock_init(&a, &l), &cx), WA_READY);
+    CHECK_MISUSE(wa_poll(&a.fut, &cx), WA_EMISUSE, "wa_write_lock_init"); /* polled after it finished */
+    wa_drop(&a.fut);
+    CHECK_EQ(wa_acquire_release(&a), 0);
+    CHECK_EQ(wa_acquire_release(&a), 0); /* twice: nothing */
+    CHECK_EQ(wa_rwlock_try_write(&l), 0);
+    CHECK_EQ(wa_rwlock_write_unlock(&l), 0);
+    wa_barrier_wait w;
+    CHECK_MISUSE(wa_poll(wa_barrier_wait_init(&w, NULL), &cx), WA_EINVAL, "wa_barrier_wait");
+    wa_drop(&w.fut);
+    wa_barrier b;
+    wa_barrier_init(&b, 0); /* taken as 1 */
+    CHECK_EQ(wa_poll(wa_barrier_wait_init(&w, &b), &cx), WA_READY);
+    CHECK(wa_barrier_wait_is_leader(&w));
+    CHECK_MISUSE(wa_poll(&w.fut, &cx), WA_EMISUSE, "wa_barrier_wait");
+    wa_drop(&w.fut);
+    CHECK_MISUSE(wa_barrier_wait_is_leader(NULL), false, "wa_barrier_wait_is_leader");
+    CHECK_RT_EMPTY_FREE(rt);
+    wa_misuse_set_hook(NULL);
+}
+
 /* Misuse */
 
 static void test_sync_misuse(void)
@@ -1163,6 +1540,14 @@ int main(void)
     RUN(test_mutex_exclusion);
     RUN(test_acquire_granted_then_dropped);
     RUN(test_acquire_queued_then_dropped);
+    RUN(test_rwlock_readers_share);
+    RUN(test_rwlock_fifo_writer_not_starved);
+    RUN(test_rwlock_exclusion);
+    RUN(test_rwlock_queued_then_dropped);
+    RUN(test_rwlock_granted_then_dropped);
+    RUN(test_barrier_generations);
+    RUN(test_barrier_cancelled_waiter);
+    RUN(test_rwlock_barrier_misuse);
     RUN(test_sync_misuse);
     RUN(test_sem_gate);
     RUN(test_guard_releases_on_every_path);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* wasync/sync.h - notify, semaphore and mutex.
+/* wasync/sync.h - notify, semaphore, mutex, read-write lock and barrier.
  *
  * All waits are fair (FIFO) and cancellation-safe: a waiter dropped after it
  * was handed a permit or a notification passes it on, so nothing leaks and
@@ -116,6 +116,69 @@ static inline wa_future *wa_lock_init(wa_acquire *a, wa_mutex *m)
 static inline int wa_mutex_try_lock(wa_mutex *m) { return wa_sem_try_acquire(&m->sem, 1); }
 /* WA_EMISUSE when the mutex is not locked. */
 static inline int wa_mutex_unlock(wa_mutex *m) { return wa_sem_release(&m->sem, 1); }
+
+/* Read-write lock: a semaphore of WA__RWLOCK_ALL permits, of which a reader
+ * takes one and a writer all of them (tokio's way), so it is as fair as
+ * the semaphore: FIFO, and a waiting writer queues the readers that come
+ * after it, so that no stream of readers starves it. At most
+ * WA__RWLOCK_ALL - 1 readers hold it at once (2^29 on wasm32). */
+#define WA__RWLOCK_ALL ((size_t)-1 >> 3)
+
+typedef struct wa_rwlock {
+    wa_sem sem;
+} wa_rwlock;
+
+/* Initialises l, unlocked. */
+void wa_rwlock_init(wa_rwlock *l);
+/* The same, for the tasks of many threads. */
+void wa_rwlock_init_shared(wa_rwlock *l);
+/* Read-locks l (borrowed): a future whose storage a is the guard, released
+ * by wa_acquire_release(a). Readers share l. */
+wa_future *wa_read_lock_init(wa_acquire *a, wa_rwlock *l);
+/* Write-locks l (borrowed): a future whose storage a is the guard, released
+ * by wa_acquire_release(a). A writer holds l alone. */
+wa_future *wa_write_lock_init(wa_acquire *a, wa_rwlock *l);
+/* Read-locks l now if no one waits and no writer holds it: 0 or WA_EAGAIN. */
+int wa_rwlock_try_read(wa_rwlock *l);
+/* Write-locks l now if no one holds it or waits: 0 or WA_EAGAIN. */
+int wa_rwlock_try_write(wa_rwlock *l);
+/* Ends one read lock of l taken by wa_rwlock_try_read: WA_EMISUSE when l
+ * is not read-locked. */
+int wa_rwlock_read_unlock(wa_rwlock *l);
+/* Ends the write lock of l taken by wa_rwlock_try_write: WA_EMISUSE when l
+ * is not write-locked. */
+int wa_rwlock_write_unlock(wa_rwlock *l);
+
+/* Barrier: its waits complete together when n of them arrived, and it
+ * starts again for the next n (a generation). */
+typedef struct wa_barrier {
+    wa__waitq q;
+    size_t n;          /* waits per generation */
+    size_t arrived;    /* waits of this generation queued */
+    size_t generation; /* how many tripped */
+    unsigned lock;
+} wa_barrier;
+
+/* Initialises b for generations of n waits (0 is taken as 1, as tokio
+ * does). */
+void wa_barrier_init(wa_barrier *b, size_t n);
+/* The same, for the tasks of many threads. */
+void wa_barrier_init_shared(wa_barrier *b, size_t n);
+
+typedef struct wa_barrier_wait {
+    wa_future fut;
+    wa__waiter w; /* w.n: the generation it waits in */
+    wa_barrier *b;
+    bool leader;
+} wa_barrier_wait;
+
+/* A future that arrives at b (borrowed) and is ready (status 0) once n
+ * waits of its generation have arrived. Dropped before, it un-counts
+ * itself. */
+wa_future *wa_barrier_wait_init(wa_barrier_wait *w, wa_barrier *b);
+/* Whether w, ready, was the wait that tripped its generation: one per
+ * generation is (tokio's is_leader). */
+bool wa_barrier_wait_is_leader(const wa_barrier_wait *w);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 /* Semaphore (and so mutex): FIFO permits handed straight to waiters. */
 #include <stdint.h>
 
+#include "sem.h"
 #include "waitq.h"
 
 void wa_sem_init_max(wa_sem *s, size_t permits, size_t max)
@@ -59,24 +60,33 @@ static void wa__sem_grant_unlock(wa_sem *s)
     wa__sync_give(&s->lock);
 }
 
-int wa_sem_release(wa_sem *s, size_t n)
+int wa__sem_release_if(wa_sem *s, size_t n, size_t least, const char *misuse)
 {
     wa__sync_take(&s->lock);
-    if (n > s->max - s->permits) {
+    if (n > s->max - s->permits || s->permits < least) {
         wa__sync_give(&s->lock);
-        return wa_misuse(WA_EMISUSE, s->max == 1 ? "wa_mutex_unlock: the mutex is not locked"
-                                                 : "wa_sem_release: more permits than the maximum");
+        return wa_misuse(WA_EMISUSE, misuse);
     }
     s->permits += n;
     wa__sem_grant_unlock(s);
     return 0;
 }
 
-static int wa__acquire_poll(wa_future *f, wa_cx *cx)
+int wa_sem_release(wa_sem *s, size_t n)
+{
+    return wa__sem_release_if(s, n, 0, s->max == 1 ? "wa_mutex_unlock: the mutex is not locked"
+                                                   : "wa_sem_release: more permits than the maximum");
+}
+
+int wa__acquire_poll_in(wa_future *f, wa_cx *cx, const char *call)
 {
     wa_acquire *a = (wa_acquire *)f;
     wa_sem *s = a->sem;
     int rc = WA_PENDING;
+    if (!s) {
+        a->w.state = WA__W_DONE;
+        return wa__misuse_in(WA_EINVAL, call, "its lock or semaphore is NULL");
+    }
     wa__sync_take(&s->lock);
     switch (a->w.state) {
     case WA__W_IDLE:
@@ -105,21 +115,24 @@ static int wa__acquire_poll(wa_future *f, wa_cx *cx)
         break;
     default:
         wa__sync_give(&s->lock);
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed acquire");
+        return wa__misuse_in(WA_EMISUSE, call, "polled after it finished, or freed");
     }
     wa__sync_give(&s->lock);
-    return rc == WA_EMISUSE ? wa__sync_refuse("wa_acquire") : rc;
+    return rc == WA_EMISUSE ? wa__sync_refuse(call) : rc;
 }
 
-static void wa__acquire_drop(wa_future *f)
+static int wa__acquire_poll(wa_future *f, wa_cx *cx) { return wa__acquire_poll_in(f, cx, "wa_acquire"); }
+
+void wa__acquire_drop(wa_future *f)
 {
     wa_acquire *a = (wa_acquire *)f;
     wa_sem *s = a->sem;
-    if (wa__waiter_state(&a->w) == WA__W_HELD)
-        return; /* the permits stay with the guard */
+    int st = wa__waiter_state(&a->w);
+    if (st != WA__W_QUEUED && st != WA__W_GRANTED)
+        return; /* held (the permits stay with the guard), unpolled or finished: nothing to undo */
     wa__sync_take(&s->lock);
     bool head = wa__waitq_head(&s->q) == &a->w;
-    int st = wa__waiter_cancel(&s->q, &a->w);
+    st = wa__waiter_cancel(&s->q, &a->w);
     if (st == WA__W_GRANTED)
         s->permits += a->w.n; /* handed to us, never taken: within the maximum */
     if (st == WA__W_GRANTED || (st == WA__W_QUEUED && head))
