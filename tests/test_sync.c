@@ -912,6 +912,18 @@ static int spawn_rwlocker(wa_rt *rt, wa_rwlock *l, char id, wa_join *j)
     return check_spawn_of(rt, &r, j);
 }
 
+/* A rwlocker for each of ids, in order, into j[0...]: 0, or the first
+ * spawn's failure. */
+static int spawn_rwlockers(wa_rt *rt, wa_rwlock *l, const char *ids, wa_join *j)
+{
+    for (int i = 0; ids[i]; i++) {
+        int rc = spawn_rwlocker(rt, l, ids[i], &j[i]);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 static void test_rwlock_readers_share(void)
 {
     wa_rt *rt = check_sim_rt(0);
@@ -919,8 +931,7 @@ static void test_rwlock_readers_share(void)
     wa_rwlock l;
     wa_rwlock_init(&l);
     wa_join j[2] = {0};
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'a', &j[0]) == 0, stop(rt, j, 2, NULL, NULL));
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'b', &j[1]) == 0, stop(rt, j, 2, NULL, NULL));
+    REQUIRE_OR(spawn_rwlockers(rt, &l, "ab", j) == 0, stop(rt, j, 2, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK(strcmp(trail, "ab") == 0);
     CHECK_EQ(wa_rwlock_try_read(&l), 0); /* a third */
@@ -945,11 +956,7 @@ static void test_rwlock_fifo_writer_not_starved(void)
     wa_rwlock_init(&l);
     CHECK_EQ(wa_rwlock_try_read(&l), 0);
     wa_join j[5] = {0};
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'W', &j[0]) == 0, stop(rt, j, 5, NULL, NULL));
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'a', &j[1]) == 0, stop(rt, j, 5, NULL, NULL));
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'b', &j[2]) == 0, stop(rt, j, 5, NULL, NULL));
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'X', &j[3]) == 0, stop(rt, j, 5, NULL, NULL));
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'c', &j[4]) == 0, stop(rt, j, 5, NULL, NULL));
+    REQUIRE_OR(spawn_rwlockers(rt, &l, "WabXc", j) == 0, stop(rt, j, 5, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(trail[0], 0);                       /* a and b wait behind W */
     CHECK_EQ(wa_rwlock_try_read(&l), WA_EAGAIN); /* and so does a newcomer */
@@ -1047,9 +1054,7 @@ static void test_rwlock_queued_then_dropped(void)
     wa_rwlock_init(&l);
     CHECK_EQ(wa_rwlock_try_read(&l), 0);
     wa_join j[5] = {0};
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'W', &j[0]) == 0, stop(rt, j, 5, NULL, NULL));
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'a', &j[1]) == 0, stop(rt, j, 5, NULL, NULL));
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'b', &j[2]) == 0, stop(rt, j, 5, NULL, NULL));
+    REQUIRE_OR(spawn_rwlockers(rt, &l, "Wab", j) == 0, stop(rt, j, 5, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(trail[0], 0);
     /* W's task is freed: a waiter left linked would be a use-after-free */
@@ -1057,8 +1062,7 @@ static void test_rwlock_queued_then_dropped(void)
     CHECK_EQ(wa_join_drop(&j[0]), 0);
     wa_rt_tick(rt, NULL);
     CHECK(strcmp(trail, "ab") == 0);
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'X', &j[3]) == 0, stop(rt, j + 1, 4, NULL, NULL));
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'c', &j[4]) == 0, stop(rt, j + 1, 4, NULL, NULL));
+    REQUIRE_OR(spawn_rwlockers(rt, &l, "Xc", j + 3) == 0, stop(rt, j + 1, 4, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_join_abort(&j[4]), 0); /* c, behind X */
     for (int i = 0; i < 3; i++)
@@ -1080,8 +1084,7 @@ static void test_rwlock_granted_then_dropped(void)
     wa_rwlock_init(&l);
     CHECK_EQ(wa_rwlock_try_write(&l), 0);
     wa_join j[4] = {0};
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'W', &j[0]) == 0, stop(rt, j, 4, NULL, NULL));
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'a', &j[1]) == 0, stop(rt, j, 4, NULL, NULL));
+    REQUIRE_OR(spawn_rwlockers(rt, &l, "Wa", j) == 0, stop(rt, j, 4, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK_EQ(wa_rwlock_write_unlock(&l), 0); /* granted to W */
     CHECK_EQ(wa_rwlock_try_read(&l), WA_EAGAIN);
@@ -1089,8 +1092,7 @@ static void test_rwlock_granted_then_dropped(void)
     wa_rt_tick(rt, NULL);
     CHECK(strcmp(trail, "a") == 0);
     /* a reader granted and dropped: the writer behind it gets the lock */
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'b', &j[2]) == 0, stop(rt, j, 4, NULL, NULL));
-    REQUIRE_OR(spawn_rwlocker(rt, &l, 'X', &j[3]) == 0, stop(rt, j, 4, NULL, NULL));
+    REQUIRE_OR(spawn_rwlockers(rt, &l, "bX", j + 2) == 0, stop(rt, j, 4, NULL, NULL));
     wa_rt_tick(rt, NULL);
     CHECK(strcmp(trail, "ab") == 0);
     CHECK_EQ(wa_rwlock_read_unlock(&l), 0); /* a */

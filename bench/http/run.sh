@@ -5,8 +5,9 @@
 # examples/http_hello.c under WASYNC_LISTEN, on epoll and on io_uring; nginx: one worker, its own
 # config and port, `return 200 "hello"`; hyper: current_thread), and
 # `wrk -t1 -c50 -d5s` loads it, RUNS times interleaved (5 by default).
-# Prints the medians of requests/s and of wrk's latency percentiles, and
-# each server's requests/s over nginx's.
+# Prints the medians of requests/s (and their spread, lowest to highest)
+# and of wrk's latency percentiles, and each server's requests/s over
+# nginx's.
 #
 # Usage: bench/http/run.sh BUILD_DIR [HYPER_BIN]
 set -euo pipefail
@@ -106,10 +107,11 @@ done
 
 echo
 echo "HTTP/1.1 hello on loopback, one thread each, wrk -t1 -c50 -d${secs}s, median of $runs runs"
-printf '%-13s %10s %9s %9s %12s\n' server req/s p50_us p99_us vs_nginx
+printf '%-13s %10s %19s %9s %9s %12s\n' server req/s "req/s min-max" p50_us p99_us vs_nginx
 base=$(median <"$tmp/nginx.rps")
 for s in "${order[@]}"; do
   rps=$(median <"$tmp/$s.rps")
-  printf '%-13s %10.0f %9.0f %9.0f %12.2f\n' "$s" "$rps" "$(median <"$tmp/$s.p50")" "$(median <"$tmp/$s.p99")" \
-    "$(awk -v a="$rps" -v b="$base" 'BEGIN {print a / b}')"
+  spread=$(sort -g "$tmp/$s.rps" | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.0f-%.0f", lo, hi}')
+  printf '%-13s %10.0f %19s %9.0f %9.0f %12.2f\n' "$s" "$rps" "$spread" "$(median <"$tmp/$s.p50")" \
+    "$(median <"$tmp/$s.p99")" "$(awk -v a="$rps" -v b="$base" 'BEGIN {print a / b}')"
 done
