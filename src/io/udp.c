@@ -111,7 +111,8 @@ static int wa__udp_bind_poll(wa_future *f, wa_cx *cx)
 static void wa__udp_bind_drop(wa_future *f)
 {
     wa_udp_op *op = (wa_udp_op *)f;
-    wa__udp_host.release(op);
+    if (wa__udp_host.release)
+        wa__udp_host.release(op);
     if (op->udp && op->step != WA__UDP_BOUND) { /* dropped while binding */
         wa__udp_discard(op->udp);
         op->udp = NULL;
@@ -131,20 +132,23 @@ wa_future *wa_udp_bind_init(wa_udp_op *op, wa_rt *rt, const char *ip, uint16_t p
     return &op->fut;
 }
 
-/* A send or a receive lets go of its host's part, its turn to receive
- * and its socket (again: nothing). */
-static void wa__udp_io_drop(wa_future *f)
+/* A send or a receive lets go of its host's part (by release), its turn
+ * to receive and its socket (again: nothing). */
+static void wa__udp_io_end(wa_udp_op *op, void (*release)(wa_udp_op *op))
 {
-    wa_udp_op *op = (wa_udp_op *)f;
     if (!op->udp)
         return;
     wa__udp_head *u = wa__udp_head_of(op->udp);
-    wa__udp_host.io_release(op);
+    release(op);
     if (u->receiving == op)
         u->receiving = NULL;
     wa__udp_unref(op->udp);
     op->udp = NULL;
 }
+
+static void wa__udp_send_drop(wa_future *f) { wa__udp_io_end((wa_udp_op *)f, wa__udp_host.send_release); }
+
+static void wa__udp_recv_drop(wa_future *f) { wa__udp_io_end((wa_udp_op *)f, wa__udp_host.recv_release); }
 
 /* The checks every send and receive poll makes: 0 to go on to the host,
  * or the op's end. */
@@ -162,11 +166,11 @@ static int wa__udp_send_poll(wa_future *f, wa_cx *cx)
     if (rc == 0)
         rc = wa__udp_host.send(op, cx);
     if (rc != WA_PENDING)
-        wa__udp_io_drop(f);
+        wa__udp_send_drop(f);
     return rc;
 }
 
-static const wa_future_vt wa__udp_send_vt = {wa__udp_send_poll, wa__udp_io_drop, "udp_send_to"};
+static const wa_future_vt wa__udp_send_vt = {wa__udp_send_poll, wa__udp_send_drop, "udp_send_to"};
 
 /* The peer is checked at once (its family is the socket's), but reported
  * at the first poll, as every other error. */
@@ -198,11 +202,11 @@ static int wa__udp_recv_poll(wa_future *f, wa_cx *cx)
             rc = wa__udp_host.recv((u->receiving = op), cx);
     }
     if (rc != WA_PENDING)
-        wa__udp_io_drop(f);
+        wa__udp_recv_drop(f);
     return rc;
 }
 
-static const wa_future_vt wa__udp_recv_vt = {wa__udp_recv_poll, wa__udp_io_drop, "udp_recv_from"};
+static const wa_future_vt wa__udp_recv_vt = {wa__udp_recv_poll, wa__udp_recv_drop, "udp_recv_from"};
 
 wa_future *wa_udp_recv_from_init(wa_udp_op *op, wa_udp *h, void *buf, size_t len)
 {

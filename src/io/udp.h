@@ -46,11 +46,13 @@ typedef struct wa__udp_ops {
     /* Polls a receive on op->udp: WA_PENDING, 0 with op->n, op->ip and
      * op->port, or an error. */
     int (*recv)(wa_udp_op *op, wa_cx *cx);
-    /* Releases what a bind holds (again: nothing). */
+    /* Releases what a bind holds (again: nothing; NULL: it holds
+     * nothing). */
     void (*release)(wa_udp_op *op);
-    /* Releases what a send or a receive holds, its socket still
-     * referenced (again: nothing). */
-    void (*io_release)(wa_udp_op *op);
+    /* Release what a send, a receive holds, its socket still referenced
+     * (again: nothing). */
+    void (*send_release)(wa_udp_op *op);
+    void (*recv_release)(wa_udp_op *op);
     /* Releases u's socket (borrowed), which wakes the ops waiting on it. */
     void (*close)(wa_udp *u);
 } wa__udp_ops;

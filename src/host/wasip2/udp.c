@@ -182,6 +182,7 @@ const wa__udp_ops wa__udp_host = {
     .send = wa__udp_send,
     .recv = wa__udp_recv,
     .release = wa__udp_release,
-    .io_release = wa__udp_io_release,
+    .send_release = wa__udp_io_release,
+    .recv_release = wa__udp_io_release,
     .close = wa__udp_release_socket,
 };
