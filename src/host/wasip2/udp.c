@@ -8,12 +8,16 @@
  * operations (wa__udp_host) of the front end, src/io/udp.c, which makes
  * the futures and the socket.
  *
- * jco's preview2-shim (0.17) never makes the incoming stream's pollable
- * not ready again once a datagram came: a receive waiting after that
- * finds it ready at every turn, gets nothing and waits again, which spins
- * (correct, but busy) until the next datagram. */
+ * jco's preview2-shim (0.26) never makes the incoming stream's pollable
+ * not ready again once a datagram came: a receive waiting on it would
+ * find it ready at every turn and nothing to take, a busy spin (about
+ * 3,000 host polls a second) until the next datagram. So a receive that
+ * the pollable woke for nothing naps before it asks again, 1 ms, then
+ * twice as long each time up to 16 ms: on a host whose pollable is right
+ * (wasmtime) that never happens, with one receive at a time. */
 #include "../../io/udp.h"
 #include "sockets.h"
+#include "wasync/time.h"
 
 /* A socket: its socket and network handles, its datagram streams and
  * their pollables' registrations. */
@@ -24,12 +28,20 @@ struct wa_udp {
 };
 
 /* The host part of an operation (wa_net_host): a bind's handles and its
- * socket's pollable (op->registered), and any op's wait on a pollable. */
+ * socket's pollable (op->registered), and any op's wait (op->waiting): on
+ * a pollable, or a receive's nap (napping), after a wake of the pollable
+ * (polled) for nothing; naps, the naps so far. */
 typedef struct wa__udp_part {
     uint32_t sock, net, in, out;
     wa_pollable_key key;
-    wa_pollable_wait wait;
+    union {
+        wa_pollable_wait wait;
+        wa_sleep nap;
+    } u;
+    uint8_t napping, polled, naps;
 } wa__udp_part;
+
+#define WA__UDP_NAPS_MAX 4 /* (16 ms) */
 _Static_assert(sizeof(wa__udp_part) <= sizeof(wa_net_host) && _Alignof(wa__udp_part) <= _Alignof(wa_net_host),
                "wa_net_host too small");
 #define WA__UDP_H(op) ((wa__udp_part *)(void *)&(op)->host)
@@ -42,15 +54,23 @@ static void wa__udp_op_none(wa_udp_op *op)
 
 /* Polls the wait the op is in, if any: WA_PENDING, 0 (none, or it ended:
  * try again) or an error (WA_ECLOSED: the socket closed meanwhile). */
+static wa_future *wa__udp_waiting(wa_udp_op *op)
+{
+    wa__udp_part *h = WA__UDP_H(op);
+    return h->napping ? &h->u.nap.fut : &h->u.wait.fut;
+}
+
 static int wa__udp_waited(wa_udp_op *op, wa_cx *cx)
 {
-    return op->waiting ? wa_poll_held(&WA__UDP_H(op)->wait.fut, &op->waiting, cx) : 0;
+    return op->waiting ? wa_poll_held(wa__udp_waiting(op), &op->waiting, cx) : 0;
 }
 
 /* Starts a wait on key; polls it. */
 static int wa__udp_wait(wa_udp_op *op, wa_pollable_key key, wa_cx *cx)
 {
-    wa_pollable_wait_init(&WA__UDP_H(op)->wait, key);
+    wa__udp_part *h = WA__UDP_H(op);
+    wa_pollable_wait_init(&h->u.wait, key);
+    h->napping = 0;
     op->waiting = 1;
     return wa__udp_waited(op, cx);
 }
@@ -60,7 +80,7 @@ static int wa__udp_wait(wa_udp_op *op, wa_pollable_key key, wa_cx *cx)
 static void wa__udp_release(wa_udp_op *op)
 {
     wa__udp_part *h = WA__UDP_H(op);
-    wa_drop_held(&h->wait.fut, &op->waiting);
+    wa_drop_held(&h->u.wait.fut, &op->waiting);
     if (op->registered) {
         wa_pollable_deregister(op->rt, h->key);
         op->registered = 0;
@@ -110,7 +130,7 @@ static int wa__udp_bind(wa_udp_op *op, wa_udp *u, wa_cx *cx)
                 return wa__udp_release(op), rc;
             op->registered = 1;
         }
-        wa_pollable_wait_init(&h->wait, h->key);
+        wa_pollable_wait_init(&h->u.wait, h->key);
         op->waiting = 1;
     }
     wa__wasip2_addr a;
@@ -144,8 +164,11 @@ static int wa__udp_send(wa_udp_op *op, wa_cx *cx)
     return rc;
 }
 
+/* receive: when nothing is there, waits on the pollable, or naps if the
+ * pollable woke it for nothing (jco's, above). */
 static int wa__udp_recv(wa_udp_op *op, wa_cx *cx)
 {
+    wa__udp_part *h = WA__UDP_H(op);
     wa__wasip2_addr from;
     int rc;
     while ((rc = wa__udp_waited(op, cx)) == 0) {
@@ -154,14 +177,19 @@ static int wa__udp_recv(wa_udp_op *op, wa_cx *cx)
             op->port = from.port;
             return rc < 0 ? rc : 0;
         }
-        if ((rc = wa__udp_wait(op, op->udp->kin, cx)) != 0)
+        if (!(h->polled = !h->polled)) {
+            wa_sleep_init(&h->u.nap, WA_MS(1) << h->naps);
+            h->naps += h->naps < WA__UDP_NAPS_MAX;
+            h->napping = op->waiting = 1;
+        } else if ((rc = wa__udp_wait(op, op->udp->kin, cx)) != 0) {
             return rc;
+        }
     }
     return rc;
 }
 
 /* A send's or a receive's release: its wait. */
-static void wa__udp_io_release(wa_udp_op *op) { wa_drop_held(&WA__UDP_H(op)->wait.fut, &op->waiting); }
+static void wa__udp_io_release(wa_udp_op *op) { wa_drop_held(wa__udp_waiting(op), &op->waiting); }
 
 /* The pollables go first (their deregistrations wake the ops waiting),
  * then the streams, then the socket they came from. */
