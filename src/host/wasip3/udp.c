@@ -6,7 +6,7 @@
  * receive's call is the socket's: an op dropped while it is in flight
  * leaves it to the next receive, so that the datagram it brings is not
  * lost, and only the close cancels it. That is for jco's preview3-shim
- * (0.x), whose receive, cancelled, still takes the next datagram off the
+ * (0.7), whose receive, cancelled, still takes the next datagram off the
  * socket's queue (and two at once: one takes it, the other fails); and
  * whose close leaves a receive in flight pending for ever (its area is
  * then held, wa_wasip3_held_areas). These are the operations
