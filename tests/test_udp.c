@@ -307,14 +307,14 @@ static void test_close(void)
     wa_udp *u = op.udp, *copy = u;
     CHECK_MISUSE(wa_block_on(rt, &op.fut), WA_EMISUSE, "wa_udp_bind_init");
     CHECK(op.udp == u);
-    closer c = {.u = u};
-    wa_coro_init(&c.wa, &closer_vt);
-    REQUIRE_OR(check_spawn_of(rt, &c, NULL) == 0, (wa_misuse_set_hook(NULL), wa_rt_free(rt))); /* (its drop closed u) */
     wa_join j;
     REQUIRE_OR(check_spawn(rt, NULL, wa_udp_recv_from_init(&op, u, buf, sizeof buf), sizeof op, &j) == 0,
-               (wa_misuse_set_hook(NULL), wa_rt_free(rt)));
+               (wa_udp_close(&u), wa_misuse_set_hook(NULL), wa_rt_free(rt)));
     wa_rt_tick(rt, NULL); /* receiving */
     CHECK_MISUSE(wa_block_on(rt, wa_udp_recv_from_init(&op2, u, buf, sizeof buf)), WA_EBUSY, "wa_udp_recv_from_init");
+    closer c = {.u = u}; /* (only now: the second receive must find u open) */
+    wa_coro_init(&c.wa, &closer_vt);
+    REQUIRE_OR(check_spawn_of(rt, &c, NULL) == 0, (wa_join_drop(&j), wa_misuse_set_hook(NULL), wa_rt_free(rt))); /* (its drop closed u) */
     CHECK_EQ(wa_rt_run(rt), 0);
     CHECK_EQ(wa_join_status(&j), WA_ECLOSED);
     wa_join_drop(&j);
