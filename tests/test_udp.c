@@ -33,7 +33,7 @@ static wa_rt *net_rt(void)
     return wa_rt_new(&rt) == 0 ? rt : NULL;
 }
 
-static unsigned char pattern(size_t i, int seed) { return (unsigned char)(i * 31 + (unsigned)seed); }
+static unsigned char pattern(size_t i, int salt) { return (unsigned char)(i * 31 + (unsigned)salt); }
 
 /* A bound socket on rt at ip:0, or NULL. */
 static wa_udp *bound(wa_rt *rt, const char *ip)
@@ -137,14 +137,14 @@ static void echo_over(const char *ip)
 static void test_echo(void) { echo_over("127.0.0.1"); }
 static void test_echo_ipv6(void) { echo_over("::1"); }
 
-/* Sends len bytes of pattern seed from a to b (same runtime). */
-static int send_one(wa_rt *rt, wa_udp *a, wa_udp *b, const char *ip, size_t len, int seed)
+/* Sends len bytes of pattern salt from a to b (same runtime). */
+static int send_one(wa_rt *rt, wa_udp *a, wa_udp *b, const char *ip, size_t len, int salt)
 {
     static unsigned char out[BIG];
     wa_ip to;
     wa_udp_op op;
     for (size_t k = 0; k < len; k++)
-        out[k] = pattern(k, seed);
+        out[k] = pattern(k, salt);
     if (wa_ip_parse(ip, &to) < 0)
         return WA_EINVAL;
     return wa_block_on(rt, wa_udp_send_to_init(&op, a, out, len, &to, wa_udp_port(b)));
