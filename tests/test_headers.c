@@ -5,7 +5,7 @@
  * bindings cannot live in one program (two host imports under one C
  * name, as net.h's and http.h's on WASI 0.3 were) fail its link; a header
  * wasync.h leaves out fails its compile. The headers a host refuses (net.h
- * on the JS host and WASI 0.1, thread.h off native Linux) are included all
+ * and udp.h on the JS host and WASI 0.1, thread.h off native Linux) are included all
  * the same: their calls, not the headers, are refused (tests/unavailable.c). */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +19,7 @@
     !defined(WASYNC_COMBINE_H) || !defined(WASYNC_SCOPE_H) || !defined(WASYNC_SYNC_H) ||                        \
     !defined(WASYNC_CHANNEL_H) || !defined(WASYNC_STREAM_H) || !defined(WASYNC_BACKEND_H) ||                    \
     !defined(WASYNC_THREAD_H) || !defined(WASYNC_NET_H) || !defined(WASYNC_HTTP_H) ||                          \
-    !defined(WASYNC_JOIN_SET_H)
+    !defined(WASYNC_JOIN_SET_H) || !defined(WASYNC_UDP_H)
 #error "wasync.h leaves out a header every host has"
 #endif
 #if defined(WASYNC_HOST_WASIP2) && !defined(WASYNC_WASI_H)
@@ -80,6 +80,7 @@ typedef struct all {
     char buf[8];
 #if HAS_NET
     wa_tcp_op listen;
+    wa_udp_op bind;
 #endif
 #if HAS_HTTP_CLIENT
     wa_http_request req;
@@ -159,6 +160,13 @@ static int all_poll(wa_future *f, wa_cx *cx)
     if (WA_STATUS == 0) {
         CHECK(wa_tcp_port(t->listen.listener) != 0);
         CHECK_EQ(wa_tcp_close(&t->listen.listener), 0);
+    }
+    /* udp.h: a socket on a free port */
+    WA_AWAIT(wa_udp_bind_init(&t->bind, cx->rt, "127.0.0.1", 0));
+    CHECK_EQ(WA_STATUS, 0);
+    if (WA_STATUS == 0) {
+        CHECK(wa_udp_port(t->bind.udp) != 0);
+        CHECK_EQ(wa_udp_close(&t->bind.udp), 0);
     }
 #endif
 #if HAS_HTTP_CLIENT

@@ -29,6 +29,8 @@ static inline int wa__errno_map(int err)
     case EMFILE: /* the process's limit */
     case ENFILE: /* the system's */
         return WA_EMFILE;
+    case EMSGSIZE: /* a datagram too large */
+        return WA_E2BIG;
     case EADDRNOTAVAIL:
     case EINVAL:
         return WA_EINVAL;
