@@ -45,10 +45,6 @@ typedef struct wa_udp_op {
     size_t n;         /* receive: the datagram's length (more than len: cut) */
 } wa_udp_op;
 
-/* Reads s (borrowed), an IPv4 or IPv6 literal (net.h's rules), into *ip:
- * 0, or WA_EINVAL (NULL too). */
-WA__UDP int wa_ip_parse(const char *s, wa_ip *ip);
-
 /* Binds a new socket to ip:port (ip borrowed, read at once; port 0: a free
  * one); once ready, op->udp is the socket, the caller's to close with
  * wa_udp_close. WA_EINVAL for a bad or NULL address, WA_EADDRINUSE,
