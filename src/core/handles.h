@@ -29,6 +29,10 @@ enum {
     WA__HANDLE_EVENT,
     WA__HANDLE_REMOTE_JOIN,
     WA__HANDLE_HTTP_RESPONSE,
+    WA__HANDLE_BROADCAST_TX,
+    WA__HANDLE_BROADCAST_RX,
+    WA__HANDLE_WATCH_TX,
+    WA__HANDLE_WATCH_RX, /* 13: the kind has four bits */
 };
 
 /* A key: bit 0 set, the kind (bits 1-4), the slot (bits 5 up, SLOT_BITS

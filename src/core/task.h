@@ -33,8 +33,15 @@ enum {
  * shutdown, wa_rt_free and dumps find it (wa__task_unlinked). The local executor does not set WA__T_RUNNING
  * either: its running task is the round context's (wa__rt_current). */
 
-/* One allocation per task: this header, then the future inline. 64 bytes on
- * 64-bit hosts, 48 on wasm32. */
+/* A task's task-local values (task_local.c). The executors release them
+ * through release, so that a program that sets none links none of it. */
+typedef struct wa__locals wa__locals;
+struct wa__locals {
+    void (*release)(wa_task *t);
+};
+
+/* One allocation per task: this header, then the future inline. 80 bytes on
+ * 64-bit hosts (64 before the task-local values' pointer), 48 on wasm32. */
 struct wa_task {
     wa_task *next;               /* run queue (first: queueing t is storing t) */
     wa__list_node link;           /* owner list (WA__T_LINKED): runtime roots or a scope */
@@ -45,6 +52,7 @@ struct wa_task {
     int status;
     uint32_t id;
     uint32_t cls;                /* the allocation's slab class (wa__slab_class); unused by mt.c, which mallocs */
+    wa__locals *locals;          /* task-local values (task_local.c), or NULL */
 } __attribute__((aligned(16)));
 
 /* State and reference count share one word, so that the multi-threaded
@@ -181,7 +189,7 @@ static inline __attribute__((always_inline)) void wa__task_finish(wa_rt *rt, wa_
     wa_future *f = wa__task_future(t);
     t->status = rc;
     rt->finished++;
-    if (!f->vt->drop && !(wa__word_load(t) & (WA__T_LINKED | WA__SCOPE_MASK))) {
+    if (!f->vt->drop && !t->locals && !(wa__word_load(t) & (WA__T_LINKED | WA__SCOPE_MASK))) {
         /* nothing runs between done and the release: one update (the
          * task is not done yet, so adding the bit sets it) */
         wa__task_word_release(t, n * WA__REF_ONE - WA__T_DONE);
@@ -189,6 +197,8 @@ static inline __attribute__((always_inline)) void wa__task_finish(wa_rt *rt, wa_
     }
     wa__word_or(t, WA__T_DONE);
     wa_drop(f);
+    if (t->locals) /* after the future's drop, whose cleanup may read them */
+        t->locals->release(t);
     if (wa__word_load(t) & (WA__T_LINKED | WA__SCOPE_MASK))
         wa__task_leave(t, rc);
     wa__task_unref_n(t, n);
