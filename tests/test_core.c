@@ -901,7 +901,7 @@ typedef struct localer {
     WA_CORO;
     wa_yield y;
     wa_join child;
-    int id, weight, spawn_child, wait;
+    int id, weight, spawn_child, wait, quick;
     int *bad;
     never n;
 } localer;
@@ -914,6 +914,8 @@ static int localer_poll(wa_future *f, wa_cx *cx)
         (*t->bad)++; /* not inherited, not another task's */
     if (wa_task_local_set(&key_owned, &t->weight) < 0 || wa_task_local_set(&key_borrowed, &t->id) < 0)
         WA_RETURN(WA_ENOMEM);
+    if (t->quick) /* ends in the poll that set them */
+        WA_RETURN(0);
     if (t->spawn_child) {
         localer c = {.id = t->id + 1, .weight = 100, .bad = t->bad};
         wa_coro_init(&c.wa, f->vt);
@@ -947,6 +949,11 @@ static void test_task_local(void)
     CHECK_EQ(rc, 0);
     CHECK_EQ(bad, 0);
     CHECK_EQ(local_dropped, 101);
+    localer q = {.id = 20, .weight = 10, .quick = 1, .bad = &bad};
+    wa_coro_init(&q.wa, &localer_vt);
+    REQUIRE_OR(check_spawn_of(rt, &q, NULL) == 0, wa_rt_free(rt));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(local_dropped, 111);
 
     /* cancelled before its first poll (sets nothing), aborted while
      * pending, and pending when the runtime is freed */

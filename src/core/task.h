@@ -34,7 +34,10 @@ enum {
  * either: its running task is the round context's (wa__rt_current). */
 
 /* A task's task-local values (task_local.c). The executors release them
- * through release, so that a program that sets none links none of it. */
+ * through release, so that a program that sets none links none of it; on
+ * the local executor a task that sets one is linked, so that its finish
+ * takes the way through wa__task_leave, which releases them, and the
+ * common finish tests nothing more. */
 typedef struct wa__locals wa__locals;
 struct wa__locals {
     void (*release)(wa_task *t);
@@ -138,8 +141,9 @@ void wa__task_cancel(wa_task *t);
 void wa__task_unref(wa_task *t);
 /* Marks s cancelling and requests the cancellation of each child. */
 void wa__scope_cancel_children(wa_scope *s);
-/* t finished (status rc) linked or owning scopes (wa__task_finish): drops
- * the scopes it created that are live, and reports misuse when t returned
+/* t finished (status rc) linked or owning scopes (wa__task_finish):
+ * releases its task-local values (after its future's drop, which may
+ * still use one), drops the scopes it created that are live, and reports misuse when t returned
  * normally (a cancelled or dropped task's scopes go with it as a matter of
  * course); leaves its owner list, counting a scope's child out of its
  * scope (its first error, fail-fast, its awaiter's wake); wakes its
@@ -189,7 +193,7 @@ static inline __attribute__((always_inline)) void wa__task_finish(wa_rt *rt, wa_
     wa_future *f = wa__task_future(t);
     t->status = rc;
     rt->finished++;
-    if (!f->vt->drop && !t->locals && !(wa__word_load(t) & (WA__T_LINKED | WA__SCOPE_MASK))) {
+    if (!f->vt->drop && !(wa__word_load(t) & (WA__T_LINKED | WA__SCOPE_MASK))) {
         /* nothing runs between done and the release: one update (the
          * task is not done yet, so adding the bit sets it) */
         wa__task_word_release(t, n * WA__REF_ONE - WA__T_DONE);
@@ -197,8 +201,6 @@ static inline __attribute__((always_inline)) void wa__task_finish(wa_rt *rt, wa_
     }
     wa__word_or(t, WA__T_DONE);
     wa_drop(f);
-    if (t->locals) /* after the future's drop, whose cleanup may read them */
-        t->locals->release(t);
     if (wa__word_load(t) & (WA__T_LINKED | WA__SCOPE_MASK))
         wa__task_leave(t, rc);
     wa__task_unref_n(t, n);

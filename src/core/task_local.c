@@ -4,7 +4,8 @@
  * few keys, so a get is a scan. Only the task's own polls read and write
  * it, one at a time on any executor; the executor's finish releases it
  * (through its release pointer, so that programs that set no value link
- * none of this). */
+ * none of this): the many-threads one's for every task, the local one's
+ * in wa__task_leave, for the linked tasks, so a set links its task. */
 #include <stdlib.h>
 
 #include "task.h"
@@ -76,6 +77,8 @@ int wa_task_local_set(const wa_task_local *key, void *value)
         g->cap = cap;
         t->locals = &g->head;
         s = g;
+        if (!(WA__MT && t->rt->sched) && !(wa__word_peek(t) & WA__T_LINKED))
+            wa__task_link(t->rt, t); /* (task.h: its finish releases them) */
     }
     s->e[s->n++] = (wa__local){key, value};
     return 0;
