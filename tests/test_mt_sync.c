@@ -578,7 +578,7 @@ static void test_mt_sync_barrier_cancel(void)
     CHECK_EQ(c.alone, 0);
 }
 
-/* A shared broadcast: two producers, receivers on both workers, each
+/* A broadcast made for threads: two producers, receivers on both workers, each
  * receiver getting every element in each producer's order, or told how
  * many it missed; and receives cancelled from another thread while sends
  * wake them. */
@@ -712,7 +712,7 @@ static void test_mt_sync_broadcast_cancel(void)
     }
 }
 
-/* A shared watch: receivers on both workers see the values rise and end
+/* A watch made for threads: receivers on both workers see the values rise and end
  * with the last one, then the close. */
 typedef struct watcher {
     WA_CORO;

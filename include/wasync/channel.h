@@ -124,7 +124,7 @@ typedef struct wa_broadcast_rx {
 /* Creates a broadcast channel of cap (>= 1) elements of elem_size bytes,
  * its first sender and receiver. Returns 0, WA_EINVAL or WA_ENOMEM. */
 int wa_broadcast_new(size_t cap, size_t elem_size, wa_broadcast_tx *tx, wa_broadcast_rx *rx);
-/* The same, shared by threads. */
+/* The same, for the tasks of many threads. */
 int wa_broadcast_new_shared(size_t cap, size_t elem_size, wa_broadcast_tx *tx, wa_broadcast_rx *rx);
 
 /* Returns a new sender for tx's channel (tx borrowed); {NULL} for a dropped
@@ -191,7 +191,7 @@ typedef struct wa_watch_rx {
  * (borrowed), seen already by the receiver rx. Returns 0, WA_EINVAL or
  * WA_ENOMEM. */
 int wa_watch_new(size_t elem_size, const void *init, wa_watch_tx *tx, wa_watch_rx *rx);
-/* The same, shared by threads. */
+/* The same, for the tasks of many threads. */
 int wa_watch_new_shared(size_t elem_size, const void *init, wa_watch_tx *tx, wa_watch_rx *rx);
 
 /* Returns a new sender of tx's channel (tx borrowed); {NULL} for a dropped

@@ -12,8 +12,9 @@
  * a woken receive reads the ring when it runs. So a receive dropped
  * before it completed (woken or not) has taken nothing and has nothing to
  * pass on. The channel is one allocation, freed with the last of its ends
- * and unfinished receives (refs); a shared one (the _shared variants)
- * holds its lock around every look at its state, as chan.c's does.
+ * and unfinished receives (refs); one made for threads (the _shared
+ * variants) holds its lock around every look at its state, as chan.c's
+ * does.
  *
  * An end's ch is a key of the handle table (core/handles.h), one per end,
  * so that a copy of a dropped end is found out. Each call names itself in
@@ -33,7 +34,7 @@ struct wa_broadcast {
     size_t receivers;  /* live receiver ends */
     size_t refs;       /* ends plus unfinished receives */
     int latest;        /* a watch: a receive takes the newest */
-    unsigned lock;     /* lock.h: WA__LOCK_NONE unless shared */
+    unsigned lock;     /* lock.h: WA__LOCK_NONE unless made for threads */
     wa__waitq q;       /* receives waiting for an element */
     _Alignas(16) unsigned char buf[];
 };

@@ -61,10 +61,11 @@ static inline void wa__waitq_grant_head(wa__waitq *q, bool sh, wa_waker *wake)
     w->waker = (wa_waker){NULL, NULL};
 }
 
-/* Grants the waiters of q, with *l held (sh: shared): unshared, all of
- * them, each woken in place; shared, those queued at the call, one at a
- * time, each woken after releasing *l, which is then taken again (one
- * that queues meanwhile may be among them). Returns with *l held. */
+/* Grants the waiters of q, with *l held (sh: a primitive made for
+ * threads): without sh, all of them, each woken in place; with it, those
+ * queued at the call, one at a time, each woken after releasing *l, which
+ * is then taken again (one that queues meanwhile may be among them).
+ * Returns with *l held. */
 static inline void wa__waitq_grant_all(wa__waitq *q, unsigned *l, bool sh)
 {
     size_t k = 0;
