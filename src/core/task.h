@@ -143,9 +143,9 @@ void wa__task_unref(wa_task *t);
 void wa__scope_cancel_children(wa_scope *s);
 /* t finished (status rc) linked or owning scopes (wa__task_finish):
  * releases its task-local values (after its future's drop, which may
- * still use one), drops the scopes it created that are live, and reports misuse when t returned
- * normally (a cancelled or dropped task's scopes go with it as a matter of
- * course); leaves its owner list, counting a scope's child out of its
+ * still use one), drops the scopes it created that are live, and reports
+ * misuse when t returned normally (a cancelled or dropped task's scopes go
+ * with it as a matter of course); leaves its owner list, counting a scope's child out of its
  * scope (its first error, fail-fast, its awaiter's wake); wakes its
  * joiner. */
 void wa__task_leave(wa_task *t, int rc);

@@ -43,7 +43,11 @@ struct wa_broadcast {
 enum { WA__BC_TX = WA__HANDLE_BROADCAST_TX, WA__BC_RX = WA__HANDLE_BROADCAST_RX };
 enum { WA__WATCH_TX = WA__HANDLE_WATCH_TX, WA__WATCH_RX = WA__HANDLE_WATCH_RX };
 
-static inline unsigned char *wa__bc_slot(wa_broadcast *b, uint64_t n) { return b->buf + (size_t)(n % b->cap) * b->elem_size; }
+/* Where element n is (or was) kept. */
+static inline unsigned char *wa__bc_slot(wa_broadcast *b, uint64_t n)
+{
+    return b->buf + (size_t)(n % b->cap) * b->elem_size;
+}
 
 /* The channel of end h of kind, or NULL reported as misuse of call (NULL,
  * or dropped through this copy or another). */
@@ -120,32 +124,42 @@ static int wa__bc_make(size_t cap, size_t elem_size, const void *init, unsigned 
     return rc;
 }
 
-int wa_broadcast_new(size_t cap, size_t elem_size, wa_broadcast_tx *tx, wa_broadcast_rx *rx)
+/* A broadcast's and a watch's make, of lock (WA__LOCK_NONE or _FREE) for
+ * call. */
+static int wa__broadcast_make(size_t cap, size_t elem_size, wa_broadcast_tx *tx, wa_broadcast_rx *rx,
+                              unsigned lock, const char *call)
 {
     if (rx)
         rx->missed = 0;
-    return wa__bc_make(cap, elem_size, NULL, WA__LOCK_NONE, WA__BC_TX, tx ? &tx->ch : NULL, rx ? &rx->ch : NULL,
-                       rx ? &rx->next : NULL, "wa_broadcast_new");
+    return wa__bc_make(cap, elem_size, NULL, lock, WA__BC_TX, tx ? &tx->ch : NULL, rx ? &rx->ch : NULL,
+                       rx ? &rx->next : NULL, call);
+}
+
+static int wa__watch_make(size_t elem_size, const void *init, wa_watch_tx *tx, wa_watch_rx *rx, unsigned lock,
+                          const char *call)
+{
+    return wa__bc_make(1, elem_size, init, lock, WA__WATCH_TX, tx ? &tx->ch : NULL, rx ? &rx->ch : NULL,
+                       rx ? &rx->seen : NULL, call);
+}
+
+int wa_broadcast_new(size_t cap, size_t elem_size, wa_broadcast_tx *tx, wa_broadcast_rx *rx)
+{
+    return wa__broadcast_make(cap, elem_size, tx, rx, WA__LOCK_NONE, "wa_broadcast_new");
 }
 
 int wa_broadcast_new_shared(size_t cap, size_t elem_size, wa_broadcast_tx *tx, wa_broadcast_rx *rx)
 {
-    if (rx)
-        rx->missed = 0;
-    return wa__bc_make(cap, elem_size, NULL, WA__LOCK_FREE, WA__BC_TX, tx ? &tx->ch : NULL, rx ? &rx->ch : NULL,
-                       rx ? &rx->next : NULL, "wa_broadcast_new_shared");
+    return wa__broadcast_make(cap, elem_size, tx, rx, WA__LOCK_FREE, "wa_broadcast_new_shared");
 }
 
 int wa_watch_new(size_t elem_size, const void *init, wa_watch_tx *tx, wa_watch_rx *rx)
 {
-    return wa__bc_make(1, elem_size, init, WA__LOCK_NONE, WA__WATCH_TX, tx ? &tx->ch : NULL, rx ? &rx->ch : NULL,
-                       rx ? &rx->seen : NULL, "wa_watch_new");
+    return wa__watch_make(elem_size, init, tx, rx, WA__LOCK_NONE, "wa_watch_new");
 }
 
 int wa_watch_new_shared(size_t elem_size, const void *init, wa_watch_tx *tx, wa_watch_rx *rx)
 {
-    return wa__bc_make(1, elem_size, init, WA__LOCK_FREE, WA__WATCH_TX, tx ? &tx->ch : NULL, rx ? &rx->ch : NULL,
-                       rx ? &rx->seen : NULL, "wa_watch_new_shared");
+    return wa__watch_make(elem_size, init, tx, rx, WA__LOCK_FREE, "wa_watch_new_shared");
 }
 
 /* A new end of kind (tx: a sender) of the channel of end h of
@@ -191,7 +205,8 @@ wa_watch_tx wa_watch_tx_clone(const wa_watch_tx *tx)
 wa_watch_rx wa_watch_tx_subscribe(const wa_watch_tx *tx)
 {
     wa_watch_rx r = {NULL, 0};
-    r.ch = wa__bc_new_end(tx ? &tx->ch : NULL, WA__WATCH_TX, WA__WATCH_RX, false, &r.seen, NULL, "wa_watch_tx_subscribe");
+    r.ch = wa__bc_new_end(tx ? &tx->ch : NULL, WA__WATCH_TX, WA__WATCH_RX, false, &r.seen, NULL,
+                          "wa_watch_tx_subscribe");
     return r;
 }
 
@@ -209,7 +224,7 @@ static int wa__bc_drop(wa_broadcast **h, unsigned kind, bool tx, const char *cal
 {
     wa_broadcast *b = h ? wa__handle_get((uintptr_t)*h, kind) : NULL;
     if (!b)
-        return wa__misuse_in(WA_EMISUSE, call, "the end was dropped already (through this copy or another), or is NULL");
+        return wa__misuse_in(WA_EMISUSE, call, "dropped already (through this copy or another), or NULL");
     wa__handle_release((uintptr_t)*h);
     *h = NULL;
     bool sh = wa__sync_shared(&b->lock);
@@ -222,10 +237,25 @@ static int wa__bc_drop(wa_broadcast **h, unsigned kind, bool tx, const char *cal
     return 0;
 }
 
-int wa_broadcast_tx_drop(wa_broadcast_tx *tx) { return wa__bc_drop(tx ? &tx->ch : NULL, WA__BC_TX, true, "wa_broadcast_tx_drop"); }
-int wa_broadcast_rx_drop(wa_broadcast_rx *rx) { return wa__bc_drop(rx ? &rx->ch : NULL, WA__BC_RX, false, "wa_broadcast_rx_drop"); }
-int wa_watch_tx_drop(wa_watch_tx *tx) { return wa__bc_drop(tx ? &tx->ch : NULL, WA__WATCH_TX, true, "wa_watch_tx_drop"); }
-int wa_watch_rx_drop(wa_watch_rx *rx) { return wa__bc_drop(rx ? &rx->ch : NULL, WA__WATCH_RX, false, "wa_watch_rx_drop"); }
+int wa_broadcast_tx_drop(wa_broadcast_tx *tx)
+{
+    return wa__bc_drop(tx ? &tx->ch : NULL, WA__BC_TX, true, "wa_broadcast_tx_drop");
+}
+
+int wa_broadcast_rx_drop(wa_broadcast_rx *rx)
+{
+    return wa__bc_drop(rx ? &rx->ch : NULL, WA__BC_RX, false, "wa_broadcast_rx_drop");
+}
+
+int wa_watch_tx_drop(wa_watch_tx *tx)
+{
+    return wa__bc_drop(tx ? &tx->ch : NULL, WA__WATCH_TX, true, "wa_watch_tx_drop");
+}
+
+int wa_watch_rx_drop(wa_watch_rx *rx)
+{
+    return wa__bc_drop(rx ? &rx->ch : NULL, WA__WATCH_RX, false, "wa_watch_rx_drop");
+}
 
 /* Appends a copy of elem (a watch: replaces the value, copied first into
  * old if not NULL) and wakes every receive. Returns the receivers. */
