@@ -74,6 +74,13 @@ typedef struct all {
     wa_rwlock rw;
     wa_barrier bar;
     wa_barrier_wait bw;
+    wa_broadcast_tx btx;
+    wa_broadcast_rx brx;
+    wa_broadcast_recv brecv;
+    wa_watch_tx wtx;
+    wa_watch_rx wrx;
+    wa_watch_changed changed;
+    int v;
     wa_stream *r, *w;
     wa_write write;
     wa_read read;
@@ -139,6 +146,36 @@ static int all_poll(wa_future *f, wa_cx *cx)
     wa_barrier_init(&t->bar, 1);
     WA_AWAIT(wa_barrier_wait_init(&t->bw, &t->bar));
     CHECK(WA_STATUS == 0 && wa_barrier_wait_is_leader(&t->bw));
+
+    /* channel.h: a broadcast's element, a watch's change */
+    if (wa_broadcast_new(2, sizeof(int), &t->btx, &t->brx) == 0) {
+        t->v = 5;
+        CHECK_EQ(wa_broadcast_tx_send(&t->btx, &t->v), 1);
+        wa_broadcast_tx_drop(&t->btx);
+        t->v = 0;
+        WA_AWAIT(wa_broadcast_recv_init(&t->brecv, &t->brx, &t->v));
+        CHECK(WA_STATUS == 0 && t->v == 5);
+        wa_broadcast_rx_drop(&t->brx);
+    } else {
+        CHECK(!"wa_broadcast_new");
+    }
+    t->v = 1;
+    if (wa_watch_new(sizeof(int), &t->v, &t->wtx, &t->wrx) == 0) {
+        t->v = 2;
+        CHECK_EQ(wa_watch_tx_send(&t->wtx, &t->v), 1);
+        wa_watch_tx_drop(&t->wtx);
+        t->v = 0;
+        WA_AWAIT(wa_watch_changed_init(&t->changed, &t->wrx, &t->v));
+        CHECK(WA_STATUS == 0 && t->v == 2);
+        wa_watch_rx_drop(&t->wrx);
+    } else {
+        CHECK(!"wa_watch_new");
+    }
+
+    /* runtime.h: a task-local value */
+    static const wa_task_local key = {NULL};
+    CHECK_EQ(wa_task_local_set(&key, t), 0);
+    CHECK(wa_task_local_get(&key) == t);
 
     /* stream.h: four bytes through a pipe */
     if (wa_pipe_new(16, &t->r, &t->w) == 0) {
