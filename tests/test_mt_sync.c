@@ -52,9 +52,15 @@ WA_ASYNC(group, g, cx, group_cleanup)
 }
 
 /* Runs n futures of size bytes at fs (taken) as tasks of a new runtime of
- * two workers: their first failure, WA_ENOMEM when the setup failed. */
-static int run_group(void *fs, size_t size, int n)
+ * two workers: their first failure, WA_ENOMEM when the setup failed,
+ * theirs too: fewer than n made (the made ones are dropped). */
+static int run_group(void *fs, size_t size, int made, int n)
 {
+    if (made < n) {
+        for (int i = 0; i < made; i++)
+            wa_drop((wa_future *)((char *)fs + (size_t)i * size));
+        return WA_ENOMEM;
+    }
     wa_rt *rt;
     group g = {.fs = fs, .size = size, .n = n};
     group_init(&g);
@@ -124,7 +130,7 @@ static void test_mt_sync_mpsc(void)
         mover_init(&m[i]);
     }
     wa_tx_drop(&tx);
-    int rc = run_group(m, sizeof *m, TASKS);
+    int rc = run_group(m, sizeof *m, TASKS, TASKS);
     wa_rx_drop(&rx);
     free(m);
     REQUIRE_OR(rc != WA_ENOMEM, free(seen));
@@ -178,7 +184,7 @@ static long run_lockers(wa_sem *sem, long *counter, long k)
         m[i] = (locker){.sem = sem, .k = k, .counter = counter, .inside = &inside, .most = &most};
         locker_init(&m[i]);
     }
-    int rc = run_group(m, sizeof *m, TASKS);
+    int rc = run_group(m, sizeof *m, TASKS, TASKS);
     if (rc == WA_ENOMEM)
         return -1;
     CHECK_EQ(rc, 0);
@@ -326,12 +332,7 @@ static void test_mt_sync_oneshot(void)
             shot_init(&s[i + 1]);
             made += 2;
         }
-        if (made < TASKS) {
-            for (int i = 0; i < made; i++)
-                wa_drop(&s[i].wa.fut);
-            REQUIRE(0);
-        }
-        int rc = run_group(s, sizeof *s, TASKS);
+        int rc = run_group(s, sizeof *s, made, TASKS);
         REQUIRE(rc != WA_ENOMEM);
         CHECK_EQ(rc, 0);
         CHECK_EQ(sum, (TASKS / 2) * (TASKS / 2 - 1));
@@ -382,7 +383,7 @@ static void test_mt_sync_drop_races_sends(void)
         f[TASKS - 1].c = (closer){.rx = rx};
         closer_init(&f[TASKS - 1].c);
         wa_tx_drop(&tx);
-        int rc = run_group(f, sizeof *f, TASKS);
+        int rc = run_group(f, sizeof *f, TASKS, TASKS);
         REQUIRE(rc != WA_ENOMEM);
         CHECK_EQ(rc, WA_ECLOSED);
     }
@@ -439,7 +440,7 @@ static void test_mt_sync_rwlock(void)
                         .readers = &readers, .writers = &writers, .bad = &bad};
         rwuser_init(&u[i]);
     }
-    int rc = run_group(u, sizeof *u, TASKS);
+    int rc = run_group(u, sizeof *u, TASKS, TASKS);
     REQUIRE(rc != WA_ENOMEM);
     CHECK_EQ(rc, 0);
     CHECK_EQ(bad, 0);
@@ -485,7 +486,7 @@ static void test_mt_sync_barrier(void)
         m[i] = (meeter){.b = &b, .k = k, .arrived = &arrived, .leaders = &leaders, .early = &early};
         meeter_init(&m[i]);
     }
-    int rc = run_group(m, sizeof *m, TASKS);
+    int rc = run_group(m, sizeof *m, TASKS, TASKS);
     REQUIRE(rc != WA_ENOMEM);
     CHECK_EQ(rc, 0);
     CHECK_EQ(early, 0);
@@ -647,18 +648,13 @@ static void test_mt_sync_broadcast(void)
             m[made] = (caster){.tx = wa_broadcast_tx_clone(&tx), .base = made * k, .k = k};
         else
             m[made] = (caster){.rx = wa_broadcast_rx_subscribe(&rx), .k = k, .bad = &bad};
-        caster_init(&m[made]);
         if (!m[made].tx.ch && !m[made].rx.ch)
             break;
+        caster_init(&m[made]);
     }
     wa_broadcast_tx_drop(&tx);
     wa_broadcast_rx_drop(&rx);
-    if (made < TASKS) {
-        for (int i = 0; i <= made; i++)
-            wa_drop(&m[i].wa.fut);
-        REQUIRE(made == TASKS);
-    }
-    int rc = run_group(m, sizeof *m, TASKS);
+    int rc = run_group(m, sizeof *m, made, TASKS);
     REQUIRE(rc != WA_ENOMEM);
     CHECK_EQ(rc, 0);
     CHECK_EQ(bad, 0);
@@ -769,17 +765,12 @@ static void test_mt_sync_watch(void)
             m[made] = (watcher){.tx = tx, .k = k};
         else
             m[made] = (watcher){.rx = wa_watch_rx_clone(&rx), .k = k, .bad = &bad};
-        watcher_init(&m[made]);
         if (!m[made].tx.ch && !m[made].rx.ch)
             break;
+        watcher_init(&m[made]);
     }
     wa_watch_rx_drop(&rx);
-    if (made < TASKS) {
-        for (int i = 0; i <= made; i++)
-            wa_drop(&m[i].wa.fut);
-        REQUIRE(made == TASKS);
-    }
-    int rc = run_group(m, sizeof *m, TASKS);
+    int rc = run_group(m, sizeof *m, made, TASKS);
     REQUIRE(rc != WA_ENOMEM);
     CHECK_EQ(rc, 0);
     CHECK_EQ(bad, 0);
