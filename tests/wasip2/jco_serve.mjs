@@ -5,30 +5,34 @@
 // service-p3), served by preview3-shim's HttpServer through `run-p3.mjs
 // --serve` (transpiled into out, default WASYNC_OUT). hostArgs go to jco
 // serve (0.2) or run-p3.mjs (0.3). On host 'wasmtime' (by default under
-// wasmtime, runner.mjs), `wasmtime serve` serves either.
+// wasmtime, runner.mjs), `wasmtime serve` serves either; on host 'native'
+// (by default when WASYNC_NATIVE is set), component is a native executable
+// serving on WASYNC_LISTEN (examples/http_hello.c built natively).
 import { spawn } from 'node:child_process';
 import { wasmtime, wasmtimeServe, WASMTIME_TRACE, wasmtimeCalls } from './runner.mjs';
 
 export async function serve(component, runP3 = process.env.WASYNC_RUN_P3, out = process.env.WASYNC_OUT, hostArgs = [],
-  host = wasmtime ? 'wasmtime' : 'jco') {
+  host = process.env.WASYNC_NATIVE ? 'native' : wasmtime ? 'wasmtime' : 'jco') {
   // The port is drawn at random and other tests on the machine draw too:
   // one taken already (the server exits with EADDRINUSE) is drawn again.
   for (let tries = 1; ; tries++) {
     try {
-      return await serveAt(20000 + Math.floor(Math.random() * 20000), component, runP3, out, hostArgs, host === 'wasmtime');
+      return await serveAt(20000 + Math.floor(Math.random() * 20000), component, runP3, out, hostArgs, host);
     } catch (e) {
-      if (tries === 5 || !/EADDRINUSE|Address already in use/.test(e.message)) throw e;
+      if (tries === 5 || !/EADDRINUSE|address (already )?in use/i.test(e.message)) throw e;
     }
   }
 }
 
-async function serveAt(port, component, runP3, out, hostArgs, onWasmtime) {
+async function serveAt(port, component, runP3, out, hostArgs, host) {
   // In its own process group: jco serve runs the component in a child
   // process, which a kill of jco alone would leave running.
-  const [command, args] = onWasmtime ? wasmtimeServe(port, component, Boolean(runP3))
-    : [process.execPath, runP3 ? [runP3, ...hostArgs, '--serve', String(port), component, out]
-      : [process.env.JCO, 'serve', '--port', String(port), ...hostArgs, component]];
-  const env = onWasmtime && hostArgs.includes('--trace') ? { ...process.env, ...WASMTIME_TRACE } : process.env;
+  const [command, args] = host === 'native' ? [component, []]
+    : host === 'wasmtime' ? wasmtimeServe(port, component, Boolean(runP3))
+      : [process.execPath, runP3 ? [runP3, ...hostArgs, '--serve', String(port), component, out]
+        : [process.env.JCO, 'serve', '--port', String(port), ...hostArgs, component]];
+  const env = host === 'native' ? { ...process.env, WASYNC_LISTEN: `127.0.0.1:${port}` }
+    : host === 'wasmtime' && hostArgs.includes('--trace') ? { ...process.env, ...WASMTIME_TRACE } : process.env;
   const server = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env });
   let log = '';
   await new Promise((resolve, reject) => {
