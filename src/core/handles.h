@@ -29,6 +29,7 @@ enum {
     WA__HANDLE_EVENT,
     WA__HANDLE_REMOTE_JOIN,
     WA__HANDLE_HTTP_RESPONSE,
+    WA__HANDLE_SIGNALS,
 };
 
 /* A key: bit 0 set, the kind (bits 1-4), the slot (bits 5 up, SLOT_BITS
