@@ -3,7 +3,7 @@
  * is compiled, with a message naming the host: tests/CMakeLists.txt
  * compiles this against each host's config.h (-DWA_TEST_HTTP: the HTTP
  * client's call, -DWA_TEST_THREAD: a remote's, -DWA_TEST_SIGNALS: a signal
- * watch's, else TCP's) and checks the
+ * watch's, -DWA_TEST_UNIX: a Unix socket's, else TCP's) and checks the
  * message, or that it compiles where the host has the call. */
 #include "wasync.h" /* (every host: net.h, http.h, thread.h, signals.h included) */
 
@@ -18,6 +18,9 @@ wa_future *call(wa_rt *rt, wa_tcp_op *op, wa_http_fetch *f)
     wa_remote *r;
     (void)wa_remote_new(rt, &r);
     return NULL;
+#elif defined(WA_TEST_UNIX)
+    (void)f;
+    return wa_unix_listen_init(op, rt, "x.sock");
 #elif defined(WA_TEST_SIGNALS)
     (void)op, (void)f;
     wa_signals *s;
