@@ -29,11 +29,13 @@ static int blocked(int sig)
     return sigismember(&cur, sig);
 }
 
-/* Waits on sigs; its status is the wait's, signo its output. */
+/* Waits on sigs, 5 s at most (a signal taken by another thread is a
+ * failure, not a hang); its status is the wait's, signo its output. */
 typedef struct waiter {
     WA_CORO;
     wa_signals *sigs;
     wa_signals_wait w;
+    wa_timeout to;
     int signo;
 } waiter;
 
@@ -41,7 +43,7 @@ static int waiter_poll(wa_future *f, wa_cx *cx)
 {
     waiter *t = (waiter *)f;
     WA_BEGIN(t, cx);
-    WA_AWAIT(wa_signals_wait_init(&t->w, t->sigs));
+    WA_AWAIT(wa_timeout_init(&t->to, wa_signals_wait_init(&t->w, t->sigs), WA_SEC(5)));
     t->signo = t->w.signo;
     WA_RETURN(WA_STATUS);
     WA_END();
@@ -79,6 +81,17 @@ static int send_later(wa_rt *rt, int sig)
     return check_spawn_of(rt, &t, NULL);
 }
 
+/* wa_block_on of a wait on sigs, within ms milliseconds; the signal in
+ * *signo. */
+static int wait_for(wa_rt *rt, wa_signals *sigs, int ms, int *signo)
+{
+    wa_signals_wait w;
+    wa_timeout to;
+    int rc = wa_block_on(rt, wa_timeout_init(&to, wa_signals_wait_init(&w, sigs), WA_MS(ms)));
+    *signo = w.signo;
+    return rc;
+}
+
 /* One wait, the signal sent while it waits (from a task: on a worker of a
  * many-threads runtime), then one sent before the wait; the close unblocks
  * what the open blocked, and leaves no fd. */
@@ -90,14 +103,13 @@ static void signals_one(unsigned workers)
     REQUIRE(check_rt_new(&rt, workers, NULL, NULL) == 0);
     REQUIRE_OR(wa_signals_open(rt, WA_SIGNAL_INT | WA_SIGNAL_TERM, &sigs) == 0, wa_rt_free(rt));
     CHECK(blocked(SIGINT) && blocked(SIGTERM) && !blocked(SIGHUP));
-    waiter t = waiter_of(sigs);
+    int signo = 0;
     REQUIRE_OR(send_later(rt, SIGTERM) == 0, (wa_signals_close(&sigs), wa_rt_free(rt)));
-    CHECK_EQ(wa_block_on(rt, &t.wa.fut), 0);
-    CHECK_EQ(t.signo, SIGTERM);
+    CHECK_EQ(wait_for(rt, sigs, 5000, &signo), 0); /* (a worker that took it: WA_ETIMEDOUT) */
+    CHECK_EQ(signo, SIGTERM);
     CHECK_EQ(kill(getpid(), SIGINT), 0);
-    t = waiter_of(sigs);
-    CHECK_EQ(wa_block_on(rt, &t.wa.fut), 0);
-    CHECK_EQ(t.signo, SIGINT);
+    CHECK_EQ(wait_for(rt, sigs, 5000, &signo), 0);
+    CHECK_EQ(signo, SIGINT);
     CHECK_EQ(wa_signals_close(&sigs), 0);
     CHECK(sigs == NULL && !blocked(SIGINT) && !blocked(SIGTERM));
     CHECK_EQ(wa_rt_run(rt), 0);
@@ -145,17 +157,6 @@ static void signals_waiters(unsigned workers)
 }
 static void test_signals_waiters(void) { signals_waiters(0); }
 static void test_signals_waiters_mt(void) { signals_waiters(3); }
-
-/* wa_block_on of a wait on sigs, within ms milliseconds; the signal in
- * *signo. */
-static int wait_for(wa_rt *rt, wa_signals *sigs, int ms, int *signo)
-{
-    wa_signals_wait w;
-    wa_timeout to;
-    int rc = wa_block_on(rt, wa_timeout_init(&to, wa_signals_wait_init(&w, sigs), WA_MS(ms)));
-    *signo = w.signo;
-    return rc;
-}
 
 /* Waits one after another: two signals that came at once are the next
  * two waits', then nothing is there; a wait dropped by its timeout takes
