@@ -217,8 +217,10 @@ static void host_calls(wa_rt *rt)
     wa_remote_drop(r);
     /* signals.h: a watch opened and closed */
     wa_signals *s = NULL;
-    CHECK_EQ(wa_signals_open(rt, WA_SIGNAL_HUP, &s), 0);
-    CHECK_EQ(wa_signals_close(&s), 0);
+    int rc = wa_signals_open(rt, WA_SIGNAL_HUP, &s);
+    CHECK_EQ(rc, 0);
+    if (rc == 0)
+        CHECK_EQ(wa_signals_close(&s), 0);
 #elif defined(WASYNC_HOST_WASIP2)
     /* wasi.h */
     wa_wasip2_stats st;
