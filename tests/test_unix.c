@@ -202,7 +202,7 @@ static void test_unix_stale(void)
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/wasync-unix-XXXXXX", tmp && *tmp && strlen(tmp) < 32 ? tmp : "/tmp");
+    snprintf(dir, sizeof dir, "%s/wasync-unix-XXXXXX", tmp && *tmp && strlen(tmp) < 32 ? tmp : P_tmpdir);
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;
