@@ -26,6 +26,7 @@
  * (WA__UNAVAILABLE), which tells more than an undeclared function. */
 #include "wasync/thread.h"
 #include "wasync/net.h"
+#include "wasync/udp.h"
 #include "wasync/http.h"
 #include "wasync/signals.h"
 /* The host's own calls. */

@@ -25,6 +25,7 @@ const ERRORS = new Map([
   [-17, ['EMFILE', 'too many open files']],
   [-18, ['EPROTO', 'protocol error']],
   [-19, ['ENOTFOUND', 'name not found']],
+  [-20, ['ELAGGED', 'receiver lagged: elements missed']],
 ]);
 
 /** The WA_E* codes by name: codes.EIO === -10. */

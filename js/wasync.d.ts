@@ -5,7 +5,7 @@
 export declare const codes: Readonly<Record<
   'ENOMEM' | 'EINVAL' | 'ECANCELED' | 'ETIMEDOUT' | 'ECLOSED' | 'EAGAIN' | 'EDEADLK' | 'ESTALE' | 'EMISUSE'
   | 'EIO' | 'EBUSY' | 'ENOSYS' | 'ECONNREFUSED' | 'EADDRINUSE' | 'ECONNRESET' | 'E2BIG' | 'EMFILE'
-  | 'EPROTO' | 'ENOTFOUND', number>>;
+  | 'EPROTO' | 'ENOTFOUND' | 'ELAGGED', number>>;
 
 /** The name of a WA_E* code ('EIO'), or 'E<code>' for an unknown one. */
 export declare function errorName(code: number): string;

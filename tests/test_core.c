@@ -888,6 +888,96 @@ WA_ASYNC(local_outer, t, cx)
     WA_END();
 }
 
+/* Task-local values: each task its own, not inherited by a child, kept
+ * across awaits; a set replaces (dropping the old value); every value's
+ * drop runs once when its task ends, however it ends (normally, cancelled
+ * before it started, aborted while pending, or with the runtime). */
+static int local_dropped;
+static void local_drop(void *v) { local_dropped += *(int *)v; }
+static const wa_task_local key_owned = {local_drop};
+static const wa_task_local key_borrowed = {NULL};
+
+typedef struct localer {
+    WA_CORO;
+    wa_yield y;
+    wa_join child;
+    int id, weight, spawn_child, wait, quick;
+    int *bad;
+    never n;
+} localer;
+
+static int localer_poll(wa_future *f, wa_cx *cx)
+{
+    localer *t = (localer *)f;
+    WA_BEGIN(t, cx);
+    if (wa_task_local_get(&key_owned) || wa_task_local_get(&key_borrowed))
+        (*t->bad)++; /* not inherited, not another task's */
+    if (wa_task_local_set(&key_owned, &t->weight) < 0 || wa_task_local_set(&key_borrowed, &t->id) < 0)
+        WA_RETURN(WA_ENOMEM);
+    if (t->quick) /* ends in the poll that set them */
+        WA_RETURN(0);
+    if (t->spawn_child) {
+        localer c = {.id = t->id + 1, .weight = 100, .bad = t->bad};
+        wa_coro_init(&c.wa, f->vt);
+        if (wa_spawn_of(cx->rt, &c, &t->child) < 0)
+            WA_RETURN(WA_ENOMEM);
+        WA_AWAIT(&t->child.fut);
+    }
+    WA_AWAIT(wa_yield_init(&t->y));
+    if (wa_task_local_get(&key_borrowed) != &t->id || wa_task_local_get(&key_owned) != &t->weight)
+        (*t->bad)++;
+    if (t->wait)
+        WA_AWAIT(never_init(&t->n, &t->wait));
+    WA_END();
+}
+static const wa_future_vt localer_vt = {localer_poll, wa_coro_drop, "localer"};
+
+static void test_task_local(void)
+{
+    check_catch_misuse();
+    int v = 1, bad = 0;
+    CHECK_MISUSE(wa_task_local_set(&key_owned, &v), WA_EMISUSE, "wa_task_local_set"); /* no task */
+    CHECK(wa_task_local_get(&key_owned) == NULL);
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    /* a parent and its child; a set that replaces drops the old value */
+    localer a = {.id = 10, .weight = 1, .spawn_child = 1, .bad = &bad};
+    wa_coro_init(&a.wa, &localer_vt);
+    local_dropped = 0;
+    int rc = wa_block_on(rt, &a.wa.fut);
+    REQUIRE_OR(rc != WA_ENOMEM, wa_rt_free(rt));
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(local_dropped, 101);
+    localer q = {.id = 20, .weight = 10, .quick = 1, .bad = &bad};
+    wa_coro_init(&q.wa, &localer_vt);
+    REQUIRE_OR(check_spawn_of(rt, &q, NULL) == 0, wa_rt_free(rt));
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(local_dropped, 111);
+
+    /* cancelled before its first poll (sets nothing), aborted while
+     * pending, and pending when the runtime is freed */
+    wa_join j[3] = {{0}};
+    int waits[3] = {1, 1, 1};
+    for (int i = 0; i < 3; i++) {
+        localer l = {.id = i, .weight = 1000, .bad = &bad, .wait = waits[i]};
+        wa_coro_init(&l.wa, &localer_vt);
+        REQUIRE_OR(check_spawn_of(rt, &l, &j[i]) == 0, (check_joins_drop(j, 3), wa_rt_free(rt)));
+    }
+    CHECK_EQ(wa_join_cancel(&j[0]), 0);
+    local_dropped = 0;
+    wa_rt_tick(rt, NULL);
+    wa_rt_tick(rt, NULL);
+    CHECK_EQ(wa_join_status(&j[0]), WA_ECANCELED);
+    CHECK_EQ(local_dropped, 0);
+    CHECK_EQ(wa_join_abort(&j[1]), 0);
+    CHECK_EQ(local_dropped, 1000);
+    check_joins_drop(j, 3);
+    wa_rt_free(rt);
+    CHECK_EQ(local_dropped, 2000);
+    CHECK_EQ(bad, 0);
+}
+
 static void test_await_local_refused(void)
 {
     wa_misuse_set_hook(copy_misuse);
@@ -923,7 +1013,7 @@ int main(void)
     RUN(test_dedup_fair_ticks);
     RUN(test_wake_finished_is_noop);
     RUN(test_spawn_fn);
-    RUN(test_no_starvation_by_spinner);
+    RUN_REAL_CLOCK(test_no_starvation_by_spinner);
     RUN(test_coop_budget);
     RUN(test_cancel_cooperative_nested);
     RUN(test_cancel_hard_fallback_and_abort);
@@ -939,5 +1029,6 @@ int main(void)
     RUN(test_rt_copies);
     RUN(test_async_cleanup_every_path);
     RUN(test_await_local_refused);
+    RUN(test_task_local);
     return check_finish();
 }

@@ -5,7 +5,7 @@
  * bindings cannot live in one program (two host imports under one C
  * name, as net.h's and http.h's on WASI 0.3 were) fail its link; a header
  * wasync.h leaves out fails its compile. The headers a host refuses (net.h
- * on the JS host and WASI 0.1, thread.h off native Linux) are included all
+ * and udp.h on the JS host and WASI 0.1, thread.h off native Linux) are included all
  * the same: their calls, not the headers, are refused (tests/unavailable.c). */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +19,7 @@
     !defined(WASYNC_COMBINE_H) || !defined(WASYNC_SCOPE_H) || !defined(WASYNC_SYNC_H) ||                        \
     !defined(WASYNC_CHANNEL_H) || !defined(WASYNC_STREAM_H) || !defined(WASYNC_BACKEND_H) ||                    \
     !defined(WASYNC_THREAD_H) || !defined(WASYNC_NET_H) || !defined(WASYNC_HTTP_H) ||                          \
-    !defined(WASYNC_JOIN_SET_H)
+    !defined(WASYNC_JOIN_SET_H) || !defined(WASYNC_UDP_H)
 #error "wasync.h leaves out a header every host has"
 #endif
 #if defined(WASYNC_HOST_WASIP2) && !defined(WASYNC_WASI_H)
@@ -74,6 +74,13 @@ typedef struct all {
     wa_rwlock rw;
     wa_barrier bar;
     wa_barrier_wait bw;
+    wa_broadcast_tx btx;
+    wa_broadcast_rx brx;
+    wa_broadcast_recv brecv;
+    wa_watch_tx wtx;
+    wa_watch_rx wrx;
+    wa_watch_changed changed;
+    int v;
     wa_stream *r, *w;
     wa_write write;
     wa_read read;
@@ -84,6 +91,7 @@ typedef struct all {
     wa_read_exact exact;
 #if HAS_NET
     wa_tcp_op listen;
+    wa_udp_op bind;
 #endif
 #if HAS_HTTP_CLIENT
     wa_http_request req;
@@ -143,6 +151,36 @@ static int all_poll(wa_future *f, wa_cx *cx)
     WA_AWAIT(wa_barrier_wait_init(&t->bw, &t->bar));
     CHECK(WA_STATUS == 0 && wa_barrier_wait_is_leader(&t->bw));
 
+    /* channel.h: a broadcast's element, a watch's change */
+    if (wa_broadcast_new(2, sizeof(int), &t->btx, &t->brx) == 0) {
+        t->v = 5;
+        CHECK_EQ(wa_broadcast_tx_send(&t->btx, &t->v), 1);
+        wa_broadcast_tx_drop(&t->btx);
+        t->v = 0;
+        WA_AWAIT(wa_broadcast_recv_init(&t->brecv, &t->brx, &t->v));
+        CHECK(WA_STATUS == 0 && t->v == 5);
+        wa_broadcast_rx_drop(&t->brx);
+    } else {
+        CHECK(!"wa_broadcast_new");
+    }
+    t->v = 1;
+    if (wa_watch_new(sizeof(int), &t->v, &t->wtx, &t->wrx) == 0) {
+        t->v = 2;
+        CHECK_EQ(wa_watch_tx_send(&t->wtx, &t->v), 1);
+        wa_watch_tx_drop(&t->wtx);
+        t->v = 0;
+        WA_AWAIT(wa_watch_changed_init(&t->changed, &t->wrx, &t->v));
+        CHECK(WA_STATUS == 0 && t->v == 2);
+        wa_watch_rx_drop(&t->wrx);
+    } else {
+        CHECK(!"wa_watch_new");
+    }
+
+    /* runtime.h: a task-local value */
+    static const wa_task_local key = {NULL};
+    CHECK_EQ(wa_task_local_set(&key, t), 0);
+    CHECK(wa_task_local_get(&key) == t);
+
     /* stream.h: four bytes through a pipe; a line and two bytes through a
      * reader */
     if (wa_pipe_new(16, &t->r, &t->w) == 0) {
@@ -171,6 +209,13 @@ static int all_poll(wa_future *f, wa_cx *cx)
     if (WA_STATUS == 0) {
         CHECK(wa_tcp_port(t->listen.listener) != 0);
         CHECK_EQ(wa_tcp_close(&t->listen.listener), 0);
+    }
+    /* udp.h: a socket on a free port */
+    WA_AWAIT(wa_udp_bind_init(&t->bind, cx->rt, "127.0.0.1", 0));
+    CHECK_EQ(WA_STATUS, 0);
+    if (WA_STATUS == 0) {
+        CHECK(wa_udp_port(t->bind.udp) != 0);
+        CHECK_EQ(wa_udp_close(&t->bind.udp), 0);
     }
 #endif
 #if HAS_HTTP_CLIENT

@@ -635,6 +635,80 @@ static void test_mt_join_set_rt_free(void)
     CHECK_EQ(dropped, spawned); /* (the holder may not have run yet on a loaded machine: none) */
 }
 
+/* Task-local values on many workers: each task reads its own while it
+ * yields from worker to worker (a value is the task's, not the thread's),
+ * a child does not inherit it, and each value's drop runs once, at its
+ * task's end, on whichever worker ends it. */
+static long mt_local_dropped;
+static void mt_local_drop(void *v) { __atomic_add_fetch(&mt_local_dropped, *(long *)v, __ATOMIC_RELAXED); }
+static const wa_task_local mt_local_key = {mt_local_drop};
+
+typedef struct mt_localer {
+    WA_CORO;
+    wa_yield y;
+    long id, i, rounds;
+    long *bad;
+} mt_localer;
+
+WA_ASYNC(mt_localer, t, cx)
+{
+    WA_BEGIN(t, cx);
+    if (wa_task_local_get(&mt_local_key))
+        __atomic_add_fetch(t->bad, 1, __ATOMIC_RELAXED);
+    if (wa_task_local_set(&mt_local_key, &t->id) < 0)
+        WA_RETURN(WA_ENOMEM);
+    for (t->i = 0; t->i < t->rounds; t->i++) {
+        WA_AWAIT(wa_yield_init(&t->y));
+        if (wa_task_local_get(&mt_local_key) != &t->id)
+            __atomic_add_fetch(t->bad, 1, __ATOMIC_RELAXED);
+    }
+    WA_END();
+}
+
+typedef struct mt_local_root {
+    WA_CORO;
+    wa_join jh[64];
+    long n, i, bad;
+    int rc;
+} mt_local_root;
+
+static void mt_local_root_cleanup(mt_local_root *t) { check_joins_drop(t->jh, (int)t->n); }
+
+WA_ASYNC(mt_local_root, t, cx, mt_local_root_cleanup)
+{
+    WA_BEGIN(t, cx);
+    if (wa_task_local_set(&mt_local_key, &t->n) < 0) /* not its children's */
+        WA_RETURN(WA_ENOMEM);
+    for (t->i = 0; t->i < t->n; t->i++) {
+        mt_localer l = {.id = t->i + 1, .rounds = 2000 / SCALE + 10, .bad = &t->bad};
+        mt_localer_init(&l);
+        if (wa_spawn_of(cx->rt, &l, &t->jh[t->i]) < 0)
+            WA_RETURN(WA_ENOMEM);
+    }
+    for (t->i = 0; t->i < t->n; t->i++) {
+        WA_AWAIT(&t->jh[t->i].fut);
+        if (WA_STATUS && !t->rc)
+            t->rc = WA_STATUS;
+    }
+    WA_RETURN(t->rc);
+    WA_END();
+}
+
+static void test_mt_task_local(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    mt_local_root r = {.n = 64};
+    mt_local_root_init(&r);
+    mt_local_dropped = 0;
+    int rc = wa_block_on(rt, &r.wa.fut);
+    wa_rt_free(rt);
+    REQUIRE(rc != WA_ENOMEM);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(r.bad, 0);
+    CHECK_EQ(__atomic_load_n(&mt_local_dropped, __ATOMIC_RELAXED), 64 * 65 / 2 + 64);
+}
+
 int main(void)
 {
     RUN(test_mt_spawn_join);
@@ -648,5 +722,6 @@ int main(void)
     RUN(test_mt_join_set);
     RUN(test_mt_join_set_cancel_drop);
     RUN(test_mt_join_set_rt_free);
+    RUN(test_mt_task_local);
     return check_finish();
 }

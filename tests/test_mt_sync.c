@@ -3,7 +3,8 @@
  * runtime: many producers into one bounded channel, a mutex over a counter,
  * a semaphore's bound, notify_one racing cancelled waiters, oneshots across
  * workers, a receiver dropped racing sends, a read-write lock's readers
- * and writers, a barrier's rounds and cancelled waits. Run under TSan by the tsan
+ * and writers, a barrier's rounds and cancelled waits, broadcast and watch
+ * receivers on every worker. Run under TSan by the tsan
  * preset, and under tests/faults (smaller there): a setup that fails stops
  * its test, releasing what it made. */
 #define _GNU_SOURCE
@@ -51,9 +52,15 @@ WA_ASYNC(group, g, cx, group_cleanup)
 }
 
 /* Runs n futures of size bytes at fs (taken) as tasks of a new runtime of
- * two workers: their first failure, WA_ENOMEM when the setup failed. */
-static int run_group(void *fs, size_t size, int n)
+ * two workers: their first failure, WA_ENOMEM when the setup failed,
+ * theirs too: fewer than n made (the made ones are dropped). */
+static int run_group(void *fs, size_t size, int made, int n)
 {
+    if (made < n) {
+        for (int i = 0; i < made; i++)
+            wa_drop((wa_future *)((char *)fs + (size_t)i * size));
+        return WA_ENOMEM;
+    }
     wa_rt *rt;
     group g = {.fs = fs, .size = size, .n = n};
     group_init(&g);
@@ -123,7 +130,7 @@ static void test_mt_sync_mpsc(void)
         mover_init(&m[i]);
     }
     wa_tx_drop(&tx);
-    int rc = run_group(m, sizeof *m, TASKS);
+    int rc = run_group(m, sizeof *m, TASKS, TASKS);
     wa_rx_drop(&rx);
     free(m);
     REQUIRE_OR(rc != WA_ENOMEM, free(seen));
@@ -177,7 +184,7 @@ static long run_lockers(wa_sem *sem, long *counter, long k)
         m[i] = (locker){.sem = sem, .k = k, .counter = counter, .inside = &inside, .most = &most};
         locker_init(&m[i]);
     }
-    int rc = run_group(m, sizeof *m, TASKS);
+    int rc = run_group(m, sizeof *m, TASKS, TASKS);
     if (rc == WA_ENOMEM)
         return -1;
     CHECK_EQ(rc, 0);
@@ -325,12 +332,7 @@ static void test_mt_sync_oneshot(void)
             shot_init(&s[i + 1]);
             made += 2;
         }
-        if (made < TASKS) {
-            for (int i = 0; i < made; i++)
-                wa_drop(&s[i].wa.fut);
-            REQUIRE(0);
-        }
-        int rc = run_group(s, sizeof *s, TASKS);
+        int rc = run_group(s, sizeof *s, made, TASKS);
         REQUIRE(rc != WA_ENOMEM);
         CHECK_EQ(rc, 0);
         CHECK_EQ(sum, (TASKS / 2) * (TASKS / 2 - 1));
@@ -381,7 +383,7 @@ static void test_mt_sync_drop_races_sends(void)
         f[TASKS - 1].c = (closer){.rx = rx};
         closer_init(&f[TASKS - 1].c);
         wa_tx_drop(&tx);
-        int rc = run_group(f, sizeof *f, TASKS);
+        int rc = run_group(f, sizeof *f, TASKS, TASKS);
         REQUIRE(rc != WA_ENOMEM);
         CHECK_EQ(rc, WA_ECLOSED);
     }
@@ -438,7 +440,7 @@ static void test_mt_sync_rwlock(void)
                         .readers = &readers, .writers = &writers, .bad = &bad};
         rwuser_init(&u[i]);
     }
-    int rc = run_group(u, sizeof *u, TASKS);
+    int rc = run_group(u, sizeof *u, TASKS, TASKS);
     REQUIRE(rc != WA_ENOMEM);
     CHECK_EQ(rc, 0);
     CHECK_EQ(bad, 0);
@@ -484,7 +486,7 @@ static void test_mt_sync_barrier(void)
         m[i] = (meeter){.b = &b, .k = k, .arrived = &arrived, .leaders = &leaders, .early = &early};
         meeter_init(&m[i]);
     }
-    int rc = run_group(m, sizeof *m, TASKS);
+    int rc = run_group(m, sizeof *m, TASKS, TASKS);
     REQUIRE(rc != WA_ENOMEM);
     CHECK_EQ(rc, 0);
     CHECK_EQ(early, 0);
@@ -577,7 +579,204 @@ static void test_mt_sync_barrier_cancel(void)
     CHECK_EQ(c.alone, 0);
 }
 
-/* A local lock or barrier awaited by a many-threads runtime's task: refused
+/* A broadcast made for threads: two producers, receivers on both workers, each
+ * receiver getting every element in each producer's order, or told how
+ * many it missed; and receives cancelled from another thread while sends
+ * wake them. */
+typedef struct caster {
+    WA_CORO;
+    wa_broadcast_tx tx;
+    wa_broadcast_rx rx;
+    wa_broadcast_recv r;
+    wa_yield y;
+    long base, k, i, v, got, last[2];
+    long *bad;
+} caster;
+
+static void caster_cleanup(caster *t)
+{
+    if (t->tx.ch)
+        wa_broadcast_tx_drop(&t->tx);
+    if (t->rx.ch)
+        wa_broadcast_rx_drop(&t->rx);
+}
+
+WA_ASYNC(caster, t, cx, caster_cleanup)
+{
+    WA_BEGIN(t, cx);
+    if (t->tx.ch) {
+        for (t->i = 0; t->i < t->k; t->i++) {
+            t->v = t->base + t->i;
+            if (wa_broadcast_tx_send(&t->tx, &t->v) < 0)
+                WA_RETURN(WA_EIO);
+            if (t->i % 4 == 0)
+                WA_AWAIT(wa_yield_init(&t->y));
+        }
+        WA_RETURN(0);
+    }
+    t->last[0] = t->last[1] = -1;
+    for (;;) {
+        WA_AWAIT(wa_broadcast_recv_init(&t->r, &t->rx, &t->v));
+        if (WA_STATUS == WA_ECLOSED)
+            break;
+        if (WA_STATUS == WA_ELAGGED) {
+            t->got += (long)wa_broadcast_rx_missed(&t->rx);
+            t->last[0] = t->last[1] = -1; /* (which of each it missed is unknown) */
+            continue;
+        }
+        long p = t->v >= t->k, seq = t->v - p * t->k;
+        if (WA_STATUS || seq <= t->last[p])
+            __atomic_add_fetch(t->bad, 1, __ATOMIC_RELAXED);
+        t->last[p] = seq;
+        t->got++;
+    }
+    if (t->got != 2 * t->k)
+        __atomic_add_fetch(t->bad, 1, __ATOMIC_RELAXED);
+    WA_END();
+}
+
+static void test_mt_sync_broadcast(void)
+{
+    long k = 20000 / SCALE, bad = 0;
+    wa_broadcast_tx tx;
+    wa_broadcast_rx rx;
+    REQUIRE(wa_broadcast_new_shared(16, sizeof(long), &tx, &rx) == 0);
+    caster m[TASKS];
+    int made = 0;
+    for (; made < TASKS; made++) {
+        if (made < 2)
+            m[made] = (caster){.tx = wa_broadcast_tx_clone(&tx), .base = made * k, .k = k};
+        else
+            m[made] = (caster){.rx = wa_broadcast_rx_subscribe(&rx), .k = k, .bad = &bad};
+        if (!m[made].tx.ch && !m[made].rx.ch)
+            break;
+        caster_init(&m[made]);
+    }
+    wa_broadcast_tx_drop(&tx);
+    wa_broadcast_rx_drop(&rx);
+    int rc = run_group(m, sizeof *m, made, TASKS);
+    REQUIRE(rc != WA_ENOMEM);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(bad, 0);
+}
+
+/* Receives cancelled from this thread while a producer's sends wake them:
+ * nothing leaks (the channel goes with the last end), no wake is lost for
+ * the receivers left. */
+static void test_mt_sync_broadcast_cancel(void)
+{
+    for (int round = 0; round < 100 / SCALE + 1; round++) {
+        wa_rt *rt;
+        REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+        wa_broadcast_tx tx;
+        wa_broadcast_rx rx;
+        REQUIRE_OR(wa_broadcast_new_shared(4, sizeof(long), &tx, &rx) == 0, wa_rt_free(rt));
+        long bad = 0, k = 200;
+        caster m[TASKS];
+        wa_join js[TASKS] = {{0}};
+        int spawned = 0;
+        for (int i = 0; i < TASKS; i++) {
+            m[i] = (caster){.rx = wa_broadcast_rx_subscribe(&rx), .k = k, .bad = &bad};
+            caster_init(&m[i]);
+            if (!m[i].rx.ch) {
+                wa_drop(&m[i].wa.fut);
+                break;
+            }
+            spawned += wa_spawn(rt, &m[i].wa.fut, sizeof m[i], &js[i]) == 0;
+        }
+        wa_broadcast_rx_drop(&rx);
+        REQUIRE_OR(spawned == TASKS, (check_joins_drop(js, TASKS), wa_rt_free(rt), wa_broadcast_tx_drop(&tx)));
+        for (long i = 0; i < 2 * k; i++) {
+            long v = i; /* as two producers of k would number them */
+            wa_broadcast_tx_send(&tx, &v);
+            if (i % 16 == 0 && i / 16 < TASKS / 2)
+                wa_join_cancel(&js[2 * (i / 16)]);
+            if (i % 8 == 0)
+                sched_yield();
+        }
+        wa_broadcast_tx_drop(&tx);
+        /* the half not cancelled got all, or were told what they missed */
+        for (int i = 1; i < TASKS; i += 2) {
+            wa_join *j = &js[i];
+            for (int spins = 0; !wa_join_done(j) && spins < 10000000; spins++)
+                sched_yield();
+            CHECK_EQ(wa_join_status(j), 0);
+        }
+        check_joins_drop(js, TASKS);
+        wa_rt_free(rt);
+        CHECK_EQ(bad, 0);
+    }
+}
+
+/* A watch made for threads: receivers on both workers see the values rise and end
+ * with the last one, then the close. */
+typedef struct watcher {
+    WA_CORO;
+    wa_watch_tx tx;
+    wa_watch_rx rx;
+    wa_watch_changed c;
+    wa_yield y;
+    long k, i, v, last;
+    long *bad;
+} watcher;
+
+static void watcher_cleanup(watcher *t)
+{
+    if (t->tx.ch)
+        wa_watch_tx_drop(&t->tx);
+    if (t->rx.ch)
+        wa_watch_rx_drop(&t->rx);
+}
+
+WA_ASYNC(watcher, t, cx, watcher_cleanup)
+{
+    WA_BEGIN(t, cx);
+    if (t->tx.ch) {
+        for (t->i = 1; t->i <= t->k; t->i++) {
+            if (wa_watch_tx_send(&t->tx, &t->i) < 0)
+                WA_RETURN(WA_EIO);
+            WA_AWAIT(wa_yield_init(&t->y));
+        }
+        WA_RETURN(0);
+    }
+    for (;;) {
+        WA_AWAIT(wa_watch_changed_init(&t->c, &t->rx, &t->v));
+        if (WA_STATUS == WA_ECLOSED)
+            break;
+        if (WA_STATUS || t->v <= t->last)
+            __atomic_add_fetch(t->bad, 1, __ATOMIC_RELAXED);
+        t->last = t->v;
+    }
+    if (t->last != t->k)
+        __atomic_add_fetch(t->bad, 1, __ATOMIC_RELAXED);
+    WA_END();
+}
+
+static void test_mt_sync_watch(void)
+{
+    long k = 20000 / SCALE, bad = 0, zero = 0;
+    wa_watch_tx tx;
+    wa_watch_rx rx;
+    REQUIRE(wa_watch_new_shared(sizeof(long), &zero, &tx, &rx) == 0);
+    watcher m[TASKS];
+    int made = 0;
+    for (; made < TASKS; made++) {
+        if (made == 0)
+            m[made] = (watcher){.tx = tx, .k = k};
+        else
+            m[made] = (watcher){.rx = wa_watch_rx_clone(&rx), .k = k, .bad = &bad};
+        if (!m[made].tx.ch && !m[made].rx.ch)
+            break;
+        watcher_init(&m[made]);
+    }
+    wa_watch_rx_drop(&rx);
+    int rc = run_group(m, sizeof *m, made, TASKS);
+    REQUIRE(rc != WA_ENOMEM);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(bad, 0);
+}
+
+/* A local lock, barrier or channel awaited by a many-threads runtime's task: refused
  * when it would queue, the report naming the call. */
 static void test_mt_sync_local_refused(void)
 {
@@ -595,6 +794,24 @@ static void test_mt_sync_local_refused(void)
     wa_barrier_init(&b, 2);
     wa_barrier_wait w;
     CHECK_MISUSE(wa_block_on(rt, wa_barrier_wait_init(&w, &b)), WA_EMISUSE, "wa_barrier_wait");
+    wa_broadcast_tx btx;
+    wa_broadcast_rx brx;
+    if (wa_broadcast_new(1, sizeof(int), &btx, &brx) == 0) {
+        wa_broadcast_recv r;
+        int v;
+        CHECK_MISUSE(wa_block_on(rt, wa_broadcast_recv_init(&r, &brx, &v)), WA_EMISUSE, "wa_broadcast_recv");
+        wa_broadcast_tx_drop(&btx);
+        wa_broadcast_rx_drop(&brx);
+    }
+    wa_watch_tx wtx;
+    wa_watch_rx wrx;
+    int zero = 0;
+    if (wa_watch_new(sizeof(int), &zero, &wtx, &wrx) == 0) {
+        wa_watch_changed c;
+        CHECK_MISUSE(wa_block_on(rt, wa_watch_changed_init(&c, &wrx, NULL)), WA_EMISUSE, "wa_watch_changed");
+        wa_watch_tx_drop(&wtx);
+        wa_watch_rx_drop(&wrx);
+    }
     wa_misuse_set_hook(NULL);
     wa_rt_free(rt);
 }
@@ -611,6 +828,9 @@ int main(void)
     RUN(test_mt_sync_rwlock);
     RUN(test_mt_sync_barrier);
     RUN(test_mt_sync_barrier_cancel);
+    RUN(test_mt_sync_broadcast);
+    RUN(test_mt_sync_broadcast_cancel);
+    RUN(test_mt_sync_watch);
     RUN(test_mt_sync_local_refused);
     return check_finish();
 }

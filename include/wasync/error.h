@@ -32,7 +32,8 @@ extern "C" {
     X(WA_E2BIG, -16, "too large")                                           \
     X(WA_EMFILE, -17, "too many open files")                                \
     X(WA_EPROTO, -18, "protocol error")                                     \
-    X(WA_ENOTFOUND, -19, "name not found")
+    X(WA_ENOTFOUND, -19, "name not found")                                 \
+    X(WA_ELAGGED, -20, "receiver lagged: elements missed")
 
 enum wa_errno {
 #define WA__ERRNO_ENUM(name, val, msg) name = val,

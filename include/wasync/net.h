@@ -46,6 +46,10 @@ typedef struct wa_ip {
     uint8_t bytes[16];
 } wa_ip;
 
+/* Reads s (borrowed), an IPv4 or IPv6 literal (the rules above), into
+ * *ip: 0, or WA_EINVAL (NULL too). */
+WA__NET int wa_ip_parse(const char *s, wa_ip *ip);
+
 /* What an operation of the host keeps (its socket, registration and
  * readiness wait; on WASI 0.3 a connect's or lookup's subtask with the
  * call's argument and return areas): private, and one size whatever the

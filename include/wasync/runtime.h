@@ -106,6 +106,29 @@ typedef int (*wa_task_fn)(void *arg, wa_cx *cx);
  * Returns what wa_spawn returns. */
 int wa_spawn_fn(wa_rt *rt, wa_task_fn fn, void *arg, wa_join *join);
 
+/* Task-local values: a value per task under a key, read by the futures
+ * the task polls (a request id, a trace context) without passing it down.
+ * A key is a static object; its address names the value. The value is the
+ * task's, not the thread's: it moves with the task from worker to worker
+ * of a many-threads runtime. A task spawned by another does not inherit its
+ * values (tokio's rule): a child may outlive its parent, so an inherited
+ * value would need an owner count; a parent passes what a child needs in
+ * the child's future, and the child sets it. */
+typedef struct wa_task_local {
+    /* Called on the value (if not NULL) when the task ends, however it
+     * ends, and when a set replaces it; NULL: the value is borrowed. */
+    void (*drop)(void *value);
+} wa_task_local;
+
+/* Sets key's (borrowed) value for the task being polled; takes value when
+ * key has a drop. Returns 0, WA_ENOMEM, or WA_EMISUSE (reported: a NULL key,
+ * or not inside a task's poll); on failure value is left to the caller. */
+int wa_task_local_set(const wa_task_local *key, void *value);
+
+/* The value of key (borrowed) for the task being polled (borrowed from it):
+ * NULL when none was set, or outside a task's poll. */
+void *wa_task_local_get(const wa_task_local *key);
+
 /* True once the task finished (its status and outputs are then final). */
 bool wa_join_done(const wa_join *j);
 

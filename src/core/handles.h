@@ -29,7 +29,12 @@ enum {
     WA__HANDLE_EVENT,
     WA__HANDLE_REMOTE_JOIN,
     WA__HANDLE_HTTP_RESPONSE,
-    WA__HANDLE_SIGNALS,
+    WA__HANDLE_UDP,
+    WA__HANDLE_BROADCAST_TX,
+    WA__HANDLE_BROADCAST_RX,
+    WA__HANDLE_WATCH_TX,
+    WA__HANDLE_WATCH_RX,
+    WA__HANDLE_SIGNALS, /* 15: the kind has four bits (15 at most) */
 };
 
 /* A key: bit 0 set, the kind (bits 1-4), the slot (bits 5 up, SLOT_BITS

@@ -23,6 +23,7 @@ static inline __attribute__((always_inline)) void wa__task_init(wa_rt *rt, wa_sc
     t->rt = rt;
     t->id = (uint32_t)++rt->spawned;
     t->cls = (uint32_t)wa__slab_class(total);
+    t->locals = NULL;
     if (scope) {
         t->scope = scope;
         t->joiner = NULL;

@@ -123,6 +123,8 @@ static __attribute__((noinline)) void wa__task_drop_scopes(wa_rt *rt, wa_task *t
 
 void wa__task_leave(wa_task *t, int rc)
 {
+    if (t->locals)
+        t->locals->release(t);
     if (wa__word_load(t) & WA__SCOPE_MASK)
         wa__task_drop_scopes(t->rt, t, rc != WA_ECANCELED);
     if (!(wa__word_load(t) & WA__T_LINKED))

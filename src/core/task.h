@@ -33,8 +33,18 @@ enum {
  * shutdown, wa_rt_free and dumps find it (wa__task_unlinked). The local executor does not set WA__T_RUNNING
  * either: its running task is the round context's (wa__rt_current). */
 
-/* One allocation per task: this header, then the future inline. 64 bytes on
- * 64-bit hosts, 48 on wasm32. */
+/* A task's task-local values (task_local.c). The executors release them
+ * through release, so that a program that sets none links none of it; on
+ * the local executor a task that sets one is linked, so that its finish
+ * takes the way through wa__task_leave, which releases them, and the
+ * common finish tests nothing more. */
+typedef struct wa__locals wa__locals;
+struct wa__locals {
+    void (*release)(wa_task *t);
+};
+
+/* One allocation per task: this header, then the future inline. 80 bytes on
+ * 64-bit hosts (64 before the task-local values' pointer), 48 on wasm32. */
 struct wa_task {
     wa_task *next;               /* run queue (first: queueing t is storing t) */
     wa__list_node link;           /* owner list (WA__T_LINKED): runtime roots or a scope */
@@ -45,6 +55,7 @@ struct wa_task {
     int status;
     uint32_t id;
     uint32_t cls;                /* the allocation's slab class (wa__slab_class); unused by mt.c, which mallocs */
+    wa__locals *locals;          /* task-local values (task_local.c), or NULL */
 } __attribute__((aligned(16)));
 
 /* State and reference count share one word, so that the multi-threaded
@@ -130,10 +141,11 @@ void wa__task_cancel(wa_task *t);
 void wa__task_unref(wa_task *t);
 /* Marks s cancelling and requests the cancellation of each child. */
 void wa__scope_cancel_children(wa_scope *s);
-/* t finished (status rc) linked or owning scopes (wa__task_finish): drops
- * the scopes it created that are live, and reports misuse when t returned
- * normally (a cancelled or dropped task's scopes go with it as a matter of
- * course); leaves its owner list, counting a scope's child out of its
+/* t finished (status rc) linked or owning scopes (wa__task_finish):
+ * releases its task-local values (after its future's drop, which may
+ * still use one), drops the scopes it created that are live, and reports
+ * misuse when t returned normally (a cancelled or dropped task's scopes go
+ * with it as a matter of course); leaves its owner list, counting a scope's child out of its
  * scope (its first error, fail-fast, its awaiter's wake); wakes its
  * joiner. */
 void wa__task_leave(wa_task *t, int rc);

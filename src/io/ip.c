@@ -10,7 +10,8 @@
  * tests/test_net.c and tests/fuzz/fuzz_ip.c compare this with inet_pton. */
 #include <string.h>
 
-#include "tcp.h"
+#include "ip.h"
+#include "wasync/udp.h"
 
 /* "a.b.c.d" to the end of s into out[4]: 0 or WA_EINVAL. */
 static int wa__ip4_parse(const char *s, uint8_t out[4])
@@ -98,4 +99,18 @@ int wa__ip_parse(const char *s, wa_ip *out)
     if (rc == 0)
         *out = ip;
     return rc;
+}
+
+/* The public call (udp.h): a receive's sender is a wa_ip, and so is a
+ * send's peer. */
+int wa_ip_parse(const char *s, wa_ip *ip) { return wa__ip_parse(s, ip); }
+
+void wa__ip_unmap(wa_ip *ip)
+{
+    static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
+    if (ip->v6 && !memcmp(ip->bytes, mapped, sizeof mapped)) {
+        wa_ip v4 = {0};
+        memcpy(v4.bytes, ip->bytes + 12, 4);
+        *ip = v4;
+    }
 }

@@ -6,7 +6,6 @@
  * connect may have a Unix socket's path instead of an address. A connection's options
  * are checked here too (a TCP connection, no write in flight). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "../core/rt.h"
 #include "stream_handle.h"
@@ -83,18 +82,12 @@ static wa_future *wa__tcp_op_begin(wa_tcp_op *op, const wa_future_vt *vt, wa_rt 
  * and port. A bad or NULL ip makes the first poll report WA_EINVAL. */
 static wa_future *wa__tcp_op_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *ip, uint16_t port)
 {
-    static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
     wa__tcp_op_begin(op, vt, rt, NULL);
     op->port = port;
-    if (wa__ip_parse(ip, &op->ip) < 0) {
+    if (wa__ip_parse(ip, &op->ip) < 0)
         op->step = WA__TCP_BAD;
-    } else if (op->ip.v6 && !memcmp(op->ip.bytes, mapped, sizeof mapped)) {
-        /* ::ffff:a.b.c.d is a.b.c.d: IPv6 sockets are IPv6 only (WASI
-         * 0.2 refuses mapped addresses outright) */
-        wa_ip v4 = {0};
-        memcpy(v4.bytes, op->ip.bytes + 12, 4);
-        op->ip = v4;
-    }
+    else
+        wa__ip_unmap(&op->ip);
     return &op->fut;
 }
 

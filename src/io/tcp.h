@@ -13,11 +13,8 @@
 
 #include "wasync/net.h"
 
+#include "ip.h"
 #include "stream_handle.h"
-
-/* Reads s (borrowed), an IPv4 or IPv6 literal, as inet_pton does, into
- * *out. Returns 0, or WA_EINVAL (NULL too). */
-int wa__ip_parse(const char *s, wa_ip *out);
 
 /* What every host's listener begins with. References: its handle's, given
  * up by wa_tcp_close once the socket is released (closed), and each

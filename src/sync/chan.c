@@ -140,11 +140,8 @@ wa_tx wa_tx_clone(const wa_tx *tx)
 static void wa__chan_leave(wa_chan *ch, bool sh, wa__waitq *q)
 {
     wa_waker wake = {NULL, NULL};
-    while (q && !wa__list_empty(q)) {
-        wa__waitq_grant_head(q, sh, &wake); /* it will see the close */
-        wa__chan_unlock(ch, sh, &wake, 0);
-        wa__sync_lock(&ch->lock, sh);
-    }
+    if (q) /* they will see the close (no one queues after it) */
+        wa__waitq_grant_all(q, &ch->lock, sh);
     wa__chan_unref_unlock(ch, sh, &wake, 0);
 }
 

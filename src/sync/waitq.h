@@ -61,6 +61,27 @@ static inline void wa__waitq_grant_head(wa__waitq *q, bool sh, wa_waker *wake)
     w->waker = (wa_waker){NULL, NULL};
 }
 
+/* Grants the waiters of q, with *l held (sh: a primitive made for
+ * threads): without sh, all of them, each woken in place; with it, those
+ * queued at the call, one at a time, each woken after releasing *l, which
+ * is then taken again (one that queues meanwhile may be among them).
+ * Returns with *l held. */
+static inline void wa__waitq_grant_all(wa__waitq *q, unsigned *l, bool sh)
+{
+    size_t k = 0;
+    for (wa__list_node *n = sh ? wa__list_first(q) : NULL; n; n = wa__list_next(n))
+        k++;
+    while (!wa__list_empty(q) && (!sh || k--)) {
+        wa_waker wake = {NULL, NULL};
+        wa__waitq_grant_head(q, sh, &wake);
+        if (sh) {
+            wa__sync_unlock(l, sh);
+            wa_waker_wake(&wake);
+            wa__sync_lock(l, sh);
+        }
+    }
+}
+
 /* Takes w out of its queue if it is waiting; drops its waker. Returns the
  * state it had, so the caller can pass on a turn it owned. */
 static inline int wa__waiter_cancel(wa__waitq *q, wa__waiter *w)

@@ -73,6 +73,7 @@ static int wa__mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *j
     t->scope = scope;
     t->joiner = NULL;
     t->status = 0;
+    t->locals = NULL;
     t->id = (uint32_t)__atomic_add_fetch(&mt->rt->spawned, 1, __ATOMIC_RELAXED);
     /* alive, the queue's, the handle's */
     wa__word_store(t, WA__T_QUEUED + (join ? 3 : 2) * WA__REF_ONE);

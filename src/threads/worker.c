@@ -17,6 +17,8 @@ void wa__mt_finish(wa__mt *mt, wa_task *t, int rc)
     bool live = wa__task_future(t)->vt != &wa__internal_vt; /* counted in mt->live */
     t->status = rc;
     wa_drop(wa__task_future(t));
+    if (t->locals)
+        t->locals->release(t);
     if (wa__word_load(t) & WA__SCOPE_MASK)
         wa__mt_drop_scopes(mt, t, rc != WA_ECANCELED);
     wa__mt_leave_scope(mt, t);

@@ -47,7 +47,7 @@ all=()
 for t in "$build"/tests/test_*; do
   [ -x "$t" ] && all+=("$(basename "$t")")
 done
-all+=(demo offload stdio_copy tcp_echo)
+all+=(demo offload stdio_copy tcp_echo udp_echo)
 
 # Runs binary $1 with allocation $2 failing (0: none), its output in $3;
 # prints its exit status.
@@ -60,10 +60,11 @@ run_case() {
       # pipes both ways: the fds are registered with epoll
       timeout -k 2 "$limit" bash -c 'head -c 1000000 "$1" | "${@:2}" "$1" | cat >/dev/null; exit "${PIPESTATUS[1]}"' \
         _ "$WASYNC_BUILD/examples/stdio_copy" "${env[@]}" >"$log" 2>&1 ;;
-    tcp_echo)
-      # serves one connection: a client sends a line and reads it back,
-      # connecting again (a few times) if the server dropped it
+    tcp_echo | udp_echo)
+      # serves one connection (one datagram): a client sends a line and
+      # reads it back, trying again (a few times) if the server dropped it
       timeout -k 2 "$limit" bash -c '
+        proto=$1; shift
         out=$(mktemp); "$@" 0 1 >"$out" & pid=$!
         for _ in $(seq 200); do
           grep -q listening "$out" && break
@@ -72,14 +73,14 @@ run_case() {
         done
         port=$(awk "/listening/ {print \$2}" "$out"); rm -f "$out"
         for _ in 1 2 3; do
-          [ -n "$port" ] && exec 3<>"/dev/tcp/127.0.0.1/$port" || break
+          [ -n "$port" ] && exec 3<>"/dev/$proto/127.0.0.1/$port" || break
           echo hello >&3
-          read -r -t 5 line <&3
+          line=$(timeout 5 head -c 6 <&3) # (one read: a datagram whole)
           exec 3>&-
           [ "$line" = hello ] && break
           sleep 0.1
         done
-        wait "$pid"' _ "${env[@]}" "$WASYNC_BUILD/examples/tcp_echo" >"$log" 2>&1 ;;
+        wait "$pid"' _ "${name%_echo}" "${env[@]}" "$WASYNC_BUILD/examples/$name" >"$log" 2>&1 ;;
     *) timeout -k 2 "$limit" "${env[@]}" "$WASYNC_BUILD/tests/$name" >"$log" 2>&1 ;;
   esac
   echo $?

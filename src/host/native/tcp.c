@@ -25,6 +25,7 @@
 #include "../../io/tcp.h"
 #include "../posix/errno_map.h"
 #include "../posix/fd_stream.h"
+#include "sockaddr.h"
 
 /* A listener: its socket and registration; a Unix socket's path. */
 struct wa_tcp {
@@ -45,36 +46,19 @@ _Static_assert(sizeof(wa__tcp_part) <= sizeof(wa_net_host) && _Alignof(wa__tcp_p
                "wa_net_host too small");
 #define WA__TCP_H(op) ((wa__tcp_part *)(void *)&(op)->host)
 
-typedef union wa__sockaddr {
-    struct sockaddr sa;
-    struct sockaddr_in v4;
-    struct sockaddr_in6 v6;
-    struct sockaddr_un un;
-} wa__sockaddr;
-
 /* op's address and port, or its path, into *a; returns its length, or 0
  * for a path too long. */
 static socklen_t wa__tcp_sockaddr(const wa_tcp_op *op, wa__sockaddr *a)
 {
+    if (!op->path)
+        return wa__sockaddr_set(a, &op->ip, op->port);
+    size_t n = strlen(op->path);
     memset(a, 0, sizeof *a);
-    if (op->path) {
-        size_t n = strlen(op->path);
-        if (n >= sizeof a->un.sun_path)
-            return 0;
-        a->un.sun_family = AF_UNIX;
-        memcpy(a->un.sun_path, op->path, n);
-        return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
-    }
-    if (op->ip.v6) {
-        a->v6.sin6_family = AF_INET6;
-        a->v6.sin6_port = htons(op->port);
-        memcpy(&a->v6.sin6_addr, op->ip.bytes, 16);
-        return sizeof a->v6;
-    }
-    a->v4.sin_family = AF_INET;
-    a->v4.sin_port = htons(op->port);
-    memcpy(&a->v4.sin_addr, op->ip.bytes, 4);
-    return sizeof a->v4;
+    if (n >= sizeof a->un.sun_path)
+        return 0;
+    a->un.sun_family = AF_UNIX;
+    memcpy(a->un.sun_path, op->path, n);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
 }
 
 /* Releases what the op holds: its wait, and a socket of its own (an accept

@@ -29,6 +29,8 @@ static inline int wa__errno_map(int err)
     case EMFILE: /* the process's limit */
     case ENFILE: /* the system's */
         return WA_EMFILE;
+    case EMSGSIZE: /* a datagram too large */
+        return WA_E2BIG;
     case ENOENT: /* a Unix socket's path */
         return WA_ENOTFOUND;
     case EADDRNOTAVAIL:

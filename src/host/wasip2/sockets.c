@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* wasi:sockets: network, instance-network, tcp, tcp-create-socket
- * (sockets.h). An ip-socket-address flattens to a discriminant and the
+/* wasi:sockets: network, instance-network, tcp, tcp-create-socket, udp,
+ * udp-create-socket, ip-name-lookup (sockets.h). An ip-socket-address flattens to a discriminant and the
  * eleven i32 of its widest case (IPv6), IPv4 using the first five; the
  * results come back in return areas: a tag byte, then the payload at 4. */
 #include <string.h>
@@ -30,6 +30,23 @@ WA__WASI_IMPORT(TCP, "[method]tcp-socket.set-keep-alive-idle-time") void wa__was
 WA__WASI_IMPORT(TCP, "[method]tcp-socket.shutdown") void wa__wasip2_imp_sockets_shutdown(I32, I32, I32);
 WA__WASI_IMPORT(TCP, "[method]tcp-socket.subscribe") I32 wa__wasip2_imp_sockets_tcp_subscribe(I32);
 WA__WASI_IMPORT(TCP, "[resource-drop]tcp-socket") void wa__wasip2_imp_sockets_tcp_drop(I32);
+#define UDP "wasi:sockets/udp@0.2.12"
+WA__WASI_IMPORT("wasi:sockets/udp-create-socket@0.2.12", "create-udp-socket") void wa__wasip2_imp_sockets_udp_create(I32, I32);
+WA__WASI_IMPORT(UDP, "[method]udp-socket.start-bind")
+void wa__wasip2_imp_sockets_udp_start_bind(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+WA__WASI_IMPORT(UDP, "[method]udp-socket.finish-bind") void wa__wasip2_imp_sockets_udp_finish_bind(I32, I32);
+WA__WASI_IMPORT(UDP, "[method]udp-socket.stream")
+void wa__wasip2_imp_sockets_udp_stream(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+WA__WASI_IMPORT(UDP, "[method]udp-socket.local-address") void wa__wasip2_imp_sockets_udp_local_address(I32, I32);
+WA__WASI_IMPORT(UDP, "[method]udp-socket.subscribe") I32 wa__wasip2_imp_sockets_udp_subscribe(I32);
+WA__WASI_IMPORT(UDP, "[resource-drop]udp-socket") void wa__wasip2_imp_sockets_udp_drop(I32);
+WA__WASI_IMPORT(UDP, "[method]incoming-datagram-stream.receive") void wa__wasip2_imp_sockets_udp_receive(I32, int64_t, I32);
+WA__WASI_IMPORT(UDP, "[method]incoming-datagram-stream.subscribe") I32 wa__wasip2_imp_sockets_udp_in_subscribe(I32);
+WA__WASI_IMPORT(UDP, "[resource-drop]incoming-datagram-stream") void wa__wasip2_imp_sockets_udp_in_drop(I32);
+WA__WASI_IMPORT(UDP, "[method]outgoing-datagram-stream.check-send") void wa__wasip2_imp_sockets_udp_check_send(I32, I32);
+WA__WASI_IMPORT(UDP, "[method]outgoing-datagram-stream.send") void wa__wasip2_imp_sockets_udp_send(I32, I32, I32, I32);
+WA__WASI_IMPORT(UDP, "[method]outgoing-datagram-stream.subscribe") I32 wa__wasip2_imp_sockets_udp_out_subscribe(I32);
+WA__WASI_IMPORT(UDP, "[resource-drop]outgoing-datagram-stream") void wa__wasip2_imp_sockets_udp_out_drop(I32);
 #define DNS "wasi:sockets/ip-name-lookup@0.2.12"
 WA__WASI_IMPORT(DNS, "resolve-addresses") void wa__wasip2_imp_sockets_resolve(I32, I32, I32, I32);
 WA__WASI_IMPORT(DNS, "[method]resolve-address-stream.resolve-next-address") void wa__wasip2_imp_sockets_resolve_next(I32, I32);
@@ -50,6 +67,7 @@ static int wa__wasip2_net_error(uint8_t code)
     case 14: return WA_ECONNREFUSED; /* connection-refused */
     case 15:                         /* connection-reset */
     case 16: return WA_ECONNRESET;   /* connection-aborted */
+    case 17: return WA_E2BIG;        /* datagram-too-large */
     case 2: return WA_ENOSYS;        /* not-supported */
     case 18: return WA_ENOTFOUND;    /* name-unresolvable */
     case 19: return WA_ETIMEDOUT;    /* temporary-resolver-failure */
@@ -200,24 +218,54 @@ int wa__wasip2_tcp_finish_connect(uint32_t sock, uint32_t *in, uint32_t *out)
     return wa__wasip2_handles(ret, (uint32_t *[]){in, out}, 2);
 }
 
-int wa__wasip2_tcp_local_address(uint32_t sock, wa__wasip2_addr *a)
+/* The ip-socket-address whose case byte is at c: its record at c + 4,
+ * the port first, then ipv4's address at c + 6, or ipv6's flow-info at
+ * c + 8, address at c + 12 and scope-id at c + 28. */
+static void wa__wasip2_load_addr(const unsigned char *c, wa__wasip2_addr *a)
+{
+    memset(a, 0, sizeof *a);
+    a->ip = wa__wasip2_load_ip(c[0], c + (c[0] ? 12 : 6));
+    memcpy(&a->port, c + 4, 2);
+    if (a->ip.v6) {
+        memcpy(&a->flow, c + 8, 4);
+        memcpy(&a->scope, c + 28, 4);
+    }
+}
+
+/* ...and a into memory at c, the same way. */
+static void wa__wasip2_store_addr(unsigned char *c, const wa__wasip2_addr *a)
+{
+    const uint8_t *b = a->ip.bytes;
+    memset(c, 0, 32);
+    c[0] = (unsigned char)a->ip.v6;
+    memcpy(c + 4, &a->port, 2);
+    if (!a->ip.v6) {
+        memcpy(c + 6, b, 4);
+        return;
+    }
+    memcpy(c + 8, &a->flow, 4);
+    for (int i = 0; i < 8; i++) {
+        c[12 + 2 * i] = b[2 * i + 1];
+        c[13 + 2 * i] = b[2 * i];
+    }
+    memcpy(c + 28, &a->scope, 4);
+}
+
+/* local-address of tcp's or udp's socket: result<ip-socket-address,
+ * error-code>, the address at 4. */
+static int wa__wasip2_local_address(void (*imp)(I32, I32), uint32_t sock, wa__wasip2_addr *a)
 {
     _Alignas(4) unsigned char ret[36];
-    wa__wasip2_imp_sockets_local_address((I32)sock, (I32)(uintptr_t)ret);
+    imp((I32)sock, (I32)(uintptr_t)ret);
     int rc = wa__wasip2_result(ret);
-    if (rc)
-        return rc;
-    /* ip-socket-address at 4: case byte, record at 8: the port, then
-     * ipv4's address at 10; or ipv6's flow-info at 12, address at 16 and
-     * scope-id at 32 */
-    memset(a, 0, sizeof *a);
-    a->ip = wa__wasip2_load_ip(ret[4], ret + (ret[4] ? 16 : 10));
-    memcpy(&a->port, ret + 8, 2);
-    if (a->ip.v6) {
-        memcpy(&a->flow, ret + 12, 4);
-        memcpy(&a->scope, ret + 32, 4);
-    }
-    return 0;
+    if (rc == 0)
+        wa__wasip2_load_addr(ret + 4, a);
+    return rc;
+}
+
+int wa__wasip2_tcp_local_address(uint32_t sock, wa__wasip2_addr *a)
+{
+    return wa__wasip2_local_address(wa__wasip2_imp_sockets_local_address, sock, a);
 }
 
 uint32_t wa__wasip2_tcp_subscribe(uint32_t sock) { return wa__wasip2_live++, (uint32_t)wa__wasip2_imp_sockets_tcp_subscribe((I32)sock); }
@@ -257,4 +305,113 @@ void wa__wasip2_resolve_drop(uint32_t stream)
 {
     wa__wasip2_live--;
     wa__wasip2_imp_sockets_resolve_drop((I32)stream);
+}
+
+int wa__wasip2_udp_create(int v6, uint32_t *sock)
+{
+    _Alignas(4) unsigned char ret[8];
+    wa__wasip2_imp_sockets_udp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
+    return wa__wasip2_handles(ret, (uint32_t *[]){sock}, 1);
+}
+
+int wa__wasip2_udp_start_bind(uint32_t sock, uint32_t net, const wa__wasip2_addr *a)
+{
+    return wa__wasip2_addr_call(wa__wasip2_imp_sockets_udp_start_bind, sock, net, a);
+}
+
+WA__WASIP2_UNIT_CALL(wa__wasip2_udp_finish_bind, wa__wasip2_imp_sockets_udp_finish_bind)
+
+/* stream(none): the option's tag, then an unused address's twelve i32s */
+int wa__wasip2_udp_stream(uint32_t sock, uint32_t *in, uint32_t *out)
+{
+    _Alignas(4) unsigned char ret[12];
+    wa__wasip2_imp_sockets_udp_stream((I32)sock, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (I32)(uintptr_t)ret);
+    return wa__wasip2_handles(ret, (uint32_t *[]){in, out}, 2);
+}
+
+int wa__wasip2_udp_local_address(uint32_t sock, wa__wasip2_addr *a)
+{
+    return wa__wasip2_local_address(wa__wasip2_imp_sockets_udp_local_address, sock, a);
+}
+
+uint32_t wa__wasip2_udp_subscribe(uint32_t sock) { return wa__wasip2_live++, (uint32_t)wa__wasip2_imp_sockets_udp_subscribe((I32)sock); }
+
+void wa__wasip2_udp_drop(uint32_t sock)
+{
+    wa__wasip2_live--;
+    wa__wasip2_imp_sockets_udp_drop((I32)sock);
+}
+
+/* receive(1): result<list<incoming-datagram>, error-code>, the list at 4;
+ * a datagram is its data (a list<u8>) and then its sender's address at 8.
+ * Both lists are the host's, lowered into our memory: freed here. */
+int wa__wasip2_udp_receive(uint32_t in, void *buf, size_t len, size_t *n, wa__wasip2_addr *from)
+{
+    _Alignas(4) unsigned char ret[12];
+    wa__wasip2_imp_sockets_udp_receive((I32)in, 1, (I32)(uintptr_t)ret);
+    int rc = wa__wasip2_result(ret);
+    if (rc < 0)
+        return rc;
+    const unsigned char *list = (const unsigned char *)(uintptr_t)wa__wasip2_u32(ret + 4);
+    uint32_t count = wa__wasip2_u32(ret + 8);
+    if (!count)
+        return 0;
+    const unsigned char *data = (const unsigned char *)(uintptr_t)wa__wasip2_u32(list);
+    *n = wa__wasip2_u32(list + 4);
+    if (len)
+        memcpy(buf, data, *n < len ? *n : len);
+    wa__wasip2_load_addr(list + 8, from);
+    wa__wasip2_host_free(data, *n);
+    wa__wasip2_host_free(list, count);
+    return 1;
+}
+
+uint32_t wa__wasip2_udp_in_subscribe(uint32_t in) { return wa__wasip2_live++, (uint32_t)wa__wasip2_imp_sockets_udp_in_subscribe((I32)in); }
+
+void wa__wasip2_udp_in_drop(uint32_t in)
+{
+    wa__wasip2_live--;
+    wa__wasip2_imp_sockets_udp_in_drop((I32)in);
+}
+
+/* result<u64, error-code>: the u64, or the error, at 8 */
+static int wa__wasip2_result_u64(const unsigned char *ret, uint64_t *v)
+{
+    if (ret[0])
+        return wa__wasip2_net_error(ret[8]);
+    memcpy(v, ret + 8, 8);
+    return 0;
+}
+
+int wa__wasip2_udp_check_send(uint32_t out, uint64_t *n)
+{
+    _Alignas(8) unsigned char ret[16];
+    wa__wasip2_imp_sockets_udp_check_send((I32)out, (I32)(uintptr_t)ret);
+    return wa__wasip2_result_u64(ret, n);
+}
+
+/* send of a list of one outgoing-datagram: its data, then its
+ * option<ip-socket-address> at 8 (the tag; the address at 12). */
+int wa__wasip2_udp_send(uint32_t out, const void *data, size_t len, const wa__wasip2_addr *to)
+{
+    _Alignas(4) unsigned char d[44];
+    _Alignas(8) unsigned char ret[16];
+    uint32_t p = (uint32_t)(uintptr_t)data, l = (uint32_t)len;
+    uint64_t sent = 0;
+    memcpy(d, &p, 4);
+    memcpy(d + 4, &l, 4);
+    memset(d + 8, 0, 4);
+    d[8] = 1;
+    wa__wasip2_store_addr(d + 12, to);
+    wa__wasip2_imp_sockets_udp_send((I32)out, (I32)(uintptr_t)d, 1, (I32)(uintptr_t)ret);
+    int rc = wa__wasip2_result_u64(ret, &sent);
+    return rc < 0 ? rc : sent == 1;
+}
+
+uint32_t wa__wasip2_udp_out_subscribe(uint32_t out) { return wa__wasip2_live++, (uint32_t)wa__wasip2_imp_sockets_udp_out_subscribe((I32)out); }
+
+void wa__wasip2_udp_out_drop(uint32_t out)
+{
+    wa__wasip2_live--;
+    wa__wasip2_imp_sockets_udp_out_drop((I32)out);
 }

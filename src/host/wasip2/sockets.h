@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: Canonical ABI bindings for wasi:sockets@0.2.12 (network,
- * instance-network, tcp, tcp-create-socket). Errors are mapped to wasync
+ * instance-network, tcp, tcp-create-socket, udp, udp-create-socket,
+ * ip-name-lookup). Errors are mapped to wasync
  * codes; would-block is WA_EAGAIN. */
 #ifndef WASYNC_HOST_WASIP2_SOCKETS_H
 #define WASYNC_HOST_WASIP2_SOCKETS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "wasync/net.h"
@@ -37,6 +39,27 @@ int wa__wasip2_tcp_set_keep_alive_idle(uint32_t sock, uint64_t ns);
 int wa__wasip2_tcp_shutdown_send(uint32_t sock);
 uint32_t wa__wasip2_tcp_subscribe(uint32_t sock);
 void wa__wasip2_tcp_drop(uint32_t sock);
+
+/* A UDP socket of the family ipv4 (v6 0) or ipv6, bound in two steps as
+ * TCP's; stream(none) gives its datagram streams, in and out. */
+int wa__wasip2_udp_create(int v6, uint32_t *sock);
+int wa__wasip2_udp_start_bind(uint32_t sock, uint32_t net, const wa__wasip2_addr *a);
+int wa__wasip2_udp_finish_bind(uint32_t sock);
+int wa__wasip2_udp_stream(uint32_t sock, uint32_t *in, uint32_t *out);
+int wa__wasip2_udp_local_address(uint32_t sock, wa__wasip2_addr *a);
+uint32_t wa__wasip2_udp_subscribe(uint32_t sock);
+void wa__wasip2_udp_drop(uint32_t sock);
+/* One datagram from in: 1 with its first len bytes in buf, its length in
+ * *n and its sender in *from; 0 when none is there; or an error. */
+int wa__wasip2_udp_receive(uint32_t in, void *buf, size_t len, size_t *n, wa__wasip2_addr *from);
+uint32_t wa__wasip2_udp_in_subscribe(uint32_t in);
+void wa__wasip2_udp_in_drop(uint32_t in);
+/* How many datagrams out takes now (check-send, before each send). */
+int wa__wasip2_udp_check_send(uint32_t out, uint64_t *n);
+/* Sends data[0..len) (borrowed) to *to: 1 sent, 0 not, or an error. */
+int wa__wasip2_udp_send(uint32_t out, const void *data, size_t len, const wa__wasip2_addr *to);
+uint32_t wa__wasip2_udp_out_subscribe(uint32_t out);
+void wa__wasip2_udp_out_drop(uint32_t out);
 
 /* ip-name-lookup: a resolve-address-stream for name (borrowed). */
 int wa__wasip2_resolve(uint32_t net, const char *name, uint32_t *stream);

@@ -4,7 +4,7 @@
 # HTTP client and server), with the parts it shares with WASI 0.3 (src/wasi)
 # and every host (TCP's common part, addresses, the HTTP front end).
 wasync_sources(host/wasip2 reactor.c io.c clocks.c random.c cli.c sockets.c http.c
-  stream.c tcp.c dns.c http_client.c http_server.c)
+  stream.c tcp.c udp.c dns.c http_client.c http_server.c)
 wasync_sources(wasi cabi.c lift.c http_call.c http_incoming.c)
 wasync_sources(reactor regs.c log_stderr.c)
-wasync_sources(io tcp.c dns.c ip.c http_url.c http_fields.c http_send.c http_fetch.c)
+wasync_sources(io tcp.c udp.c dns.c ip.c http_url.c http_fields.c http_send.c http_fetch.c)

@@ -26,6 +26,13 @@ WA__WASI_IMPORT(TYPES, "[method]tcp-socket.get-local-address") void wa__wasip3_i
 WA__WASI_IMPORT(TYPES, "[method]tcp-socket.set-keep-alive-enabled") void wa__wasip3_imp_sockets_set_keep_alive(I32, I32, I32);
 WA__WASI_IMPORT(TYPES, "[method]tcp-socket.set-keep-alive-idle-time") void wa__wasip3_imp_sockets_set_keep_alive_idle(I32, int64_t, I32);
 WA__WASI_IMPORT(TYPES, "[resource-drop]tcp-socket") void wa__wasip3_imp_sockets_tcp_drop(I32);
+WA__WASI_IMPORT(TYPES, "[static]udp-socket.create") void wa__wasip3_imp_sockets_udp_create(I32, I32);
+WA__WASI_IMPORT(TYPES, "[method]udp-socket.bind")
+void wa__wasip3_imp_sockets_udp_bind(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+WA__WASI_IMPORT(TYPES, "[async-lower][method]udp-socket.send") uint32_t wa__wasip3_imp_sockets_udp_send(I32, I32);
+WA__WASI_IMPORT(TYPES, "[async-lower][method]udp-socket.receive") uint32_t wa__wasip3_imp_sockets_udp_receive(I32, I32);
+WA__WASI_IMPORT(TYPES, "[method]udp-socket.get-local-address") void wa__wasip3_imp_sockets_udp_local_address(I32, I32);
+WA__WASI_IMPORT(TYPES, "[resource-drop]udp-socket") void wa__wasip3_imp_sockets_udp_drop(I32);
 WA__WASI_IMPORT(LOOKUP, "[async-lower]resolve-addresses") uint32_t wa__wasip3_imp_sockets_resolve(I32, I32, I32);
 
 WA__WASIP3_STREAM_TYPE(wa__wasip3_tcp_sockets, TYPES, 0, "[method]tcp-socket.listen");
@@ -77,6 +84,7 @@ static int wa__wasip3_net_error(const unsigned char *e)
     case 10:                         /* connection-broken */
     case 11:                         /* connection-reset */
     case 12: return WA_ECONNRESET;   /* connection-aborted */
+    case 13: return WA_E2BIG;        /* datagram-too-large */
     default: return WA_EIO;
     }
 }
@@ -86,10 +94,11 @@ static int wa__wasip3_result(const unsigned char *ret) { return ret[0] ? wa__was
 
 int wa__wasip3_tcp_result_error(const unsigned char *value) { return wa__wasip3_result(value); }
 
-int wa__wasip3_tcp_create(int v6, uint32_t *sock)
+/* create of tcp's or udp's socket: result<own, error-code>, the handle at 4. */
+static int wa__wasip3_create(void (*imp)(I32, I32), int v6, uint32_t *sock)
 {
     _Alignas(4) unsigned char ret[20];
-    wa__wasip3_imp_sockets_tcp_create(v6 ? 1 : 0, (I32)(uintptr_t)ret);
+    imp(v6 ? 1 : 0, (I32)(uintptr_t)ret);
     int rc = wa__wasip3_result(ret);
     if (rc == 0) {
         *sock = wa__wasip3_u32(ret + 4);
@@ -97,6 +106,8 @@ int wa__wasip3_tcp_create(int v6, uint32_t *sock)
     }
     return rc;
 }
+
+int wa__wasip3_tcp_create(int v6, uint32_t *sock) { return wa__wasip3_create(wa__wasip3_imp_sockets_tcp_create, v6, sock); }
 
 /* The flattened ip-socket-address: case, then its fields as i32s. */
 static void wa__wasip3_flat_addr(const wa_ip *ip, uint16_t port, I32 f[12])
@@ -114,14 +125,21 @@ static void wa__wasip3_flat_addr(const wa_ip *ip, uint16_t port, I32 f[12])
     }
 }
 
-int wa__wasip3_tcp_bind(uint32_t sock, const wa_ip *ip, uint16_t port)
+/* bind of tcp's or udp's socket, whose flat signatures are the same. */
+typedef void (*wa__wasip3_bind_imp)(I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32, I32);
+
+static int wa__wasip3_bind(wa__wasip3_bind_imp imp, uint32_t sock, const wa_ip *ip, uint16_t port)
 {
     _Alignas(4) unsigned char ret[20];
     I32 f[12];
     wa__wasip3_flat_addr(ip, port, f);
-    wa__wasip3_imp_sockets_bind((I32)sock, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11],
-                   (I32)(uintptr_t)ret);
+    imp((I32)sock, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], (I32)(uintptr_t)ret);
     return wa__wasip3_result(ret);
+}
+
+int wa__wasip3_tcp_bind(uint32_t sock, const wa_ip *ip, uint16_t port)
+{
+    return wa__wasip3_bind(wa__wasip3_imp_sockets_bind, sock, ip, port);
 }
 
 int wa__wasip3_tcp_listen(uint32_t sock, uint32_t *accepts)
@@ -136,14 +154,20 @@ int wa__wasip3_tcp_listen(uint32_t sock, uint32_t *accepts)
     return rc;
 }
 
-int wa__wasip3_tcp_local_port(uint32_t sock, uint16_t *port)
+/* get-local-address of tcp's or udp's socket: its port. */
+static int wa__wasip3_local_port(void (*imp)(I32, I32), uint32_t sock, uint16_t *port)
 {
     _Alignas(4) unsigned char ret[36];
-    wa__wasip3_imp_sockets_local_address((I32)sock, (I32)(uintptr_t)ret);
+    imp((I32)sock, (I32)(uintptr_t)ret);
     int rc = wa__wasip3_result(ret);
     if (rc == 0) /* the address's record at 8, its port first */
         memcpy(port, ret + 8, 2);
     return rc;
+}
+
+int wa__wasip3_tcp_local_port(uint32_t sock, uint16_t *port)
+{
+    return wa__wasip3_local_port(wa__wasip3_imp_sockets_local_address, sock, port);
 }
 
 int wa__wasip3_tcp_set_keep_alive(uint32_t sock, int on)
@@ -181,23 +205,45 @@ void wa__wasip3_tcp_drop(uint32_t sock)
     wa__wasip3_imp_sockets_tcp_drop((I32)sock);
 }
 
-/* The arguments in memory: the socket, then the ip-socket-address at 4
- * (its record at 8); IPv6's groups are u16s, little-endian. */
+/* An ip-socket-address into memory at c: its case, the record at c + 4
+ * (the port, then ipv4's address at c + 6, or ipv6's at c + 12: u16s,
+ * little-endian). */
+static void wa__wasip3_store_addr(unsigned char *c, const wa_ip *ip, uint16_t port)
+{
+    c[0] = (unsigned char)ip->v6;
+    memcpy(c + 4, &port, 2);
+    if (!ip->v6) {
+        memcpy(c + 6, ip->bytes, 4);
+        return;
+    }
+    for (int i = 0; i < 8; i++) {
+        c[12 + 2 * i] = ip->bytes[2 * i + 1];
+        c[13 + 2 * i] = ip->bytes[2 * i];
+    }
+}
+
+/* ...and back. */
+static void wa__wasip3_load_addr(const unsigned char *c, wa_ip *ip, uint16_t *port)
+{
+    *ip = (wa_ip){.v6 = c[0]};
+    memcpy(port, c + 4, 2);
+    if (!ip->v6) {
+        memcpy(ip->bytes, c + 6, 4);
+        return;
+    }
+    for (int i = 0; i < 8; i++) {
+        ip->bytes[2 * i] = c[13 + 2 * i];
+        ip->bytes[2 * i + 1] = c[12 + 2 * i];
+    }
+}
+
+/* The arguments in memory: the socket, then the ip-socket-address at 4. */
 uint32_t wa__wasip3_tcp_connect(wa__wasip3_connect_call *c, uint32_t sock, const wa_ip *ip, uint16_t port)
 {
     unsigned char *a = c->args;
     memset(a, 0, sizeof c->args); /* (the result's bytes stay unwritten) */
     memcpy(a, &sock, 4);
-    a[4] = (unsigned char)ip->v6;
-    memcpy(a + 8, &port, 2);
-    if (!ip->v6) {
-        memcpy(a + 10, ip->bytes, 4);
-    } else {
-        for (int i = 0; i < 8; i++) {
-            a[16 + 2 * i] = ip->bytes[2 * i + 1];
-            a[17 + 2 * i] = ip->bytes[2 * i];
-        }
-    }
+    wa__wasip3_store_addr(a + 4, ip, port);
     return wa__wasip3_imp_sockets_connect((I32)(uintptr_t)c->args, (I32)(uintptr_t)c->ret);
 }
 
@@ -278,4 +324,78 @@ int wa__wasip3_resolve_result(unsigned char *ret, wa_ip *out, int max, int *n)
     }
     wa__wasip2_host_free(list, len);
     return 0;
+}
+
+int wa__wasip3_udp_create(int v6, uint32_t *sock) { return wa__wasip3_create(wa__wasip3_imp_sockets_udp_create, v6, sock); }
+
+int wa__wasip3_udp_bind(uint32_t sock, const wa_ip *ip, uint16_t port)
+{
+    return wa__wasip3_bind(wa__wasip3_imp_sockets_udp_bind, sock, ip, port);
+}
+
+int wa__wasip3_udp_local_port(uint32_t sock, uint16_t *port)
+{
+    return wa__wasip3_local_port(wa__wasip3_imp_sockets_udp_local_address, sock, port);
+}
+
+void wa__wasip3_udp_drop(uint32_t sock)
+{
+    wa__wasip3_resources--;
+    wa__wasip3_imp_sockets_udp_drop((I32)sock);
+}
+
+/* The arguments in memory: the socket, the data's list at 4, then the
+ * option<ip-socket-address> at 12 (its tag; the address at 16). */
+uint32_t wa__wasip3_udp_send(unsigned char *area, uint32_t sock, size_t len, const wa_ip *ip, uint16_t port)
+{
+    uint32_t data = (uint32_t)(uintptr_t)(area + WA__WASIP3_UDP_SEND_DATA), n = (uint32_t)len;
+    memset(area, 0, WA__WASIP3_UDP_SEND_RET); /* (the result's bytes stay unwritten) */
+    memcpy(area, &sock, 4);
+    memcpy(area + 4, &data, 4);
+    memcpy(area + 8, &n, 4);
+    area[12] = 1;
+    wa__wasip3_store_addr(area + 16, ip, port);
+    return wa__wasip3_imp_sockets_udp_send((I32)(uintptr_t)area, (I32)(uintptr_t)(area + WA__WASIP3_UDP_SEND_RET));
+}
+
+int wa__wasip3_udp_send_result(unsigned char *area) { return wa__wasip3_result(area + WA__WASIP3_UDP_SEND_RET); }
+
+int wa__wasip3_udp_send_late(void *area)
+{
+    unsigned char *ret = (unsigned char *)area + WA__WASIP3_UDP_SEND_RET;
+    if (!wa__wasip3_late_whole(ret, 0, WA__WASIP3_NET_OTHER))
+        return 0;
+    wa__wasip3_result(ret);
+    return 1;
+}
+
+uint32_t wa__wasip3_udp_receive(unsigned char *ret, uint32_t sock)
+{
+    return wa__wasip3_imp_sockets_udp_receive((I32)sock, (I32)(uintptr_t)ret);
+}
+
+/* result<tuple<list<u8>, ip-socket-address>, error-code>: the list at 4,
+ * the address at 12. */
+int wa__wasip3_udp_receive_result(unsigned char *ret, void *buf, size_t len, size_t *n, wa_ip *ip, uint16_t *port)
+{
+    if (ret[0])
+        return wa__wasip3_net_error(ret + 4);
+    const unsigned char *data = (const unsigned char *)(uintptr_t)wa__wasip3_u32(ret + 4);
+    *n = wa__wasip3_u32(ret + 8);
+    if (len)
+        memcpy(buf, data, *n < len ? *n : len);
+    wa__wasip3_load_addr(ret + 12, ip, port);
+    wa__wasip2_host_free(data, *n);
+    return 0;
+}
+
+int wa__wasip3_udp_receive_late(void *area)
+{
+    size_t n;
+    wa_ip ip;
+    uint16_t port;
+    if (!wa__wasip3_late_whole(area, 8, WA__WASIP3_NET_OTHER))
+        return 0;
+    wa__wasip3_udp_receive_result(area, NULL, 0, &n, &ip, &port);
+    return 1;
 }

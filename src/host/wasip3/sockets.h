@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: Canonical ABI bindings for wasi:sockets@0.3.0 (types'
- * tcp-socket, ip-name-lookup). Errors are mapped to wasync codes as the 0.2
+ * tcp-socket and udp-socket, ip-name-lookup). Errors are mapped to wasync codes as the 0.2
  * bindings map theirs; tcp-socket handles are counted in
  * wa_wasi_live_handles. */
 #ifndef WASYNC_HOST_WASIP3_SOCKETS_H
 #define WASYNC_HOST_WASIP3_SOCKETS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "builtins.h"
@@ -52,6 +53,36 @@ int wa__wasip3_tcp_connect_result(wa__wasip3_connect_call *c);
 /* The late hook of a connect's area: 1 once the host's write of a
  * cancelled connect's result is whole (what it lowered freed), else 0. */
 int wa__wasip3_tcp_connect_late(void *area);
+
+/* A UDP socket, made, bound and dropped as TCP's (udp handles are
+ * counted the same way). */
+int wa__wasip3_udp_create(int v6, uint32_t *sock);
+int wa__wasip3_udp_bind(uint32_t sock, const wa_ip *ip, uint16_t port);
+int wa__wasip3_udp_local_port(uint32_t sock, uint16_t *port);
+void wa__wasip3_udp_drop(uint32_t sock);
+
+/* send, async-lowered, on an area (wa_subtask_area_new, with
+ * wa__wasip3_udp_send_late) of WA__WASIP3_UDP_SEND_DATA + len bytes: its
+ * arguments, its result at WA__WASIP3_UDP_SEND_RET, then a copy of the
+ * datagram, which the caller puts at WA__WASIP3_UDP_SEND_DATA (the host
+ * reads it from there, maybe after a cancel). Borrows sock; ip is read
+ * at once. Returns the packed state | subtask << 4. */
+#define WA__WASIP3_UDP_SEND_RET 48
+#define WA__WASIP3_UDP_SEND_DATA 68
+uint32_t wa__wasip3_udp_send(unsigned char *area, uint32_t sock, size_t len, const wa_ip *ip, uint16_t port);
+/* The result of a send that returned (frees what the host lowered). */
+int wa__wasip3_udp_send_result(unsigned char *area);
+int wa__wasip3_udp_send_late(void *area);
+/* receive, async-lowered, its result into an area of
+ * WA__WASIP3_UDP_RECEIVE_SIZE bytes (with wa__wasip3_udp_receive_late).
+ * Borrows sock. */
+#define WA__WASIP3_UDP_RECEIVE_SIZE 44
+uint32_t wa__wasip3_udp_receive(unsigned char *ret, uint32_t sock);
+/* The result of a receive that returned: the datagram's first len bytes
+ * into buf, its length in *n, its sender in *ip and *port; frees what the
+ * host lowered. */
+int wa__wasip3_udp_receive_result(unsigned char *ret, void *buf, size_t len, size_t *n, wa_ip *ip, uint16_t *port);
+int wa__wasip3_udp_receive_late(void *area);
 
 /* resolve-addresses, async-lowered, on an area (wa_subtask_area_new, with
  * wa__wasip3_resolve_late) that holds the result (20 bytes, 4-aligned) and
