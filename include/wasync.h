@@ -21,13 +21,14 @@
 #include "wasync/channel.h"
 #include "wasync/stream.h"
 #include "wasync/backend.h"
-/* On every host: a host without threads, sockets or HTTP refuses those
+/* On every host: a host without threads, sockets, HTTP or signals refuses those
  * calls when they are compiled, with a message that names the host
  * (WA__UNAVAILABLE), which tells more than an undeclared function. */
 #include "wasync/thread.h"
 #include "wasync/net.h"
 #include "wasync/udp.h"
 #include "wasync/http.h"
+#include "wasync/signals.h"
 /* The host's own calls. */
 #if defined(WASYNC_HOST_WASIP2)
 #include "wasync/wasi.h"

@@ -85,6 +85,10 @@ typedef struct all {
     wa_write write;
     wa_read read;
     char buf[8];
+    unsigned char rbuf[8];
+    wa_reader rd;
+    wa_read_until line;
+    wa_read_exact exact;
 #if HAS_NET
     wa_tcp_op listen;
     wa_udp_op bind;
@@ -177,13 +181,21 @@ static int all_poll(wa_future *f, wa_cx *cx)
     CHECK_EQ(wa_task_local_set(&key, t), 0);
     CHECK(wa_task_local_get(&key) == t);
 
-    /* stream.h: four bytes through a pipe */
+    /* stream.h: four bytes through a pipe; a line and two bytes through a
+     * reader */
     if (wa_pipe_new(16, &t->r, &t->w) == 0) {
         WA_AWAIT(wa_write_init(&t->write, t->w, "ping", 4));
         CHECK_EQ(WA_STATUS, 0);
         WA_AWAIT(wa_read_init(&t->read, t->r, t->buf, sizeof t->buf));
         CHECK_EQ(WA_STATUS, 0);
         CHECK(t->read.n == 4 && memcmp(t->buf, "ping", 4) == 0);
+        WA_AWAIT(wa_write_init(&t->write, t->w, "a\nbc", 4));
+        CHECK_EQ(WA_STATUS, 0);
+        wa_reader_init(&t->rd, t->r, t->rbuf, sizeof t->rbuf);
+        WA_AWAIT(wa_read_until_init(&t->line, &t->rd, '\n', 0));
+        CHECK(WA_STATUS == 0 && t->line.len == 2 && memcmp(t->line.line, "a\n", 2) == 0);
+        WA_AWAIT(wa_read_exact_init(&t->exact, &t->rd, t->buf, 2));
+        CHECK(WA_STATUS == 0 && memcmp(t->buf, "bc", 2) == 0);
         wa_stream_close(&t->r);
         wa_stream_close(&t->w);
     } else {
@@ -248,6 +260,12 @@ static void host_calls(wa_rt *rt)
     wa_remote *r = NULL;
     CHECK_EQ(wa_remote_new(rt, &r), 0);
     wa_remote_drop(r);
+    /* signals.h: a watch opened and closed */
+    wa_signals *s = NULL;
+    int rc = wa_signals_open(rt, WA_SIGNAL_HUP, &s);
+    CHECK_EQ(rc, 0);
+    if (rc == 0)
+        CHECK_EQ(wa_signals_close(&s), 0);
 #elif defined(WASYNC_HOST_WASIP2)
     /* wasi.h */
     wa_wasip2_stats st;

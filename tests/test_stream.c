@@ -7,6 +7,8 @@
 
 #define TOTAL (1 << 20)
 
+#define CHECK_STR(a, b) CHECK(strcmp((a), (b)) == 0)
+
 /* Closes *s unless it is closed already. */
 static void close_held(wa_stream **s)
 {
@@ -508,6 +510,290 @@ static void test_zero_read(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* Writes each of pieces (NULL-ended) to out, 1 ms apart, then closes out
+ * (also when dropped before). */
+typedef struct feeder {
+    WA_CORO;
+    wa_stream *out;
+    const char *const *pieces;
+    int i;
+    wa_sleep nap;
+    wa_write w;
+} feeder;
+
+static int feeder_poll(wa_future *f, wa_cx *cx)
+{
+    feeder *t = (feeder *)f;
+    WA_BEGIN(t, cx);
+    for (t->i = 0; t->pieces[t->i]; t->i++) {
+        WA_AWAIT(wa_sleep_init(&t->nap, WA_MS(1)));
+        WA_AWAIT(wa_write_init(&t->w, t->out, t->pieces[t->i], strlen(t->pieces[t->i])));
+        if (WA_STATUS < 0)
+            break;
+    }
+    wa_stream_close(&t->out);
+    WA_END();
+}
+static void feeder_drop(wa_future *f)
+{
+    wa_coro_drop(f);
+    close_held(&((feeder *)f)->out);
+}
+static const wa_future_vt feeder_vt = {feeder_poll, feeder_drop, "feeder"};
+
+/* A sim runtime whose task feeds pieces into a pipe of 4 bytes, whose
+ * reading end is *rd; NULL without memory (nothing left). */
+static wa_rt *feed(const char *const *pieces, wa_stream **rd)
+{
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream *wr;
+    if (!rt || wa_pipe_new(4, rd, &wr) < 0) {
+        wa_rt_free(rt);
+        return NULL;
+    }
+    feeder t = {.out = wr, .pieces = pieces};
+    wa_coro_init(&t.wa, &feeder_vt);
+    if (check_spawn_of(rt, &t, NULL) < 0) { /* (t dropped: wr closed) */
+        wa_stream_close(rd);
+        wa_rt_free(rt);
+        return NULL;
+    }
+    return rt;
+}
+
+/* Reads up to '\n' (at most max bytes) into out, NUL-ended; the status. */
+static int line_of(wa_rt *rt, wa_reader *rd, size_t max, char *out)
+{
+    wa_read_until u;
+    int rc = wa_block_on(rt, wa_read_until_init(&u, rd, '\n', max));
+    memcpy(out, u.line ? (const char *)u.line : "", u.len);
+    out[u.len] = 0;
+    return rc;
+}
+
+/* Lines split across writes and reads (a pipe of 4 bytes): each with its
+ * delimiter, an empty one, the last without one at the end, then the end. */
+static void test_reader_lines(void)
+{
+    static const char *const pieces[] = {"on", "e\ntw", "o\n\nthr", "ee", NULL};
+    wa_stream *rd;
+    wa_rt *rt = feed(pieces, &rd);
+    REQUIRE(rt);
+    unsigned char buf[16];
+    char line[17];
+    wa_reader r;
+    wa_reader_init(&r, rd, buf, sizeof buf);
+    CHECK_EQ(line_of(rt, &r, 0, line), 0);
+    CHECK_STR(line, "one\n");
+    CHECK_EQ(line_of(rt, &r, 0, line), 0);
+    CHECK_STR(line, "two\n");
+    CHECK_EQ(line_of(rt, &r, 0, line), 0);
+    CHECK_STR(line, "\n");
+    CHECK_EQ(line_of(rt, &r, 0, line), WA_ECLOSED);
+    CHECK_STR(line, "three");
+    CHECK_EQ(line_of(rt, &r, 0, line), WA_ECLOSED);
+    CHECK_STR(line, "");
+    wa_stream_close(&rd);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* A line longer than the limit comes in pieces of the limit, each
+ * WA_E2BIG, then its end; the limit is the buffer's size at most. */
+static void test_reader_line_limit(void)
+{
+    static const char *const pieces[] = {"abcdefghij\nxy", "\nklmnopqrstu\n", NULL};
+    wa_stream *rd;
+    wa_rt *rt = feed(pieces, &rd);
+    REQUIRE(rt);
+    unsigned char buf[8];
+    char line[9];
+    wa_reader r;
+    wa_reader_init(&r, rd, buf, sizeof buf);
+    CHECK_EQ(line_of(rt, &r, 4, line), WA_E2BIG);
+    CHECK_STR(line, "abcd");
+    CHECK_EQ(line_of(rt, &r, 4, line), WA_E2BIG);
+    CHECK_STR(line, "efgh");
+    CHECK_EQ(line_of(rt, &r, 4, line), 0);
+    CHECK_STR(line, "ij\n");
+    CHECK_EQ(line_of(rt, &r, 4, line), 0);
+    CHECK_STR(line, "xy\n");
+    CHECK_EQ(line_of(rt, &r, 100, line), WA_E2BIG); /* (the buffer's 8) */
+    CHECK_STR(line, "klmnopqr");
+    CHECK_EQ(line_of(rt, &r, 0, line), 0);
+    CHECK_STR(line, "stu\n");
+    CHECK_EQ(line_of(rt, &r, 0, line), WA_ECLOSED);
+    wa_stream_close(&rd);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Exact reads after a line (the bytes read past it are the next unit's),
+ * one longer than the buffer, one cut short by the end, one at the end. */
+static void test_read_exact(void)
+{
+    static const char *const pieces[] = {"HEAD\n01", "23", "456789ta", "il", NULL};
+    wa_stream *rd;
+    wa_rt *rt = feed(pieces, &rd);
+    REQUIRE(rt);
+    unsigned char buf[8];
+    char line[9], got[16] = {0};
+    wa_reader r;
+    wa_read_exact x;
+    wa_reader_init(&r, rd, buf, sizeof buf);
+    CHECK_EQ(line_of(rt, &r, 0, line), 0);
+    CHECK_STR(line, "HEAD\n");
+    CHECK_EQ(wa_block_on(rt, wa_read_exact_init(&x, &r, got, 10)), 0);
+    CHECK_EQ(x.n, 10);
+    CHECK(memcmp(got, "0123456789", 10) == 0);
+    memset(got, 0, sizeof got);
+    CHECK_EQ(wa_block_on(rt, wa_read_exact_init(&x, &r, got, 6)), WA_ECLOSED);
+    CHECK_EQ(x.n, 4);
+    CHECK_STR(got, "tail");
+    CHECK_EQ(wa_block_on(rt, wa_read_exact_init(&x, &r, got, 1)), WA_ECLOSED);
+    CHECK_EQ(x.n, 0);
+    CHECK_EQ(wa_block_on(rt, wa_read_exact_init(&x, &r, got, 0)), 0);
+    wa_stream_close(&rd);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Records (a length byte, then that many bytes) read with exact reads of
+ * both sizes through a 48-byte reader, from 64 KiB written at once
+ * through a 4 KiB pipe: every record whole and in order. */
+typedef struct records {
+    WA_CORO;
+    wa_reader r;
+    wa_read_exact x;
+    unsigned char buf[48], rec[256];
+    const unsigned char *data;
+    size_t at, len;
+} records;
+
+static int records_poll(wa_future *f, wa_cx *cx)
+{
+    records *t = (records *)f;
+    WA_BEGIN(t, cx);
+    for (;;) {
+        WA_AWAIT(wa_read_exact_init(&t->x, &t->r, t->rec, 1));
+        if (WA_STATUS == WA_ECLOSED && t->x.n == 0 && t->at == t->len)
+            break;
+        if (WA_STATUS < 0)
+            WA_RETURN(WA_STATUS);
+        WA_AWAIT(wa_read_exact_init(&t->x, &t->r, t->rec + 1, t->rec[0]));
+        if (WA_STATUS < 0)
+            WA_RETURN(WA_STATUS);
+        if (t->at + 1 + t->rec[0] > t->len || memcmp(t->rec, t->data + t->at, 1 + (size_t)t->rec[0]) != 0)
+            WA_RETURN(WA_EPROTO);
+        t->at += 1 + (size_t)t->rec[0];
+    }
+    WA_END();
+}
+static const wa_future_vt records_vt = {records_poll, wa_coro_drop, "records"};
+
+static void test_read_exact_records(void)
+{
+    enum { LEN = 64 * 1024 };
+    unsigned char *data = malloc(LEN);
+    records *t = malloc(sizeof *t);
+    wa_rt *rt = check_sim_rt(0);
+    wa_stream *rd, *wr;
+    REQUIRE_OR(data && t && rt, (free(data), free(t), wa_rt_free(rt)));
+    REQUIRE_OR(wa_pipe_new(4096, &rd, &wr) == 0, (free(data), free(t), wa_rt_free(rt)));
+    size_t len = 0;
+    for (unsigned i = 0; len + 1 + 255 <= LEN; i++) { /* lengths 0 to 200, most over 48 */
+        unsigned n = (i * 37) % 201;
+        data[len++] = (unsigned char)n;
+        for (unsigned k = 0; k < n; k++)
+            data[len++] = (unsigned char)(i + k);
+    }
+    producer p = {.out = wr, .data = data, .len = len, .close = 1};
+    wa_coro_init(&p.wa, &producer_vt);
+    *t = (records){.data = data, .len = len};
+    wa_coro_init(&t->wa, &records_vt);
+    wa_reader_init(&t->r, rd, t->buf, sizeof t->buf);
+    REQUIRE_OR(check_spawn_of(rt, &p, NULL) == 0, (wa_stream_close(&rd), wa_rt_free(rt), free(t), free(data)));
+    CHECK_EQ(wa_block_on(rt, &t->wa.fut), 0);
+    CHECK_EQ(t->at, len);
+    wa_stream_close(&rd);
+    wa_rt_free(rt);
+    free(t);
+    free(data);
+}
+
+/* A unit dropped half-way (its timeout, at 1.5 ms, between the feeder's
+ * "hel" at 1 ms and "lo\n" at 2 ms) loses nothing: the next one gets the
+ * whole. A line; an exact read within the buffer; and one longer than the
+ * buffer, whose n says what reached the caller's memory. */
+static void test_reader_cancel(void)
+{
+    static const char *const pieces[] = {"hel", "lo\n", NULL};
+    unsigned char buf[8];
+    char got[9] = {0};
+    wa_reader r;
+    wa_timeout to;
+    for (int kind = 0; kind < 3; kind++) {
+        wa_stream *rd;
+        wa_rt *rt = feed(pieces, &rd);
+        REQUIRE(rt);
+        wa_reader_init(&r, rd, buf, kind == 2 ? 4 : sizeof buf);
+        wa_read_until u;
+        wa_read_exact x;
+        wa_future *unit = kind == 0 ? wa_read_until_init(&u, &r, '\n', 0) : wa_read_exact_init(&x, &r, got, 6);
+        CHECK_EQ(wa_block_on(rt, wa_timeout_init(&to, unit, WA_US(1500))), WA_ETIMEDOUT);
+        if (kind == 0) {
+            CHECK_EQ(line_of(rt, &r, 0, got), 0);
+            CHECK_STR(got, "hello\n");
+        } else if (kind == 1) {
+            CHECK_EQ(x.n, 0); /* (in the reader) */
+            CHECK_EQ(wa_block_on(rt, wa_read_exact_init(&x, &r, got, 6)), 0);
+            CHECK(memcmp(got, "hello\n", 6) == 0);
+        } else {
+            CHECK_EQ(x.n, 3); /* (in got) */
+            CHECK(memcmp(got, "hel", 3) == 0);
+            CHECK_EQ(wa_block_on(rt, wa_read_exact_init(&x, &r, got + 3, 3)), 0);
+            CHECK(memcmp(got, "hello\n", 6) == 0);
+        }
+        CHECK_EQ(line_of(rt, &r, 0, got), WA_ECLOSED);
+        CHECK_EQ(wa_now(rt), WA_MS(2));
+        wa_stream_close(&rd);
+        CHECK_RT_EMPTY_FREE(rt);
+    }
+}
+
+/* One unit at a time on a reader; a reader needs a buffer; a unit polled
+ * after its end. Each is misuse, reported with the call's name. */
+static void test_reader_misuse(void)
+{
+    check_catch_misuse();
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_stream *rd, *wr;
+    REQUIRE_OR(wa_pipe_new(16, &rd, &wr) == 0, wa_rt_free(rt));
+    unsigned char buf[8];
+    wa_reader r, none;
+    wa_read_until u;
+    wa_read_exact x;
+    wa_reader_init(&r, rd, buf, sizeof buf);
+    wa_reader_init(&none, rd, NULL, 8);
+    wa_cx cx = {WA_NOOP_WAKER, rt, NULL, 0, NULL};
+    CHECK_EQ(wa_poll(wa_read_until_init(&u, &r, '\n', 0), &cx), WA_PENDING);
+    CHECK_MISUSE(wa_poll(wa_read_exact_init(&x, &r, buf, 1), &cx), WA_EBUSY, "wa_read_exact");
+    CHECK_MISUSE(wa_poll(&x.fut, &cx), WA_EMISUSE, "wa_read_exact");
+    wa_drop(&x.fut);
+    wa_drop(&u.fut); /* the reader is free again */
+    CHECK_MISUSE(wa_poll(wa_read_until_init(&u, &none, '\n', 0), &cx), WA_EINVAL, "wa_read_until");
+    wa_drop(&u.fut);
+    CHECK_MISUSE(wa_poll(wa_read_until_init(&u, NULL, '\n', 0), &cx), WA_EINVAL, "wa_read_until");
+    wa_drop(&u.fut);
+    CHECK_MISUSE(wa_poll(wa_read_exact_init(&x, &r, NULL, 1), &cx), WA_EINVAL, "wa_read_exact");
+    wa_drop(&x.fut);
+    CHECK_EQ(wa_block_on(rt, wa_write_init(&(wa_write){0}, wr, "ok\n", 3)), 0);
+    char line[9];
+    CHECK_EQ(line_of(rt, &r, 0, line), 0);
+    CHECK_STR(line, "ok\n");
+    wa_stream_close(&wr);
+    wa_stream_close(&rd);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_pipe_backpressure);
@@ -521,5 +807,11 @@ int main(void)
     RUN(test_handle_misuse);
     RUN(test_handle_copies);
     RUN(test_zero_read);
+    RUN(test_reader_lines);
+    RUN(test_reader_line_limit);
+    RUN(test_read_exact);
+    RUN(test_read_exact_records);
+    RUN(test_reader_cancel);
+    RUN(test_reader_misuse);
     return check_finish();
 }

@@ -3,9 +3,10 @@
  * is compiled, with a message naming the host: tests/CMakeLists.txt
  * compiles this against each host's config.h (-DWA_TEST_HTTP: the HTTP
  * client's call, -DWA_TEST_THREAD: a remote's, -DWA_TEST_UDP: a UDP
- * bind's, else TCP's) and checks the
- * message, or that it compiles where the host has the call. */
-#include "wasync.h" /* (every host: net.h, udp.h, http.h, thread.h included) */
+ * bind's, -DWA_TEST_SIGNALS: a signal watch's, -DWA_TEST_UNIX: a Unix
+ * socket's, else TCP's) and checks the message, or that it compiles where
+ * the host has the call. */
+#include "wasync.h" /* (every host: net.h, udp.h, http.h, thread.h, signals.h included) */
 
 wa_future *call(wa_rt *rt, wa_tcp_op *op, wa_http_fetch *f);
 wa_future *call(wa_rt *rt, wa_tcp_op *op, wa_http_fetch *f)
@@ -21,6 +22,14 @@ wa_future *call(wa_rt *rt, wa_tcp_op *op, wa_http_fetch *f)
     (void)op, (void)f;
     wa_remote *r;
     (void)wa_remote_new(rt, &r);
+    return NULL;
+#elif defined(WA_TEST_UNIX)
+    (void)f;
+    return wa_unix_listen_init(op, rt, "x.sock");
+#elif defined(WA_TEST_SIGNALS)
+    (void)op, (void)f;
+    wa_signals *s;
+    (void)wa_signals_open(rt, WA_SIGNAL_INT, &s);
     return NULL;
 #else
     (void)f;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* wasync/net.h - TCP, on WASI 0.2 and 0.3 (wasi:sockets) and native Linux
- * (epoll).
+ * (epoll); natively also Unix domain sockets.
  *
  * A connection is a stream (stream.h): read, write with backpressure,
  * close. An address is an IPv4 ("127.0.0.1") or IPv6 ("::1") literal, read
@@ -31,7 +31,14 @@ extern "C" {
 #define WA__NET
 #endif
 
-typedef struct wa_tcp wa_tcp; /* a listening socket */
+/* Unix domain sockets, natively only. */
+#if defined(WASYNC_HOST_NATIVE) && defined(__linux__)
+#define WA__UNIX
+#else
+#define WA__UNIX WA__UNAVAILABLE("wasync: no Unix domain sockets on the " WASYNC_HOST " host (wa_unix_* are native Linux's)")
+#endif
+
+typedef struct wa_tcp wa_tcp; /* a listening socket (TCP, or natively Unix) */
 
 /* An IP address: IPv4 in bytes[0..3], or IPv6 (v6 = 1), network order. */
 typedef struct wa_ip {
@@ -61,6 +68,7 @@ typedef struct wa_tcp_op {
     wa_rt *rt;
     wa_ip ip;
     uint16_t port;
+    const char *path; /* a Unix socket's (native) */
     int step, registered, waiting;
     wa_net_host host;
     wa_tcp *listener;  /* listen: the result; accept: its listener */
@@ -125,6 +133,25 @@ WA__NET int wa_tcp_keepalive(wa_stream *conn, bool on, unsigned idle_s);
  * send ended. Returns 0, or the host's error. The connection is still
  * closed with wa_stream_close. */
 WA__NET int wa_tcp_shutdown_write(wa_stream *conn);
+
+/* Listens on the Unix domain socket at path (borrowed until the listen
+ * ends; a file system path of at most 107 bytes); once ready,
+ * op->listener is a new listener: accept on it with wa_tcp_accept_init
+ * (connections are streams; wa_tcp_nodelay and the like refuse them), and
+ * close it with wa_tcp_close, which removes the path. A socket file left
+ * at path by a server that ended without its close (a connect to it is
+ * refused) is removed and listened on; a live server's socket (a probe
+ * connect is accepted: that server sees a connection open and close) or
+ * any other file is WA_EADDRINUSE. WA_EINVAL (NULL, empty, too long),
+ * WA_ENOTFOUND (a directory of the path missing), WA_EIO (permission, and
+ * the like), WA_EMFILE. */
+WA__UNIX wa_future *wa_unix_listen_init(wa_tcp_op *op, wa_rt *rt, const char *path);
+
+/* Connects to the Unix domain socket at path (borrowed until the connect
+ * ends): op->conn, a new stream. WA_EINVAL (NULL, empty, too long),
+ * WA_ENOTFOUND (no such file), WA_ECONNREFUSED (no server there, or its
+ * queue of connections full), WA_EIO, WA_EMFILE. */
+WA__UNIX wa_future *wa_unix_connect_init(wa_tcp_op *op, wa_rt *rt, const char *path);
 
 /* DNS: the addresses of a host name (borrowed until completion; NULL is
  * misuse), up to WA_DNS_MAX of them. Status 0 (n may be 0), WA_ENOTFOUND for a name that

@@ -133,6 +133,69 @@ typedef struct wa_copy {
 /* Initialises c to copy in to out (both borrowed); returns the future. */
 wa_future *wa_copy_init(wa_copy *c, wa_stream *in, wa_stream *out);
 
+/* A buffered reader: reads s through buf, a buffer the caller owns, so
+ * that whole units can be read (exactly len bytes, a line) and the bytes
+ * a stream gave past a unit stay in buf for the next one: a stream has no
+ * unread, and nothing read is lost. Once s is read through a reader, read
+ * it only through that reader (wa_read would skip what buf holds). One
+ * unit may be in flight on a reader at a time (a second: WA_EBUSY,
+ * misuse). buf[start, end) are the bytes read from s and not yet taken,
+ * for a caller that goes on without the reader (private otherwise). A
+ * unit dropped before its end (a timeout, a lost race) leaves what it had
+ * read in buf, so the next unit starts with it; only wa_read_exact's
+ * bytes past the buffer's size are delivered as they come (its n). */
+typedef struct wa_reader {
+    wa_stream *s;
+    unsigned char *buf;
+    size_t cap, start, end;
+    int busy;
+} wa_reader;
+/* Sets rd up to read s (borrowed) through buf (borrowed, cap bytes; the
+ * longest line it can read); neither is closed nor freed by the reader,
+ * which holds no other resources (nothing to release). */
+void wa_reader_init(wa_reader *rd, wa_stream *s, void *buf, size_t cap);
+
+/* Reads exactly len bytes into dst (borrowed): status 0 with n = len; or
+ * WA_ECLOSED when the stream ended first, with the n bytes that came in
+ * dst (n = 0: it ended between units; 0 < n < len: short, cut off); or the
+ * stream's error. A len up to the reader's buffer size gathers in the
+ * buffer and is copied to dst at the end, so a drop before then loses
+ * nothing; a longer one reads into dst as bytes come, and n counts them
+ * also after a drop. */
+typedef struct wa_read_exact {
+    wa_future fut;
+    wa_reader *rd;
+    unsigned char *dst;
+    size_t len, n;
+    int reading, state;
+    wa_read r;
+} wa_read_exact;
+/* Initialises x to read len bytes from rd (borrowed) into dst; returns the
+ * future. */
+wa_future *wa_read_exact_init(wa_read_exact *x, wa_reader *rd, void *dst, size_t len);
+
+/* Reads up to and including the byte delim (a line: '\n'), at most max
+ * bytes with it (0, or more than the reader's buffer: the buffer's size).
+ * Status 0 with line and len, the delimiter last; WA_E2BIG when max bytes
+ * came without it, with those max bytes in line (the rest follows in the
+ * next unit: read on to skip it, or give up); WA_ECLOSED at the end of the
+ * stream, with the last bytes, which had no delimiter, in line (len 0: it
+ * ended between lines); or the stream's error, line untouched and every
+ * byte still in the reader. line points into the reader's buffer (do not
+ * free it) and stays valid until the next unit on the reader starts. */
+typedef struct wa_read_until {
+    wa_future fut;
+    wa_reader *rd;
+    size_t max, scanned;
+    int delim, reading, state;
+    wa_read r;
+    const unsigned char *line;
+    size_t len;
+} wa_read_until;
+/* Initialises u to read from rd (borrowed) up to delim; returns the
+ * future. */
+wa_future *wa_read_until_init(wa_read_until *u, wa_reader *rd, int delim, size_t max);
+
 /* An in-process pipe of cap bytes between tasks of one runtime: *reader
  * reads what *writer writes; a full pipe makes the writer wait. Close both
  * ends (the pipe goes with the second). Returns 0, WA_EINVAL or WA_ENOMEM. */

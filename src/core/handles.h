@@ -33,7 +33,8 @@ enum {
     WA__HANDLE_BROADCAST_TX,
     WA__HANDLE_BROADCAST_RX,
     WA__HANDLE_WATCH_TX,
-    WA__HANDLE_WATCH_RX, /* 14: the kind has four bits (15 at most) */
+    WA__HANDLE_WATCH_RX,
+    WA__HANDLE_SIGNALS, /* 15: the kind has four bits (15 at most) */
 };
 
 /* A key: bit 0 set, the kind (bits 1-4), the slot (bits 5 up, SLOT_BITS

@@ -2,7 +2,8 @@
 /* The listen, accept and connect futures and the listener of every host's
  * TCP (see tcp.h): addresses are read and listeners live and die here,
  * the same everywhere, and the host's ops (wa__tcp_host) do the sockets. A
- * listener is kept alive by an accept in flight. A connection's options
+ * listener is kept alive by an accept in flight. Natively a listen or
+ * connect may have a Unix socket's path instead of an address. A connection's options
  * are checked here too (a TCP connection, no write in flight). */
 #include <stdlib.h>
 
@@ -188,6 +189,30 @@ wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_
 {
     return wa__tcp_op_start(op, &wa__tcp_connect_vt, rt, ip, port);
 }
+
+#if defined(WASYNC_HOST_NATIVE)
+/* A Unix domain socket's listen or connect: a listen or connect with a
+ * path, which the host's ops take instead of the address. A NULL or empty
+ * path makes the first poll report WA_EINVAL. */
+static wa_future *wa__tcp_unix_start(wa_tcp_op *op, const wa_future_vt *vt, wa_rt *rt, const char *path)
+{
+    wa__tcp_op_begin(op, vt, rt, NULL);
+    op->path = path;
+    if (!path || !*path)
+        op->step = WA__TCP_BAD;
+    return &op->fut;
+}
+
+wa_future *wa_unix_listen_init(wa_tcp_op *op, wa_rt *rt, const char *path)
+{
+    return wa__tcp_unix_start(op, &wa__tcp_listen_vt, rt, path);
+}
+
+wa_future *wa_unix_connect_init(wa_tcp_op *op, wa_rt *rt, const char *path)
+{
+    return wa__tcp_unix_start(op, &wa__tcp_connect_vt, rt, path);
+}
+#endif
 
 /* The stream of connection handle h, or NULL and misuse of call reported
  * (NULL, closed, or not a TCP connection of this host). */

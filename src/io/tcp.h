@@ -44,7 +44,8 @@ typedef struct wa__tcp_ops {
     void (*none)(wa_tcp_op *op);
     /* Polls a listen: WA_PENDING; 0 once l (a new listener, borrowed;
      * the same at each poll) holds the socket and its port; or an error,
-     * l holding nothing (the front end frees it). */
+     * l holding nothing (the front end frees it). A listen or a connect
+     * with op->path is a Unix domain socket's (native only). */
     int (*listen)(wa_tcp_op *op, wa_tcp *l, wa_cx *cx);
     /* Polls an accept on op->listener: WA_PENDING, 0 with op->conn, or an
      * error. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../host/native/sigmask.h"
 #include "remote.h"
 #include "../core/task.h"
 
@@ -130,7 +131,7 @@ static int wa__pool_queue(wa_remote *h, wa_job *j)
         wa__pool_thread *t = malloc(sizeof *t);
         if (t) {
             t->hub = h;
-            if (pthread_create(&t->tid, NULL, wa__pool_main, t) == 0) {
+            if (wa__sigmask_thread(&t->tid, wa__pool_main, t) == 0) {
                 p->threads++;
             } else {
                 free(t);

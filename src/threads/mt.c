@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
+#include "../host/native/sigmask.h"
 #include "mt.h"
 #include "../core/dump.h"
 #include "../core/sched.h"
@@ -304,7 +305,7 @@ static int wa__mt_new(wa_rt *rt, unsigned n)
     if (rt->backend->vt->share) /* the workers use it together */
         rt->backend->vt->share(rt->backend);
     for (unsigned i = 0; i < n; i++) {
-        if (pthread_create(&mt->workers[i].thread, NULL, wa__worker_main, &mt->workers[i]) != 0) {
+        if (wa__sigmask_thread(&mt->workers[i].thread, wa__worker_main, &mt->workers[i]) != 0) {
             mt->n = i; /* stop those that started */
             wa__mt_free(rt);
             rt->mt = NULL;

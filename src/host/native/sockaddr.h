@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: a wa_ip and a port as a socket address, and back (native TCP
- * and UDP). */
+ * and UDP); the union holds a Unix socket's too (native tcp.c). */
 #ifndef WASYNC_HOST_NATIVE_SOCKADDR_H
 #define WASYNC_HOST_NATIVE_SOCKADDR_H
 
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include "wasync/net.h"
 
@@ -14,6 +15,7 @@ typedef union wa__sockaddr {
     struct sockaddr sa;
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
+    struct sockaddr_un un;
 } wa__sockaddr;
 
 /* ip:port into *a; returns its length. */

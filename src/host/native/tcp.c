@@ -5,16 +5,21 @@
  * A connection becomes an fd stream (fd_stream.c) that keeps the socket's
  * registration; its options are setsockopt's, its half-close
  * shutdown(SHUT_WR) (the stream buffers nothing: what was written is the
- * kernel's). These are the operations (wa__tcp_host) of the front end,
- * src/io/tcp.c, which makes the futures and the listener. */
+ * kernel's). An op with a path is a Unix domain socket's: the same steps
+ * on an AF_UNIX socket, whose listener removes its path when closed. These
+ * are the operations (wa__tcp_host) of the front end, src/io/tcp.c, which
+ * makes the futures and the listener. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "../../io/tcp.h"
@@ -22,11 +27,12 @@
 #include "../posix/fd_stream.h"
 #include "sockaddr.h"
 
-/* A listener: its socket and registration. */
+/* A listener: its socket and registration; a Unix socket's path. */
 struct wa_tcp {
     wa__tcp_head head;
     int fd;
     wa_fd_key key;
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
 /* The host part of an operation (wa_net_host): its socket, its
@@ -40,8 +46,20 @@ _Static_assert(sizeof(wa__tcp_part) <= sizeof(wa_net_host) && _Alignof(wa__tcp_p
                "wa_net_host too small");
 #define WA__TCP_H(op) ((wa__tcp_part *)(void *)&(op)->host)
 
-/* op's address and port into *a; returns its length. */
-static socklen_t wa__tcp_sockaddr(const wa_tcp_op *op, wa__sockaddr *a) { return wa__sockaddr_set(a, &op->ip, op->port); }
+/* op's address and port, or its path, into *a; returns its length, or 0
+ * for a path too long. */
+static socklen_t wa__tcp_sockaddr(const wa_tcp_op *op, wa__sockaddr *a)
+{
+    if (!op->path)
+        return wa__sockaddr_set(a, &op->ip, op->port);
+    size_t n = strlen(op->path);
+    memset(a, 0, sizeof *a);
+    if (n >= sizeof a->un.sun_path)
+        return 0;
+    a->un.sun_family = AF_UNIX;
+    memcpy(a->un.sun_path, op->path, n);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+}
 
 /* Releases what the op holds: its wait, and a socket of its own (an accept
  * holds none: it borrows the listener's). Any op's release, and again:
@@ -68,7 +86,7 @@ static int wa__tcp_fail(wa_tcp_op *op, int rc)
 /* A new non-blocking socket of op's family, registered with the runtime. */
 static int wa__tcp_socket(wa_tcp_op *op)
 {
-    int family = op->ip.v6 ? AF_INET6 : AF_INET;
+    int family = op->path ? AF_UNIX : op->ip.v6 ? AF_INET6 : AF_INET;
     if ((WA__TCP_H(op)->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
         return wa__errno_map(errno);
     int rc = wa_fd_register(op->rt, WA__TCP_H(op)->fd, &WA__TCP_H(op)->key);
@@ -93,24 +111,61 @@ static int wa__tcp_wait(wa_tcp_op *op, wa_fd_key key, unsigned events, wa_cx *cx
     return wa__tcp_waited(op, cx);
 }
 
+/* Whether the Unix socket at a (a bind said EADDRINUSE) is left over from
+ * a server gone: a socket file whose connect is refused. errno stays. */
+static bool wa__tcp_unix_stale(const wa__sockaddr *a, socklen_t len)
+{
+    struct stat st;
+    int fd, err = errno;
+    bool stale = false;
+    if (stat(a->un.sun_path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+        (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) >= 0) {
+        stale = connect(fd, &a->sa, len) < 0 && errno == ECONNREFUSED;
+        close(fd);
+    }
+    errno = err;
+    return stale;
+}
+
+/* Binds fd to a: an IPv6 socket IPv6 only, as on WASI 0.2 (and "::" then
+ * leaves IPv4 to "0.0.0.0"); a Unix socket's stale file replaced. 0, or -1
+ * and errno. */
+static int wa__tcp_bind(const wa_tcp_op *op, int fd, const wa__sockaddr *a, socklen_t len)
+{
+    int one = 1;
+    if (op->path) {
+        if (bind(fd, &a->sa, len) == 0)
+            return 0;
+        if (errno != EADDRINUSE || !wa__tcp_unix_stale(a, len))
+            return -1;
+        unlink(a->un.sun_path);
+    } else if ((op->ip.v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
+               setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0) {
+        return -1;
+    }
+    return bind(fd, &a->sa, len);
+}
+
 /* listen, at once: gives l op's socket, bound and listening. */
 static int wa__tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
 {
     wa__sockaddr a;
     socklen_t len = wa__tcp_sockaddr(op, &a);
-    int one = 1, rc = wa__tcp_socket(op);
     (void)cx;
-    /* IPv6 only, as on WASI 0.2 (and "::" then leaves IPv4 to "0.0.0.0") */
-    if (rc == 0 && ((op->ip.v6 && setsockopt(WA__TCP_H(op)->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
-                    setsockopt(WA__TCP_H(op)->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-                    bind(WA__TCP_H(op)->fd, &a.sa, len) < 0 || listen(WA__TCP_H(op)->fd, SOMAXCONN) < 0 ||
+    if (!len)
+        return WA_EINVAL; /* (a path too long) */
+    int rc = wa__tcp_socket(op);
+    if (rc == 0 && (wa__tcp_bind(op, WA__TCP_H(op)->fd, &a, len) < 0 || listen(WA__TCP_H(op)->fd, SOMAXCONN) < 0 ||
                     getsockname(WA__TCP_H(op)->fd, &a.sa, &len) < 0))
         rc = wa__tcp_fail(op, wa__errno_map(errno));
     if (rc < 0)
         return rc;
     l->fd = WA__TCP_H(op)->fd; /* the socket is the listener's now */
     l->key = WA__TCP_H(op)->key;
-    l->head.port = ntohs(op->ip.v6 ? a.v6.sin6_port : a.v4.sin_port);
+    if (op->path)
+        strcpy(l->path, op->path); /* (its length checked) */
+    else
+        l->head.port = ntohs(op->ip.v6 ? a.v6.sin6_port : a.v4.sin_port);
     WA__TCP_H(op)->fd = -1;
     op->registered = 0;
     return 0;
@@ -123,6 +178,8 @@ static void wa__tcp_release_socket(wa_tcp *l)
 {
     wa_fd_deregister(l->head.rt, l->key); /* wakes an accept waiting */
     close(l->fd);
+    if (l->path[0])
+        unlink(l->path);
 }
 
 /* Errors of one connection that accept(2) passes on: retry at once (Linux
@@ -171,12 +228,19 @@ static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
     if (op->step == 0) {
         wa__sockaddr a;
         socklen_t len = wa__tcp_sockaddr(op, &a);
+        if (!len)
+            return WA_EINVAL; /* (a path too long) */
         if ((rc = wa__tcp_socket(op)) < 0)
             return rc;
         op->step = 1;
-        if (connect(WA__TCP_H(op)->fd, &a.sa, len) < 0 && errno != EINPROGRESS)
-            return wa__tcp_fail(op, wa__errno_map(errno));
-        rc = wa__tcp_wait(op, WA__TCP_H(op)->key, WA_WRITABLE, cx);
+        /* (a Unix socket's connect is done at once, or refused: EAGAIN
+         * when the server's queue is full) */
+        if (connect(WA__TCP_H(op)->fd, &a.sa, len) == 0)
+            rc = 0;
+        else if (errno == EINPROGRESS)
+            rc = wa__tcp_wait(op, WA__TCP_H(op)->key, WA_WRITABLE, cx);
+        else
+            return wa__tcp_fail(op, errno == EAGAIN ? WA_ECONNREFUSED : wa__errno_map(errno));
     } else {
         rc = wa__tcp_waited(op, cx);
     }

@@ -31,6 +31,8 @@ static inline int wa__errno_map(int err)
         return WA_EMFILE;
     case EMSGSIZE: /* a datagram too large */
         return WA_E2BIG;
+    case ENOENT: /* a Unix socket's path */
+        return WA_ENOTFOUND;
     case EADDRNOTAVAIL:
     case EINVAL:
         return WA_EINVAL;
