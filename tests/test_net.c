@@ -254,6 +254,40 @@ static void test_errors(void)
 #endif
 }
 
+/* The host's words for a failure, with its call: wasi:sockets'
+ * error-code on WASI, the system call and strerror natively. */
+#if defined(WASYNC_HOST_WASIP2) || defined(WASYNC_HOST_WASIP3)
+#define REASON_REFUSED "connection-refused"
+#define REASON_IN_USE "address-in-use"
+#define REASON_NO_NAME "name-unresolvable"
+#else
+#define REASON_REFUSED "connect: Connection refused"
+#define REASON_IN_USE "bind: Address already in use"
+#define REASON_NO_NAME "getaddrinfo: "
+#endif
+
+/* Each op's reason after a failure the host explained, "" after a success
+ * and after a failure of the front end's (a bad address). */
+static void test_reasons(void)
+{
+    long before = held();
+    wa_rt *rt = net_rt();
+    REQUIRE(rt);
+    wa_tcp_op op, op2;
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
+    CHECK_HAS(wa_tcp_op_reason(&op), "");
+    uint16_t port = wa_tcp_port(op.listener);
+    CHECK_EQ(wa_block_on(rt, wa_tcp_listen_init(&op2, rt, "127.0.0.1", port)), WA_EADDRINUSE);
+    CHECK_HAS(wa_tcp_op_reason(&op2), REASON_IN_USE);
+    CHECK_EQ(wa_tcp_close(&op.listener), 0);
+    CHECK_EQ(wa_block_on(rt, wa_tcp_connect_init(&op, rt, "127.0.0.1", port)), WA_ECONNREFUSED);
+    CHECK_HAS(wa_tcp_op_reason(&op), REASON_REFUSED);
+    CHECK_EQ(wa_block_on(rt, wa_tcp_connect_init(&op, rt, "localhost", port)), WA_EINVAL);
+    CHECK_HAS(wa_tcp_op_reason(&op), "");
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_EQ(held(), before);
+}
+
 /* Closes the listener after 20 ms. */
 typedef struct closer {
     WA_CORO;
@@ -757,6 +791,9 @@ static void test_dns(void)
     int rc = wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "no-such-host.invalid"));
     CHECK(rc == WA_ENOTFOUND || rc == WA_ETIMEDOUT); /* (not found; or no resolver reachable; was WA_EIO) */
     CHECK_EQ(d[0].n, 0);
+    CHECK_HAS(wa_dns_reason(&d[0]), REASON_NO_NAME);
+    CHECK_EQ(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "localhost")), 0);
+    CHECK_HAS(wa_dns_reason(&d[0]), "");
     /* three at once (natively on the blocking pool) */
     WA_COMBO(3) all;
     CHECK_EQ(wa_block_on(rt, wa_all_init(&all, wa_dns_lookup_init(&d[1], rt, "localhost"),
@@ -889,6 +926,7 @@ int main(void)
     RUN(test_echo);
     RUN(test_echo_ipv6);
     RUN(test_errors);
+    RUN(test_reasons);
     RUN(test_cancel);
     RUN(test_close);
     RUN(test_two_accepts);

@@ -159,7 +159,7 @@ test('a custom fetch is used, and its failure is WA_EIO', async () => {
   });
   assert.deepEqual(await rt.callAsync('fetch_body', 'http://test/ok'), utf8('custom body'));
   await assert.rejects(rt.callAsync('fetch_body', 'http://test/bad'), { code: codes.EIO, detail: 'Error: custom failure' });
-  // a reason past WA_HTTP_REASON_MAX is cut between characters
+  // a reason past WA_REASON_MAX is cut between characters
   await assert.rejects(rt.callAsync('fetch_body', 'http://test/long'), { detail: `Error: a${'é'.repeat(59)}` });
   assert.deepEqual(seen.slice(0, 2), [['http://test/ok', 'GET', true], ['http://test/bad', 'GET', true]]);
   rt.close();

@@ -70,7 +70,7 @@ static int wa__tcp_socket(wa_tcp_op *op)
 {
     int family = op->ip.v6 ? AF_INET6 : AF_INET;
     if ((WA__TCP_H(op)->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
-        return wa__errno_map(errno);
+        return wa__errno_reason(op->reason, "socket", errno);
     int rc = wa_fd_register(op->rt, WA__TCP_H(op)->fd, &WA__TCP_H(op)->key);
     if (rc < 0)
         return wa__tcp_fail(op, rc);
@@ -98,17 +98,25 @@ static int wa__tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
 {
     wa__sockaddr a;
     socklen_t len = wa__tcp_sockaddr(op, &a);
-    int one = 1, rc = wa__tcp_socket(op);
+    int one = 1, fd, rc = wa__tcp_socket(op);
+    const char *failed = NULL; /* the call, for the reason */
     (void)cx;
-    /* IPv6 only, as on WASI 0.2 (and "::" then leaves IPv4 to "0.0.0.0") */
-    if (rc == 0 && ((op->ip.v6 && setsockopt(WA__TCP_H(op)->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
-                    setsockopt(WA__TCP_H(op)->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-                    bind(WA__TCP_H(op)->fd, &a.sa, len) < 0 || listen(WA__TCP_H(op)->fd, SOMAXCONN) < 0 ||
-                    getsockname(WA__TCP_H(op)->fd, &a.sa, &len) < 0))
-        rc = wa__tcp_fail(op, wa__errno_map(errno));
     if (rc < 0)
         return rc;
-    l->fd = WA__TCP_H(op)->fd; /* the socket is the listener's now */
+    fd = WA__TCP_H(op)->fd;
+    /* IPv6 only, as on WASI 0.2 (and "::" then leaves IPv4 to "0.0.0.0") */
+    if ((op->ip.v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0)
+        failed = "setsockopt";
+    else if (bind(fd, &a.sa, len) < 0)
+        failed = "bind";
+    else if (listen(fd, SOMAXCONN) < 0)
+        failed = "listen";
+    else if (getsockname(fd, &a.sa, &len) < 0)
+        failed = "getsockname";
+    if (failed)
+        return wa__tcp_fail(op, wa__errno_reason(op->reason, failed, errno));
+    l->fd = fd; /* the socket is the listener's now */
     l->key = WA__TCP_H(op)->key;
     l->head.port = ntohs(op->ip.v6 ? a.v6.sin6_port : a.v4.sin_port);
     WA__TCP_H(op)->fd = -1;
@@ -158,7 +166,7 @@ static int wa__tcp_accept(wa_tcp_op *op, wa_cx *cx)
         if (wa__tcp_accept_again(errno))
             continue;
         if (errno != EAGAIN)
-            return wa__errno_map(errno); /* WA_EMFILE: the next accept may do */
+            return wa__errno_reason(op->reason, "accept4", errno); /* WA_EMFILE: the next accept may do */
         if ((rc = wa__tcp_wait(op, op->listener->key, WA_READABLE, cx)) != 0)
             return rc;
     }
@@ -175,7 +183,7 @@ static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
             return rc;
         op->step = 1;
         if (connect(WA__TCP_H(op)->fd, &a.sa, len) < 0 && errno != EINPROGRESS)
-            return wa__tcp_fail(op, wa__errno_map(errno));
+            return wa__tcp_fail(op, wa__errno_reason(op->reason, "connect", errno));
         rc = wa__tcp_wait(op, WA__TCP_H(op)->key, WA_WRITABLE, cx);
     } else {
         rc = wa__tcp_waited(op, cx);
@@ -183,10 +191,13 @@ static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
     if (rc != 0)
         return rc == WA_PENDING ? rc : wa__tcp_fail(op, rc);
     socklen_t len = sizeof err;
-    if (getsockopt(WA__TCP_H(op)->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+    const char *failed = "connect"; /* (the connect's error, read off the socket) */
+    if (getsockopt(WA__TCP_H(op)->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) {
         err = errno;
+        failed = "getsockopt";
+    }
     if (err)
-        return wa__tcp_fail(op, wa__errno_map(err));
+        return wa__tcp_fail(op, wa__errno_reason(op->reason, failed, err));
     rc = wa__stream_handle(wa__fd_stream_adopt(op->rt, WA__TCP_H(op)->fd, &WA__TCP_H(op)->key, &op->conn), /* takes both */
                            &op->conn);
     WA__TCP_H(op)->fd = -1;
