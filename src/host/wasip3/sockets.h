@@ -18,6 +18,12 @@
 extern const struct wa_wasip3_stream_type wa__wasip3_tcp_sockets;
 extern const struct wa_wasip3_future_type wa__wasip3_tcp_result;
 
+/* Returns rc, the status of the call named call (a WIT function's name)
+ * whose result was read just before; when it failed, reason
+ * (WA_REASON_MAX bytes) is the call and its error-code's case, other's
+ * string in full ("connect: connection-refused", "bind: other: EACCES"). */
+int wa__wasip3_net_said(char *reason, const char *call, int rc);
+
 /* A socket of the family ipv4 (v6 0) or ipv6: 0 and the new handle. */
 int wa__wasip3_tcp_create(int v6, uint32_t *sock);
 /* Borrows sock; ip is read at once. */
