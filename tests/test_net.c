@@ -523,6 +523,42 @@ static void test_half_close(void)
     CHECK_EQ(held(), before);
 }
 
+/* A peer that closes with bytes unread resets the connection (RST): the
+ * other side's read fails, and the stream says why in the host's words
+ * (natively "read: Connection reset by peer"; on WASI the runtime's, when
+ * it tells a reset from an end). A read that ends is "". */
+static void test_stream_reason(void)
+{
+    long before = held();
+    wa_rt *rt = net_rt();
+    REQUIRE(rt);
+    wa_tcp_op op;
+    wa_stream *con, *acc;
+    char buf[8];
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
+    REQUIRE_OR(conn_pair(rt, op.listener, &con, &acc) == 0, (wa_tcp_close(&op.listener), wa_rt_free(rt)));
+    CHECK_EQ(write_all(rt, con, "unread", 6), 0);
+    CHECK_HAS(wa_stream_reason(con, WA_STREAM_WRITE), "");
+    wa_sleep nap;
+    CHECK_EQ(wa_block_on(rt, wa_sleep_init(&nap, WA_MS(20))), 0); /* (the bytes arrive) */
+    CHECK_EQ(wa_stream_close(&acc), 0);
+    wa_read r;
+    int rc = wa_block_on(rt, wa_read_init(&r, con, buf, sizeof buf));
+    const char *why = wa_stream_reason(con, WA_STREAM_READ);
+    printf("  a read after a reset: %s (%s)\n", wa_strerror(rc), why);
+#if defined(WASYNC_HOST_WASIP2) || defined(WASYNC_HOST_WASIP3)
+    CHECK(rc == WA_ECONNRESET || rc == WA_EIO || rc == WA_ECLOSED);
+    CHECK(rc == WA_ECLOSED ? !*why : !!*why);
+#else
+    CHECK_EQ(rc, WA_ECONNRESET);
+    CHECK_HAS(why, "read: Connection reset by peer");
+#endif
+    CHECK_EQ(wa_stream_close(&con), 0);
+    CHECK_EQ(wa_tcp_close(&op.listener), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_EQ(held(), before);
+}
+
 /* Writes 1 MiB at a time to conn, which nobody reads, until the host
  * pushes back (at most 64 MiB): then it waits inside a write. */
 typedef struct flooder {
@@ -943,6 +979,7 @@ int main(void)
     RUN(test_read_timeout_buffer);
     RUN(test_handle_copies);
     RUN(test_half_close);
+    RUN(test_stream_reason);
     RUN(test_options);
 #if !defined(WASYNC_HOST_WASIP2) && !defined(WASYNC_HOST_WASIP3)
     RUN(test_options_fd);

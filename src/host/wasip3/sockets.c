@@ -112,7 +112,10 @@ static int wa__wasip3_net_error(const unsigned char *e)
 /* result<T, error-code> at ret: T (or the error) at 4. */
 static int wa__wasip3_result(const unsigned char *ret) { return ret[0] ? wa__wasip3_net_error(ret + 4) : 0; }
 
-int wa__wasip3_tcp_result_error(const unsigned char *value) { return wa__wasip3_result(value); }
+int wa__wasip3_tcp_result_error(const unsigned char *value, int dir, char *why)
+{
+    return wa__wasip3_net_said(why, dir ? "send" : "receive", wa__wasip3_result(value));
+}
 
 /* create of tcp's or udp's socket: result<own, error-code>, the handle at 4. */
 static int wa__wasip3_create(void (*imp)(I32, I32), int v6, uint32_t *sock)
