@@ -149,8 +149,10 @@ typedef struct wa_http_fetch {
 /* Initialises f to fetch req (borrowed), at most max body bytes; returns
  * the future. */
 WA__HTTP_CLIENT wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max);
-/* Why f's send failed (wa_http_send_reason); "" when the send did not
- * fail, e.g. a body past max. Borrowed from f, as there. */
+/* Why f failed: its send's reason (wa_http_send_reason), or its body's
+ * read's (wa_stream_reason: the host's words for a body cut off, where it
+ * has them); "" after a success, for a body past max, or where the host
+ * gave no words. Borrowed from f, as there. */
 WA__HTTP_CLIENT const char *wa_http_fetch_reason(const wa_http_fetch *f);
 
 /* ---- Server ---- */

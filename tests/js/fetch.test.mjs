@@ -138,9 +138,10 @@ test('a refused connection is WA_ECONNREFUSED (Node\'s fetch names the cause)', 
   rt.close();
 });
 
-test('a body cut off midway is WA_EIO', async () => {
+test('a body cut off midway is WA_EIO, the glue\'s words its read\'s reason', async () => {
   const rt = await prog();
-  await assert.rejects(rt.callAsync('fetch_body', server.url('/cut?size=1048576&at=262144')), { code: codes.EIO });
+  await assert.rejects(rt.callAsync('fetch_body', server.url('/cut?size=1048576&at=262144')),
+    { code: codes.EIO, detail: /^read: \w*Error: / });
   assert.ok(rt.stats().chunks >= 1, 'chunks were delivered before the cut');
   assert.equal(rt.stats().hostOps, 0);
   assert.equal(rt.exports.live_tasks(), 0);
