@@ -163,14 +163,16 @@ int wa_fd_stream_open(wa_rt *rt, int fd, wa_stream **s);
 
 /* Why the last read (dir WA_STREAM_READ) or write (WA_STREAM_WRITE, its
  * flush included) on s (borrowed) failed, in the host's words with the
- * call: natively the system call and strerror's text ("write: Broken
- * pipe"), on WASI 0.2 the stream-error's error, to-debug-string's text
- * ("write: ..."; closed: ""), on WASI 0.3 what the host said. "" when it
- * did not fail, at the end of the stream, for a close, or when the host
- * gave no words. The one in flight's, or the last one's: an operation
- * clears its direction's at its first poll. Borrowed from s: valid until
- * the next operation of that direction starts, or s closes. NULL (misuse
- * reported) for a closed or NULL s, or another dir. */
+ * call: natively (and WASI 0.1's fd streams) the system call and
+ * strerror's text ("send: Broken pipe"); on WASI 0.2 the stream-error's
+ * error, its to-debug-string ("flush: Error: write EPIPE"); on WASI 0.3 a
+ * TCP connection's send or receive result's error-code ("send:
+ * connection-reset"); on the JS host an HTTP body's read, the glue's
+ * message. "" when it did not fail, at the end of the stream, for a
+ * close, or when the host gave no words. The one in flight's, or the last
+ * one's: an operation clears its direction's at its first poll. Borrowed
+ * from s: valid until the next operation of that direction starts, or s
+ * closes. NULL (misuse reported) for a closed or NULL s, or another dir. */
 const char *wa_stream_reason(wa_stream *s, int dir);
 
 /* For implementers: s's (the head, borrowed) reason in direction dir
