@@ -35,6 +35,20 @@ static const char *check_current = "";
         }                                                                            \
     } while (0)
 
+/* Text s (a reason: not NULL) has words in it ("": is empty), the text
+ * shown when not. */
+#define CHECK_HAS(s, words)                                                          \
+    do {                                                                             \
+        const char *check_s_ = (s), *check_w_ = (words);                             \
+        if (check_s_ && (*check_w_ ? strstr(check_s_, check_w_) != NULL : !*check_s_)) { \
+            check_passed++;                                                          \
+        } else {                                                                     \
+            check_failed++;                                                          \
+            fprintf(stderr, "%s:%d: [%s] CHECK_HAS(%s, \"%s\"): \"%s\"\n", __FILE__,   \
+                    __LINE__, check_current, #s, check_w_, check_s_ ? check_s_ : "(NULL)"); \
+        }                                                                            \
+    } while (0)
+
 /* Setup a test cannot go on without: a runtime, a channel, a spawn. When
  * it fails (as under tests/faults, which makes allocations fail) REQUIRE
  * counts a failure, says where, and returns from the test; REQUIRE_OR

@@ -617,6 +617,43 @@ static void test_fd_zero_read(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A write and a read whose peer is gone: the stream keeps the host's
+ * words for each ("send: Broken pipe", "read: Connection reset by peer")
+ * in its direction; the next operation clears them, and a success or the
+ * end of the stream leaves "". */
+static void test_fd_stream_reason(void)
+{
+    wa_rt *rt = epoll_rt();
+    REQUIRE(rt);
+    int sv[2];
+    REQUIRE_OR(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, wa_rt_free(rt));
+    wa_stream *s;
+    REQUIRE_OR(wa_fd_stream_open(rt, sv[0], &s) == 0, (close(sv[1]), wa_rt_free(rt))); /* (sv[0] taken) */
+    wa_write w;
+    wa_read r;
+    char buf[4];
+    CHECK_EQ(wa_block_on(rt, wa_write_init(&w, s, "x", 1)), 0);
+    CHECK_HAS(wa_stream_reason(s, WA_STREAM_WRITE), "");
+    close(sv[1]);
+    CHECK_EQ(wa_block_on(rt, wa_write_init(&w, s, "x", 1)), WA_ECLOSED);
+    CHECK_HAS(wa_stream_reason(s, WA_STREAM_WRITE), "send: Broken pipe");
+    CHECK_HAS(wa_stream_reason(s, WA_STREAM_READ), "");
+    /* the peer closed with "x" unread: a reset, then the end (no words) */
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, s, buf, sizeof buf)), WA_ECONNRESET);
+    CHECK_HAS(wa_stream_reason(s, WA_STREAM_READ), "read: Connection reset by peer");
+    CHECK_HAS(wa_stream_reason(s, WA_STREAM_WRITE), "send: Broken pipe");
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, s, buf, sizeof buf)), WA_ECLOSED);
+    CHECK_HAS(wa_stream_reason(s, WA_STREAM_READ), "");
+    CHECK_EQ(wa_block_on(rt, wa_write_init(&w, s, "", 0)), 0);
+    CHECK_HAS(wa_stream_reason(s, WA_STREAM_WRITE), "");
+    check_catch_misuse();
+    CHECK_MISUSE(wa_stream_reason(s, 3) == NULL, 1, "wa_stream_reason");
+    CHECK_EQ(wa_stream_close(&s), 0);
+    CHECK_MISUSE(wa_stream_reason(s, WA_STREAM_READ) == NULL, 1, "wa_stream_reason");
+    wa_misuse_set_hook(NULL);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 /* An fd stream and a stdio stream closed through one copy of the handle:
  * a close or a write through another copy is reported by the call and
  * never touches the freed stream (ASan). */
@@ -659,5 +696,6 @@ int main(void)
     RUN(test_two_waiters_one_fd);
     RUN(test_fd_zero_read);
     RUN(test_fd_stream_copies);
+    RUN(test_fd_stream_reason);
     return check_finish();
 }

@@ -254,6 +254,40 @@ static void test_errors(void)
 #endif
 }
 
+/* The host's words for a failure, with its call: wasi:sockets'
+ * error-code on WASI, the system call and strerror natively. */
+#if defined(WASYNC_HOST_WASIP2) || defined(WASYNC_HOST_WASIP3)
+#define REASON_REFUSED "connection-refused"
+#define REASON_IN_USE "address-in-use"
+#define REASON_NO_NAME "name-unresolvable"
+#else
+#define REASON_REFUSED "connect: Connection refused"
+#define REASON_IN_USE "bind: Address already in use"
+#define REASON_NO_NAME "getaddrinfo: "
+#endif
+
+/* Each op's reason after a failure the host explained, "" after a success
+ * and after a failure of the front end's (a bad address). */
+static void test_reasons(void)
+{
+    long before = held();
+    wa_rt *rt = net_rt();
+    REQUIRE(rt);
+    wa_tcp_op op, op2;
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
+    CHECK_HAS(wa_tcp_op_reason(&op), "");
+    uint16_t port = wa_tcp_port(op.listener);
+    CHECK_EQ(wa_block_on(rt, wa_tcp_listen_init(&op2, rt, "127.0.0.1", port)), WA_EADDRINUSE);
+    CHECK_HAS(wa_tcp_op_reason(&op2), REASON_IN_USE);
+    CHECK_EQ(wa_tcp_close(&op.listener), 0);
+    CHECK_EQ(wa_block_on(rt, wa_tcp_connect_init(&op, rt, "127.0.0.1", port)), WA_ECONNREFUSED);
+    CHECK_HAS(wa_tcp_op_reason(&op), REASON_REFUSED);
+    CHECK_EQ(wa_block_on(rt, wa_tcp_connect_init(&op, rt, "localhost", port)), WA_EINVAL);
+    CHECK_HAS(wa_tcp_op_reason(&op), "");
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_EQ(held(), before);
+}
+
 /* Closes the listener after 20 ms. */
 typedef struct closer {
     WA_CORO;
@@ -441,9 +475,10 @@ static long read_to_end(wa_rt *rt, wa_stream *s, char *buf, size_t cap)
  * the answer after its shutdown, then the end (the server shut down too).
  * A write after a shutdown is WA_ECLOSED, a second shutdown 0. Under jco,
  * WASI 0.2's shutdown closes the whole socket (preview2-shim destroys the
- * Node socket, whatever the shutdown-type): the server's answer (a write
- * to a socket the peer destroyed: WA_EIO) and the client's reading it are
- * not checked there. */
+ * Node socket, whatever the shutdown-type): there the server's answer is
+ * a write to a socket the peer destroyed, WA_EIO with the runtime's words
+ * for it (the stream-error's to-debug-string: "flush: Error: write
+ * EPIPE"). */
 static void test_half_close(void)
 {
     long before = held();
@@ -471,9 +506,54 @@ static void test_half_close(void)
         CHECK_EQ(wa_tcp_shutdown_write(acc), 0);
         CHECK_EQ(read_to_end(rt, con, buf, sizeof buf), 5); /* the client still reads */
         CHECK(memcmp(buf, "pong!", 5) == 0);
+    } else { /* jco: the write fails, in the runtime's words (its error's to-debug-string) */
+        CHECK_EQ(write_all(rt, acc, "pong!", 5), WA_EIO);
+        const char *why = wa_stream_reason(acc, WA_STREAM_WRITE);
+        static const char *const calls[] = {"check-write: ", "write: ", "blocking-write-and-flush: ", "flush: "};
+        int named = 0;
+        for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+            named |= !strncmp(why, calls[i], strlen(calls[i])) && why[strlen(calls[i])];
+        CHECK(named);
+        printf("  a write to a destroyed socket: %s\n", why);
     }
     CHECK_EQ(wa_stream_close(&con), 0);
     CHECK_EQ(wa_stream_close(&acc), 0);
+    CHECK_EQ(wa_tcp_close(&op.listener), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+    CHECK_EQ(held(), before);
+}
+
+/* A peer that closes with bytes unread resets the connection (RST): the
+ * other side's read fails, and the stream says why in the host's words
+ * (natively "read: Connection reset by peer"; on WASI the runtime's, when
+ * it tells a reset from an end). A read that ends is "". */
+static void test_stream_reason(void)
+{
+    long before = held();
+    wa_rt *rt = net_rt();
+    REQUIRE(rt);
+    wa_tcp_op op;
+    wa_stream *con, *acc;
+    char buf[8];
+    REQUIRE_OR(wa_block_on(rt, wa_tcp_listen_init(&op, rt, "127.0.0.1", 0)) == 0, wa_rt_free(rt));
+    REQUIRE_OR(conn_pair(rt, op.listener, &con, &acc) == 0, (wa_tcp_close(&op.listener), wa_rt_free(rt)));
+    CHECK_EQ(write_all(rt, con, "unread", 6), 0);
+    CHECK_HAS(wa_stream_reason(con, WA_STREAM_WRITE), "");
+    wa_sleep nap;
+    CHECK_EQ(wa_block_on(rt, wa_sleep_init(&nap, WA_MS(20))), 0); /* (the bytes arrive) */
+    CHECK_EQ(wa_stream_close(&acc), 0);
+    wa_read r;
+    int rc = wa_block_on(rt, wa_read_init(&r, con, buf, sizeof buf));
+    const char *why = wa_stream_reason(con, WA_STREAM_READ);
+    printf("  a read after a reset: %s (%s)\n", wa_strerror(rc), why);
+#if defined(WASYNC_HOST_WASIP2) || defined(WASYNC_HOST_WASIP3)
+    CHECK(rc == WA_ECONNRESET || rc == WA_EIO || rc == WA_ECLOSED);
+    CHECK(rc == WA_ECLOSED ? !*why : !!*why);
+#else
+    CHECK_EQ(rc, WA_ECONNRESET);
+    CHECK_HAS(why, "read: Connection reset by peer");
+#endif
+    CHECK_EQ(wa_stream_close(&con), 0);
     CHECK_EQ(wa_tcp_close(&op.listener), 0);
     CHECK_RT_EMPTY_FREE(rt);
     CHECK_EQ(held(), before);
@@ -757,6 +837,9 @@ static void test_dns(void)
     int rc = wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "no-such-host.invalid"));
     CHECK(rc == WA_ENOTFOUND || rc == WA_ETIMEDOUT); /* (not found; or no resolver reachable; was WA_EIO) */
     CHECK_EQ(d[0].n, 0);
+    CHECK_HAS(wa_dns_reason(&d[0]), REASON_NO_NAME);
+    CHECK_EQ(wa_block_on(rt, wa_dns_lookup_init(&d[0], rt, "localhost")), 0);
+    CHECK_HAS(wa_dns_reason(&d[0]), "");
     /* three at once (natively on the blocking pool) */
     WA_COMBO(3) all;
     CHECK_EQ(wa_block_on(rt, wa_all_init(&all, wa_dns_lookup_init(&d[1], rt, "localhost"),
@@ -889,12 +972,14 @@ int main(void)
     RUN(test_echo);
     RUN(test_echo_ipv6);
     RUN(test_errors);
+    RUN(test_reasons);
     RUN(test_cancel);
     RUN(test_close);
     RUN(test_two_accepts);
     RUN(test_read_timeout_buffer);
     RUN(test_handle_copies);
     RUN(test_half_close);
+    RUN(test_stream_reason);
     RUN(test_options);
 #if !defined(WASYNC_HOST_WASIP2) && !defined(WASYNC_HOST_WASIP3)
     RUN(test_options_fd);

@@ -190,7 +190,15 @@ static void test_truncate(void)
     CHECK_EQ(held(), before);
 }
 
-/* Bad addresses, an address in use, bad peers; a datagram too large. */
+/* The host's words for an address in use, with its call. */
+#if defined(WASYNC_HOST_WASIP2) || defined(WASYNC_HOST_WASIP3)
+#define REASON_IN_USE "address-in-use"
+#else
+#define REASON_IN_USE "bind: Address already in use"
+#endif
+
+/* Bad addresses, an address in use (its reason), bad peers; a datagram
+ * too large. */
 static void test_errors(void)
 {
     static const char *const bad[] = {NULL, "localhost", "127.0.0.256", "0127.0.0.1", "", "fe80::1%1", "::1:"};
@@ -205,10 +213,12 @@ static void test_errors(void)
         wa_udp *u = bound(rt, ips[i]);
         REQUIRE_OR(u, wa_rt_free(rt));
         CHECK_EQ(wa_block_on(rt, wa_udp_bind_init(&op, rt, ips[i], wa_udp_port(u))), WA_EADDRINUSE);
+        CHECK_HAS(wa_udp_op_reason(&op), REASON_IN_USE);
         wa_ip other, self;
         CHECK_EQ(wa_ip_parse(ips[1 - i], &other), 0);
         CHECK_EQ(wa_ip_parse(ips[i], &self), 0);
         CHECK_EQ(wa_block_on(rt, wa_udp_send_to_init(&op, u, "x", 1, NULL, 9)), WA_EINVAL);
+        CHECK_HAS(wa_udp_op_reason(&op), ""); /* (the front end's: no words) */
         CHECK_EQ(wa_block_on(rt, wa_udp_send_to_init(&op, u, "x", 1, &other, 9)), WA_EINVAL);
         CHECK_EQ(wa_block_on(rt, wa_udp_send_to_init(&op, u, "x", 1, &self, 0)), WA_EINVAL);
         CHECK_EQ(wa_udp_close(&u), 0);
@@ -221,6 +231,7 @@ static void test_errors(void)
     CHECK_EQ(wa_block_on(rt, wa_udp_recv_from_init(&op, b, buf, sizeof buf)), 0);
     CHECK_EQ(op.n, 5);
     CHECK_EQ(op.ip.v6, 0);
+    CHECK_HAS(wa_udp_op_reason(&op), "");
     /* larger than any datagram */
     static unsigned char huge[70000];
     wa_ip to;

@@ -41,6 +41,12 @@ enum wa_errno {
 #undef WA__ERRNO_ENUM
 };
 
+/* The longest reason text a failed call keeps, its NUL included (a
+ * longer one is cut between UTF-8 characters): the host's words for why,
+ * beside its code (wa_tcp_op_reason, wa_dns_reason, wa_udp_op_reason,
+ * wa_stream_reason, wa_http_send_reason). */
+#define WA_REASON_MAX 128
+
 /* Returns a static string describing err (any int; unknown codes are named). */
 const char *wa_strerror(int err);
 

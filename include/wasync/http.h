@@ -81,9 +81,6 @@ typedef struct wa_http_response wa_http_response;
  * of their own (Node's: 16 KiB), see docs/http.md. */
 #define WA_HTTP_HEAD_MAX (64 * 1024)
 
-/* The longest failure reason kept, its NUL included (a longer one is cut). */
-#define WA_HTTP_REASON_MAX 128
-
 /* Sends a request and completes once its whole body is sent and the
  * response's head has arrived: status 0 with s->response (a new response,
  * the caller's to free), or an error:
@@ -107,7 +104,7 @@ typedef struct wa_http_send {
     int step;
     struct wa_http_call *call; /* private */
     wa_http_response *response;
-    char reason[WA_HTTP_REASON_MAX]; /* private: wa_http_send_reason */
+    char reason[WA_REASON_MAX]; /* private: wa_http_send_reason */
 } wa_http_send;
 /* Initialises s to send req (borrowed); returns the future. */
 WA__HTTP_CLIENT wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req);
@@ -152,8 +149,10 @@ typedef struct wa_http_fetch {
 /* Initialises f to fetch req (borrowed), at most max body bytes; returns
  * the future. */
 WA__HTTP_CLIENT wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max);
-/* Why f's send failed (wa_http_send_reason); "" when the send did not
- * fail, e.g. a body past max. Borrowed from f, as there. */
+/* Why f failed: its send's reason (wa_http_send_reason), or its body's
+ * read's (wa_stream_reason: the host's words for a body cut off, where it
+ * has them); "" after a success, for a body past max, or where the host
+ * gave no words. Borrowed from f, as there. */
 WA__HTTP_CLIENT const char *wa_http_fetch_reason(const wa_http_fetch *f);
 
 /* ---- Server ---- */

@@ -73,6 +73,7 @@ typedef struct wa_tcp_op {
     wa_net_host host;
     wa_tcp *listener;  /* listen: the result; accept: its listener */
     wa_stream *conn;   /* accept, connect: the result */
+    char reason[WA_REASON_MAX]; /* wa_tcp_op_reason */
 } wa_tcp_op;
 
 /* Listens on ip:port (ip borrowed, read at once; port 0: a free one);
@@ -97,6 +98,16 @@ WA__NET wa_future *wa_tcp_accept_init(wa_tcp_op *op, wa_tcp *l);
  * stream. WA_EINVAL for a bad or NULL address, WA_ECONNREFUSED, WA_EMFILE
  * and the like. */
 WA__NET wa_future *wa_tcp_connect_init(wa_tcp_op *op, wa_rt *rt, const char *ip, uint16_t port);
+
+/* Why op's listen, accept or connect failed, in the host's words, with
+ * the call that failed: natively the system call and strerror's text
+ * ("connect: Connection refused"), on WASI wasi:sockets' error-code
+ * ("finish-connect: connection-refused"; 0.3's other(string): its text).
+ * "" before op ended, after a success, for an error the host gave no
+ * words for (a bad address, WA_ECLOSED, WA_ENOMEM of the library's own).
+ * Borrowed from op: a string in its storage, readable after op ended and
+ * was dropped (as an await drops it), until op is initialised again. */
+WA__NET const char *wa_tcp_op_reason(const wa_tcp_op *op);
 
 /* Closes the listener *l (takes it) and clears *l, so that a second close
  * or a use through the same handle is misuse rather than a use after free.
@@ -156,12 +167,8 @@ WA__UNIX wa_future *wa_unix_connect_init(wa_tcp_op *op, wa_rt *rt, const char *p
 /* DNS: the addresses of a host name (borrowed until completion; NULL is
  * misuse), up to WA_DNS_MAX of them. Status 0 (n may be 0), WA_ENOTFOUND for a name that
  * does not resolve, WA_ETIMEDOUT when the resolver could not be asked
- * (EAI_AGAIN, temporary-resolver-failure), WA_EINVAL, WA_EIO. Errors of
- * DNS and TCP have no reason text (http.h's wa_http_send_reason): the
- * host's error is one of a few (getaddrinfo's, errno, wasi:sockets'
- * error-code), each mapped to its own code (the one payload, 0.3's
- * other(string), is WA_EIO, its text not kept).
- * Natively getaddrinfo runs on the runtime's
+ * (EAI_AGAIN, temporary-resolver-failure), WA_EINVAL, WA_EIO, and
+ * wa_dns_reason says why in the host's words. Natively getaddrinfo runs on the runtime's
  * blocking pool (it blocks; wa_rt_set_blocking bounds it): a lookup
  * dropped meanwhile lets it finish unobserved, and during shutdown one
  * says WA_ECLOSED. */
@@ -175,9 +182,17 @@ typedef struct wa_dns {
     wa_net_host host;
     wa_ip addrs[WA_DNS_MAX];
     int n;
+    char reason[WA_REASON_MAX]; /* wa_dns_reason */
 } wa_dns;
 /* Initialises d to look name (borrowed) up on rt; returns the future. */
 WA__NET wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name);
+
+/* Why d's lookup failed, in the host's words: natively getaddrinfo's
+ * ("getaddrinfo: Name or service not known"), on WASI wasi:sockets'
+ * error-code ("resolve-next-address: name-unresolvable"; 0.3's
+ * other(string): its text). "" before d ended, after a success, or when
+ * the host gave no words. Borrowed from d, as wa_tcp_op_reason's. */
+WA__NET const char *wa_dns_reason(const wa_dns *d);
 
 #ifdef __cplusplus
 }

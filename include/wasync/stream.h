@@ -39,12 +39,16 @@ typedef struct wa_stream_vt {
 
 /* The common head of every stream. vt is the implementer's; the rest is
  * the stream layer's (zero it): which directions have an operation in
- * flight, their wakers, and whether the owner closed the stream. */
+ * flight, their wakers, whether the owner closed the stream, and why the
+ * last operation of each direction failed (wa_stream_reason: one per
+ * direction, as a read and a write may fail at once). An implementer's
+ * try_ function may say why it failed with wa_stream_set_reason. */
 struct wa_stream {
     const wa_stream_vt *vt;
     wa_waker waiter[2];  /* [0] the read in flight, [1] the write */
     unsigned char busy;  /* WA_STREAM_READ | WA_STREAM_WRITE in flight */
     unsigned char closed;
+    char reason[2][WA_REASON_MAX]; /* [0] the read's, [1] the write's */
 };
 
 /* The initializer of an implementer's stream head: WA_STREAM_INIT(&my_vt). */
@@ -219,6 +223,25 @@ int wa_stdio_open(wa_rt *rt, int fd, wa_stream **s);
  * WA_ENOMEM or WA_ENOSYS (another backend). */
 int wa_fd_stream_open(wa_rt *rt, int fd, wa_stream **s);
 #endif
+
+/* Why the last read (dir WA_STREAM_READ) or write (WA_STREAM_WRITE, its
+ * flush included) on s (borrowed) failed, in the host's words with the
+ * call: natively (and WASI 0.1's fd streams) the system call and
+ * strerror's text ("send: Broken pipe"); on WASI 0.2 the stream-error's
+ * error, its to-debug-string ("flush: Error: write EPIPE"); on WASI 0.3 a
+ * TCP connection's send or receive result's error-code ("send:
+ * connection-reset"); on the JS host an HTTP body's read, the glue's
+ * message. "" when it did not fail, at the end of the stream, for a
+ * close, or when the host gave no words. The one in flight's, or the last
+ * one's: an operation clears its direction's at its first poll. Borrowed
+ * from s: valid until the next operation of that direction starts, or s
+ * closes. NULL (misuse reported) for a closed or NULL s, or another dir. */
+const char *wa_stream_reason(wa_stream *s, int dir);
+
+/* For implementers: s's (the head, borrowed) reason in direction dir
+ * (WA_STREAM_READ or WA_STREAM_WRITE) set to "call: text" (call NULL:
+ * text alone), cut to WA_REASON_MAX, from a try_ function that fails. */
+void wa_stream_set_reason(wa_stream *s, int dir, const char *call, const char *text);
 
 /* Closes the stream *s and clears *s, so that a second close or a use
  * through the same handle is reported as misuse rather than touching freed

@@ -43,6 +43,7 @@ typedef struct wa_udp_op {
     void *buf;        /* receive: where it goes */
     size_t len;       /* send: the datagram's length; receive: buf's size */
     size_t n;         /* receive: the datagram's length (more than len: cut) */
+    char reason[WA_REASON_MAX]; /* wa_udp_op_reason */
 } wa_udp_op;
 
 /* Binds a new socket to ip:port (ip borrowed, read at once; port 0: a free
@@ -71,6 +72,13 @@ WA__UDP wa_future *wa_udp_send_to_init(wa_udp_op *op, wa_udp *u, const void *dat
  * A second receive in flight on u is misuse (WA_EBUSY), as is a NULL u,
  * both reported at the first poll. */
 WA__UDP wa_future *wa_udp_recv_from_init(wa_udp_op *op, wa_udp *u, void *buf, size_t len);
+
+/* Why op's bind, send or receive failed, in the host's words with the
+ * call ("bind: Address already in use", "start-bind: address-in-use"), as
+ * net.h's wa_tcp_op_reason: "" before op ended, after a success, or when
+ * the host gave no words; borrowed from op, until it is initialised
+ * again. */
+WA__UDP const char *wa_udp_op_reason(const wa_udp_op *op);
 
 /* Closes the socket *u (takes it) and clears *u, as wa_tcp_close does: a
  * send or receive in flight ends with WA_ECLOSED, and the memory goes

@@ -32,3 +32,5 @@ wa_future *wa_dns_lookup_init(wa_dns *d, wa_rt *rt, const char *name)
         wa__dns_host.none(d);
     return &d->fut;
 }
+
+const char *wa_dns_reason(const wa_dns *d) { return d->reason; }

@@ -3,6 +3,7 @@
  * (over the host's wa_http_send and response body stream). */
 #include <stdlib.h>
 
+#include "reason.h"
 #include "wasync/http.h"
 
 static int wa__http_fetch_poll(wa_future *f, wa_cx *cx)
@@ -25,7 +26,9 @@ static int wa__http_fetch_poll(wa_future *f, wa_cx *cx)
             return WA_PENDING;
         wa_drop(&h->body.fut);
         h->step = 2;
-        if (rc < 0) {
+        if (rc < 0) { /* the body's words for it: the fetch's reason */
+            const char *why = wa_stream_reason(h->body.s, WA_STREAM_READ);
+            wa__reason_say(h->send.reason, NULL, why ? why : "");
             wa_http_response_free(h->response);
             h->response = NULL;
             return rc;

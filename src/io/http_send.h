@@ -8,10 +8,10 @@
 #ifndef WASYNC_IO_HTTP_SEND_H
 #define WASYNC_IO_HTTP_SEND_H
 
-#include <string.h>
 
 #include "http_fields.h"
 #include "http_url.h"
+#include "reason.h"
 #include "wasync/http.h"
 
 /* A send's steps; a host with more than one step counts them from
@@ -49,20 +49,12 @@ extern const wa__http_client_ops wa__http_client_host;
  * up before it calls this. */
 void wa__http_response_release(wa_http_response *r);
 
-/* Sets s's reason to len bytes of text (cut to fit, between UTF-8
- * characters): without printf, which would bring stdio into a JS host
- * module. (Inline: the hosts' files call it, and this front end's calls
- * run down to them.) */
+/* Sets s's reason to len bytes of text (reason.h: cut to fit). (Inline:
+ * the hosts' files call it, and this front end's calls run down to
+ * them.) */
 static inline void wa__http_reason_set(wa_http_send *s, const char *text, size_t len)
 {
-    if (len >= sizeof s->reason) {
-        len = sizeof s->reason - 1;
-        while (len && ((unsigned char)text[len] & 0xc0) == 0x80) /* (no UTF-8 character cut in two) */
-            len--;
-    }
-    if (len)
-        memcpy(s->reason, text, len);
-    s->reason[len] = 0;
+    wa__reason_set(s->reason, NULL, text, len);
 }
 
 #endif

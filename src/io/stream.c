@@ -62,7 +62,18 @@ static int wa__stream_take(wa_stream **sp, int dir)
     if (s->busy & dir)
         return wa_misuse(WA_EBUSY, wa__op_misuse[wa__dir_index(dir)].busy);
     s->busy |= (unsigned char)dir;
+    s->reason[wa__dir_index(dir)][0] = 0;
     return 0;
+}
+
+const char *wa_stream_reason(wa_stream *h, int dir)
+{
+    wa_stream *s = h ? wa__stream_at(h) : NULL;
+    if (!s || (dir != WA_STREAM_READ && dir != WA_STREAM_WRITE)) {
+        wa_misuse(WA_EMISUSE, "wa_stream_reason: no stream (NULL, or closed through a copy of the handle), or a dir not WA_STREAM_READ or WA_STREAM_WRITE");
+        return NULL;
+    }
+    return s->reason[wa__dir_index(dir)];
 }
 
 /* Ends an operation's hold on s; the last one out of a closed stream

@@ -214,6 +214,8 @@ wa_future *wa_unix_connect_init(wa_tcp_op *op, wa_rt *rt, const char *path)
 }
 #endif
 
+const char *wa_tcp_op_reason(const wa_tcp_op *op) { return op->reason; }
+
 /* The stream of connection handle h, or NULL and misuse of call reported
  * (NULL, closed, or not a TCP connection of this host). */
 static wa_stream *wa__tcp_conn(wa_stream *h, const char *call)

@@ -60,6 +60,8 @@ int wa_udp_close(wa_udp **up)
     return 0;
 }
 
+const char *wa_udp_op_reason(const wa_udp_op *op) { return op->reason; }
+
 uint16_t wa_udp_port(const wa_udp *h)
 {
     wa_udp *u = wa__udp_at(h);

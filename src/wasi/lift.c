@@ -269,7 +269,7 @@ int wa__wasip2_lift_error_code(const unsigned char *ec, char *why, size_t cap)
 {
     const unsigned char *pl = ec + 8; /* (the payload, 8-aligned) */
     unsigned c = ec[0];
-    char own[WA_HTTP_REASON_MAX]; /* (the reason decides internal-error's code) */
+    char own[WA_REASON_MAX]; /* (the reason decides internal-error's code) */
     if (cap == 0)
         why = own, cap = sizeof own;
     wa__wasip2_why w = {why, cap, 0};

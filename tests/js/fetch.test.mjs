@@ -138,9 +138,10 @@ test('a refused connection is WA_ECONNREFUSED (Node\'s fetch names the cause)', 
   rt.close();
 });
 
-test('a body cut off midway is WA_EIO', async () => {
+test('a body cut off midway is WA_EIO, the glue\'s words its read\'s reason', async () => {
   const rt = await prog();
-  await assert.rejects(rt.callAsync('fetch_body', server.url('/cut?size=1048576&at=262144')), { code: codes.EIO });
+  await assert.rejects(rt.callAsync('fetch_body', server.url('/cut?size=1048576&at=262144')),
+    { code: codes.EIO, detail: /^read: \w*Error: / });
   assert.ok(rt.stats().chunks >= 1, 'chunks were delivered before the cut');
   assert.equal(rt.stats().hostOps, 0);
   assert.equal(rt.exports.live_tasks(), 0);
@@ -159,7 +160,7 @@ test('a custom fetch is used, and its failure is WA_EIO', async () => {
   });
   assert.deepEqual(await rt.callAsync('fetch_body', 'http://test/ok'), utf8('custom body'));
   await assert.rejects(rt.callAsync('fetch_body', 'http://test/bad'), { code: codes.EIO, detail: 'Error: custom failure' });
-  // a reason past WA_HTTP_REASON_MAX is cut between characters
+  // a reason past WA_REASON_MAX is cut between characters
   await assert.rejects(rt.callAsync('fetch_body', 'http://test/long'), { detail: `Error: a${'é'.repeat(59)}` });
   assert.deepEqual(seen.slice(0, 2), [['http://test/ok', 'GET', true], ['http://test/bad', 'GET', true]]);
   rt.close();

@@ -412,7 +412,7 @@ static int lift_error(unsigned c, const unsigned char *payload, size_t n, char *
 {
     _Alignas(8) unsigned char ec[40] = {(unsigned char)c};
     memcpy(ec + 8, payload, n);
-    return wa__wasip2_lift_error_code(ec, why, WA_HTTP_REASON_MAX);
+    return wa__wasip2_lift_error_code(ec, why, WA_REASON_MAX);
 }
 
 static void put_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -428,7 +428,7 @@ static void lowered_at(unsigned char *p, const char *s)
 /* 1 unless case c with payload p (n bytes) lifts as code and reason. */
 static int lifts_bad(unsigned c, const unsigned char *p, size_t n, int code, const char *reason)
 {
-    char why[WA_HTTP_REASON_MAX];
+    char why[WA_REASON_MAX];
     return lift_error(c, p, n, why) != code || strcmp(why, reason);
 }
 
@@ -474,12 +474,12 @@ static void test_error_codes(void)
     CHECK(!lifts_bad(12, p, 0, WA_EPROTO, "TLS-protocol-error"));
     CHECK(!lifts_bad(18, p, 0, WA_EINVAL, "HTTP-request-method-invalid"));
     CHECK(!lifts_bad(99, p, 0, WA_EIO, "error-code"));
-    char longer[300], why[WA_HTTP_REASON_MAX];
+    char longer[300], why[WA_REASON_MAX];
     memset(longer, 'x', sizeof longer - 1);
     longer[sizeof longer - 1] = 0;
     p[0] = 1, lowered_at(p + 4, longer);
     CHECK_EQ(lift_error(38, p, 12, why), WA_EIO);
-    CHECK_EQ(strlen(why), WA_HTTP_REASON_MAX - 1); /* cut to fit */
+    CHECK_EQ(strlen(why), WA_REASON_MAX - 1); /* cut to fit */
 }
 
 int main(int argc, char **argv)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../../io/http_body.h"
+#include "../../io/reason.h"
 #include "../../io/stream_handle.h"
 #include "ops.h"
 #include "wasync/http.h"
@@ -30,6 +31,7 @@ struct wa_http_response {
     unsigned char *buf; /* the chunk read, buf[off..len) not taken yet */
     size_t off, len;
     int end; /* WA_ECLOSED, or the error that ended the body; 0 before */
+    char why[WA_REASON_MAX]; /* the glue's words for that error */
 };
 
 /* What a send holds while it runs. */
@@ -52,8 +54,11 @@ static int wa__js_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
     wa_http_response *r = ((wa__http_body *)s)->r;
     if (!r)
         return WA_ECLOSED;
-    if (r->off == r->len)
+    if (r->off == r->len) {
+        if (r->end < 0 && r->end != WA_ECLOSED) /* (each read that meets it says why) */
+            wa_stream_set_reason(s, WA_STREAM_READ, NULL, r->why);
         return r->end ? r->end : WA_EAGAIN;
+    }
     size_t m = r->len - r->off < cap ? r->len - r->off : cap;
     memcpy(buf, r->buf + r->off, m);
     r->off += m;
@@ -84,7 +89,9 @@ static int wa__js_body_wait_poll(wa_future *f, wa_cx *cx)
         r->buf = r->rd.data; /* taken */
         r->len = r->rd.len;
     } else {
-        free(r->rd.data); /* a failure's message, or an empty chunk */
+        if (rc < 0) /* a failure's message, or an empty chunk */
+            wa__reason_set(r->why, "read", (const char *)r->rd.data, r->rd.len);
+        free(r->rd.data);
         r->end = rc < 0 ? rc : 0;
     }
     return WA_READY;

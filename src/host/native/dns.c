@@ -7,12 +7,14 @@
  * operations (wa__dns_host) of the front end, src/io/dns.c, which makes the
  * future. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../io/dns.h"
+#include "../../io/reason.h"
 #include "wasync/thread.h"
 
 /* The host part of a lookup (wa_net_host): the blocking future running it
@@ -28,6 +30,7 @@ _Static_assert(sizeof(wa__dns_part) <= sizeof(wa_net_host) && _Alignof(wa__dns_p
  * job itself) its output. */
 typedef struct wa__dns_job {
     int rc, n;
+    char reason[WA_REASON_MAX]; /* getaddrinfo's words for its failure */
     wa_ip addrs[WA_DNS_MAX];
     char name[];
 } wa__dns_job;
@@ -68,7 +71,10 @@ static void *wa__dns_resolve(void *arg)
         }
         freeaddrinfo(res);
     }
-    j->rc = e ? wa__dns_eai(e) : 0;
+    if (e) {
+        j->rc = wa__dns_eai(e);
+        wa__reason_say(j->reason, "getaddrinfo", e == EAI_SYSTEM ? strerror(errno) : gai_strerror(e));
+    }
     return j;
 }
 
@@ -87,7 +93,7 @@ static int wa__dns_lookup(wa_dns *d, wa_cx *cx)
         wa__dns_job *j = malloc(sizeof *j + len);
         if (!j)
             return WA_ENOMEM;
-        j->n = 0;
+        j->rc = j->n = 0;
         memcpy(j->name, d->name, len);
         wa_blocking_init(&WA__DNS_H(d)->run, wa__dns_resolve, j, wa__dns_job_free);
         d->waiting = 1;
@@ -100,6 +106,8 @@ static int wa__dns_lookup(wa_dns *d, wa_cx *cx)
         rc = j->rc;
         d->n = j->n;
         memcpy(d->addrs, j->addrs, sizeof d->addrs);
+        if (rc < 0)
+            memcpy(d->reason, j->reason, sizeof d->reason);
         free(j);
     }
     return rc;

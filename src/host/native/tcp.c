@@ -88,7 +88,7 @@ static int wa__tcp_socket(wa_tcp_op *op)
 {
     int family = op->path ? AF_UNIX : op->ip.v6 ? AF_INET6 : AF_INET;
     if ((WA__TCP_H(op)->fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
-        return wa__errno_map(errno);
+        return wa__errno_reason(op->reason, "socket", errno);
     int rc = wa_fd_register(op->rt, WA__TCP_H(op)->fd, &WA__TCP_H(op)->key);
     if (rc < 0)
         return wa__tcp_fail(op, rc);
@@ -128,22 +128,22 @@ static bool wa__tcp_unix_stale(const wa__sockaddr *a, socklen_t len)
 }
 
 /* Binds fd to a: an IPv6 socket IPv6 only, as on WASI 0.2 (and "::" then
- * leaves IPv4 to "0.0.0.0"); a Unix socket's stale file replaced. 0, or -1
- * and errno. */
-static int wa__tcp_bind(const wa_tcp_op *op, int fd, const wa__sockaddr *a, socklen_t len)
+ * leaves IPv4 to "0.0.0.0"); a Unix socket's stale file replaced. NULL, or
+ * the call that failed (for the reason) and errno. */
+static const char *wa__tcp_bind(const wa_tcp_op *op, int fd, const wa__sockaddr *a, socklen_t len)
 {
     int one = 1;
     if (op->path) {
         if (bind(fd, &a->sa, len) == 0)
-            return 0;
+            return NULL;
         if (errno != EADDRINUSE || !wa__tcp_unix_stale(a, len))
-            return -1;
+            return "bind";
         unlink(a->un.sun_path);
     } else if ((op->ip.v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
                setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0) {
-        return -1;
+        return "setsockopt";
     }
-    return bind(fd, &a->sa, len);
+    return bind(fd, &a->sa, len) < 0 ? "bind" : NULL;
 }
 
 /* listen, at once: gives l op's socket, bound and listening. */
@@ -154,13 +154,18 @@ static int wa__tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
     (void)cx;
     if (!len)
         return WA_EINVAL; /* (a path too long) */
-    int rc = wa__tcp_socket(op);
-    if (rc == 0 && (wa__tcp_bind(op, WA__TCP_H(op)->fd, &a, len) < 0 || listen(WA__TCP_H(op)->fd, SOMAXCONN) < 0 ||
-                    getsockname(WA__TCP_H(op)->fd, &a.sa, &len) < 0))
-        rc = wa__tcp_fail(op, wa__errno_map(errno));
+    int fd, rc = wa__tcp_socket(op);
     if (rc < 0)
         return rc;
-    l->fd = WA__TCP_H(op)->fd; /* the socket is the listener's now */
+    fd = WA__TCP_H(op)->fd;
+    const char *failed = wa__tcp_bind(op, fd, &a, len); /* the call, for the reason */
+    if (!failed && listen(fd, SOMAXCONN) < 0)
+        failed = "listen";
+    else if (!failed && getsockname(fd, &a.sa, &len) < 0)
+        failed = "getsockname";
+    if (failed)
+        return wa__tcp_fail(op, wa__errno_reason(op->reason, failed, errno));
+    l->fd = fd; /* the socket is the listener's now */
     l->key = WA__TCP_H(op)->key;
     if (op->path)
         strcpy(l->path, op->path); /* (its length checked) */
@@ -215,7 +220,7 @@ static int wa__tcp_accept(wa_tcp_op *op, wa_cx *cx)
         if (wa__tcp_accept_again(errno))
             continue;
         if (errno != EAGAIN)
-            return wa__errno_map(errno); /* WA_EMFILE: the next accept may do */
+            return wa__errno_reason(op->reason, "accept4", errno); /* WA_EMFILE: the next accept may do */
         if ((rc = wa__tcp_wait(op, op->listener->key, WA_READABLE, cx)) != 0)
             return rc;
     }
@@ -235,22 +240,28 @@ static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
         op->step = 1;
         /* (a Unix socket's connect is done at once, or refused: EAGAIN
          * when the server's queue is full) */
-        if (connect(WA__TCP_H(op)->fd, &a.sa, len) == 0)
+        if (connect(WA__TCP_H(op)->fd, &a.sa, len) == 0) {
             rc = 0;
-        else if (errno == EINPROGRESS)
+        } else if (errno == EINPROGRESS) {
             rc = wa__tcp_wait(op, WA__TCP_H(op)->key, WA_WRITABLE, cx);
-        else
-            return wa__tcp_fail(op, errno == EAGAIN ? WA_ECONNREFUSED : wa__errno_map(errno));
+        } else {
+            err = errno;
+            rc = wa__errno_reason(op->reason, "connect", err);
+            return wa__tcp_fail(op, err == EAGAIN ? WA_ECONNREFUSED : rc);
+        }
     } else {
         rc = wa__tcp_waited(op, cx);
     }
     if (rc != 0)
         return rc == WA_PENDING ? rc : wa__tcp_fail(op, rc);
     socklen_t len = sizeof err;
-    if (getsockopt(WA__TCP_H(op)->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+    const char *failed = "connect"; /* (the connect's error, read off the socket) */
+    if (getsockopt(WA__TCP_H(op)->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) {
         err = errno;
+        failed = "getsockopt";
+    }
     if (err)
-        return wa__tcp_fail(op, wa__errno_map(err));
+        return wa__tcp_fail(op, wa__errno_reason(op->reason, failed, err));
     rc = wa__stream_handle(wa__fd_stream_adopt(op->rt, WA__TCP_H(op)->fd, &WA__TCP_H(op)->key, &op->conn), /* takes both */
                            &op->conn);
     WA__TCP_H(op)->fd = -1;

@@ -40,12 +40,18 @@ static int wa__udp_bind(wa_udp_op *op, wa_udp *u, wa_cx *cx)
     wa__sockaddr a;
     socklen_t len = wa__sockaddr_set(&a, &op->ip, op->port);
     int one = 1, rc = 0;
+    const char *failed = NULL; /* the call, for the reason */
     (void)cx;
     if ((u->fd = socket(op->ip.v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
-        return wa__errno_map(errno);
-    if ((op->ip.v6 && setsockopt(u->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0) ||
-        bind(u->fd, &a.sa, len) < 0 || getsockname(u->fd, &a.sa, &len) < 0)
-        rc = wa__errno_map(errno);
+        return wa__errno_reason(op->reason, "socket", errno);
+    if (op->ip.v6 && setsockopt(u->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0)
+        failed = "setsockopt";
+    else if (bind(u->fd, &a.sa, len) < 0)
+        failed = "bind";
+    else if (getsockname(u->fd, &a.sa, &len) < 0)
+        failed = "getsockname";
+    if (failed)
+        rc = wa__errno_reason(op->reason, failed, errno);
     else
         rc = wa_fd_register(op->rt, u->fd, &u->key);
     if (rc < 0) {
@@ -64,10 +70,10 @@ static int wa__udp_waited(wa_udp_op *op, wa_cx *cx)
     return op->waiting ? wa_poll_held(&WA__UDP_H(op)->wait.fut, &op->waiting, cx) : 0;
 }
 
-/* Tries call (a send or a receive, which returns what the call did, -1
- * and errno on failure) until it does not say EAGAIN, waiting for events
- * on the socket between tries. */
-static int wa__udp_try(wa_udp_op *op, wa_cx *cx, unsigned events, int (*call)(wa_udp_op *op))
+/* Tries call (a send or a receive, named name, which returns what the
+ * call did, -1 and errno on failure) until it does not say EAGAIN,
+ * waiting for events on the socket between tries. */
+static int wa__udp_try(wa_udp_op *op, wa_cx *cx, unsigned events, int (*call)(wa_udp_op *op), const char *name)
 {
     int rc = wa__udp_waited(op, cx);
     while (rc == 0) {
@@ -76,7 +82,7 @@ static int wa__udp_try(wa_udp_op *op, wa_cx *cx, unsigned events, int (*call)(wa
         if (errno == EINTR)
             continue;
         if (errno != EAGAIN)
-            return wa__errno_map(errno);
+            return wa__errno_reason(op->reason, name, errno);
         wa_fd_wait_init(&WA__UDP_H(op)->wait, op->udp->key, events);
         op->waiting = 1;
         rc = wa__udp_waited(op, cx);
@@ -103,9 +109,9 @@ static int wa__udp_recvfrom(wa_udp_op *op)
     return 0;
 }
 
-static int wa__udp_send(wa_udp_op *op, wa_cx *cx) { return wa__udp_try(op, cx, WA_WRITABLE, wa__udp_sendto); }
+static int wa__udp_send(wa_udp_op *op, wa_cx *cx) { return wa__udp_try(op, cx, WA_WRITABLE, wa__udp_sendto, "sendto"); }
 
-static int wa__udp_recv(wa_udp_op *op, wa_cx *cx) { return wa__udp_try(op, cx, WA_READABLE, wa__udp_recvfrom); }
+static int wa__udp_recv(wa_udp_op *op, wa_cx *cx) { return wa__udp_try(op, cx, WA_READABLE, wa__udp_recvfrom, "recvfrom"); }
 
 /* A send's or a receive's release: its wait (a bind holds nothing). */
 static void wa__udp_io_release(wa_udp_op *op) { wa_drop_held(&WA__UDP_H(op)->wait.fut, &op->waiting); }

@@ -5,7 +5,9 @@
 #define WASYNC_HOST_POSIX_ERRNO_MAP_H
 
 #include <errno.h>
+#include <string.h>
 
+#include "../../io/reason.h"
 #include "wasync/error.h"
 
 static inline int wa__errno_map(int err)
@@ -39,6 +41,15 @@ static inline int wa__errno_map(int err)
     default:
         return WA_EIO;
     }
+}
+
+/* Sets reason (WA_REASON_MAX bytes) to the host's words for call's
+ * failure with err ("connect: Connection refused"); returns err's code.
+ * (strerror's strings are glibc's and wasi-libc's constants.) */
+static inline int wa__errno_reason(char *reason, const char *call, int err)
+{
+    wa__reason_say(reason, call, strerror(err));
+    return wa__errno_map(err);
 }
 
 #endif

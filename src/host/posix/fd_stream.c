@@ -51,7 +51,7 @@ static int wa__fd_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
     while ((k = read(s->fd, buf, cap)) < 0 && errno == EINTR) {
     }
     if (k < 0)
-        return wa__errno_map(errno);
+        return errno == EAGAIN ? WA_EAGAIN : wa__errno_reason(st->reason[0], "read", errno);
     *n = (size_t)k;
     return k ? 0 : WA_ECLOSED;
 }
@@ -63,7 +63,7 @@ static int wa__fd_try_write(wa_stream *st, const void *buf, size_t len, size_t *
     while ((k = s->sock ? send(s->fd, buf, len, MSG_NOSIGNAL) : write(s->fd, buf, len)) < 0 && errno == EINTR) {
     }
     if (k < 0)
-        return wa__errno_map(errno);
+        return errno == EAGAIN ? WA_EAGAIN : wa__errno_reason(st->reason[1], s->sock ? "send" : "write", errno);
     *n = (size_t)k;
     return 0;
 }

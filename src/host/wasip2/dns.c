@@ -41,7 +41,7 @@ static int wa__dns_lookup(wa_dns *d, wa_cx *cx)
     int rc;
     if (WA__DNS_H(d)->net == WA_NO_HANDLE) {
         WA__DNS_H(d)->net = wa__wasip2_instance_network();
-        if ((rc = wa__wasip2_resolve(WA__DNS_H(d)->net, d->name, &WA__DNS_H(d)->stream)) < 0)
+        if ((rc = wa__wasip2_net_said(d->reason, "resolve-addresses", wa__wasip2_resolve(WA__DNS_H(d)->net, d->name, &WA__DNS_H(d)->stream))) < 0)
             goto done;
     }
     for (;;) {
@@ -51,7 +51,7 @@ static int wa__dns_lookup(wa_dns *d, wa_cx *cx)
             goto done;
         }
         wa__wasip2_addr a;
-        rc = wa__wasip2_resolve_next(WA__DNS_H(d)->stream, &a);
+        rc = wa__wasip2_net_said(d->reason, "resolve-next-address", wa__wasip2_resolve_next(WA__DNS_H(d)->stream, &a));
         if (rc == 1) {
             if (d->n < WA_DNS_MAX)
                 d->addrs[d->n++] = a.ip;

@@ -217,7 +217,7 @@ int wa__wasip2_body_finish(uint32_t body, char *why)
     _Alignas(8) unsigned char ret[40]; /* result<_, error-code> */
     wa__wasip2_live--;
     wa__wasip2_imp_http_body_finish((I32)body, 0, 0, ADDR(ret));
-    return ret[0] ? wa__wasip2_lift_error_code(ret + 8, why, why ? WA_HTTP_REASON_MAX : 0) : 0;
+    return ret[0] ? wa__wasip2_lift_error_code(ret + 8, why, why ? WA_REASON_MAX : 0) : 0;
 }
 
 void wa__wasip2_outgoing_body_drop(uint32_t body)
@@ -257,7 +257,7 @@ int wa__wasip2_http_send(uint32_t req, uint32_t *future, char *why)
     wa__wasip2_live--;
     wa__wasip2_imp_http_handle((I32)req, 0, 0, ADDR(ret));
     if (ret[0])
-        return wa__wasip2_lift_error_code(ret + 8, why, why ? WA_HTTP_REASON_MAX : 0);
+        return wa__wasip2_lift_error_code(ret + 8, why, why ? WA_REASON_MAX : 0);
     memcpy(future, ret + 8, 4);
     wa__wasip2_live++;
     return 0;
@@ -276,7 +276,7 @@ int wa__wasip2_future_get(uint32_t future, uint32_t *resp, char *why)
     if (ret[8]) /* taken already */
         return wa_misuse(WA_EMISUSE, "a response taken twice");
     if (ret[16])
-        return wa__wasip2_lift_error_code(ret + 24, why, why ? WA_HTTP_REASON_MAX : 0);
+        return wa__wasip2_lift_error_code(ret + 24, why, why ? WA_REASON_MAX : 0);
     memcpy(resp, ret + 24, 4);
     wa__wasip2_live++;
     return 1;

@@ -39,7 +39,7 @@ void wa__wasip2_request_drop(uint32_t req);
 /* The answer: an outgoing-response with headers (taken) and status, and
  * its outgoing-body; the outparam set (both taken); the body's stream;
  * finish (takes the body) or drop (aborts it). A call that can fail with
- * an error-code says why in why (NULL, or WA_HTTP_REASON_MAX bytes:
+ * an error-code says why in why (NULL, or WA_REASON_MAX bytes:
  * wa__wasip2_lift_error_code). */
 int wa__wasip2_response_new(uint32_t headers, int status, uint32_t *resp, uint32_t *body);
 void wa__wasip2_outparam_set_ok(uint32_t param, uint32_t resp);

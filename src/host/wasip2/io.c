@@ -5,10 +5,10 @@
  * stream-error> put theirs at offset 4. */
 #include <stdlib.h>
 
+#include "../../io/reason.h"
 #include "../../wasi/cabi.h"
 #include "io.h"
 #include "wasync/wasi.h"
-
 
 WA__WASI_IMPORT("wasi:io/poll@0.2.12", "[resource-drop]pollable") void wa__wasip2_imp_io_pollable_drop(int32_t);
 WA__WASI_IMPORT("wasi:io/poll@0.2.12", "poll") void wa__wasip2_imp_io_poll(int32_t ptr, int32_t len, int32_t ret);
@@ -44,15 +44,33 @@ WA__WASI_IMPORT(STREAMS, "[resource-drop]output-stream") void wa__wasip2_imp_io_
 WA__WASI_IMPORT(STREAMS, "[method]input-stream.read") void wa__wasip2_imp_io_read(int32_t, int64_t, int32_t);
 WA__WASI_IMPORT(STREAMS, "[method]input-stream.subscribe") int32_t wa__wasip2_imp_io_in_subscribe(int32_t);
 WA__WASI_IMPORT(STREAMS, "[resource-drop]input-stream") void wa__wasip2_imp_io_in_drop(int32_t);
+WA__WASI_IMPORT("wasi:io/error@0.2.12", "[method]error.to-debug-string") void wa__wasip2_imp_io_error_debug(int32_t, int32_t);
 WA__WASI_IMPORT("wasi:io/error@0.2.12", "[resource-drop]error") void wa__wasip2_imp_io_error_drop(int32_t);
+
+/* The words of the last stream-error read: its error's to-debug-string,
+ * "" for closed (one thread: read by wa__wasip2_io_said right after). */
+static char wa__wasip2_io_last[WA_REASON_MAX];
 
 /* A stream-error at p: its tag byte, then the error handle 4 bytes on. */
 static int wa__wasip2_stream_error(const unsigned char *p)
 {
+    wa__wasip2_io_last[0] = 0;
     if (p[0] == 1)
         return WA_ECLOSED;
-    wa__wasip2_imp_io_error_drop(*(const int32_t *)(const void *)(p + 4));
+    int32_t e = *(const int32_t *)(const void *)(p + 4);
+    wa__wasip2_str text;
+    wa__wasip2_imp_io_error_debug(e, (int32_t)(uintptr_t)&text);
+    wa__reason_set(wa__wasip2_io_last, NULL, text.ptr, text.len);
+    wa__wasip2_host_free(text.ptr, text.len);
+    wa__wasip2_imp_io_error_drop(e);
     return WA_EIO;
+}
+
+int wa__wasip2_io_said(wa_stream *s, int dir, const char *call, int rc)
+{
+    if (rc < 0 && wa__wasip2_io_last[0])
+        wa_stream_set_reason(s, dir, call, wa__wasip2_io_last);
+    return rc;
 }
 
 int wa__wasip2_check_write(uint32_t out, uint64_t *n)

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wasync/stream.h"
+
 typedef uint32_t wa__wasip2_pollable; /* own<pollable> */
 
 /* Owned resource handles alive: every binding that returns an own<T>
@@ -34,6 +36,12 @@ int wa__wasip2_flush(uint32_t out);
 int wa__wasip2_write_flush(uint32_t out, const void *buf, size_t len);
 uint32_t wa__wasip2_output_subscribe(uint32_t out);
 void wa__wasip2_output_drop(uint32_t out);
+
+/* Returns rc, the status of the streams call named call made just
+ * before on s (borrowed) in direction dir; when it failed with an error
+ * (last-operation-failed), s's reason is the call and the error's
+ * to-debug-string ("write: ..."). closed says nothing. */
+int wa__wasip2_io_said(wa_stream *s, int dir, const char *call, int rc);
 
 /* read(len): the bytes in a cabi_realloc buffer the caller frees. */
 int wa__wasip2_read(uint32_t in, uint64_t len, unsigned char **data, size_t *n);

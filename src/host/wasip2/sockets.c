@@ -5,6 +5,7 @@
  * results come back in return areas: a tag byte, then the payload at 4. */
 #include <string.h>
 
+#include "../../io/reason.h"
 #include "../../wasi/cabi.h"
 #include "io.h"
 #include "sockets.h"
@@ -53,9 +54,32 @@ WA__WASI_IMPORT(DNS, "[method]resolve-address-stream.resolve-next-address") void
 WA__WASI_IMPORT(DNS, "[method]resolve-address-stream.subscribe") I32 wa__wasip2_imp_sockets_resolve_subscribe(I32);
 WA__WASI_IMPORT(DNS, "[resource-drop]resolve-address-stream") void wa__wasip2_imp_sockets_resolve_drop(I32);
 
+/* wasi:sockets/network error-code's cases, in declaration order: the
+ * host's words for a failure. */
+static const char *const wa__wasip2_net_names[] = {
+    "unknown", "access-denied", "not-supported", "invalid-argument", "out-of-memory", "timeout",
+    "concurrency-conflict", "not-in-progress", "would-block", "invalid-state", "new-socket-limit",
+    "address-not-bindable", "address-in-use", "remote-unreachable", "connection-refused", "connection-reset",
+    "connection-aborted", "datagram-too-large", "name-unresolvable", "temporary-resolver-failure",
+    "permanent-resolver-failure"};
+
+/* The error-code the last call that failed gave (read by
+ * wa__wasip2_net_said right after: one thread). */
+static uint8_t wa__wasip2_net_last;
+
+int wa__wasip2_net_said(char *reason, const char *call, int rc)
+{
+    if (rc < 0 && rc != WA_EAGAIN) {
+        uint8_t c = wa__wasip2_net_last;
+        wa__reason_say(reason, call, c < sizeof wa__wasip2_net_names / sizeof *wa__wasip2_net_names ? wa__wasip2_net_names[c] : "unknown");
+    }
+    return rc;
+}
+
 /* wasi:sockets/network error-code, in declaration order. */
 static int wa__wasip2_net_error(uint8_t code)
 {
+    wa__wasip2_net_last = code;
     switch (code) {
     case 3: return WA_EINVAL;        /* invalid-argument */
     case 4: return WA_ENOMEM;        /* out-of-memory */

@@ -20,6 +20,11 @@ typedef struct wa__wasip2_addr {
 } wa__wasip2_addr;
 
 uint32_t wa__wasip2_instance_network(void);
+/* Returns rc, the status of the call named call (a WIT function's name)
+ * made just before; when it failed (not would-block), reason
+ * (WA_REASON_MAX bytes) is the call and its error-code's case
+ * ("finish-connect: connection-refused"). */
+int wa__wasip2_net_said(char *reason, const char *call, int rc);
 void wa__wasip2_network_drop(uint32_t net);
 
 /* A socket of the family ipv4 (v6 0) or ipv6. */

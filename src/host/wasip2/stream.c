@@ -47,7 +47,7 @@ static int wa__wasip2_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
         return WA_EINVAL;
     unsigned char *data;
     size_t len;
-    int rc = wa__wasip2_read(s->in, cap, &data, &len);
+    int rc = wa__wasip2_io_said(st, WA_STREAM_READ, "read", wa__wasip2_read(s->in, cap, &data, &len));
     if (rc < 0)
         return rc;
     if (len > cap) /* a host bug; never copy more than asked */
@@ -61,13 +61,16 @@ static int wa__wasip2_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
     return WA_EAGAIN;
 }
 
+/* rc of the output-stream's call named call, its error st's reason. */
+#define WA__SAID_W(st, call, rc) wa__wasip2_io_said(st, WA_STREAM_WRITE, call, rc)
+
 static int wa__wasip2_try_write(wa_stream *st, const void *buf, size_t len, size_t *n)
 {
     wa__wasip2_stream *s = (wa__wasip2_stream *)st;
     if (s->out == WA_NO_HANDLE)
         return s->ended ? WA_ECLOSED : WA_EINVAL;
     uint64_t room;
-    int rc = wa__wasip2_check_write(s->out, &room);
+    int rc = WA__SAID_W(st, "check-write", wa__wasip2_check_write(s->out, &room));
     if (rc < 0)
         return rc;
     if (room == 0) { /* backpressure: await the pollable */
@@ -76,7 +79,8 @@ static int wa__wasip2_try_write(wa_stream *st, const void *buf, size_t len, size
     }
     size_t k = len < room ? len : (size_t)room;
     int flush = s->flush_writes && k == len && len <= 4096;
-    if ((rc = flush ? wa__wasip2_write_flush(s->out, buf, k) : wa__wasip2_write(s->out, buf, k)) < 0)
+    if ((rc = flush ? WA__SAID_W(st, "blocking-write-and-flush", wa__wasip2_write_flush(s->out, buf, k))
+                    : WA__SAID_W(st, "write", wa__wasip2_write(s->out, buf, k))) < 0)
         return rc;
     s->flushed = flush;
     *n = k;
@@ -93,12 +97,12 @@ static int wa__wasip2_try_flush(wa_stream *st)
     if (s->flushed)
         return 0;
     if (!s->flushing) {
-        if ((rc = wa__wasip2_flush(s->out)) < 0)
+        if ((rc = WA__SAID_W(st, "flush", wa__wasip2_flush(s->out))) < 0)
             return rc;
         s->flushing = 1;
     }
     uint64_t room;
-    if ((rc = wa__wasip2_check_write(s->out, &room)) < 0)
+    if ((rc = WA__SAID_W(st, "check-write", wa__wasip2_check_write(s->out, &room))) < 0)
         return rc;
     if (room == 0)
         return WA_EAGAIN;

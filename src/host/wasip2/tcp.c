@@ -85,10 +85,13 @@ static void wa__tcp_op_release(wa_tcp_op *op, int drop_socket)
     }
 }
 
+/* rc of the wasi:sockets call named call, its error-code op's reason. */
+#define WA__SAID(op, call, rc) wa__wasip2_net_said((op)->reason, call, rc)
+
 static int wa__tcp_begin(wa_tcp_op *op)
 {
     WA__TCP_H(op)->net = wa__wasip2_instance_network();
-    return wa__wasip2_tcp_create(op->ip.v6, &WA__TCP_H(op)->sock);
+    return WA__SAID(op, "create-tcp-socket", wa__wasip2_tcp_create(op->ip.v6, &WA__TCP_H(op)->sock));
 }
 
 static wa__wasip2_addr wa__tcp_addr(const wa_tcp_op *op) { return (wa__wasip2_addr){.ip = op->ip, .port = op->port}; }
@@ -100,10 +103,10 @@ static int wa__tcp_listen_step(wa_tcp_op *op)
     wa__wasip2_addr a = wa__tcp_addr(op);
     switch (op->step) {
     case 0: rc = wa__tcp_begin(op); break;
-    case 1: rc = wa__wasip2_tcp_start_bind(WA__TCP_H(op)->sock, WA__TCP_H(op)->net, &a); break;
-    case 2: rc = wa__wasip2_tcp_finish_bind(WA__TCP_H(op)->sock); break;
-    case 3: rc = wa__wasip2_tcp_start_listen(WA__TCP_H(op)->sock); break;
-    case 4: rc = wa__wasip2_tcp_finish_listen(WA__TCP_H(op)->sock); break;
+    case 1: rc = WA__SAID(op, "start-bind", wa__wasip2_tcp_start_bind(WA__TCP_H(op)->sock, WA__TCP_H(op)->net, &a)); break;
+    case 2: rc = WA__SAID(op, "finish-bind", wa__wasip2_tcp_finish_bind(WA__TCP_H(op)->sock)); break;
+    case 3: rc = WA__SAID(op, "start-listen", wa__wasip2_tcp_start_listen(WA__TCP_H(op)->sock)); break;
+    case 4: rc = WA__SAID(op, "finish-listen", wa__wasip2_tcp_finish_listen(WA__TCP_H(op)->sock)); break;
     default: return 0;
     }
     if (rc == 0 && ++op->step <= 4)
@@ -146,7 +149,7 @@ static void wa__tcp_release_socket(wa_tcp *l)
 static int wa__tcp_accept_step(wa_tcp_op *op)
 {
     uint32_t conn, in, out;
-    int rc = wa__wasip2_tcp_accept(op->listener->sock, &conn, &in, &out);
+    int rc = WA__SAID(op, "accept", wa__wasip2_tcp_accept(op->listener->sock, &conn, &in, &out));
     if (rc == 0)
         rc = wa__stream_handle(wa__wasi_stream_open_owned(op->rt, in, out, conn, wa__wasip2_tcp_drop, &op->conn), &op->conn);
     return rc;
@@ -170,9 +173,9 @@ static int wa__tcp_connect_step(wa_tcp_op *op)
     uint32_t in, out;
     switch (op->step) {
     case 0: rc = wa__tcp_begin(op); break;
-    case 1: rc = wa__wasip2_tcp_start_connect(WA__TCP_H(op)->sock, WA__TCP_H(op)->net, &a); break;
+    case 1: rc = WA__SAID(op, "start-connect", wa__wasip2_tcp_start_connect(WA__TCP_H(op)->sock, WA__TCP_H(op)->net, &a)); break;
     case 2:
-        rc = wa__wasip2_tcp_finish_connect(WA__TCP_H(op)->sock, &in, &out);
+        rc = WA__SAID(op, "finish-connect", wa__wasip2_tcp_finish_connect(WA__TCP_H(op)->sock, &in, &out));
         if (rc == 0) {
             /* the stream takes the socket; the pollable goes first */
             if (op->registered)

@@ -96,16 +96,19 @@ static void wa__udp_release(wa_udp_op *op)
     wa__udp_op_none(op);
 }
 
+/* rc of the wasi:sockets call named call, its error-code op's reason. */
+#define WA__SAID(op, call, rc) wa__wasip2_net_said((op)->reason, call, rc)
+
 /* The steps of a bind: create, start-bind, finish-bind, stream. */
 static int wa__udp_bind_step(wa_udp_op *op)
 {
     wa__udp_part *h = WA__UDP_H(op);
     wa__wasip2_addr a = {.ip = op->ip, .port = op->port};
     switch (op->step) {
-    case 0: h->net = wa__wasip2_instance_network(); return wa__wasip2_udp_create(op->ip.v6, &h->sock);
-    case 1: return wa__wasip2_udp_start_bind(h->sock, h->net, &a);
-    case 2: return wa__wasip2_udp_finish_bind(h->sock);
-    default: return wa__wasip2_udp_stream(h->sock, &h->in, &h->out);
+    case 0: h->net = wa__wasip2_instance_network(); return WA__SAID(op, "create-udp-socket", wa__wasip2_udp_create(op->ip.v6, &h->sock));
+    case 1: return WA__SAID(op, "start-bind", wa__wasip2_udp_start_bind(h->sock, h->net, &a));
+    case 2: return WA__SAID(op, "finish-bind", wa__wasip2_udp_finish_bind(h->sock));
+    default: return WA__SAID(op, "stream", wa__wasip2_udp_stream(h->sock, &h->in, &h->out));
     }
 }
 
@@ -154,9 +157,9 @@ static int wa__udp_send(wa_udp_op *op, wa_cx *cx)
     int rc;
     while ((rc = wa__udp_waited(op, cx)) == 0) {
         uint64_t room;
-        if ((rc = wa__wasip2_udp_check_send(op->udp->out, &room)) < 0)
+        if ((rc = WA__SAID(op, "check-send", wa__wasip2_udp_check_send(op->udp->out, &room))) < 0)
             return rc;
-        if (room && (rc = wa__wasip2_udp_send(op->udp->out, op->data, op->len, &to)) != 0)
+        if (room && (rc = WA__SAID(op, "send", wa__wasip2_udp_send(op->udp->out, op->data, op->len, &to))) != 0)
             return rc < 0 ? rc : 0;
         if ((rc = wa__udp_wait(op, op->udp->kout, cx)) != 0)
             return rc;
@@ -172,7 +175,7 @@ static int wa__udp_recv(wa_udp_op *op, wa_cx *cx)
     wa__wasip2_addr from;
     int rc;
     while ((rc = wa__udp_waited(op, cx)) == 0) {
-        if ((rc = wa__wasip2_udp_receive(op->udp->in, op->buf, op->len, &op->n, &from)) != 0) {
+        if ((rc = WA__SAID(op, "receive", wa__wasip2_udp_receive(op->udp->in, op->buf, op->len, &op->n, &from))) != 0) {
             op->ip = from.ip;
             op->port = from.port;
             return rc < 0 ? rc : 0;

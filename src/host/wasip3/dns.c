@@ -40,7 +40,7 @@ static int wa__dns_lookup(wa_dns *d, wa_cx *cx)
     if (rc == WA_PENDING)
         return rc;
     if (rc == 0)
-        rc = wa__wasip3_resolve_result(call->area, d->addrs, WA_DNS_MAX, &d->n);
+        rc = wa__wasip3_net_said(d->reason, "resolve-addresses", wa__wasip3_resolve_result(call->area, d->addrs, WA_DNS_MAX, &d->n));
     wa_subtask_area_free(call->area);
     call->area = NULL;
     return rc;

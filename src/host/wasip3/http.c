@@ -208,7 +208,7 @@ uint32_t wa__wasip3_client_send(uint32_t req, wa__wasip3_http_value *ret)
 int wa__wasip3_client_result(wa__wasip3_http_value *ret, uint32_t *resp, char *why)
 {
     if (ret->b[0])
-        return wa__wasip2_lift_error_code(ret->b + 8, why, why ? WA_HTTP_REASON_MAX : 0);
+        return wa__wasip2_lift_error_code(ret->b + 8, why, why ? WA_REASON_MAX : 0);
     *resp = wa__wasip2_lift_u32(ret->b + 8);
     wa__wasip3_resources++;
     return 0;

@@ -76,7 +76,7 @@ int wa__wasip3_request_new(uint32_t headers, uint32_t contents, uint32_t trailer
  * the packed state | subtask << 4 (wa_subtask_init). */
 uint32_t wa__wasip3_client_send(uint32_t req, wa__wasip3_http_value *ret);
 /* The send's result at ret: 0 with the response (owned), or the error
- * and why (NULL, or WA_HTTP_REASON_MAX bytes: wa__wasip2_lift_error_code). */
+ * and why (NULL, or WA_REASON_MAX bytes: wa__wasip2_lift_error_code). */
 int wa__wasip3_client_result(wa__wasip3_http_value *ret, uint32_t *resp, char *why);
 /* The late hook of a send's area (a wa__wasip3_http_value: wa_subtask_area_new):
  * once the host's write of a cancelled send's result is whole, drops the

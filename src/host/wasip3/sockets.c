@@ -5,9 +5,10 @@
  * back in return areas, a tag byte then the payload at 4. An error-code's
  * `other` case carries an optional string the host lowered into our
  * memory: freed here (after a look: preview3-shim puts Node's error code
- * there, EMFILE among them). */
+ * there, EMFILE among them), kept as the failure's reason. */
 #include <string.h>
 
+#include "../../io/reason.h"
 #include "../../wasi/cabi.h"
 #include "sockets.h"
 
@@ -49,19 +50,39 @@ static uint32_t wa__wasip3_u32(const unsigned char *p)
     return v;
 }
 
-/* Frees the string of an error's other(some(s)) at e (the option's tag at
- * 4, the string at 8), keeping s in code if it fits (else ""). */
-static void wa__wasip3_take_other(const unsigned char *e, uint8_t other, char code[8])
+/* types' and ip-name-lookup's error-code's cases, in declaration order. */
+static const char *const wa__wasip3_net_names[] = {
+    "access-denied", "not-supported", "invalid-argument", "out-of-memory", "timeout", "invalid-state",
+    "address-not-bindable", "address-in-use", "remote-unreachable", "connection-refused", "connection-broken",
+    "connection-reset", "connection-aborted", "datagram-too-large", "other"};
+static const char *const wa__wasip3_lookup_names[] = {
+    "access-denied", "invalid-argument", "name-unresolvable", "temporary-resolver-failure",
+    "permanent-resolver-failure", "other"};
+
+/* The words of the last error read: its case's name, or other's string
+ * ("other: EMFILE"), for wa__wasip3_net_said right after (one thread). */
+static char wa__wasip3_net_last[WA_REASON_MAX];
+
+int wa__wasip3_net_said(char *reason, const char *call, int rc)
 {
-    code[0] = 0;
-    if (e[0] != other || !e[4])
+    if (rc < 0)
+        wa__reason_say(reason, call, wa__wasip3_net_last);
+    return rc;
+}
+
+/* Keeps the words of the error-code at e (of count cases, names[]), and
+ * frees the string of its other(some(s)) (the option's tag at 4, the
+ * string at 8). */
+static void wa__wasip3_take_error(const unsigned char *e, const char *const names[], size_t count)
+{
+    const char *name = e[0] < count ? names[e[0]] : "unknown";
+    if (e[0] != count - 1 || !e[4]) { /* (other is the last case) */
+        wa__reason_say(wa__wasip3_net_last, NULL, name);
         return;
+    }
     const char *s = (const char *)(uintptr_t)wa__wasip3_u32(e + 8);
     uint32_t len = wa__wasip3_u32(e + 12);
-    if (len < 8) {
-        memcpy(code, s, len);
-        code[len] = 0;
-    }
+    wa__reason_set(wa__wasip3_net_last, name, s, len);
     wa__wasip2_host_free(s, len);
 }
 
@@ -69,9 +90,8 @@ static void wa__wasip3_take_other(const unsigned char *e, uint8_t other, char co
  * has no case: preview3-shim says other(Node's code). */
 static int wa__wasip3_net_error(const unsigned char *e)
 {
-    char code[8];
-    wa__wasip3_take_other(e, WA__WASIP3_NET_OTHER, code);
-    if (!strcmp(code, "EMFILE") || !strcmp(code, "ENFILE"))
+    wa__wasip3_take_error(e, wa__wasip3_net_names, sizeof wa__wasip3_net_names / sizeof *wa__wasip3_net_names);
+    if (!strcmp(wa__wasip3_net_last, "other: EMFILE") || !strcmp(wa__wasip3_net_last, "other: ENFILE"))
         return WA_EMFILE;
     switch (e[0]) {
     case 1: return WA_ENOSYS;        /* not-supported */
@@ -92,7 +112,10 @@ static int wa__wasip3_net_error(const unsigned char *e)
 /* result<T, error-code> at ret: T (or the error) at 4. */
 static int wa__wasip3_result(const unsigned char *ret) { return ret[0] ? wa__wasip3_net_error(ret + 4) : 0; }
 
-int wa__wasip3_tcp_result_error(const unsigned char *value) { return wa__wasip3_result(value); }
+int wa__wasip3_tcp_result_error(const unsigned char *value, int dir, char *why)
+{
+    return wa__wasip3_net_said(why, dir ? "send" : "receive", wa__wasip3_result(value));
+}
 
 /* create of tcp's or udp's socket: result<own, error-code>, the handle at 4. */
 static int wa__wasip3_create(void (*imp)(I32, I32), int v6, uint32_t *sock)
@@ -290,8 +313,7 @@ uint32_t wa__wasip3_resolve(unsigned char *area)
 /* ip-name-lookup's error-code at e, in declaration order. */
 static int wa__wasip3_lookup_error(const unsigned char *e)
 {
-    char code[8];
-    wa__wasip3_take_other(e, WA__WASIP3_LOOKUP_OTHER, code);
+    wa__wasip3_take_error(e, wa__wasip3_lookup_names, sizeof wa__wasip3_lookup_names / sizeof *wa__wasip3_lookup_names);
     switch (e[0]) {
     case 1: return WA_EINVAL;     /* invalid-argument */
     case 2: return WA_ENOTFOUND;  /* name-unresolvable */

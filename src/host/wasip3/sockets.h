@@ -18,6 +18,12 @@
 extern const struct wa_wasip3_stream_type wa__wasip3_tcp_sockets;
 extern const struct wa_wasip3_future_type wa__wasip3_tcp_result;
 
+/* Returns rc, the status of the call named call (a WIT function's name)
+ * whose result was read just before; when it failed, reason
+ * (WA_REASON_MAX bytes) is the call and its error-code's case, other's
+ * string in full ("connect: connection-refused", "bind: other: EACCES"). */
+int wa__wasip3_net_said(char *reason, const char *call, int rc);
+
 /* A socket of the family ipv4 (v6 0) or ipv6: 0 and the new handle. */
 int wa__wasip3_tcp_create(int v6, uint32_t *sock);
 /* Borrows sock; ip is read at once. */
@@ -33,9 +39,10 @@ int wa__wasip3_tcp_set_keep_alive(uint32_t sock, int on);
 int wa__wasip3_tcp_set_keep_alive_idle(uint32_t sock, uint64_t ns);
 /* Borrows sock: the owned receive stream and the future of its result. */
 void wa__wasip3_tcp_receive(uint32_t sock, uint32_t *stream, uint32_t *result);
-/* The error of send's or receive's result<_, error-code> at value, or 0
- * (frees what the host lowered in it). */
-int wa__wasip3_tcp_result_error(const unsigned char *value);
+/* The error of receive's (dir 0) or send's (1) result<_, error-code> at
+ * value, or 0 (frees what the host lowered in it); its words, with the
+ * call, in why (WA_REASON_MAX bytes, left alone on success). */
+int wa__wasip3_tcp_result_error(const unsigned char *value, int dir, char *why);
 /* Consumes sock. */
 void wa__wasip3_tcp_drop(uint32_t sock);
 

@@ -50,6 +50,7 @@ typedef struct wa__wasip3_stream_dir {
     wa_waitable_key res_key;
     wa_waitable_wait res_wait;
     int err;
+    char why[WA_REASON_MAX]; /* err in the host's words (result_error's) */
     _Alignas(8) unsigned char value[24];
 } wa__wasip3_stream_dir;
 
@@ -59,7 +60,7 @@ typedef struct wa__wasip3_stream {
     const wa_wasip3_stream_type *t;
     wa__wasip3_stream_dir dir[2]; /* [0] the readable end, [1] the writable one */
     const wa_wasip3_future_type *result_t;
-    int (*result_error)(const unsigned char *value); /* NULL: read at close only */
+    int (*result_error)(const unsigned char *value, int dir, char *why); /* NULL: read at close only */
     uint32_t owner;      /* what the ends come from (a TCP socket), or 0 */
     void (*drop_owner)(uint32_t);
     unsigned char *kept; /* what a cancelled read got, for the next read */
@@ -116,7 +117,7 @@ static void wa__wasip3_stream_result_release(wa__wasip3_stream *s, wa__wasip3_st
 static void wa__wasip3_stream_result_came(wa__wasip3_stream *s, wa__wasip3_stream_dir *d, uint32_t r)
 {
     if (wa__wasip3_copy_status(r) == WA__WASIP3_COPY_COMPLETED && s->result_error)
-        d->err = s->result_error(d->value);
+        d->err = s->result_error(d->value, (int)(d - s->dir), d->why);
     wa__wasip3_stream_result_release(s, d);
 }
 
@@ -140,13 +141,21 @@ static bool wa__wasip3_stream_result_pending(wa__wasip3_stream *s, wa__wasip3_st
     return true;
 }
 
+/* d's error (its result's), its words the stream's reason in d's
+ * direction: each operation that meets it says why. */
+static int wa__wasip3_stream_failed(wa__wasip3_stream *s, wa__wasip3_stream_dir *d)
+{
+    wa_stream_set_reason(&s->base, d == &s->dir[1] ? WA_STREAM_WRITE : WA_STREAM_READ, NULL, d->why);
+    return d->err;
+}
+
 /* The end of a direction the host ended: its result's error, else
  * WA_ECLOSED; WA_EAGAIN while the result is to come. */
 static int wa__wasip3_stream_ended(wa__wasip3_stream *s, wa__wasip3_stream_dir *d)
 {
     if (wa__wasip3_stream_result_pending(s, d))
         return WA_EAGAIN;
-    return d->err < 0 ? d->err : WA_ECLOSED;
+    return d->err < 0 ? wa__wasip3_stream_failed(s, d) : WA_ECLOSED;
 }
 
 /* Starts a copy of direction i over buf (borrowed: the host's while
@@ -157,7 +166,7 @@ static int wa__wasip3_stream_copy(wa__wasip3_stream *s, int i, const void *buf, 
     if (!d->end)
         return i && s->write_ended ? WA_ECLOSED : WA_EINVAL;
     if (d->err < 0) /* (a copy it cut short was cancelled) */
-        return d->err;
+        return wa__wasip3_stream_failed(s, d);
     if (d->copy == WA__WASIP3_STREAM_ENDED)
         return wa__wasip3_stream_ended(s, d);
     if (d->copy == WA__WASIP3_STREAM_IDLE) {
@@ -389,7 +398,7 @@ void wa__wasip3_stream_end_write(wa_stream *st)
 
 int wa__wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
                                 const wa_wasip3_future_type *result_t, const uint32_t result[2],
-                                int (*result_error)(const unsigned char *value), uint32_t owner,
+                                int (*result_error)(const unsigned char *value, int dir, char *why), uint32_t owner,
                                 void (*drop_owner)(uint32_t), wa_stream **out)
 {
     wa__wasip3_stream *s = calloc(1, sizeof *s);

@@ -12,15 +12,18 @@
  * end of one whose readable end went to send), with the futures of the
  * host's results for the readable and the writable end (of type result_t;
  * 0: none), and the resource they come from (owner, 0: none), dropped by
- * drop_owner after them. result_error decodes a result's value: its
- * error, or 0 (and frees what the host lowered in it). Given, a result is
+ * drop_owner after them. result_error decodes the result's value of
+ * direction dir (0 the readable end's, 1 the writable's): its error, or 0
+ * (and frees what the host lowered in it), the error in the host's words,
+ * with the call, in why (WA_REASON_MAX bytes, "" when none): the
+ * stream's reason whenever an operation meets it. Given, a result is
  * read alongside its end's copies, and its error ends that direction;
  * NULL, results are read or cancelled at the close only. All taken
  * (counted by whoever made them), also on failure. Returns 0 or
  * WA_ENOMEM. */
 int wa__wasip3_stream_open_owned(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t readable, uint32_t writable,
                                 const wa_wasip3_future_type *result_t, const uint32_t result[2],
-                                int (*result_error)(const unsigned char *value), uint32_t owner,
+                                int (*result_error)(const unsigned char *value, int dir, char *why), uint32_t owner,
                                 void (*drop_owner)(uint32_t), wa_stream **s);
 
 /* The owner of s (a stream's head, borrowed) if s is a stream of

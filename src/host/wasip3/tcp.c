@@ -83,16 +83,20 @@ static int wa__tcp_conn_open(wa_rt *rt, uint32_t sock, wa_stream **conn)
                              conn);
 }
 
+/* rc of the wasi:sockets call named call, its error-code op's reason. */
+#define WA__SAID(op, call, rc) wa__wasip3_net_said((op)->reason, call, rc)
+
 /* listen, at once: gives l a socket, bound and listening, and its accepts
  * registered. */
 static int wa__tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
 {
-    int rc = wa__wasip3_tcp_create(op->ip.v6, &l->sock);
+    int rc = WA__SAID(op, "create", wa__wasip3_tcp_create(op->ip.v6, &l->sock));
     (void)cx;
     if (rc < 0)
         return rc;
-    if ((rc = wa__wasip3_tcp_bind(l->sock, &op->ip, op->port)) == 0 && (rc = wa__wasip3_tcp_listen(l->sock, &l->accepts)) == 0 &&
-        (rc = wa__wasip3_tcp_local_port(l->sock, &l->head.port)) == 0 &&
+    if ((rc = WA__SAID(op, "bind", wa__wasip3_tcp_bind(l->sock, &op->ip, op->port))) == 0 &&
+        (rc = WA__SAID(op, "listen", wa__wasip3_tcp_listen(l->sock, &l->accepts))) == 0 &&
+        (rc = WA__SAID(op, "get-local-address", wa__wasip3_tcp_local_port(l->sock, &l->head.port))) == 0 &&
         (rc = wa_waitable_register(op->rt, l->accepts, &l->key)) == 0) { /* (WA_ENOSYS on sim) */
         wa_notify_init(&l->turn);
         return 0;
@@ -235,7 +239,7 @@ static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
         wa__wasip3_connect_call *area = wa_subtask_area_new(sizeof *area, wa__wasip3_tcp_connect_late);
         if (!area)
             return WA_ENOMEM;
-        if ((rc = wa__wasip3_tcp_create(op->ip.v6, &h->u.c.sock)) < 0) {
+        if ((rc = WA__SAID(op, "create", wa__wasip3_tcp_create(op->ip.v6, &h->u.c.sock))) < 0) {
             wa_subtask_area_free(area);
             return rc;
         }
@@ -247,7 +251,7 @@ static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
     rc = wa_poll_held(&h->u.c.call.fut, &op->waiting, cx);
     if (rc == WA_PENDING)
         return rc;
-    if (rc == 0 && (rc = wa__wasip3_tcp_connect_result(h->u.c.call.area)) == 0) {
+    if (rc == 0 && (rc = WA__SAID(op, "connect", wa__wasip3_tcp_connect_result(h->u.c.call.area))) == 0) {
         rc = wa__tcp_conn_open(op->rt, h->u.c.sock, &op->conn);
         h->u.c.sock = 0;
     }

@@ -53,6 +53,9 @@ static void wa__udp_count_call(wa_rt *rt)
         st->async_calls++;
 }
 
+/* rc of the wasi:sockets call named call, its error-code op's reason. */
+#define WA__SAID(op, call, rc) wa__wasip3_net_said((op)->reason, call, rc)
+
 /* bind, at once: u's socket, bound, and its port. Only on this host's
  * backend, whose waitables the calls need (not on sim: WA_ENOSYS). */
 static int wa__udp_bind(wa_udp_op *op, wa_udp *u, wa_cx *cx)
@@ -60,9 +63,9 @@ static int wa__udp_bind(wa_udp_op *op, wa_udp *u, wa_cx *cx)
     (void)cx;
     if (!wa__wasip3_stats_of(op->rt))
         return WA_ENOSYS;
-    int rc = wa__wasip3_udp_create(op->ip.v6, &u->sock);
-    if (rc == 0 && (rc = wa__wasip3_udp_bind(u->sock, &op->ip, op->port)) == 0 &&
-        (rc = wa__wasip3_udp_local_port(u->sock, &u->head.port)) == 0)
+    int rc = WA__SAID(op, "create", wa__wasip3_udp_create(op->ip.v6, &u->sock));
+    if (rc == 0 && (rc = WA__SAID(op, "bind", wa__wasip3_udp_bind(u->sock, &op->ip, op->port))) == 0 &&
+        (rc = WA__SAID(op, "get-local-address", wa__wasip3_udp_local_port(u->sock, &u->head.port))) == 0)
         return 0;
     if (u->sock)
         wa__wasip3_udp_drop(u->sock);
@@ -81,7 +84,7 @@ static int wa__udp_call_end(wa_udp *u, wa_udp_op *op)
         size_t n;
         wa_ip ip;
         uint16_t port;
-        rc = op ? wa__wasip3_udp_receive_result(u->call.area, op->buf, op->len, &op->n, &op->ip, &op->port)
+        rc = op ? WA__SAID(op, "receive", wa__wasip3_udp_receive_result(u->call.area, op->buf, op->len, &op->n, &op->ip, &op->port))
                 : wa__wasip3_udp_receive_result(u->call.area, NULL, 0, &n, &ip, &port);
     }
     wa_subtask_area_free(u->call.area); /* (NULL if kept from the host) */
@@ -171,7 +174,7 @@ static int wa__udp_send(wa_udp_op *op, wa_cx *cx)
     if (rc == WA_PENDING)
         return rc;
     if (rc == 0)
-        rc = wa__wasip3_udp_send_result(call->area);
+        rc = WA__SAID(op, "send", wa__wasip3_udp_send_result(call->area));
     wa_subtask_area_free(call->area);
     call->area = NULL;
     return rc;
