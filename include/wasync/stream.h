@@ -48,7 +48,7 @@ struct wa_stream {
     wa_waker waiter[2];  /* [0] the read in flight, [1] the write */
     unsigned char busy;  /* WA_STREAM_READ | WA_STREAM_WRITE in flight */
     unsigned char closed;
-    char reason[2][WA_REASON_MAX]; /* [0] the read's, [1] the write's */
+    char *reason; /* the read's and the write's, WA_REASON_MAX each: made at the first failure */
 };
 
 /* The initializer of an implementer's stream head: WA_STREAM_INIT(&my_vt). */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The reason text of a failure (reason.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "reason.h"
@@ -33,7 +34,11 @@ void wa__reason_set(char *reason, const char *call, const char *text, size_t len
 
 void wa__reason_say(char *reason, const char *call, const char *text) { wa__reason_set(reason, call, text, strlen(text)); }
 
+/* (the two reasons are made at a stream's first failure: most streams
+ * never fail, and 256 bytes in each would be most of its size) */
 void wa_stream_set_reason(wa_stream *s, int dir, const char *call, const char *text)
 {
-    wa__reason_say(s->reason[dir == WA_STREAM_WRITE], call, text);
+    if (!s->reason && !(s->reason = calloc(2, WA_REASON_MAX)))
+        return; /* (out of memory: no words) */
+    wa__reason_say(s->reason + (dir == WA_STREAM_WRITE) * WA_REASON_MAX, call, text);
 }

@@ -18,7 +18,7 @@ int wa__stream_handle(int rc, wa_stream **s)
     if (rc < 0)
         return rc;
     if (wa__handle_new(*s, WA__HANDLE_STREAM, &h) < 0) {
-        (*s)->vt->close(*s);
+        (*s)->vt->close(*s); /* (no reason yet) */
         *s = NULL;
         return WA_ENOMEM;
     }
@@ -27,6 +27,14 @@ int wa__stream_handle(int rc, wa_stream **s)
 }
 
 static inline int wa__dir_index(int dir) { return dir == WA_STREAM_WRITE; }
+
+/* Releases s: its reasons, then its host resources. */
+static void wa__stream_release(wa_stream *s)
+{
+    free(s->reason);
+    s->reason = NULL;
+    s->vt->close(s);
+}
 
 wa_stream *wa_stream_head(wa_stream *h)
 {
@@ -62,7 +70,8 @@ static int wa__stream_take(wa_stream **sp, int dir)
     if (s->busy & dir)
         return wa_misuse(WA_EBUSY, wa__op_misuse[wa__dir_index(dir)].busy);
     s->busy |= (unsigned char)dir;
-    s->reason[wa__dir_index(dir)][0] = 0;
+    if (s->reason)
+        s->reason[wa__dir_index(dir) * WA_REASON_MAX] = 0;
     return 0;
 }
 
@@ -73,7 +82,7 @@ const char *wa_stream_reason(wa_stream *h, int dir)
         wa_misuse(WA_EMISUSE, "wa_stream_reason: no stream (NULL, or closed through a copy of the handle), or a dir not WA_STREAM_READ or WA_STREAM_WRITE");
         return NULL;
     }
-    return s->reason[wa__dir_index(dir)];
+    return s->reason ? s->reason + wa__dir_index(dir) * WA_REASON_MAX : "";
 }
 
 /* Ends an operation's hold on s; the last one out of a closed stream
@@ -83,7 +92,7 @@ static void wa__stream_let_go(wa_stream *s, int dir)
     s->busy &= (unsigned char)~dir;
     wa_waker_drop(&s->waiter[wa__dir_index(dir)]);
     if (s->closed && !s->busy)
-        s->vt->close(s);
+        wa__stream_release(s);
 }
 
 int wa_stream_close(wa_stream **sp)
@@ -100,7 +109,7 @@ int wa_stream_close(wa_stream **sp)
     else if (s->closed)
         return wa_misuse(WA_EMISUSE, "wa_stream_close: the stream was closed already");
     if (!s->busy) {
-        s->vt->close(s);
+        wa__stream_release(s);
         return 0;
     }
     s->closed = 1; /* the operations in flight see it and let go */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../../io/stream_handle.h"
@@ -41,6 +42,13 @@ typedef struct wa__fd_stream {
     wa_fd_key key;
 } wa__fd_stream;
 
+/* st's direction dir failed in call with err: its reason; returns err's code. */
+static int wa__fd_said(wa_stream *st, int dir, const char *call, int err)
+{
+    wa_stream_set_reason(st, dir, call, strerror(err));
+    return wa__errno_map(err);
+}
+
 static int wa__fd_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
 {
     wa__fd_stream *s = (wa__fd_stream *)st;
@@ -51,7 +59,7 @@ static int wa__fd_try_read(wa_stream *st, void *buf, size_t cap, size_t *n)
     while ((k = read(s->fd, buf, cap)) < 0 && errno == EINTR) {
     }
     if (k < 0)
-        return errno == EAGAIN ? WA_EAGAIN : wa__errno_reason(st->reason[0], "read", errno);
+        return errno == EAGAIN ? WA_EAGAIN : wa__fd_said(st, WA_STREAM_READ, "read", errno);
     *n = (size_t)k;
     return k ? 0 : WA_ECLOSED;
 }
@@ -63,7 +71,7 @@ static int wa__fd_try_write(wa_stream *st, const void *buf, size_t len, size_t *
     while ((k = s->sock ? send(s->fd, buf, len, MSG_NOSIGNAL) : write(s->fd, buf, len)) < 0 && errno == EINTR) {
     }
     if (k < 0)
-        return errno == EAGAIN ? WA_EAGAIN : wa__errno_reason(st->reason[1], s->sock ? "send" : "write", errno);
+        return errno == EAGAIN ? WA_EAGAIN : wa__fd_said(st, WA_STREAM_WRITE, s->sock ? "send" : "write", errno);
     *n = (size_t)k;
     return 0;
 }
