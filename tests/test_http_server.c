@@ -320,14 +320,18 @@ static void test_ipv6(void)
 }
 
 /* A client that ends its writing half after its request still gets the
- * whole answer, also one that waits for room in the socket. */
+ * whole answer, also one that waits for room in the socket. It asks for
+ * the close: its end may come in the same edge as its request (on many
+ * threads, where it runs beside the server), which a keep-alive
+ * connection sees only at its idle timeout (http_conn.c's read). */
 static void test_half_close(void)
 {
     int status = 0;
-    x = (exchange){.half = 1, .req = "GET /sixty HTTP/1.1\r\n" HOST "\r\n"};
+    x = (exchange){.half = 1, .req = "GET /sixty HTTP/1.1\r\n" HOST CLOSE "\r\n"};
     REQUIRE(serve(&x, NULL, 0, &status) == 0);
     CHECK_EQ(x.rc, 0);
-    CHECK_EQ(x.total, 60000 + strlen("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 60000\r\n\r\n"));
+    CHECK_EQ(x.total, 60000 + strlen("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 60000\r\n"
+                                     "connection: close\r\n\r\n"));
 }
 
 static void test_keep_alive(void)
@@ -448,6 +452,14 @@ static void quick(wa_http_limits *l)
     l->head_timeout = 100 * MS;
 }
 
+/* The head's timeout far from the idle one, so that a loaded machine's
+ * late wakes do not blur them. */
+static void quick_head(wa_http_limits *l)
+{
+    l->idle_timeout = 2000 * MS;
+    l->head_timeout = 100 * MS;
+}
+
 static void test_timeouts(void)
 {
     /* idle: a connection with no request, and one kept alive after its answer */
@@ -458,9 +470,9 @@ static void test_timeouts(void)
     CHECK(!strcmp(x.buf, HELLO "\r\nhello\n"));
     CHECK(x.took >= 190 * MS && x.took < 2000 * MS);
     /* a head that never ends (slowloris) */
-    REQUIRE(talk(&x, "GET / HTTP/1.1\r\nHo", NULL, NULL, quick) == 0);
+    REQUIRE(talk(&x, "GET / HTTP/1.1\r\nHo", NULL, NULL, quick_head) == 0);
     CHECK(!strcmp(x.buf, ""));
-    CHECK(x.took >= 90 * MS && x.took < 190 * MS);
+    CHECK(x.took >= 90 * MS && x.took < 1000 * MS);
 }
 
 static void test_fail(void)

@@ -200,7 +200,7 @@ typedef struct wa_http_listen {
     wa_http_handler handler;
     wa_http_limits limits; /* set by init; change them before the first poll */
     char ip[48];           /* private: the address, read at init */
-    uint16_t want;         /* private: the port asked */
+    uint16_t want;         /* private: the port asked, then the one bound */
     int step;              /* private */
     struct wa__native_http_server *srv; /* private */
 } wa_http_listen;

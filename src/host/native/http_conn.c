@@ -31,6 +31,7 @@
 
 #include "../../core/grow.h"
 #include "../../core/rt.h"
+#include "../../core/task.h"
 #include "../../io/http_url.h"
 #include "../../io/stream_handle.h"
 #include "../posix/fd_stream.h"
@@ -74,6 +75,7 @@ struct wa_http_incoming {
 
 struct wa__native_http_conn {
     wa__native_http_server *srv;
+    int mt;               /* srv's: the lock is taken */
     pthread_mutex_t lock; /* (mt) all below, and the request's state */
     wa__native_http_conn *prev, *next;
     wa_stream *sock; /* the handle */
@@ -95,6 +97,10 @@ struct wa__native_http_conn {
     wa_sleep sleep;
     char rbuf[16384];
 };
+
+/* The connection's lock (http_server.h), on many threads. */
+static inline void wa__native_http_conn_lock(wa__native_http_conn *c) { wa__native_http_take(c->mt, &c->lock); }
+static inline void wa__native_http_conn_unlock(wa__native_http_conn *c) { wa__native_http_give(c->mt, &c->lock); }
 
 /* ---- the bytes that go out ---- */
 
@@ -323,10 +329,9 @@ static int wa__native_http_body_read(wa_stream *s, void *buf, size_t cap, size_t
     wa_http_incoming *in = wa__native_http_body_of(s)->in;
     if (!in)
         return WA_ECLOSED;
-    wa__native_http_server *srv = in->c->srv;
-    wa__native_http_take(srv, &in->c->lock);
+    wa__native_http_conn_lock(in->c);
     int rc = wa__native_http_body_take(in, buf, cap, n);
-    wa__native_http_give(srv, &in->c->lock);
+    wa__native_http_conn_unlock(in->c);
     return rc;
 }
 
@@ -335,10 +340,9 @@ static int wa__native_http_body_write(wa_stream *s, const void *buf, size_t len,
     wa_http_incoming *in = wa__native_http_body_of(s)->in;
     if (!in)
         return WA_ECLOSED;
-    wa__native_http_server *srv = in->c->srv;
-    wa__native_http_take(srv, &in->c->lock);
+    wa__native_http_conn_lock(in->c);
     int rc = wa__native_http_body_put(in, buf, len, n);
-    wa__native_http_give(srv, &in->c->lock);
+    wa__native_http_conn_unlock(in->c);
     return rc;
 }
 
@@ -368,12 +372,11 @@ static int wa__native_http_wait_poll(wa_future *f, wa_cx *cx)
     wa_http_incoming *in = w->b->in;
     if (!in)
         return WA_READY;
-    wa__native_http_server *srv = in->c->srv;
-    wa__native_http_take(srv, &in->c->lock);
+    wa__native_http_conn_lock(in->c);
     int can = wa__native_http_body_can(w->b, w->dir);
     if (!can)
         wa_waker_store(&w->b->waker, cx); /* (under the lock its wakes are made under) */
-    wa__native_http_give(srv, &in->c->lock);
+    wa__native_http_conn_unlock(in->c);
     return can ? WA_READY : WA_PENDING;
 }
 
@@ -382,10 +385,10 @@ static void wa__native_http_wait_drop(wa_future *f)
     wa__native_http_body *b = ((wa__native_http_wait *)f)->b;
     wa_http_incoming *in = b->in;
     if (in)
-        wa__native_http_take(in->c->srv, &in->c->lock);
+        wa__native_http_conn_lock(in->c);
     wa_waker_drop(&b->waker);
     if (in)
-        wa__native_http_give(in->c->srv, &in->c->lock);
+        wa__native_http_conn_unlock(in->c);
 }
 
 static const wa_future_vt wa__native_http_wait_vt = {wa__native_http_wait_poll, wa__native_http_wait_drop,
@@ -457,10 +460,10 @@ const wa_http_header *wa_http_incoming_headers(wa_http_incoming *in, size_t *n)
 int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)
 {
     int rc = 0;
-    wa__native_http_take(in->c->srv, &in->c->lock);
+    wa__native_http_conn_lock(in->c);
     if (in->in || (rc = wa__native_http_body_new(in, &wa__native_http_request_body_vt, &in->rb, &in->in)) == 0)
         *body = in->in;
-    wa__native_http_give(in->c->srv, &in->c->lock);
+    wa__native_http_conn_unlock(in->c);
     return rc;
 }
 
@@ -548,17 +551,17 @@ static int wa__native_http_finish(wa_http_incoming *in)
 
 int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body)
 {
-    wa__native_http_take(in->c->srv, &in->c->lock);
+    wa__native_http_conn_lock(in->c);
     int rc = wa__native_http_respond(in, status, headers, n, body);
-    wa__native_http_give(in->c->srv, &in->c->lock);
+    wa__native_http_conn_unlock(in->c);
     return rc;
 }
 
 int wa_http_incoming_finish(wa_http_incoming *in)
 {
-    wa__native_http_take(in->c->srv, &in->c->lock);
+    wa__native_http_conn_lock(in->c);
     int rc = wa__native_http_finish(in);
-    wa__native_http_give(in->c->srv, &in->c->lock);
+    wa__native_http_conn_unlock(in->c);
     return rc;
 }
 
@@ -789,7 +792,7 @@ static void wa__native_http_conn_free(wa__native_http_conn *c)
     wa_stream_close(&c->sock);
     wa__native_http_parse_free(&c->ps);
     free(c->obuf);
-    wa__native_http_take(srv, &srv->lock);
+    wa__native_http_take(srv->mt, &srv->lock);
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -799,13 +802,29 @@ static void wa__native_http_conn_free(wa__native_http_conn *c)
     if (--srv->nconns == 0)
         wa_waker_wake_by_ref(&srv->waker); /* (a stop waits for it) */
     int last = wa__native_http_server_release(srv);
-    wa__native_http_give(srv, &srv->lock);
+    wa__native_http_give(srv->mt, &srv->lock);
     wa_waker_drop(&c->waker);
-    if (srv->mt)
+    if (c->mt)
         pthread_mutex_destroy(&c->lock);
     free(c);
     if (last)
         wa__native_http_server_free(srv);
+}
+
+/* Whether the head of in's answer waits: on many threads, while the
+ * request's task is in a poll on another worker (the local executor runs
+ * the connection only once that poll returned). A body written whole
+ * before the task ends so goes out with a content-length on either
+ * executor; the connection polls again meanwhile (the task's poll ends
+ * with no wake of it), as a yield. The bit is the executor's, read as
+ * its workers write it. */
+static int wa__native_http_head_waits(wa__native_http_conn *c, wa_http_incoming *in, wa_cx *cx)
+{
+    if (!c->mt || in->finished || !in->tasked ||
+        !(__atomic_load_n(&in->task.task->word, __ATOMIC_ACQUIRE) & WA__T_RUNNING))
+        return 0;
+    wa_waker_wake_by_ref(&cx->waker);
+    return 1;
 }
 
 /* One round of the connection's work: 1 if something changed, 0 if it
@@ -826,7 +845,7 @@ static int wa__native_http_step(wa__native_http_conn *c, wa_cx *cx)
         wa__native_http_settle(in, rc);
         changed = 1;
     }
-    if (in && in->responded && !in->head_out && !c->failed)
+    if (in && in->responded && !in->head_out && !c->failed && !wa__native_http_head_waits(c, in, cx))
         wa__native_http_emit(in);
     if (!c->failed && (rc = wa__native_http_write(c, cx)) < 0 && rc != WA_PENDING)
         c->failed = 1;
@@ -859,11 +878,11 @@ static int wa__native_http_conn_poll(void *arg, wa_cx *cx)
         wa__native_http_conn_free(c);
         return 0;
     }
-    wa__native_http_take(c->srv, &c->lock);
+    wa__native_http_conn_lock(c);
     for (;;) {
         int r = wa__native_http_step(c, cx);
         if (r < 0) {
-            wa__native_http_give(c->srv, &c->lock);
+            wa__native_http_conn_unlock(c);
             wa__native_http_conn_free(c);
             return 0;
         }
@@ -887,7 +906,7 @@ static int wa__native_http_conn_poll(void *arg, wa_cx *cx)
             break;
     }
     wa_waker_store(&c->waker, cx);
-    wa__native_http_give(c->srv, &c->lock);
+    wa__native_http_conn_unlock(c);
     return WA_PENDING;
 }
 
@@ -920,17 +939,18 @@ int wa__native_http_conn_start(wa__native_http_server *srv, wa_stream *sock)
         return WA_ENOMEM;
     }
     c->srv = srv;
+    c->mt = srv->mt;
     c->sock = sock;
     c->s = wa_stream_head(sock);
     wa__native_http_parse_init(&c->ps, &srv->limits);
-    wa__native_http_take(srv, &srv->lock);
+    wa__native_http_take(srv->mt, &srv->lock);
     c->next = srv->conns;
     if (c->next)
         c->next->prev = c;
     srv->conns = c;
     srv->nconns++;
     srv->refs++;
-    wa__native_http_give(srv, &srv->lock);
+    wa__native_http_give(srv->mt, &srv->lock);
     int rc = wa_spawn_fn(srv->rt, wa__native_http_conn_poll, c, NULL);
     if (rc < 0)
         wa__native_http_conn_free(c);
@@ -939,11 +959,11 @@ int wa__native_http_conn_start(wa__native_http_server *srv, wa_stream *sock)
 
 void wa__native_http_conn_wake_all(wa__native_http_server *srv)
 {
-    wa__native_http_take(srv, &srv->lock);
+    wa__native_http_take(srv->mt, &srv->lock);
     for (wa__native_http_conn *c = srv->conns; c; c = c->next) {
-        wa__native_http_take(srv, &c->lock); /* (its waker is stored under it) */
+        wa__native_http_conn_lock(c); /* (its waker is stored under it) */
         wa__native_http_conn_wake(c);
-        wa__native_http_give(srv, &c->lock);
+        wa__native_http_conn_unlock(c);
     }
-    wa__native_http_give(srv, &srv->lock);
+    wa__native_http_give(srv->mt, &srv->lock);
 }

@@ -84,7 +84,7 @@ static int wa__native_http_open(wa_http_listen *l, wa_cx *cx)
         return rc == WA_PENDING ? WA_EIO : rc;
     }
     srv->listener = srv->op.listener;
-    srv->port = wa_tcp_port(srv->listener);
+    l->want = wa_tcp_port(srv->listener);
     __atomic_store_n(&l->srv, srv, __ATOMIC_RELEASE); /* (wa_http_listen_port, from any thread) */
     return 0;
 }
@@ -133,11 +133,11 @@ static int wa__native_http_listen_poll(wa_future *f, wa_cx *cx)
         l->step = rc; /* the listener failed: what the future ends with */
         wa__native_http_stop(srv);
     }
-    wa__native_http_take(srv, &srv->lock);
+    wa__native_http_take(srv->mt, &srv->lock);
     size_t live = srv->nconns;
     if (live)
         wa_waker_store(&srv->waker, cx); /* (under the lock the last one's end wakes it under) */
-    wa__native_http_give(srv, &srv->lock);
+    wa__native_http_give(srv->mt, &srv->lock);
     if (live) {
         if (l->step == 1)
             wa_cancel_claim(cx); /* (the connections finish first) */
@@ -157,10 +157,10 @@ static void wa__native_http_listen_drop(wa_future *f)
         wa__native_http_stop(srv);
     __atomic_store_n(&srv->dropped, 1, __ATOMIC_RELAXED); /* the connections close at once */
     wa__native_http_conn_wake_all(srv);
-    wa__native_http_take(srv, &srv->lock);
+    wa__native_http_take(srv->mt, &srv->lock);
     wa_waker_drop(&srv->waker);
     int last = wa__native_http_server_release(srv);
-    wa__native_http_give(srv, &srv->lock);
+    wa__native_http_give(srv->mt, &srv->lock);
     if (last)
         wa__native_http_server_free(srv);
 }
@@ -181,8 +181,8 @@ uint16_t wa_http_listen_port(const wa_http_listen *l)
 {
     if (!l)
         return (uint16_t)wa__misuse_in(0, "wa_http_listen_port", "a NULL listener");
-    const wa__native_http_server *srv = __atomic_load_n(&l->srv, __ATOMIC_ACQUIRE);
-    return srv ? srv->port : 0;
+    /* (not srv's port: another thread's drop may free srv meanwhile) */
+    return __atomic_load_n(&l->srv, __ATOMIC_ACQUIRE) ? l->want : 0;
 }
 
 /* WA_HTTP_SERVE's: the listen future polled here, where main can see it

@@ -38,24 +38,23 @@ typedef struct wa__native_http_server {
     wa__native_http_conn *conns; /* the live connections, a list */
     size_t nconns;
     wa_waker waker; /* the listen future's, woken when the last connection ends while stopping */
-    uint16_t port;
     wa_tcp *listener;
     wa_tcp_op op; /* the listen, then each accept */
     int accepting, pausing;
     wa_sleep pause; /* after an accept that failed for want of fds or memory */
 } wa__native_http_server;
 
-/* Takes and gives m, a lock of srv's or of one of its connections', on a
- * many-threads runtime. */
-static inline void wa__native_http_take(const wa__native_http_server *srv, pthread_mutex_t *m)
+/* Takes and gives m, a lock of a server's or of one of its connections',
+ * when mt (the server's: on a many-threads runtime). */
+static inline void wa__native_http_take(int mt, pthread_mutex_t *m)
 {
-    if (srv->mt)
+    if (mt)
         pthread_mutex_lock(m);
 }
 
-static inline void wa__native_http_give(const wa__native_http_server *srv, pthread_mutex_t *m)
+static inline void wa__native_http_give(int mt, pthread_mutex_t *m)
 {
-    if (srv->mt)
+    if (mt)
         pthread_mutex_unlock(m);
 }
 
