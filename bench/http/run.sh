@@ -7,14 +7,19 @@
 # `wrk -t1 -c50 -d5s` loads it, RUNS times interleaved (5 by default).
 # Prints the medians of requests/s (and their spread, lowest to highest)
 # and of wrk's latency percentiles, and each server's requests/s over
-# nginx's.
+# nginx's. WORKERS=N adds the example on a many-threads runtime of N
+# workers (WASYNC_WORKERS) and gives nginx N workers; THREADS and CONNS
+# are wrk's -t and -c (1 and 50).
 #
-# Usage: bench/http/run.sh BUILD_DIR [HYPER_BIN]
+# Usage: [WORKERS=N] [THREADS=T] [CONNS=C] bench/http/run.sh BUILD_DIR [HYPER_BIN]
 set -euo pipefail
 build=${1:?usage: bench/http/run.sh BUILD_DIR [HYPER_BIN]}
 hyper=${2:-}
 runs=${RUNS:-5}
 secs=${SECONDS_EACH:-5}
+workers=${WORKERS:-}
+threads=${THREADS:-1}
+conns=${CONNS:-50}
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -54,11 +59,22 @@ for be in epoll uring; do
   order+=($name)
 done
 
+# wasync on many threads: the same example, WORKERS workers
+if [ -n "$workers" ]; then
+  name=wasync-mt$workers
+  p=$(port)
+  WASYNC_WORKERS=$workers WASYNC_LISTEN=127.0.0.1:$p "$build/examples/http_hello" >/dev/null &
+  pids+=($!)
+  ready "$p"
+  url[$name]=http://127.0.0.1:$p/
+  order+=($name)
+fi
+
 # nginx: one worker, a config and prefix of its own (never the system's)
 p=$(port)
 mkdir -p "$tmp/nginx/logs"
 cat >"$tmp/nginx/nginx.conf" <<CONF
-worker_processes 1;
+worker_processes ${workers:-1};
 daemon off;
 pid $tmp/nginx/nginx.pid;
 error_log $tmp/nginx/logs/error.log;
@@ -97,7 +113,7 @@ median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else prin
 
 for ((r = 0; r < runs; r++)); do
   for s in "${order[@]}"; do
-    out=$(wrk -t1 -c50 -d"${secs}s" --latency "${url[$s]}")
+    out=$(wrk -t"$threads" -c"$conns" -d"${secs}s" --latency "${url[$s]}")
     awk '/^Requests\/sec/ {print $2}' <<<"$out" >>"$tmp/$s.rps"
     awk '$1 == "50%" {print $2}' <<<"$out" | us >>"$tmp/$s.p50"
     awk '$1 == "99%" {print $2}' <<<"$out" | us >>"$tmp/$s.p99"
@@ -106,7 +122,7 @@ for ((r = 0; r < runs; r++)); do
 done
 
 echo
-echo "HTTP/1.1 hello on loopback, one thread each, wrk -t1 -c50 -d${secs}s, median of $runs runs"
+echo "HTTP/1.1 hello on loopback, one thread each${workers:+ (wasync-mt$workers and nginx: $workers)}, wrk -t$threads -c$conns -d${secs}s, median of $runs runs"
 printf '%-13s %10s %19s %9s %9s %12s\n' server req/s "req/s min-max" p50_us p99_us vs_nginx
 base=$(median <"$tmp/nginx.rps")
 for s in "${order[@]}"; do

@@ -191,15 +191,17 @@ typedef struct wa_http_limits {
  * "connection: close"), closes the idle connections, and completes with
  * WA_ECANCELED once every connection is gone. Its status is otherwise a
  * failure to listen (WA_EINVAL for a bad address, WA_EADDRINUSE, ...). A
- * hard drop closes every connection at once. On the runtime of the thread
- * that polls it (not a many-threads one: misuse). */
+ * hard drop closes every connection at once. On a local runtime or a
+ * many-threads one (wa_rt_new_mt), whose workers run the connections and
+ * the requests' tasks, any of them at once; wa_http_listen_port may be
+ * called from any thread. */
 typedef struct wa_http_listen {
     wa_future fut;
     wa_rt *rt;
     wa_http_handler handler;
     wa_http_limits limits; /* set by init; change them before the first poll */
     char ip[48];           /* private: the address, read at init */
-    uint16_t want;         /* private: the port asked */
+    uint16_t want;         /* private: the port asked, then the one bound */
     int step;              /* private */
     struct wa__native_http_server *srv; /* private */
 } wa_http_listen;
@@ -224,8 +226,9 @@ WA__HTTP_LISTEN uint16_t wa_http_listen_port(const wa_http_listen *l);
 #if defined(WASYNC_HOST_NATIVE)
 /* (Natively: main, serving on the address in the environment variable
  * WASYNC_LISTEN, "127.0.0.1:8080" when unset, until the process ends; it
- * prints "listening on http://IP:PORT/" to stdout once bound. Returns 1 on
- * a failure to listen, which it reports on stderr.) */
+ * prints "listening on http://IP:PORT/" to stdout once bound. On a local
+ * runtime, or on N workers (wa_rt_new_mt) when WASYNC_WORKERS=N. Returns
+ * 1 on a failure to listen, which it reports on stderr.) */
 #define WA_HTTP_SERVE(handler) \
     int main(void) { return wa__http_serve_main(handler); }
 WA__HTTP_LISTEN int wa__http_serve_main(wa_http_handler handler);

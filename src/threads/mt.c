@@ -136,6 +136,12 @@ static bool wa__mt_idle(wa__mt *mt)
     return idle;
 }
 
+/* Whether what block_on (root) or run (NULL) waits for has ended. */
+static bool wa__mt_ended(wa__mt *mt, wa_join *root)
+{
+    return root ? wa__word_load(root->task) & WA__T_DONE : __atomic_load_n(&mt->live, __ATOMIC_ACQUIRE) == 0;
+}
+
 static int wa__mt_wait(wa_rt *rt, wa_join *root, bool again)
 {
     wa__mt *mt = rt->mt;
@@ -146,9 +152,11 @@ static int wa__mt_wait(wa_rt *rt, wa_join *root, bool again)
     }
     for (;;) {
         uint32_t seq = __atomic_load_n(&mt->signal, __ATOMIC_ACQUIRE);
-        if (root ? (wa__word_load(root->task) & WA__T_DONE) : __atomic_load_n(&mt->live, __ATOMIC_ACQUIRE) == 0)
+        if (wa__mt_ended(mt, root))
             return 0;
         if ((!again || seq != mt->idle_seen) && wa__mt_idle(mt)) {
+            if (wa__mt_ended(mt, root)) /* (it ended, and its worker parked, since the look above) */
+                return 0;
             mt->idle_seen = seq;
             return WA_EDEADLK;
         }

@@ -11,7 +11,16 @@
  * content-length in one write (a hello's one send); else it is chunked.
  * Backpressure both ways: the connection reads no more body than 64 KiB
  * ahead of the handler, and a response write waits while 64 KiB wait to
- * go out. */
+ * go out.
+ *
+ * On a many-threads runtime the connection's task and its request's run
+ * on any two workers at once: the connection's lock (http_server.h) is
+ * held over the connection's whole poll and taken by each of http.h's
+ * calls on the request and its bodies' reads, writes and waits (the
+ * getters of its head excepted: the head stays as it is until the task
+ * ends). The connection's own calls on the request's behalf (its answer
+ * settled) are the unlocked ones beneath; a body's close runs under it,
+ * or once its request is gone. The handler is called under it. */
 #define _GNU_SOURCE /* strcasestr */
 #include <stddef.h>
 #include <stdio.h>
@@ -22,6 +31,7 @@
 
 #include "../../core/grow.h"
 #include "../../core/rt.h"
+#include "../../core/task.h"
 #include "../../io/http_url.h"
 #include "../../io/stream_handle.h"
 #include "../posix/fd_stream.h"
@@ -65,6 +75,8 @@ struct wa_http_incoming {
 
 struct wa__native_http_conn {
     wa__native_http_server *srv;
+    int mt;               /* srv's: the lock is taken */
+    pthread_mutex_t lock; /* (mt) all below, and the request's state */
     wa__native_http_conn *prev, *next;
     wa_stream *sock; /* the handle */
     wa_stream *s;    /* its head, whose vtable is called */
@@ -85,6 +97,10 @@ struct wa__native_http_conn {
     wa_sleep sleep;
     char rbuf[16384];
 };
+
+/* The connection's lock (http_server.h), on many threads. */
+static inline void wa__native_http_conn_lock(wa__native_http_conn *c) { wa__native_http_take(c->mt, &c->lock); }
+static inline void wa__native_http_conn_unlock(wa__native_http_conn *c) { wa__native_http_give(c->mt, &c->lock); }
 
 /* ---- the bytes that go out ---- */
 
@@ -225,7 +241,7 @@ static void wa__native_http_emit(wa_http_incoming *in)
         in->framing = WA__NATIVE_HTTP_TO_CLOSE;
         c->closing = 1;
     }
-    if (c->srv->stopping || (c->ps.expect_continue && !in->continued && c->ps.state != WA__NATIVE_HTTP_END))
+    if (wa__native_http_stopping(c->srv) || (c->ps.expect_continue && !in->continued && c->ps.state != WA__NATIVE_HTTP_END))
         c->closing = 1; /* (a body the client holds back: no next request can be found after it) */
     if (c->closing)
         n += (size_t)snprintf(extra + n, sizeof extra - n, "connection: close\r\n");
@@ -251,11 +267,9 @@ static void wa__native_http_emit(wa_http_incoming *in)
 
 static wa__native_http_body *wa__native_http_body_of(wa_stream *s) { return (wa__native_http_body *)s; }
 
-static int wa__native_http_body_read(wa_stream *s, void *buf, size_t cap, size_t *n)
+/* A request's body read, its request's connection locked. */
+static int wa__native_http_body_take(wa_http_incoming *in, void *buf, size_t cap, size_t *n)
 {
-    wa_http_incoming *in = wa__native_http_body_of(s)->in;
-    if (!in)
-        return WA_ECLOSED;
     wa__native_http_conn *c = in->c;
     if ((*n = wa__native_http_parse_body_take(&c->ps, buf, cap)) > 0) {
         wa__native_http_conn_wake(c); /* room to read ahead */
@@ -276,12 +290,12 @@ static int wa__native_http_body_read(wa_stream *s, void *buf, size_t cap, size_t
     return WA_EAGAIN;
 }
 
-static int wa__native_http_body_write(wa_stream *s, const void *buf, size_t len, size_t *n)
+/* A response's body write, its request's connection locked. */
+static int wa__native_http_body_put(wa_http_incoming *in, const void *buf, size_t len, size_t *n)
 {
-    wa_http_incoming *in = wa__native_http_body_of(s)->in;
-    if (!in || in->c->failed)
-        return WA_ECLOSED;
     wa__native_http_conn *c = in->c;
+    if (c->failed)
+        return WA_ECLOSED;
     if (!in->head_out && in->slen + len > WA__NATIVE_HTTP_AHEAD)
         wa__native_http_emit(in); /* a long body: chunked from here */
     if (!in->head_out) {
@@ -308,6 +322,30 @@ static int wa__native_http_body_write(wa_stream *s, const void *buf, size_t len,
     return 0;
 }
 
+/* The body's request is read without the lock: it goes (NULL) only once
+ * the request's task ended, and then it is the connection's alone. */
+static int wa__native_http_body_read(wa_stream *s, void *buf, size_t cap, size_t *n)
+{
+    wa_http_incoming *in = wa__native_http_body_of(s)->in;
+    if (!in)
+        return WA_ECLOSED;
+    wa__native_http_conn_lock(in->c);
+    int rc = wa__native_http_body_take(in, buf, cap, n);
+    wa__native_http_conn_unlock(in->c);
+    return rc;
+}
+
+static int wa__native_http_body_write(wa_stream *s, const void *buf, size_t len, size_t *n)
+{
+    wa_http_incoming *in = wa__native_http_body_of(s)->in;
+    if (!in)
+        return WA_ECLOSED;
+    wa__native_http_conn_lock(in->c);
+    int rc = wa__native_http_body_put(in, buf, len, n);
+    wa__native_http_conn_unlock(in->c);
+    return rc;
+}
+
 /* Whether an operation of direction dir may go on (or fail) now. */
 static int wa__native_http_body_can(wa__native_http_body *b, int dir)
 {
@@ -331,13 +369,27 @@ _Static_assert(sizeof(wa__native_http_wait) <= WA_STREAM_WAIT_SIZE, "readiness s
 static int wa__native_http_wait_poll(wa_future *f, wa_cx *cx)
 {
     wa__native_http_wait *w = (wa__native_http_wait *)f;
-    if (wa__native_http_body_can(w->b, w->dir))
+    wa_http_incoming *in = w->b->in;
+    if (!in)
         return WA_READY;
-    wa_waker_store(&w->b->waker, cx);
-    return WA_PENDING;
+    wa__native_http_conn_lock(in->c);
+    int can = wa__native_http_body_can(w->b, w->dir);
+    if (!can)
+        wa_waker_store(&w->b->waker, cx); /* (under the lock its wakes are made under) */
+    wa__native_http_conn_unlock(in->c);
+    return can ? WA_READY : WA_PENDING;
 }
 
-static void wa__native_http_wait_drop(wa_future *f) { wa_waker_drop(&((wa__native_http_wait *)f)->b->waker); }
+static void wa__native_http_wait_drop(wa_future *f)
+{
+    wa__native_http_body *b = ((wa__native_http_wait *)f)->b;
+    wa_http_incoming *in = b->in;
+    if (in)
+        wa__native_http_conn_lock(in->c);
+    wa_waker_drop(&b->waker);
+    if (in)
+        wa__native_http_conn_unlock(in->c);
+}
 
 static const wa_future_vt wa__native_http_wait_vt = {wa__native_http_wait_poll, wa__native_http_wait_drop,
                                                       "http_body_wait"};
@@ -408,10 +460,11 @@ const wa_http_header *wa_http_incoming_headers(wa_http_incoming *in, size_t *n)
 int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)
 {
     int rc = 0;
-    if (!in->in && (rc = wa__native_http_body_new(in, &wa__native_http_request_body_vt, &in->rb, &in->in)) < 0)
-        return rc;
-    *body = in->in;
-    return 0;
+    wa__native_http_conn_lock(in->c);
+    if (in->in || (rc = wa__native_http_body_new(in, &wa__native_http_request_body_vt, &in->rb, &in->in)) == 0)
+        *body = in->in;
+    wa__native_http_conn_unlock(in->c);
+    return rc;
 }
 
 /* The handler's headers for the head; a content-length given is the
@@ -450,7 +503,10 @@ static int wa__native_http_head_make(wa_http_incoming *in, int status, const wa_
     return 0;
 }
 
-int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body)
+/* wa_http_incoming_respond's and _finish's work, the connection locked
+ * (by them, or by the connection's task settling the answer). */
+static int wa__native_http_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n,
+                                   wa_stream **body)
 {
     if (in->responded)
         return wa__misuse_in(WA_EMISUSE, "wa_http_incoming_respond", "a second response to one HTTP request");
@@ -476,7 +532,7 @@ int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_hea
     return 0;
 }
 
-int wa_http_incoming_finish(wa_http_incoming *in)
+static int wa__native_http_finish(wa_http_incoming *in)
 {
     if (!in->responded || in->finished)
         return wa__misuse_in(WA_EMISUSE, "wa_http_incoming_finish",
@@ -493,6 +549,22 @@ int wa_http_incoming_finish(wa_http_incoming *in)
     return rc;
 }
 
+int wa_http_incoming_respond(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n, wa_stream **body)
+{
+    wa__native_http_conn_lock(in->c);
+    int rc = wa__native_http_respond(in, status, headers, n, body);
+    wa__native_http_conn_unlock(in->c);
+    return rc;
+}
+
+int wa_http_incoming_finish(wa_http_incoming *in)
+{
+    wa__native_http_conn_lock(in->c);
+    int rc = wa__native_http_finish(in);
+    wa__native_http_conn_unlock(in->c);
+    return rc;
+}
+
 /* The task ended with status rc: the answer is settled (a 500 if none,
  * or the refusal of a body past its limit; finished, or aborted on a
  * failure), the bodies' handles closed. */
@@ -501,7 +573,7 @@ static void wa__native_http_settle(wa_http_incoming *in, int rc)
     wa__native_http_conn *c = in->c;
     if (!in->responded) {
         int status = c->ps.state == WA__NATIVE_HTTP_ERROR ? c->ps.status : 500;
-        if (wa_http_incoming_respond(in, status, NULL, 0, NULL) < 0)
+        if (wa__native_http_respond(in, status, NULL, 0, NULL) < 0)
             c->failed = 1; /* not even that */
     } else if (!in->finished && rc < 0) {
         in->broken = 1; /* aborted: a 500 if nothing went out, else a close that cuts the body */
@@ -509,7 +581,7 @@ static void wa__native_http_settle(wa_http_incoming *in, int rc)
         if (in->head_out)
             c->closing = 1;
     } else if (!in->finished) {
-        wa_http_incoming_finish(in);
+        wa__native_http_finish(in);
     }
     if (in->in)
         wa_stream_close(&in->in);
@@ -549,7 +621,7 @@ static void wa__native_http_dispatch(wa__native_http_conn *c)
     in->c = c;
     in->length = -1;
     c->req = in;
-    if (!c->ps.keep_alive || c->srv->stopping)
+    if (!c->ps.keep_alive || wa__native_http_stopping(c->srv))
         c->closing = 1;
     int rc = c->srv->handler(c->srv->rt, in, &in->task);
     if (rc == 0)
@@ -706,6 +778,9 @@ static uint64_t wa__native_http_deadline(wa__native_http_conn *c, uint64_t now)
     return c->since + (c->heading ? c->srv->limits.head_timeout : c->srv->limits.idle_timeout);
 }
 
+/* Frees c, its lock not held: its request's task is over (or the
+ * runtime is being freed), so only the listener may still reach it, to
+ * wake it, until it leaves the list. */
 static void wa__native_http_conn_free(wa__native_http_conn *c)
 {
     wa__native_http_server *srv = c->srv;
@@ -717,7 +792,7 @@ static void wa__native_http_conn_free(wa__native_http_conn *c)
     wa_stream_close(&c->sock);
     wa__native_http_parse_free(&c->ps);
     free(c->obuf);
-    wa_waker_drop(&c->waker);
+    wa__native_http_take(srv->mt, &srv->lock);
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -726,8 +801,30 @@ static void wa__native_http_conn_free(wa__native_http_conn *c)
         c->next->prev = c->prev;
     if (--srv->nconns == 0)
         wa_waker_wake_by_ref(&srv->waker); /* (a stop waits for it) */
-    wa__native_http_server_unref(srv);
+    int last = wa__native_http_server_release(srv);
+    wa__native_http_give(srv->mt, &srv->lock);
+    wa_waker_drop(&c->waker);
+    if (c->mt)
+        pthread_mutex_destroy(&c->lock);
     free(c);
+    if (last)
+        wa__native_http_server_free(srv);
+}
+
+/* Whether the head of in's answer waits: on many threads, while the
+ * request's task is in a poll on another worker (the local executor runs
+ * the connection only once that poll returned). A body written whole
+ * before the task ends so goes out with a content-length on either
+ * executor; the connection polls again meanwhile (the task's poll ends
+ * with no wake of it), as a yield. The bit is the executor's, read as
+ * its workers write it. */
+static int wa__native_http_head_waits(wa__native_http_conn *c, wa_http_incoming *in, wa_cx *cx)
+{
+    if (!c->mt || in->finished || !in->tasked ||
+        !(__atomic_load_n(&in->task.task->word, __ATOMIC_ACQUIRE) & WA__T_RUNNING))
+        return 0;
+    wa_waker_wake_by_ref(&cx->waker);
+    return 1;
 }
 
 /* One round of the connection's work: 1 if something changed, 0 if it
@@ -736,11 +833,11 @@ static int wa__native_http_step(wa__native_http_conn *c, wa_cx *cx)
 {
     wa_http_incoming *in = c->req;
     int rc, changed = 0;
-    if (c->srv->dropped && in && in->tasked) {
+    if (wa__native_http_dropped(c->srv) && in && in->tasked) {
         wa_join_abort(&in->task); /* the server is gone: so is the request */
         c->failed = 1;
     }
-    if (c->srv->stopping || c->srv->dropped)
+    if (wa__native_http_stopping(c->srv) || wa__native_http_dropped(c->srv))
         c->closing = 1;
     if (in && in->tasked && (rc = wa_poll(&in->task.fut, cx)) != WA_PENDING) {
         in->tasked = 0;
@@ -748,7 +845,7 @@ static int wa__native_http_step(wa__native_http_conn *c, wa_cx *cx)
         wa__native_http_settle(in, rc);
         changed = 1;
     }
-    if (in && in->responded && !in->head_out && !c->failed)
+    if (in && in->responded && !in->head_out && !c->failed && !wa__native_http_head_waits(c, in, cx))
         wa__native_http_emit(in);
     if (!c->failed && (rc = wa__native_http_write(c, cx)) < 0 && rc != WA_PENDING)
         c->failed = 1;
@@ -762,7 +859,7 @@ static int wa__native_http_step(wa__native_http_conn *c, wa_cx *cx)
     if (c->closing && !in && c->olen == 0 && !c->shut) {
         shutdown(wa__fd_stream_fd(c->s), SHUT_WR); /* the peer reads the end; we read on for a while */
         c->shut = 1;
-        c->linger = wa_now(c->srv->rt) + WA__NATIVE_HTTP_LINGER;
+        c->linger = wa_now(cx->rt) + WA__NATIVE_HTTP_LINGER; /* (a worker's clock, on many threads) */
         changed = 1;
     }
     if (wa__native_http_wants(c)) {
@@ -781,15 +878,17 @@ static int wa__native_http_conn_poll(void *arg, wa_cx *cx)
         wa__native_http_conn_free(c);
         return 0;
     }
+    wa__native_http_conn_lock(c);
     for (;;) {
         int r = wa__native_http_step(c, cx);
         if (r < 0) {
+            wa__native_http_conn_unlock(c);
             wa__native_http_conn_free(c);
             return 0;
         }
         if (r > 0)
             continue;
-        uint64_t now = wa_now(c->srv->rt), deadline = wa__native_http_deadline(c, now);
+        uint64_t now = wa_now(cx->rt), deadline = wa__native_http_deadline(c, now);
         if (deadline == WA_NEVER)
             break;
         if (now >= deadline) { /* timed out: the connection goes */
@@ -807,7 +906,23 @@ static int wa__native_http_conn_poll(void *arg, wa_cx *cx)
             break;
     }
     wa_waker_store(&c->waker, cx);
+    wa__native_http_conn_unlock(c);
     return WA_PENDING;
+}
+
+/* A connection's lock is recursive: the handler, called under it, may
+ * answer at once (wa_http_incoming_respond), as it may locally. */
+static int wa__native_http_lock_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+    int rc = pthread_mutexattr_init(&a);
+    if (rc == 0) {
+        rc = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+        if (rc == 0)
+            rc = pthread_mutex_init(m, &a);
+        pthread_mutexattr_destroy(&a);
+    }
+    return rc;
 }
 
 int wa__native_http_conn_start(wa__native_http_server *srv, wa_stream *sock)
@@ -818,16 +933,24 @@ int wa__native_http_conn_start(wa__native_http_server *srv, wa_stream *sock)
         return WA_ENOMEM;
     }
     memset(c, 0, offsetof(wa__native_http_conn, rbuf));
+    if (srv->mt && wa__native_http_lock_init(&c->lock) != 0) {
+        free(c);
+        wa_stream_close(&sock);
+        return WA_ENOMEM;
+    }
     c->srv = srv;
+    c->mt = srv->mt;
     c->sock = sock;
     c->s = wa_stream_head(sock);
     wa__native_http_parse_init(&c->ps, &srv->limits);
+    wa__native_http_take(srv->mt, &srv->lock);
     c->next = srv->conns;
     if (c->next)
         c->next->prev = c;
     srv->conns = c;
     srv->nconns++;
     srv->refs++;
+    wa__native_http_give(srv->mt, &srv->lock);
     int rc = wa_spawn_fn(srv->rt, wa__native_http_conn_poll, c, NULL);
     if (rc < 0)
         wa__native_http_conn_free(c);
@@ -836,6 +959,11 @@ int wa__native_http_conn_start(wa__native_http_server *srv, wa_stream *sock)
 
 void wa__native_http_conn_wake_all(wa__native_http_server *srv)
 {
-    for (wa__native_http_conn *c = srv->conns; c; c = c->next)
+    wa__native_http_take(srv->mt, &srv->lock);
+    for (wa__native_http_conn *c = srv->conns; c; c = c->next) {
+        wa__native_http_conn_lock(c); /* (its waker is stored under it) */
         wa__native_http_conn_wake(c);
+        wa__native_http_conn_unlock(c);
+    }
+    wa__native_http_give(srv->mt, &srv->lock);
 }

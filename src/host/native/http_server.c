@@ -2,7 +2,9 @@
 /* The native HTTP server's listener (http.h: wa_http_listen_init): listens,
  * accepts, and starts a task per connection (http_conn.c); on its task's
  * cancellation stops accepting and waits for the connections to finish
- * their requests and close. And WA_HTTP_SERVE's main. */
+ * their requests and close. One accept loop on either executor: on many
+ * threads the connections' tasks go to the workers' queues like any
+ * spawn. And WA_HTTP_SERVE's main. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +57,7 @@ static int wa__native_http_addr(wa_http_listen *l, const char *addr)
  * listener that failed). */
 static void wa__native_http_stop(wa__native_http_server *srv)
 {
-    srv->stopping = 1;
+    __atomic_store_n(&srv->stopping, 1, __ATOMIC_RELAXED); /* (each connection's lock orders it with their wakes) */
     wa_drop_held(&srv->op.fut, &srv->accepting);
     wa_drop_held(&srv->pause.fut, &srv->pausing);
     if (srv->listener)
@@ -69,16 +71,21 @@ static int wa__native_http_open(wa_http_listen *l, wa_cx *cx)
     wa__native_http_server *srv = calloc(1, sizeof *srv);
     if (!srv)
         return WA_ENOMEM;
-    *srv = (wa__native_http_server){.rt = l->rt, .handler = l->handler, .limits = l->limits, .refs = 1};
+    *srv = (wa__native_http_server){.rt = l->rt, .handler = l->handler, .limits = l->limits, .refs = 1,
+                                    .mt = l->rt->mt || cx->rt->mt};
+    if (srv->mt && pthread_mutex_init(&srv->lock, NULL) != 0) {
+        free(srv);
+        return WA_ENOMEM;
+    }
     int rc = wa_poll(wa_tcp_listen_init(&srv->op, l->rt, l->ip, l->want), cx); /* (at once, natively) */
     wa_drop(&srv->op.fut);
     if (rc != 0) {
-        free(srv);
+        wa__native_http_server_free(srv);
         return rc == WA_PENDING ? WA_EIO : rc;
     }
     srv->listener = srv->op.listener;
-    srv->port = wa_tcp_port(srv->listener);
-    l->srv = srv;
+    l->want = wa_tcp_port(srv->listener);
+    __atomic_store_n(&l->srv, srv, __ATOMIC_RELEASE); /* (wa_http_listen_port, from any thread) */
     return 0;
 }
 
@@ -113,12 +120,6 @@ static int wa__native_http_listen_poll(wa_future *f, wa_cx *cx)
     if (l->step < 0)
         return WA_EINVAL;
     if (l->step == 0) {
-#if WA__MT
-        if (cx->rt->mt)
-            return wa__misuse_in(WA_EMISUSE, "wa_http_listen_init",
-                                 "its server polled on a many-threads runtime: its connections share state with "
-                                 "no lock; serve on a runtime of wa_rt_new");
-#endif
         if ((rc = wa__native_http_open(l, cx)) < 0)
             return rc;
         l->step = 1;
@@ -132,10 +133,14 @@ static int wa__native_http_listen_poll(wa_future *f, wa_cx *cx)
         l->step = rc; /* the listener failed: what the future ends with */
         wa__native_http_stop(srv);
     }
-    if (srv->nconns) {
+    wa__native_http_take(srv->mt, &srv->lock);
+    size_t live = srv->nconns;
+    if (live)
+        wa_waker_store(&srv->waker, cx); /* (under the lock the last one's end wakes it under) */
+    wa__native_http_give(srv->mt, &srv->lock);
+    if (live) {
         if (l->step == 1)
             wa_cancel_claim(cx); /* (the connections finish first) */
-        wa_waker_store(&srv->waker, cx);
         return WA_PENDING;
     }
     return l->step == 1 ? WA_ECANCELED : l->step;
@@ -147,13 +152,17 @@ static void wa__native_http_listen_drop(wa_future *f)
     wa__native_http_server *srv = l->srv;
     if (!srv)
         return;
-    l->srv = NULL;
+    __atomic_store_n(&l->srv, NULL, __ATOMIC_RELAXED);
     if (!srv->stopping)
         wa__native_http_stop(srv);
-    srv->dropped = 1; /* the connections close at once */
+    __atomic_store_n(&srv->dropped, 1, __ATOMIC_RELAXED); /* the connections close at once */
     wa__native_http_conn_wake_all(srv);
+    wa__native_http_take(srv->mt, &srv->lock);
     wa_waker_drop(&srv->waker);
-    wa__native_http_server_unref(srv);
+    int last = wa__native_http_server_release(srv);
+    wa__native_http_give(srv->mt, &srv->lock);
+    if (last)
+        wa__native_http_server_free(srv);
 }
 
 static const wa_future_vt wa__native_http_listen_vt = {wa__native_http_listen_poll, wa__native_http_listen_drop,
@@ -172,7 +181,8 @@ uint16_t wa_http_listen_port(const wa_http_listen *l)
 {
     if (!l)
         return (uint16_t)wa__misuse_in(0, "wa_http_listen_port", "a NULL listener");
-    return l->srv ? l->srv->port : 0;
+    /* (not srv's port: another thread's drop may free srv meanwhile) */
+    return __atomic_load_n(&l->srv, __ATOMIC_ACQUIRE) ? l->want : 0;
 }
 
 /* WA_HTTP_SERVE's: the listen future polled here, where main can see it
@@ -201,11 +211,28 @@ static void wa__native_http_main_drop(wa_future *f) { wa_drop(&((wa__native_http
 static const wa_future_vt wa__native_http_main_vt = {wa__native_http_main_poll, wa__native_http_main_drop,
                                                       "http_serve"};
 
+/* The runtime WASYNC_WORKERS asks for: unset, empty or 0 a local one,
+ * N a many-threads one of N workers. 0, or why not (WA_EINVAL: not a
+ * number, said on stderr). */
+static int wa__native_http_main_rt(wa_rt **rt)
+{
+    const char *want = getenv("WASYNC_WORKERS");
+    if (!want || !*want)
+        return wa_rt_new(rt);
+    char *end;
+    unsigned long n = strtoul(want, &end, 10);
+    if (*end || *want < '0' || *want > '9' || n > 4095) {
+        fprintf(stderr, "wasync: WASYNC_WORKERS=%s: not a number of workers (0, local; 1 to 4095)\n", want);
+        return WA_EINVAL;
+    }
+    return n ? wa_rt_new_mt(rt, (unsigned)n) : wa_rt_new(rt);
+}
+
 int wa__http_serve_main(wa_http_handler handler)
 {
     const char *addr = getenv("WASYNC_LISTEN");
     wa_rt *rt;
-    int rc = wa_rt_new(&rt);
+    int rc = wa__native_http_main_rt(&rt);
     if (rc == 0) {
         wa__native_http_main m = {.fut = {&wa__native_http_main_vt}};
         wa_http_listen_init(&m.l, rt, addr ? addr : "127.0.0.1:8080", handler);
