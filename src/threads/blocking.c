@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../host/native/sigmask.h"
+#include "../host/posix/sigmask.h"
 #include "remote.h"
 #include "../core/task.h"
 

@@ -22,7 +22,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "../host/native/sigmask.h"
+#include "../host/posix/sigmask.h"
 #include "mt.h"
 #include "../core/dump.h"
 #include "../core/sched.h"

@@ -23,7 +23,7 @@
 #include "../../core/list.h"
 #include "../../core/rt.h"
 #include "../posix/errno_map.h"
-#include "sigmask.h"
+#include "../posix/sigmask.h"
 
 struct wa_signals {
     wa_rt *rt;

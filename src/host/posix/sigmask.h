@@ -6,8 +6,8 @@
  * in the kernel for a watch's signalfd: so no thread of the runtime (a
  * many-threads runtime's workers, made before any watch; the blocking
  * pool's) may take one, watched or not. */
-#ifndef WASYNC_HOST_NATIVE_SIGMASK_H
-#define WASYNC_HOST_NATIVE_SIGMASK_H
+#ifndef WASYNC_HOST_POSIX_SIGMASK_H
+#define WASYNC_HOST_POSIX_SIGMASK_H
 
 #include <pthread.h>
 #include <signal.h>
