@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,58 @@ typedef struct exchange {
     size_t len;
     char buf[16384];
 } exchange;
+
+/* Every answer has a date header: "date: Sun, 06 Nov 1994 08:49:37 GMT". */
+#define DATE_FORM "date: Aaa, 00 Aaa 0000 00:00:00 GMT\r\n"
+#define DATE_LEN (sizeof DATE_FORM - 1)
+
+/* Whether d begins with a date header line of DATE_FORM's form (A: a
+ * name, a capital and two small letters; 0: a digit). */
+static bool date_ok(const char *d)
+{
+    for (size_t i = 0; i < DATE_LEN; i++) {
+        char f = DATE_FORM[i], c = d[i];
+        if (f == 'A') {
+            if (!(c >= 'A' && c <= 'Z') || !(d[i + 1] >= 'a' && d[i + 1] <= 'z') || !(d[i + 2] >= 'a' && d[i + 2] <= 'z'))
+                return false;
+            i += 2;
+        } else if (f == '0' ? !(c >= '0' && c <= '9') : c != f) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Takes the date header out of each answer in x's buffer, having checked
+ * its form, and checks that every final answer (not a 100 Continue) had
+ * one when the buffer holds all that came. */
+static void undate(exchange *x)
+{
+    int dates = 0, answers = 0;
+    for (const char *a = x->buf; (a = strstr(a, "HTTP/1.1 ")) != NULL; a++)
+        answers += a[9] != '1';
+    for (char *d; (d = strstr(x->buf, "\r\ndate: ")) != NULL; dates++) {
+        d += 2;
+        if (!date_ok(d)) {
+            CHECK(!"a date header of the form date: Sun, 06 Nov 1994 08:49:37 GMT");
+            return;
+        }
+        memmove(d, d + DATE_LEN, strlen(d + DATE_LEN) + 1);
+        x->len -= DATE_LEN;
+    }
+    if (x->total == x->len + dates * DATE_LEN)
+        CHECK_EQ(dates, answers);
+}
+
+/* Whether got[0..len) is want[0..want_len) with a date header after its
+ * status line. */
+static bool same_dated(const char *got, size_t len, const char *want, size_t want_len)
+{
+    const char *eol = strstr(want, "\r\n");
+    size_t k = eol ? (size_t)(eol - want) + 2 : 0;
+    return eol && len == want_len + DATE_LEN && !memcmp(got, want, k) && date_ok(got + k) &&
+           !memcmp(got + k + DATE_LEN, want + k, want_len - k);
+}
 
 /* A client socket to 127.0.0.1:port that receives through a 4 KiB
  * window, as a stream in *s (its fd in *sock): 0 or an error. */
@@ -258,6 +311,7 @@ static int serve_on(unsigned n, exchange *x, void (*tweak)(wa_http_limits *), in
         goto out;
     rc = wa_block_on(rt, wa_timeout_init(&to, &x->wa.fut, 5000 * MS));
     if (rc == 0) {
+        undate(x);
         wa_join_cancel(&server);
         *status = wa_block_on(rt, &server.fut); /* (takes the handle, whatever it says) */
         wa_rt_free(rt);
@@ -330,8 +384,8 @@ static void test_half_close(void)
     x = (exchange){.half = 1, .req = "GET /sixty HTTP/1.1\r\n" HOST CLOSE "\r\n"};
     REQUIRE(serve(&x, NULL, 0, &status) == 0);
     CHECK_EQ(x.rc, 0);
-    CHECK_EQ(x.total, 60000 + strlen("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 60000\r\n"
-                                     "connection: close\r\n\r\n"));
+    CHECK_EQ(x.total, 60000 + DATE_LEN + strlen("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 60000\r\n"
+                                                "connection: close\r\n\r\n"));
 }
 
 static void test_keep_alive(void)
@@ -593,13 +647,13 @@ WA_ASYNC(client, t, cx, client_end)
         WA_AWAIT(wa_write_init(&t->w, t->s, t->req, t->req_len));
         if ((t->rc = WA_STATUS) < 0)
             WA_RETURN(0);
-        for (t->len = 0; t->len < t->want_len;) {
+        for (t->len = 0; t->len < t->want_len + DATE_LEN;) {
             WA_AWAIT(wa_read_init(&t->r, t->s, t->buf + t->len, sizeof t->buf - t->len));
             if ((t->rc = WA_STATUS) < 0)
                 WA_RETURN(0);
             t->len += t->r.n;
         }
-        if (t->len != t->want_len || memcmp(t->buf, t->want, t->len)) {
+        if (!same_dated(t->buf, t->len, t->want, t->want_len)) {
             t->rc = 1;
             WA_RETURN(0);
         }

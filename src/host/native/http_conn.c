@@ -28,6 +28,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "../../core/grow.h"
 #include "../../core/rt.h"
@@ -95,6 +96,8 @@ struct wa__native_http_conn {
     size_t olen, osent, ocap;
     wa_stream_wait rwait, wwait;
     wa_sleep sleep;
+    time_t dated;  /* the second date is of */
+    char date[40]; /* the date header's line (wa__native_http_date) */
     char rbuf[16384];
 };
 
@@ -144,12 +147,28 @@ static const char *wa__native_http_reason(int status)
     }
 }
 
+/* c's date header line, "date: Sun, 06 Nov 1994 08:49:37 GMT\r\n" (an
+ * origin server with a clock sends one: RFC 9110, 6.6.1), made again once
+ * a second. By hand: strftime's names are the locale's. */
+static const char *wa__native_http_date(wa__native_http_conn *c)
+{
+    static const char days[] = "SunMonTueWedThuFriSat", months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (now != c->dated && gmtime_r(&now, &tm)) {
+        snprintf(c->date, sizeof c->date, "date: %.3s, %02d %.3s %04d %02d:%02d:%02d GMT\r\n", days + 3 * tm.tm_wday,
+                 tm.tm_mday, months + 3 * tm.tm_mon, tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        c->dated = now;
+    }
+    return c->date;
+}
+
 /* An answer of the server's own, with no body, after which it closes. */
 static void wa__native_http_refusal(wa__native_http_conn *c, int status)
 {
-    char line[128];
-    int n = snprintf(line, sizeof line, "HTTP/1.1 %d %s\r\ncontent-length: 0\r\nconnection: close\r\n\r\n", status,
-                     wa__native_http_reason(status));
+    char line[160];
+    int n = snprintf(line, sizeof line, "HTTP/1.1 %d %s\r\n%scontent-length: 0\r\nconnection: close\r\n\r\n", status,
+                     wa__native_http_reason(status), wa__native_http_date(c));
     wa__native_http_out(c, line, (size_t)n);
     c->closing = 1;
 }
@@ -471,13 +490,17 @@ int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)
  * framing, the framing's own headers are the server's. */
 static int wa__native_http_head_make(wa_http_incoming *in, int status, const wa_http_header *headers, size_t n)
 {
-    size_t len = 64;
-    for (size_t i = 0; i < n; i++)
+    size_t len = 64 + sizeof in->c->date;
+    int dated = 0; /* the handler gave its own */
+    for (size_t i = 0; i < n; i++) {
         len += strlen(headers[i].name) + strlen(headers[i].value) + 4;
+        dated |= !strcasecmp(headers[i].name, "date");
+    }
     char *head = malloc(len), *p = head;
     if (!head)
         return WA_ENOMEM;
-    p += sprintf(p, "HTTP/1.1 %03d %s\r\n", status, wa__native_http_reason(status));
+    p += sprintf(p, "HTTP/1.1 %03d %s\r\n%s", status, wa__native_http_reason(status),
+                 dated ? "" : wa__native_http_date(in->c));
     for (size_t i = 0; i < n; i++) {
         const char *name = headers[i].name, *value = headers[i].value;
         if (!strcasecmp(name, "transfer-encoding"))
