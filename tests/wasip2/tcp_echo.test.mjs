@@ -10,11 +10,10 @@
 // meets the limit first, and closes the connections it cannot take.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { wasmtime, wasmtimeRun } from './runner.mjs';
+import { startServer } from './echo_server.mjs';
 
-const native = process.env.WASYNC_NATIVE, p3 = process.env.WASYNC_P3;
+const native = process.env.WASYNC_NATIVE;
 const CLIENTS = 3, BYTES = 256 * 1024;
 
 function echoOnce(host, port, seed, bytes = BYTES) {
@@ -31,37 +30,6 @@ function echoOnce(host, port, seed, bytes = BYTES) {
     });
     s.on('error', reject);
     s.on('close', () => resolve({ sent: data, back: Buffer.concat(chunks) }));
-  });
-}
-
-// Starts the server with args; fds: natively, its limit of open files.
-// Resolves to its port, the promise of its exit status, and its stderr.
-function startServer(args, fds) {
-  let server;
-  if (wasmtime)
-    server = spawn(...wasmtimeRun(args), { stdio: ['ignore', 'pipe', 'pipe'] });
-  else if (p3)
-    server = spawn(process.execPath, [process.env.WASYNC_RUN_P3, p3, process.env.WASYNC_OUT, '--', ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
-  else if (!native)
-    server = spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
-  else if (fds)
-    server = spawn('/bin/sh', ['-c', `ulimit -n ${fds} && exec "$0" "$@"`, native, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
-  else
-    server = spawn(native, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const s = { err: '' };
-  server.stderr.on('data', (d) => (s.err += d));
-  s.exited = new Promise((resolve) => server.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/listening (\d+)/);
-      if (m) resolve({ ...s, port: Number(m[1]), get err() { return s.err; } });
-    });
-    server.on('exit', () => reject(new Error(`server exited early: ${out} ${s.err}`)));
   });
 }
 

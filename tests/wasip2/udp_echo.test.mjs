@@ -7,41 +7,11 @@
 // datagrams. Over IPv4 and over IPv6.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { once } from 'node:events';
-import { wasmtime, wasmtimeRun } from './runner.mjs';
+import { startServer } from './echo_server.mjs';
 
-const native = process.env.WASYNC_NATIVE, p3 = process.env.WASYNC_P3;
 const SIZES = [1, 100, 1400, 8192, 0, 3];
-
-// Starts the server with args; resolves to its port, the promise of its
-// exit status, and its stderr.
-function startServer(args) {
-  let server;
-  if (wasmtime)
-    server = spawn(...wasmtimeRun(args), { stdio: ['ignore', 'pipe', 'pipe'] });
-  else if (p3)
-    server = spawn(process.execPath, [process.env.WASYNC_RUN_P3, p3, process.env.WASYNC_OUT, '--', ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
-  else if (!native)
-    server = spawn(process.execPath, [process.env.JCO, 'run', process.env.WASYNC_COMPONENT, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
-  else
-    server = spawn(native, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const s = { err: '' };
-  server.stderr.on('data', (d) => (s.err += d));
-  s.exited = new Promise((resolve) => server.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/listening (\d+)/);
-      if (m) resolve({ ...s, port: Number(m[1]), get err() { return s.err; } });
-    });
-    server.on('exit', () => reject(new Error(`server exited early: ${out} ${s.err}`)));
-  });
-}
 
 async function echoes(host) {
   const args = ['0', String(SIZES.length)];
