@@ -12,7 +12,8 @@
 #
 # By default each binary is sampled: every allocation when it makes at most
 # $FAULTS_SAMPLE (300), else the first 50 and the rest spread evenly over
-# the others. --full tries them all. --repeat fails every allocation from
+# the others; fewer (60 at least) for a binary so slow that they would take
+# more than $FAULTS_SECONDS (60) of the jobs' time. --full tries them all. --repeat fails every allocation from
 # N on, not only N (SQLite's persistent faults). NAMEs (test_sync, demo...)
 # choose the binaries; NAME:N runs that one case and shows its output, to
 # reproduce. Prints a table per binary; exits 1 if any run was not OK. The
@@ -35,6 +36,7 @@ done
 build=$(cd "$1" && pwd)
 shift
 sample=${FAULTS_SAMPLE:-300}
+budget=${FAULTS_SECONDS:-60}
 logs=$build/faults
 mkdir -p "$logs"
 
@@ -115,7 +117,7 @@ one() {
 }
 export -f run_case classify one
 
-# How many allocations $1 makes, and how long it takes (whole seconds, up).
+# How many allocations $1 makes, and how long it takes (milliseconds).
 measure() {
   local log=$logs/$1.count.log t0 t1 rc
   t0=$(date +%s%N)
@@ -128,17 +130,19 @@ measure() {
     return 1
   fi
   rm -f "$log"
-  echo "$count $(((t1 - t0) / 1000000000 + 1))"
+  echo "$count $(((t1 - t0) / 1000000 + 1))"
 }
 
-# The allocations to fail out of $1.
+# The allocations to fail out of $1, of a binary that runs for $2 ms.
 choose() {
-  local count=$1
-  if [ "$full" = 1 ] || [ "$count" -le "$sample" ]; then
+  local count=$1 n=$((budget * 1000 * jobs / $2))
+  ((n < 60)) && n=60
+  ((n > sample)) && n=$sample
+  if [ "$full" = 1 ] || [ "$count" -le "$n" ]; then
     seq 1 "$count"
   else
     seq 1 50
-    awk -v c="$count" -v k=$((sample - 50)) 'BEGIN { for (i = 1; i <= k; i++) print 50 + int(i * (c - 50) / k) }'
+    awk -v c="$count" -v k=$((n - 50)) 'BEGIN { for (i = 1; i <= k; i++) print 50 + int(i * (c - 50) / k) }'
   fi
 }
 
@@ -165,9 +169,9 @@ main() {
   printf '%-14s %6s %6s %6s %6s %6s %6s %7s\n' binary allocs runs ok crash hang leak seconds
   for name in "${names[@]}"; do
     m=$(measure "$name") || { status=1; continue; }
-    read -r count secs <<<"$m"
+    read -r count ms <<<"$m"
     t0=$(date +%s)
-    choose "$count" | sed "s/^/$name /; s/\$/ $((secs * 10 + 10))/" |
+    choose "$count" "$ms" | sed "s/^/$name /; s/\$/ $((ms / 100 + 10))/" |
       xargs -P "$jobs" -n 3 bash -c 'one "$@"' _ >"$logs/$name.results"
     t1=$(date +%s)
     cat "$logs/$name.results" >>"$results"
