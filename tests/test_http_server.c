@@ -31,6 +31,11 @@
 #include "wasync/http.h"
 #include "wasync/net.h"
 
+/* The longest an exchange may take: under allocation-failure injection,
+ * where one that a failure stopped waits it out (tests/faults/run.sh runs
+ * the binary once per sampled allocation), a fifth. */
+#define EXCHANGE_MAX (5000 * MS / CHECK_SCALE(5, 1))
+
 #define MS (1000 * 1000ull)
 
 /* ---- the server's handler: a route per path ---- */
@@ -309,7 +314,7 @@ static int serve_on(unsigned n, exchange *x, void (*tweak)(wa_http_limits *), in
     canceller_init(&c);
     if (cancel_early && (rc = wa_spawn_of(rt, &c, NULL)) < 0)
         goto out;
-    rc = wa_block_on(rt, wa_timeout_init(&to, &x->wa.fut, 5000 * MS));
+    rc = wa_block_on(rt, wa_timeout_init(&to, &x->wa.fut, EXCHANGE_MAX));
     if (rc == 0) {
         undate(x);
         wa_join_cancel(&server);
@@ -733,7 +738,7 @@ static int serve_clients(unsigned w, client *cl, int n, stopper *stop, int *rcs,
         __atomic_store_n(&held_go, 1, __ATOMIC_RELAXED); /* (no stopper: nothing is held) */
     for (int i = 0; i < spawned; i++) {
         wa_timeout to;
-        rcs[i] = wa_block_on(rt, wa_timeout_init(&to, &joins[i].fut, 10000 * MS));
+        rcs[i] = wa_block_on(rt, wa_timeout_init(&to, &joins[i].fut, 2 * EXCHANGE_MAX));
     }
     wa_join_cancel(&server);
     *status = wa_block_on(rt, &server.fut);
