@@ -158,6 +158,7 @@ static inline __attribute__((always_inline)) void wa__task_run(wa_rt *rt, wa_tas
         if (w & WA__T_DONE)
             goto out;
         if (!(w & WA__T_STARTED)) { /* never started: nothing to clean up */
+            cx->task = NULL; /* (its drop is no poll: no task's locals, not the last polled one's) */
             wa__task_finish(rt, t, WA_ECANCELED, 2); /* alive, queue */
             return;
         }

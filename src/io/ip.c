@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "ip.h"
-#include "wasync/udp.h"
 
 /* "a.b.c.d" to the end of s into out[4]: 0 or WA_EINVAL. */
 static int wa__ip4_parse(const char *s, uint8_t out[4])

@@ -381,10 +381,7 @@ static const char *wa__bc_call(const wa_future *f);
  * returns rc. */
 static int wa__bc_finish(wa_broadcast *b, bool sh, wa_broadcast_recv *r, int rc)
 {
-    if (r->w.state == WA__W_QUEUED)
-        wa__list_remove(&b->q, &r->w.node);
-    r->w.state = WA__W_DONE;
-    wa_waker_drop(&r->w.waker);
+    wa__waiter_cancel(&b->q, &r->w);
     wa__bc_unref_unlock(b, sh);
     return rc;
 }

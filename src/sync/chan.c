@@ -139,10 +139,9 @@ wa_tx wa_tx_clone(const wa_tx *tx)
  * returns with it unlocked (and perhaps freed). */
 static void wa__chan_leave(wa_chan *ch, bool sh, wa__waitq *q)
 {
-    wa_waker wake = {NULL, NULL};
     if (q) /* they will see the close (no one queues after it) */
         wa__waitq_grant_all(q, &ch->lock, sh);
-    wa__chan_unref_unlock(ch, sh, &wake, 0);
+    wa__chan_unref_unlock(ch, sh, &(wa_waker){NULL, NULL}, 0);
 }
 
 int wa_tx_drop(wa_tx *tx)

@@ -141,11 +141,14 @@ int wa_signals_close(wa_signals **sp)
 {
     if (!sp)
         return wa__misuse_in(WA_EMISUSE, "wa_signals_close", "NULL");
+    pthread_mutex_lock(&wa__signals_lock); /* (a wait's first poll on another thread takes its reference under it) */
     wa_signals *s = wa__handle_at(*sp, WA__HANDLE_SIGNALS, "wa_signals_close");
+    if (s)
+        wa__handle_release(s->h); /* every copy of the handle goes stale */
+    pthread_mutex_unlock(&wa__signals_lock);
     *sp = NULL;
     if (!s)
         return WA_EMISUSE;
-    wa__handle_release(s->h); /* every copy of the handle goes stale */
     wa__signals_release(s);
     wa__signals_unref(s);
     return 0;
@@ -193,11 +196,16 @@ static int wa__signals_wait_poll(wa_future *f, wa_cx *cx)
     if (w->state == WA__SIGNALS_DONE)
         return wa__misuse_in(WA_EMISUSE, "wa_signals_wait", "polled after its end");
     if (w->state == WA__SIGNALS_NEW) {
+        /* (the look-up and the reference under the lock a close on
+         * another thread releases the handle under: never a freed watch) */
+        pthread_mutex_lock(&wa__signals_lock);
         wa_signals *s = wa__handle_at(w->s, WA__HANDLE_SIGNALS, "wa_signals_wait");
+        if (s)
+            __atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&wa__signals_lock);
         w->state = WA__SIGNALS_DONE;
         if (!s)
             return WA_EMISUSE;
-        __atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
         w->s = s; /* (its object from now on: a close leaves it to the wait) */
         w->state = WA__SIGNALS_HOLDING;
         pthread_mutex_lock(&s->lock);

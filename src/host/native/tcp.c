@@ -163,8 +163,12 @@ static int wa__tcp_listen(wa_tcp_op *op, wa_tcp *l, wa_cx *cx)
         failed = "listen";
     else if (!failed && getsockname(fd, &a.sa, &len) < 0)
         failed = "getsockname";
-    if (failed)
-        return wa__tcp_fail(op, wa__errno_reason(op->reason, failed, errno));
+    if (failed) {
+        rc = wa__errno_reason(op->reason, failed, errno);
+        if (op->path && strcmp(failed, "bind")) /* (bound: its file is there) */
+            unlink(a.un.sun_path);
+        return wa__tcp_fail(op, rc);
+    }
     l->fd = fd; /* the socket is the listener's now */
     l->key = WA__TCP_H(op)->key;
     if (op->path)
@@ -247,7 +251,7 @@ static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
         } else {
             err = errno;
             rc = wa__errno_reason(op->reason, "connect", err);
-            return wa__tcp_fail(op, err == EAGAIN ? WA_ECONNREFUSED : rc);
+            return wa__tcp_fail(op, op->path && err == EAGAIN ? WA_ECONNREFUSED : rc);
         }
     } else {
         rc = wa__tcp_waited(op, cx);

@@ -176,9 +176,11 @@ static int wa__udp_recv(wa_udp_op *op, wa_cx *cx)
     int rc;
     while ((rc = wa__udp_waited(op, cx)) == 0) {
         if ((rc = WA__SAID(op, "receive", wa__wasip2_udp_receive(op->udp->in, op->buf, op->len, &op->n, &from))) != 0) {
-            op->ip = from.ip;
+            if (rc < 0)
+                return rc;
+            op->ip = from.ip; /* (written by a datagram alone) */
             op->port = from.port;
-            return rc < 0 ? rc : 0;
+            return 0;
         }
         if (!(h->polled = !h->polled)) {
             wa_sleep_init(&h->u.nap, WA_MS(1) << h->naps);
