@@ -120,14 +120,17 @@ static void signals_one(unsigned workers)
 static void test_signals_one(void) { signals_one(0); }
 static void test_signals_one_mt(void) { signals_one(2); }
 
-/* Aborts the tasks of js[0..n) (a handle from a failed spawn, zeroed
- * beforehand, holds none), so that none of them polls a watch closed next. */
-static void abort_joins(wa_join *js, int n)
+/* Aborts the tasks of js[0..n) on rt (a handle from a failed spawn,
+ * zeroed beforehand, holds none) and runs rt until they ended, so that
+ * none of them polls a watch closed next (on many threads an abort is
+ * seen by the task's next poll, which may be its first). */
+static void abort_joins(wa_rt *rt, wa_join *js, int n)
 {
     for (int i = 0; i < n; i++)
         if (js[i].task)
             wa_join_abort(&js[i]);
     check_joins_drop(js, n);
+    wa_rt_run(rt);
 }
 
 /* Three tasks wait on one watch: one SIGHUP ends all three with it. */
@@ -143,7 +146,7 @@ static void signals_waiters(unsigned workers)
         waiter t = waiter_of(sigs);
         spawned &= check_spawn_of(rt, &t, &j[i]) == 0;
     }
-    REQUIRE_OR(spawned && send_later(rt, SIGHUP) == 0, (abort_joins(j, 3), wa_signals_close(&sigs), wa_rt_free(rt)));
+    REQUIRE_OR(spawned && send_later(rt, SIGHUP) == 0, (abort_joins(rt, j, 3), wa_signals_close(&sigs), wa_rt_free(rt)));
     CHECK_EQ(wa_rt_run(rt), 0);
     for (int i = 0; i < 3; i++) {
         CHECK_EQ(wa_join_status(&j[i]), 0);
