@@ -95,3 +95,103 @@ function(wasync_component target world adapter)
     BYPRODUCTS ${dir}/${name}.component.wasm
     VERBATIM)
 endfunction()
+
+# Users' own worlds (docs/bindings.md). wit-bindgen's C generator and wac,
+# the composer, are built from crates.io by scripts/deps.sh test (pinned
+# there) into build/tools/bin; a project elsewhere names its own.
+set(WASYNC_BINDINGS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/../scripts/bindings.mjs CACHE INTERNAL "")
+find_program(WASYNC_WIT_BINDGEN wit-bindgen HINTS ${CMAKE_SOURCE_DIR}/build/tools/bin
+  DOC "wit-bindgen's CLI with its C generator (wasync_bindings)")
+find_program(WASYNC_WAC wac HINTS ${CMAKE_SOURCE_DIR}/build/tools/bin DOC "wac, the component composer (wasync_compose)")
+
+# wasync_bindings(TARGET WORLD DIR...): typed C bindings of the world WORLD
+# of the WIT package in the first DIR (the others: packages it uses, as
+# deps/) for TARGET, made at build time in TARGET's folder as
+# NAME.bindings/: wit-bindgen's (WORLD.h, .c and the world's type as an
+# object, which joins the world to the component wasync_component makes)
+# and wasync's layer over them (WORLD_wasync.h and .c: async imports as
+# futures, async exports as tasks). The folder is on TARGET's include path.
+function(wasync_bindings target world)
+  if(NOT WASYNC_WIT_BINDGEN)
+    message(FATAL_ERROR "wasync_bindings(${target}): wit-bindgen not found: set WASYNC_WIT_BINDGEN "
+      "(scripts/deps.sh test builds it into build/tools/bin)")
+  endif()
+  get_target_property(name ${target} OUTPUT_NAME)
+  if(NOT name)
+    set(name ${target})
+  endif()
+  get_target_property(bin ${target} BINARY_DIR)
+  set(out ${bin}/${name}.bindings)
+  string(REPLACE "-" "_" c ${world})
+  set(generated ${out}/${c}.c ${out}/${c}.h ${out}/${c}_component_type.o ${out}/${c}_wasync.c ${out}/${c}_wasync.h)
+  set(wit "")
+  foreach(d ${ARGN})
+    get_filename_component(d ${d} ABSOLUTE)
+    list(APPEND wit ${d})
+  endforeach()
+  list(POP_FRONT wit main)
+  file(GLOB deps CONFIGURE_DEPENDS ${main}/*.wit)
+  foreach(d ${wit})
+    file(GLOB more CONFIGURE_DEPENDS ${d}/*.wit)
+    list(APPEND deps ${more})
+  endforeach()
+  # wit-bindgen reads the other packages from the main one's deps/: with
+  # more DIRs, a copy of the main package gets them there.
+  set(pkg ${main})
+  set(copy "")
+  if(wit)
+    set(pkg ${out}/wit)
+    set(copy COMMAND ${CMAKE_COMMAND} -E copy_directory ${main} ${pkg})
+    foreach(d ${wit})
+      get_filename_component(dep ${d} NAME)
+      list(APPEND copy COMMAND ${CMAKE_COMMAND} -E copy_directory ${d} ${pkg}/deps/${dep})
+    endforeach()
+  endif()
+  add_custom_command(OUTPUT ${generated}
+    COMMAND ${CMAKE_COMMAND} -E rm -rf ${out}
+    ${copy}
+    COMMAND ${WASYNC_WIT_BINDGEN} c --world ${world} --out-dir ${out} ${pkg}
+    COMMAND ${NODE} ${WASYNC_BINDINGS_SCRIPT} ${out}/${c}.h
+    DEPENDS ${deps} ${WASYNC_BINDINGS_SCRIPT}
+    COMMENT "Bindings of world ${world} for ${target}"
+    VERBATIM)
+  target_sources(${target} PRIVATE ${out}/${c}.c ${out}/${c}_wasync.c)
+  target_link_libraries(${target} PRIVATE ${out}/${c}_component_type.o)
+  # wit-bindgen's C declares `f()` for f(void): quiet on its files, and its
+  # header is a system one to the user's.
+  set_source_files_properties(${out}/${c}.c ${out}/${c}_wasync.c TARGET_DIRECTORY ${target} PROPERTIES
+    COMPILE_OPTIONS "-Wno-strict-prototypes;-Wno-missing-prototypes;-Wno-unused-parameter")
+  target_include_directories(${target} SYSTEM PRIVATE ${out})
+endfunction()
+
+# wasync_compose(NAME APP PLUG...): NAME.component.wasm in this folder, the
+# component of target APP (wasync_component's) with the imports that the
+# components of the PLUG targets export plugged by them (wac plug), made
+# by target NAME.
+function(wasync_compose name app)
+  if(NOT WASYNC_WAC)
+    message(FATAL_ERROR "wasync_compose(${name}): wac not found: set WASYNC_WAC "
+      "(scripts/deps.sh test builds it into build/tools/bin)")
+  endif()
+  set(plugs "")
+  set(files "")
+  foreach(t ${app} ${ARGN})
+    get_target_property(file ${t} OUTPUT_NAME)
+    if(NOT file)
+      set(file ${t})
+    endif()
+    get_target_property(dir ${t} BINARY_DIR)
+    list(APPEND files ${dir}/${file}.component.wasm)
+  endforeach()
+  list(POP_FRONT files socket)
+  foreach(f ${files})
+    list(APPEND plugs --plug ${f})
+  endforeach()
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/${name}.component.wasm)
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${WASYNC_WAC} plug ${socket} ${plugs} -o ${out}
+    DEPENDS ${app} ${ARGN} ${socket} ${files}
+    COMMENT "Composing ${name}"
+    VERBATIM)
+  add_custom_target(${name} ALL DEPENDS ${out})
+endfunction()

@@ -53,7 +53,7 @@ install(FILES ${CMAKE_CURRENT_LIST_DIR}/component.cmake ${CMAKE_CURRENT_LIST_DIR
   ${CMAKE_CURRENT_LIST_DIR}/wasm32.cmake DESTINATION ${WASYNC_DATADIR}/cmake)
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/component.mjs ${PROJECT_SOURCE_DIR}/scripts/run-p3.mjs
   ${PROJECT_SOURCE_DIR}/scripts/node_modules.mjs ${PROJECT_SOURCE_DIR}/scripts/p3_trace.mjs
-  ${PROJECT_SOURCE_DIR}/scripts/wasi1.mjs
+  ${PROJECT_SOURCE_DIR}/scripts/wasi1.mjs ${PROJECT_SOURCE_DIR}/scripts/bindings.mjs
   DESTINATION ${WASYNC_DATADIR}/scripts)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/wit/ DESTINATION ${WASYNC_DATADIR}/wit)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/js/ DESTINATION ${WASYNC_DATADIR}/js)

@@ -90,3 +90,21 @@ if [ ! -f "$ad/wasi_snapshot_preview1.proxy.wasm" ] || ! cmp -s scripts/adapter/
   cp "$crate/artefacts/wasi_snapshot_preview1.proxy.wasm" "$ad/"
   cp scripts/adapter/Cargo.lock "$ad/.wasync-deps"
 fi
+# wit-bindgen's C generator and wac, the composer (cmake/component.cmake:
+# wasync_bindings, wasync_compose), built from crates.io with the lockfile
+# each crate publishes (--locked), only the parts we use. A build takes
+# minutes, so the binaries are kept outside the clone, in the user's
+# cache, one folder per crate, version and features.
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/wasync/cargo
+mkdir -p build/tools/bin
+for spec in "wit-bindgen-cli 0.63.0 c wit-bindgen" "wac-cli 0.12.0 wit wac"; do
+  read -r crate version features bin <<<"$spec"
+  dir=$cache/$crate-$version-$features
+  if [ ! -x "$dir/bin/$bin" ]; then
+    echo "deps: cargo install $crate $version (minutes, once: kept in $dir)" >&2
+    CARGO_TARGET_DIR=$cache/target cargo install --quiet --locked --version "$version" \
+      --no-default-features --features "$features" --root "$dir" "$crate"
+  fi
+  ln -sfn "$dir/bin/$bin" "build/tools/bin/$bin"
+done
+rm -rf "$cache/target"

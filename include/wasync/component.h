@@ -85,6 +85,17 @@ wa_future *wa_subtask_init(wa_subtask *s, uint32_t packed);
  * string), else 0. Freed with wa_subtask_area_free, or given to a call's
  * future with wa_subtask_init_area. */
 void *wa_subtask_area_new(size_t size, int (*late)(void *area));
+/* Whether the host wrote any of the n bytes at p, in an area from
+ * wa_subtask_area_new (they are all WA_SUBTASK_UNWRITTEN until then). A
+ * late hook looks with it at the part of a result the host writes. */
+static inline int wa_subtask_written(const void *p, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != WA_SUBTASK_UNWRITTEN)
+            return 1;
+    return 0;
+}
 /* Frees area (from wa_subtask_area_new; NULL: nothing). */
 void wa_subtask_area_free(void *area);
 /* As wa_subtask_init, s taking area, which holds the call's arguments and
@@ -96,6 +107,31 @@ void wa_subtask_area_free(void *area);
  * still write its results late (jco 1.35 does), so a cancelled call's
  * area is held until its late hook saw the host's write whole. */
 wa_future *wa_subtask_init_area(wa_subtask *s, uint32_t packed, void *area);
+
+/* A typed async call (what generated bindings' futures are made of): a
+ * wa_subtask on an area (wa_subtask_area_new) that holds the call's
+ * result at offset, copied to result when the call returns. Status 0 with
+ * the result there (the caller's then: what it points to too), or as
+ * wa_subtask's. An area whose call returned is freed by the future, after
+ * its late hook released the result if it was not copied (the future was
+ * dropped unpolled). */
+typedef struct wa_wasip3_call {
+    wa_future fut;
+    wa_subtask st;
+    void *result;         /* where the result goes (borrowed) */
+    size_t offset, size;  /* the result's place in the area (size 0: none) */
+    int err;              /* a failure before the call (WA_ENOMEM) */
+    int (*late)(void *area); /* the area's late hook */
+} wa_wasip3_call;
+/* Initialises c over the call result packed, taking area (from
+ * wa_subtask_area_new with late as its hook; NULL: no area) and borrowing
+ * result (size bytes, kept alive until the future completes or is
+ * dropped). Returns the future. */
+wa_future *wa_wasip3_call_init(wa_wasip3_call *c, uint32_t packed, void *area, int (*late)(void *area), void *result,
+                               size_t offset, size_t size);
+/* Initialises c as a call that failed with err before it was made (no
+ * area for it: WA_ENOMEM); returns the future, which completes with err. */
+wa_future *wa_wasip3_call_fail(wa_wasip3_call *c, int err);
 
 /* How many cancelled calls' areas the library holds from the host now,
  * after releasing those whose late write came whole (as it does for a
@@ -145,8 +181,69 @@ int wa_wasip3_stats_get(wa_rt *rt, wa_wasip3_stats *st);
  * library's are wasi:cli's stream<u8> and future<result<_, error-code>>,
  * and wasi:sockets' stream<tcp-socket> and result future (net.h's TCP,
  * whose stream<u8> is wasi:cli's). */
-typedef struct wa_wasip3_stream_type wa_wasip3_stream_type;
-typedef struct wa_wasip3_future_type wa_wasip3_future_type;
+typedef struct wa_wasip3_stream_type {
+    uint64_t (*new_)(void); /* readable | writable << 32, both owned */
+    /* Async copies of n elements: BLOCKED (~0u), or status | count << 4.
+     * The buffer is the host's until the copy's event or its cancel. */
+    uint32_t (*read)(uint32_t end, void *buf, uint32_t n);
+    uint32_t (*write)(uint32_t end, const void *buf, uint32_t n);
+    /* Synchronous (the end must not be joined): the copy's result. */
+    uint32_t (*cancel_read)(uint32_t end);
+    uint32_t (*cancel_write)(uint32_t end);
+    void (*drop_readable)(uint32_t end); /* consumes end (no copy in flight) */
+    void (*drop_writable)(uint32_t end);
+} wa_wasip3_stream_type;
+
+/* The same for a future<T>: a copy is of one value, in T's layout. */
+typedef struct wa_wasip3_future_type {
+    uint64_t (*new_)(void);
+    uint32_t (*read)(uint32_t end, void *value);
+    uint32_t (*write)(uint32_t end, const void *value);
+    uint32_t (*cancel_read)(uint32_t end);
+    uint32_t (*cancel_write)(uint32_t end);
+    void (*drop_readable)(uint32_t end);
+    void (*drop_writable)(uint32_t end);
+} wa_wasip3_future_type;
+
+/* Defines `const wa_wasip3_stream_type var` over the built-ins that
+ * wit-bindgen's C generator emits for one stream type, named prefix_new,
+ * prefix_read... (e.g. prefix my_pkg_iface_stream_u8). Generated bindings
+ * (wasync/bindings.h) write one line of it per stream type of a world. */
+#define WA_WASIP3_STREAM_TYPE_OF(var, prefix)                                                   \
+    static uint64_t var##_new_(void)                                                            \
+    {                                                                                           \
+        prefix##_writer_t w_;                                                                   \
+        uint32_t r_ = prefix##_new(&w_);                                                        \
+        return r_ | (uint64_t)w_ << 32;                                                         \
+    }                                                                                           \
+    static uint32_t var##_read_(uint32_t e_, void *b_, uint32_t n_) { return prefix##_read(e_, b_, n_); } \
+    static uint32_t var##_write_(uint32_t e_, const void *b_, uint32_t n_)                      \
+    {                                                                                           \
+        return prefix##_write(e_, b_, n_);                                                      \
+    }                                                                                           \
+    WA__WASIP3_END_COMMON(var, prefix, wa_wasip3_stream_type)
+
+/* The same for a future type's built-ins (prefix my_pkg_iface_future_u32). */
+#define WA_WASIP3_FUTURE_TYPE_OF(var, prefix)                                                   \
+    static uint64_t var##_new_(void)                                                            \
+    {                                                                                           \
+        prefix##_writer_t w_;                                                                   \
+        uint32_t r_ = prefix##_new(&w_);                                                        \
+        return r_ | (uint64_t)w_ << 32;                                                         \
+    }                                                                                           \
+    static uint32_t var##_read_(uint32_t e_, void *v_) { return prefix##_read(e_, v_); }        \
+    static uint32_t var##_write_(uint32_t e_, const void *v_) { return prefix##_write(e_, v_); } \
+    WA__WASIP3_END_COMMON(var, prefix, wa_wasip3_future_type)
+
+/* (the part of both: the cancels and drops, and the table) */
+#define WA__WASIP3_END_COMMON(var, prefix, type)                                                \
+    static uint32_t var##_cancel_read_(uint32_t e_) { return prefix##_cancel_read(e_); }        \
+    static uint32_t var##_cancel_write_(uint32_t e_) { return prefix##_cancel_write(e_); }      \
+    static void var##_drop_readable_(uint32_t e_) { prefix##_drop_readable(e_); }               \
+    static void var##_drop_writable_(uint32_t e_) { prefix##_drop_writable(e_); }               \
+    const type var = {var##_new_,          var##_read_,           var##_write_,                 \
+                      var##_cancel_read_,  var##_cancel_write_,   var##_drop_readable_,         \
+                      var##_drop_writable_}
 extern const wa_wasip3_stream_type wa_wasip3_cli_bytes;
 extern const wa_wasip3_future_type wa_wasip3_cli_result;
 
@@ -230,6 +327,15 @@ typedef void (*wa_export_return)(wa_future *done, int status);
     {                                                                                                 \
         return wa__export_callback(e, p1, p2, (ret));                                                 \
     }
+
+/* Defines the async export name of generated bindings (scripts/bindings.mjs;
+ * name as in its exports_NAME, e.g. my_pkg_store_get) as the task type T,
+ * a WA_ASYNC coroutine with a member io of type wa_exports_NAME_io: each
+ * call runs a new T whose io holds the call's parameters; when the task
+ * ends, io.ret is returned (task.return), whatever its status. A call
+ * the caller cancels cancels the task (WA_ON_CANCEL runs); if it then ends
+ * WA_ECANCELED, the call ends cancelled. Write it at file scope, once. */
+#define WA_EXPORT_TASK(name, T) WA__EXPORT_TASK_##name(T)
 
 /* The instance's runtime, where every export call's task runs: made on
  * first use (NULL on ENOMEM), never freed. */

@@ -10,6 +10,10 @@
 typedef struct wa__export_call wa__export_call;
 wa__export_call *wa__export_begin(void);
 wa_join *wa__export_join(wa__export_call *c);
+/* release(done) runs when c ends without ret: cancelled (task.cancel
+ * made) or resolved early (wa__export_resolve), to free what the task's
+ * future holds for the call (generated bindings: the lifted parameters). */
+void wa__export_on_cancel(wa__export_call *c, void (*release)(wa_future *done));
 uint32_t wa__export_start(wa__export_call *c, int spawned, wa_export_return ret);
 uint32_t wa__export_callback(uint32_t event, uint32_t p1, uint32_t p2, wa_export_return ret);
 /* Private to the library's exports (the HTTP handler): asks that the call

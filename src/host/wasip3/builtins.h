@@ -81,20 +81,6 @@ uint32_t wa__wasip3_subtask_cancel(uint32_t subtask);
 /* Consumes subtask, which must have RETURNED or been cancelled. */
 void wa__wasip3_subtask_drop(uint32_t subtask);
 
-/* The bytes of an async-lowered call's area until the host writes them
- * (WA_SUBTASK_UNWRITTEN): whether the n bytes at p were written (are not
- * all that byte still). A late hook (wa_subtask_area_new) checks with it
- * the parts of a result the host writes last. */
-#define WA__WASIP3_UNWRITTEN 0xa5u
-static inline int wa__wasip3_written(const void *p, unsigned n)
-{
-    const unsigned char *b = p;
-    for (unsigned i = 0; i < n; i++)
-        if (b[i] != WA__WASIP3_UNWRITTEN)
-            return 1;
-    return 0;
-}
-
 /* Subtask handles the library holds: started by the calls below, or taken
  * from a caller (wa_subtask_init counts those), less those dropped. */
 extern long wa__wasip3_live;
@@ -139,29 +125,9 @@ uint32_t wa__wasip3_wait_until(uint64_t when);
  * order. A type has one set of built-ins whatever function names it (the
  * component interns it), so a table of them per type, bound through any
  * function of an interface the world imports, serves every end of that
- * type. WA__WASIP3_STREAM_TYPE and WA__WASIP3_FUTURE_TYPE bind one such table. */
-struct wa_wasip3_stream_type {
-    uint64_t (*new_)(void); /* readable | writable << 32, both owned */
-    /* Async copies: BLOCKED, or status | count << 4. The buffer is the
-     * host's until the copy's event or its cancel. */
-    uint32_t (*read)(uint32_t end, void *buf, uint32_t n);
-    uint32_t (*write)(uint32_t end, const void *buf, uint32_t n);
-    /* Synchronous (the end must not be joined): the copy's result. */
-    uint32_t (*cancel_read)(uint32_t end);
-    uint32_t (*cancel_write)(uint32_t end);
-    void (*drop_readable)(uint32_t end); /* consumes end (no copy in flight) */
-    void (*drop_writable)(uint32_t end);
-};
-
-struct wa_wasip3_future_type {
-    uint64_t (*new_)(void);
-    uint32_t (*read)(uint32_t end, void *value); /* value: T in memory */
-    uint32_t (*write)(uint32_t end, const void *value);
-    uint32_t (*cancel_read)(uint32_t end);
-    uint32_t (*cancel_write)(uint32_t end);
-    void (*drop_readable)(uint32_t end);
-    void (*drop_writable)(uint32_t end);
-};
+ * type. WA__WASIP3_STREAM_TYPE and WA__WASIP3_FUTURE_TYPE bind one such table
+ * (struct wa_wasip3_stream_type, wasync/component.h). */
+#include "wasync/component.h"
 
 #define WA__WASIP3_END_IMPORT(module, op, fn) WA__WASI_IMPORT(module, op fn)
 

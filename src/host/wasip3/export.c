@@ -50,6 +50,7 @@ struct wa__export_call {
     int cancelled; /* TASK_CANCELLED was delivered */
     int resolved;  /* task.return was made early (wa__export_resolve) */
     void (*resolve)(void *arg); /* ...and this one is asked for */
+    void (*release)(wa_future *done); /* at a cancelled end (wa__export_on_cancel) */
     void *resolve_arg;
     struct wa__export_bell *bell; /* a follower's, where it WAITs; else NULL */
 };
@@ -139,6 +140,8 @@ wa__export_call *wa__export_begin(void)
 }
 
 wa_join *wa__export_join(wa__export_call *c) { return &c->join; }
+
+void wa__export_on_cancel(wa__export_call *c, void (*release)(wa_future *done)) { c->release = release; }
 
 static int wa__export_done(const wa__export_call *c) { return c->spawned < 0 || wa_join_done(&c->join); }
 
@@ -261,10 +264,12 @@ static uint32_t wa__export_end(wa__export_call *c, wa_export_return ret)
 {
     int status = c->spawned < 0 ? c->spawned : wa_join_status(&c->join);
     wa__export_resolve_now(c);
-    if (c->resolved)
-        ; /* task.return was made */
-    else if (c->cancelled && status == WA_ECANCELED)
-        wa__wasip3_task_cancel();
+    if (c->resolved || (c->cancelled && status == WA_ECANCELED)) {
+        if (!c->resolved) /* (else task.return was made) */
+            wa__wasip3_task_cancel();
+        if (c->release)
+            c->release(wa_join_output(&c->join));
+    }
     else
         ret(c->spawned < 0 ? NULL : wa_join_output(&c->join), status);
     if (c->spawned >= 0)

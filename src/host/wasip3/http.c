@@ -217,10 +217,10 @@ int wa__wasip3_client_result(wa__wasip3_http_value *ret, uint32_t *resp, char *w
 int wa__wasip3_client_late(void *area)
 {
     wa__wasip3_http_value *ret = area;
-    if (!wa__wasip3_written(ret->b, 1) || !wa__wasip3_written(ret->b + 8, 4))
+    if (!wa_subtask_written(ret->b, 1) || !wa_subtask_written(ret->b + 8, 4))
         return 0; /* (the tag and the response or error case come at once) */
     const unsigned char *str = ret->b[0] ? wa__wasip2_error_code_string(ret->b + 8) : NULL;
-    if (str && str[0] && !wa__wasip3_written(str + 4, 4))
+    if (str && str[0] && !wa_subtask_written(str + 4, 4))
         return 0; /* its string is still being lowered (its pointer comes last) */
     uint32_t resp;
     if (wa__wasip3_client_result(ret, &resp, NULL) == 0)

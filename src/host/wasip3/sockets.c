@@ -278,12 +278,12 @@ int wa__wasip3_tcp_connect_result(wa__wasip3_connect_call *c) { return wa__wasip
  * comes last. */
 static int wa__wasip3_late_whole(const unsigned char *ret, unsigned ok_last, uint8_t other)
 {
-    if (!wa__wasip3_written(ret, 1))
+    if (!wa_subtask_written(ret, 1))
         return 0;
     if (!ret[0])
-        return !ok_last || wa__wasip3_written(ret + ok_last, 4);
+        return !ok_last || wa_subtask_written(ret + ok_last, 4);
     const unsigned char *e = ret + 4;
-    return wa__wasip3_written(e, 1) && (e[0] != other || !e[4] || wa__wasip3_written(e + 8, 4));
+    return wa_subtask_written(e, 1) && (e[0] != other || !e[4] || wa_subtask_written(e + 8, 4));
 }
 
 int wa__wasip3_tcp_connect_late(void *area)

@@ -26,7 +26,6 @@
 
 _Static_assert(WA_SUBTASK_RETURNED == WA__WASIP3_SUBTASK_RETURNED && WA_SUBTASK_STARTED == WA__WASIP3_SUBTASK_STARTED,
                "the public states are the Canonical ABI's");
-_Static_assert(WA_SUBTASK_UNWRITTEN == WA__WASIP3_UNWRITTEN, "one mark of unwritten bytes");
 
 /* An area's header; the call's memory follows, max-aligned. */
 typedef union wa__area {
@@ -190,4 +189,58 @@ wa_future *wa_subtask_init_area(wa_subtask *s, uint32_t packed, void *area)
     if (s->subtask)
         wa__wasip3_live++; /* taken */
     return &s->fut;
+}
+
+/* A typed call: the subtask's future, then the result out of the area. */
+static int wa__call_poll(wa_future *f, wa_cx *cx)
+{
+    wa_wasip3_call *c = (wa_wasip3_call *)f;
+    if (c->err)
+        return c->err;
+    int rc = wa_poll(&c->st.fut, cx);
+    if (rc == WA_PENDING || !c->st.area)
+        return rc;
+    if (rc == 0 && c->size)
+        memcpy(c->result, (char *)c->st.area + c->offset, c->size);
+    else if (c->late)
+        c->late(c->st.area); /* (returned, yet not ours: released) */
+    wa_subtask_area_free(c->st.area);
+    c->st.area = NULL;
+    return rc;
+}
+
+static void wa__call_drop(wa_future *f)
+{
+    wa_wasip3_call *c = (wa_wasip3_call *)f;
+    if (c->err)
+        return;
+    wa_drop(&c->st.fut);
+    if (c->st.area) { /* returned, its result never taken */
+        if (c->late)
+            c->late(c->st.area);
+        wa_subtask_area_free(c->st.area);
+        c->st.area = NULL;
+    }
+}
+
+static const wa_future_vt wa__call_vt = {wa__call_poll, wa__call_drop, "wasip3 call"};
+
+wa_future *wa_wasip3_call_init(wa_wasip3_call *c, uint32_t packed, void *area, int (*late)(void *area), void *result,
+                               size_t offset, size_t size)
+{
+    wa_subtask_init_area(&c->st, packed, area);
+    c->fut.vt = &wa__call_vt;
+    c->result = result;
+    c->offset = offset;
+    c->size = size;
+    c->err = 0;
+    c->late = late;
+    return &c->fut;
+}
+
+wa_future *wa_wasip3_call_fail(wa_wasip3_call *c, int err)
+{
+    c->fut.vt = &wa__call_vt;
+    c->err = err;
+    return &c->fut;
 }
