@@ -259,21 +259,32 @@ int wa_wasip3_stream_open(wa_rt *rt, const wa_wasip3_stream_type *t, uint32_t re
  * Returns 0 or WA_ENOMEM. */
 int wa_wasip3_stream_new(wa_rt *rt, const wa_wasip3_stream_type *t, wa_stream **reader, wa_stream **writer);
 
+/* A copy between a Component Model end and memory, as a future: a
+ * future<T>'s value (wa_wasip3_future_read_init, _write_init) or elements
+ * of a stream<T> (wa_wasip3_stream_read_init, _write_init), in T's
+ * layout. BLOCKED waits for the end's event; dropped while pending, the
+ * copy is cancelled (synchronously), and the memory is the caller's
+ * again. Its fields are private but for count. */
+typedef struct wa_wasip3_copy {
+    wa_future fut;
+    const void *t;         /* a wa_wasip3_future_type (n 0) or wa_wasip3_stream_type */
+    uint32_t end;          /* the end while held, else 0 */
+    void *value;           /* the value, or the elements */
+    uint32_t n;            /* 0: a future's value; else the elements asked */
+    uint32_t count;        /* the elements a stream copy moved (also one cancelled) */
+    int writing;
+    int borrowed;          /* the end stays the caller's (a stream's) */
+    wa_rt *rt;             /* set by the first poll */
+    wa_waitable_wait wait; /* on the end's registration */
+} wa_wasip3_copy;
+typedef wa_wasip3_copy wa_wasip3_future_read;
+typedef wa_wasip3_copy wa_wasip3_future_write;
+
 /* Reads the future readable (taken, not joined; dropped when this
  * finishes or is dropped) of type t into value (borrowed: T's memory
  * layout, kept alive until this finishes or is dropped): status 0 when the
  * value came, WA_ECLOSED when the writer went without one. Dropped while
- * pending, it cancels the read. */
-typedef struct wa_wasip3_future_read {
-    wa_future fut;
-    const wa_wasip3_future_type *t;
-    uint32_t end;          /* the readable end while held, else 0 */
-    void *value;
-    int writing;           /* private: a future_write */
-    wa_rt *rt;             /* private: set by the first poll */
-    wa_waitable_wait wait; /* private: on the end's registration */
-} wa_wasip3_future_read;
-/* Initialises f to read readable (taken) into value; returns the future. */
+ * pending, it cancels the read. Returns the future. */
 wa_future *wa_wasip3_future_read_init(wa_wasip3_future_read *f, const wa_wasip3_future_type *t, uint32_t readable,
                                       void *value);
 
@@ -282,11 +293,31 @@ wa_future *wa_wasip3_future_read_init(wa_wasip3_future_read *f, const wa_wasip3_
  * 0 when the reader took it, WA_ECLOSED when the reader had gone; the end
  * is dropped then. Dropped while pending, it cancels the write; an end
  * whose write was cancelled before the reader took it stays held (the
- * spec traps on dropping a writable end that wrote nothing). */
-typedef wa_wasip3_future_read wa_wasip3_future_write;
-/* Initialises f to write value into writable (taken); returns the future. */
+ * spec traps on dropping a writable end that wrote nothing). Returns the
+ * future. */
 wa_future *wa_wasip3_future_write_init(wa_wasip3_future_write *f, const wa_wasip3_future_type *t, uint32_t writable,
                                        const void *value);
+
+/* Reads up to n (> 0) elements of the stream<T> of type t from its end
+ * readable (borrowed, not joined: the caller reads on or drops it) into
+ * buf (borrowed, n elements in T's layout, kept alive until this finishes
+ * or is dropped): status 0 with f->count elements (1 to n), WA_ECLOSED
+ * when the writer dropped its end, none read. The elements are the
+ * caller's (what they hold: free them with their type's _free). Dropped
+ * while pending, it cancels the read; f->count then says what the read
+ * moved. For stream<u8>, wa_wasip3_stream_open makes a wa_stream. Returns
+ * the future. */
+wa_future *wa_wasip3_stream_read_init(wa_wasip3_copy *f, const wa_wasip3_stream_type *t, uint32_t readable, void *buf,
+                                      uint32_t n);
+
+/* Writes n (> 0) elements at buf (borrowed, T's layout, kept alive until
+ * this finishes or is dropped) into the stream<T> end writable (borrowed,
+ * not joined) of type t: status 0 with f->count elements taken (1 to n:
+ * write the rest again), WA_ECLOSED when the reader dropped its end, none
+ * taken. Dropped while pending, it cancels the write (f->count: what it
+ * moved). Returns the future. */
+wa_future *wa_wasip3_stream_write_init(wa_wasip3_copy *f, const wa_wasip3_stream_type *t, uint32_t writable,
+                                       const void *buf, uint32_t n);
 
 /* How many stream and future ends the library holds now (taken, made,
  * less dropped or handed to the host). A leak shows as growth. */

@@ -66,7 +66,7 @@ int wa__wasip3_bell_take(wa_rt *rt, wa__wasip3_bell *b);
  * run, and an event may then be pending). */
 int wa__wasip3_wait_set(wa_rt *rt, uint64_t deadline, uint32_t *set);
 
-/* Returns (borrowed) where the futures of rt (subtask.c, future.c,
+/* Returns (borrowed) where the futures of rt (subtask.c, copy.c,
  * stream.c, tcp.c, dns.c) count their host calls and ends; NULL
  * on another backend. */
 wa_wasip3_stats *wa__wasip3_stats_of(wa_rt *rt);

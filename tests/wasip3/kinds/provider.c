@@ -296,6 +296,40 @@ WA_ASYNC(count_task, t, cx)
 }
 WA_EXPORT_TASK(test_kinds_echo_count, count_task);
 
+/* join-labels: typed reads of a stream<point>, two elements at most each
+ * (their labels lifted into this instance: freed here). */
+typedef struct labels_task {
+    WA_CORO;
+    wa_exports_test_kinds_echo_join_labels_io io;
+    wa_wasip3_copy r;
+    exports_test_kinds_types_point_t got[2];
+} labels_task;
+
+WA_ASYNC(labels_task, t, cx)
+{
+    WA_BEGIN(t, cx);
+    for (;;) {
+        WA_AWAIT(wa_wasip3_stream_read_init(&t->r, &wa_exports_test_kinds_echo_stream_point, t->io.s, t->got, 2));
+        if (WA_STATUS < 0)
+            break;
+        for (uint32_t i = 0; i < t->r.count; i++) {
+            string *out = &t->io.ret, label = t->got[i].label;
+            uint8_t *p = realloc(out->ptr, out->len + 1 + label.len);
+            if (!p)
+                abort();
+            if (out->len)
+                p[out->len++] = ',';
+            memcpy(p + out->len, label.ptr, label.len);
+            out->ptr = p;
+            out->len += label.len;
+            exports_test_kinds_types_point_free(&t->got[i]);
+        }
+    }
+    exports_test_kinds_echo_stream_point_drop_readable(t->io.s);
+    WA_END();
+}
+WA_EXPORT_TASK(test_kinds_echo_join_labels, labels_task);
+
 /* later: awaits the future's string; returns "got " and it. */
 typedef struct later_task {
     WA_CORO;

@@ -193,8 +193,42 @@ WA_ASYNC(counter_run, t, cx)
     WA_END();
 }
 
+/* join-labels: three points through typed writes of a stream<point>
+ * while the call waits for the stream's end. */
+typedef struct labels_run {
+    WA_CORO;
+    uint32_t writer;
+    wa_wasip3_copy w;
+    uint32_t sent;
+    test_kinds_echo_point_t points[3];
+} labels_run;
+
+WA_ASYNC(labels_run, t, cx)
+{
+    WA_BEGIN(t, cx);
+    while (t->sent < 3) {
+        WA_AWAIT(wa_wasip3_stream_write_init(&t->w, &wa_test_kinds_echo_stream_point, t->writer, t->points + t->sent,
+                                             3 - t->sent));
+        if (WA_STATUS < 0)
+            break;
+        t->sent += t->w.count;
+    }
+    test_kinds_echo_stream_point_drop_writable(t->writer);
+    WA_END();
+}
+
 static void test_stream_and_future(void)
 {
+    test_kinds_echo_stream_point_writer_t pw;
+    test_kinds_echo_stream_point_t pr = test_kinds_echo_stream_point_new(&pw);
+    labels_run run = {.writer = pw, .points = {{1, 1, str("a")}, {2, 2, str("bc")}, {3, 3, str("")}}};
+    wa_test_kinds_echo_join_labels jl;
+    WA_COMBO(2) both;
+    CHECK_EQ(wa_block_on(rt, wa_all_init(&both, wa_test_kinds_echo_join_labels_init(&jl, pr), labels_run_init(&run))), 0);
+    CHECK_EQ(run.sent, 3);
+    CHECK(eq(jl.result, "a,bc,"));
+    user_string_free(&jl.result);
+
     counter_run *c = calloc(1, sizeof *c);
     REQUIRE(c);
     CHECK_EQ(wa_block_on(rt, counter_run_init(c)), 0);
@@ -207,7 +241,6 @@ static void test_stream_and_future(void)
     wa_test_kinds_echo_later l;
     string value = str("late");
     wa_wasip3_future_write fw;
-    WA_COMBO(2) both;
     CHECK_EQ(wa_block_on(rt, wa_all_init(&both, wa_test_kinds_echo_later_init(&l, r),
                                          wa_wasip3_future_write_init(&fw, &wa_test_kinds_echo_future_string, w, &value))),
              0);
