@@ -208,7 +208,8 @@ typedef struct wa_wasip3_future_type {
 /* Defines `const wa_wasip3_stream_type var` over the built-ins that
  * wit-bindgen's C generator emits for one stream type, named prefix_new,
  * prefix_read... (e.g. prefix my_pkg_iface_stream_u8). Generated bindings
- * (wasync/bindings.h) write one line of it per stream type of a world. */
+ * (scripts/bindings.mjs) have one line of it per stream type of a world,
+ * its var named wa_PREFIX. */
 #define WA_WASIP3_STREAM_TYPE_OF(var, prefix)                                                   \
     static uint64_t var##_new_(void)                                                            \
     {                                                                                           \
@@ -363,9 +364,11 @@ typedef void (*wa_export_return)(wa_future *done, int status);
  * name as in its exports_NAME, e.g. my_pkg_store_get) as the task type T,
  * a WA_ASYNC coroutine with a member io of type wa_exports_NAME_io: each
  * call runs a new T whose io holds the call's parameters; when the task
- * ends, io.ret is returned (task.return), whatever its status. A call
- * the caller cancels cancels the task (WA_ON_CANCEL runs); if it then ends
- * WA_ECANCELED, the call ends cancelled. Write it at file scope, once. */
+ * ends, io.ret is returned (task.return), whatever its status, unless the
+ * task returned early with wa_exports_NAME_return. A call the caller
+ * cancels cancels the task (WA_ON_CANCEL runs); if it then ends
+ * WA_ECANCELED, the call ends cancelled. Write it at file scope, once
+ * (docs/bindings.md). */
 #define WA_EXPORT_TASK(name, T) WA__EXPORT_TASK_##name(T)
 
 /* The instance's runtime, where every export call's task runs: made on
