@@ -4,8 +4,10 @@
 
 all: test
 
+# (wit-bindgen and wac build in the background meanwhile: the WASI 0.2
+# stage waits for them)
 deps:
-	@scripts/deps.sh test
+	@WASYNC_TOOLS=background scripts/deps.sh test
 
 # Native tests under ASan+UBSan (the fuzzers' corpora replayed), then each
 # fuzzer for 10 s (libFuzzer: tests/fuzz), then under allocation-failure
@@ -17,7 +19,8 @@ deps:
 # WASI 0.3 components (the core suite, the wasip3 backend's and the
 # built-ins' probe: jco, preview3-shim and Node 24), then WASI 0.1 modules (the core suite and the wasip1 backend's, node:wasi);
 # each WASI preset runs its modules or components under wasmtime too (label
-# wasmtime: tests/wasmtime.cmake), whose CLI deps installs.
+# wasmtime: tests/wasmtime.cmake), whose CLI deps installs; the WASI 0.2 and
+# 0.3 stages compose components of users' worlds (docs/bindings.md).
 test: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan
@@ -37,6 +40,7 @@ test: deps
 	cmake --preset js >/dev/null
 	cmake --build --preset js
 	ctest --preset js
+	scripts/deps.sh tools
 	cmake --preset wasip2 >/dev/null
 	cmake --build --preset wasip2
 	ctest --preset wasip2

