@@ -337,6 +337,48 @@ static void test_handle_copies(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* Typed copies of a stream's elements (wa_wasip3_stream_read_init and
+ * _write_init) on a stream<u8> within the instance (u8 allows it): a read
+ * of 3 from a write of 5 takes 3, then the rest; a read pending when
+ * dropped is cancelled, nothing moved; after the writer's drop a read is
+ * WA_ECLOSED. The ends stay the caller's. A copy of no element, or with no
+ * buffer, is misuse (WA_EINVAL). */
+static void test_typed_copies(void)
+{
+    check_catch_misuse();
+    wa_rt *rt = p3_rt();
+    REQUIRE(rt);
+    const wa_wasip3_stream_type *t = &wa_wasip3_cli_bytes;
+    uint64_t ends = t->new_();
+    uint32_t r = (uint32_t)ends, w = (uint32_t)(ends >> 32);
+    wa_wasip3_copy wr, rd;
+    unsigned char got[8] = {0};
+    wa_timeout to;
+    CHECK_EQ(wa_block_on(rt, wa_timeout_init(&to, wa_wasip3_stream_read_init(&rd, t, r, got, 3), WA_MS(10))),
+             WA_ETIMEDOUT);
+    CHECK_EQ(rd.count, 0);
+    WA_COMBO(2) both;
+    CHECK_EQ(wa_block_on(rt, wa_all_init(&both, wa_wasip3_stream_write_init(&wr, t, w, "hello", 5),
+                                         wa_wasip3_stream_read_init(&rd, t, r, got, 3))),
+             0);
+    CHECK_EQ(rd.count, 3);
+    CHECK_EQ(wr.count, 3);
+    CHECK(!memcmp(got, "hel", 3));
+    CHECK_EQ(wa_block_on(rt, wa_all_init(&both, wa_wasip3_stream_write_init(&wr, t, w, "lo", 2),
+                                         wa_wasip3_stream_read_init(&rd, t, r, got, 8))),
+             0);
+    CHECK_EQ(rd.count, 2);
+    CHECK(!memcmp(got, "lo", 2));
+    t->drop_writable(w);
+    CHECK_EQ(wa_block_on(rt, wa_wasip3_stream_read_init(&rd, t, r, got, 8)), WA_ECLOSED);
+    CHECK_MISUSE(wa_block_on(rt, wa_wasip3_stream_read_init(&rd, t, r, got, 0)), WA_EINVAL,
+                 "wa_wasip3_stream_read_init");
+    CHECK_MISUSE(wa_block_on(rt, wa_wasip3_stream_write_init(&wr, t, r, NULL, 1)), WA_EINVAL,
+                 "wa_wasip3_stream_write_init");
+    t->drop_readable(r);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_write_copy_read_all);
@@ -346,5 +388,6 @@ int main(void)
     RUN(test_dropped_read_keeps_bytes);
     RUN(test_future);
     RUN(test_handle_copies);
+    RUN(test_typed_copies);
     return check_finish();
 }

@@ -374,6 +374,59 @@ static void test_area_kept_from_host(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* The late hook of test_typed_call's areas: counts the releases. */
+static int releases;
+static int late_release(void *area)
+{
+    if (!wa_subtask_written(area, 8))
+        return 0;
+    releases++;
+    return 1;
+}
+
+/* wa_wasip3_call, the future of generated bindings' imports: a failure
+ * before the call completes with it; a returned call's result is copied
+ * out of its area, which is freed; a call dropped pending keeps its area
+ * from the host until written; one dropped returned but unpolled has its
+ * result released. wait-for stands for a call whose host writes a result
+ * of 8 bytes at the area's offset 8. */
+static void test_typed_call(void)
+{
+    long held = wa_wasip3_held_areas();
+    wa_rt *rt = p3_rt();
+    REQUIRE(rt);
+    wa_wasip3_call c;
+    uint64_t result = 0;
+    CHECK_EQ(wa_block_on(rt, wa_wasip3_call_fail(&c, WA_ENOMEM)), WA_ENOMEM);
+    wa_drop(wa_wasip3_call_fail(&c, WA_ENOMEM)); /* (nothing to release) */
+
+    unsigned char *a = wa_subtask_area_new(16, late_release);
+    REQUIRE_OR(a, wa_rt_free(rt));
+    memset(a + 8, 0x42, 8); /* the host's result */
+    CHECK_EQ(wa_block_on(rt, wa_wasip3_call_init(&c, test_wait_for(WA_MS(5)), a, late_release, &result, 8, 8)), 0);
+    CHECK_EQ(result, 0x4242424242424242ull);
+    CHECK(c.st.area == NULL);
+    CHECK_EQ(wa_wasip3_held_areas(), held);
+
+    releases = 0;
+    a = wa_subtask_area_new(16, late_release);
+    REQUIRE_OR(a, wa_rt_free(rt));
+    wa_drop(wa_wasip3_call_init(&c, test_wait_for(WA_SEC(1)), a, late_release, &result, 8, 8));
+    CHECK_EQ(wa_wasip3_held_areas(), held + 1); /* cancelled: held */
+    a[0] = 1;                                   /* the host's late write */
+    CHECK_EQ(wa_wasip3_held_areas(), held);
+    CHECK_EQ(releases, 1);
+
+    /* returned at once (no subtask), dropped unpolled: released */
+    a = wa_subtask_area_new(16, late_release);
+    REQUIRE_OR(a, wa_rt_free(rt));
+    a[0] = 1;
+    wa_drop(wa_wasip3_call_init(&c, WA__WASIP3_SUBTASK_RETURNED, a, late_release, &result, 8, 8));
+    CHECK_EQ(releases, 2);
+    CHECK_EQ(wa_wasip3_held_areas(), held);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 int main(void)
 {
     RUN(test_sleeps_share_one_wait);
@@ -383,5 +436,6 @@ int main(void)
     RUN(test_subtask_completes);
     RUN(test_dropped_subtask_cancels);
     RUN(test_area_kept_from_host);
+    RUN(test_typed_call);
     return check_finish();
 }
