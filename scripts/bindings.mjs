@@ -108,10 +108,11 @@ for (const { name, params: ps } of imports) {
     const result = last && last.name === 'result' && last.ptr ? last.type : null;
     const args = result ? ps.slice(0, -1) : ps;
     const decl = args.map(p => `${p.type} ${p.ptr ? '*' : ''}${p.name}`).join(', ');
+    const owner = result && freeMemory(result, 'x').replace(/\(.*/, '');
     h.push('', `/* ${name}, async: a future of the call (wa_wasip3_call: dropped while`,
         ' * pending, it cancels the subtask). What the arguments point to is',
         ` * borrowed until it completes or is dropped.${result ? ' Once it completed with 0,' : ''}`,
-        ...(result ? [` * result is the caller's (${freeMemory(result, '&result') ? freeMemory(result, '&f->result').replace(/\(.*/, '') : 'nothing to free'}). */`] : [' */']),
+        ...(result ? [` * result is the caller's${owner ? ` (to free with ${owner})` : ''}. */`] : [' */']),
         `typedef struct wa_${name} {`, '    wa_wasip3_call call;', ...(result ? [`    ${result} result;`] : []),
         `} wa_${name};`,
         `/* Initialises f and makes the call; returns the future. */`,
