@@ -19,7 +19,10 @@
 #   wasip3: a command-p3 component made by the installed
 #           wasync_component(), run by the installed scripts/run-p3.mjs
 #           from the user's project (its own node_modules), once with main
-#           returning non-zero: status 1 and nothing but the program's words.
+#           returning non-zero: status 1 and nothing but the program's words;
+#           and, given WASYNC_WIT_BINDGEN and WASYNC_WAC, two components of
+#           a world of the user's (tests/wasip3/kinds) bound by the
+#           installed wasync_bindings and composed by wasync_compose.
 # A WASI host's program runs under wasmtime instead when the test is told
 # so (WASYNC_RUNNER=wasmtime: NAME_wasmtime, tests/wasmtime.cmake).
 #   js:     a module that calls printf, made by the installed
@@ -210,6 +213,29 @@ wasip3)
   expect "main returning 3: the output" "$out" "$(said wasip3)"
   expect "main returning 3: the status" "$status" 1
   expect "main returning 3: stderr" "$(grep -v 'wasync: misuse' "$tmp/err" || true)" ""
+  # a world of the user's bound by the installed wasync_bindings, its two
+  # components composed by wasync_compose (tests/wasip3/kinds, copied)
+  if [ -n "${WASYNC_WIT_BINDGEN:-}" ] && [ -n "${WASYNC_WAC:-}" ]; then
+    mkdir -p "$tmp/kinds/t/kinds"
+    cp "$src"/tests/wasip3/kinds/* "$tmp/kinds/t/kinds/"
+    cp "$src/tests/check.h" "$tmp/kinds/" # (user.c includes ../../check.h)
+    ln -s "$src/node_modules" "$tmp/kinds/node_modules"
+    cat >"$tmp/kinds/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(kinds C)
+find_package(wasync 0.1 REQUIRED)
+add_executable(provider t/kinds/provider.c)
+wasync_bindings(provider provider t/kinds)
+wasync_component(provider reactor-p3 reactor)
+add_executable(user t/kinds/user.c)
+wasync_bindings(user user t/kinds)
+wasync_component(user command-p3 reactor)
+wasync_compose(composed user provider)
+CMAKE
+    project "$tmp/kinds" "$(wasm)" -DWASYNC_WIT_BINDGEN="$WASYNC_WIT_BINDGEN" -DWASYNC_WAC="$WASYNC_WAC"
+    expect "composed components of the user's world" \
+      "$(cd "$tmp/kinds" && run_app "$tmp/kinds/build/composed.component.wasm" 2>&1 | tail -1)" "69 passed, 0 failed"
+  fi
   ;;
 js)
   cat >"$tmp/app/app.c" <<'C'
