@@ -211,12 +211,6 @@ typedef struct wa_wasip3_future_type {
  * (scripts/bindings.mjs) have one line of it per stream type of a world,
  * its var named wa_PREFIX. */
 #define WA_WASIP3_STREAM_TYPE_OF(var, prefix)                                                   \
-    static uint64_t var##_new_(void)                                                            \
-    {                                                                                           \
-        prefix##_writer_t w_;                                                                   \
-        uint32_t r_ = prefix##_new(&w_);                                                        \
-        return r_ | (uint64_t)w_ << 32;                                                         \
-    }                                                                                           \
     static uint32_t var##_read_(uint32_t e_, void *b_, uint32_t n_) { return prefix##_read(e_, b_, n_); } \
     static uint32_t var##_write_(uint32_t e_, const void *b_, uint32_t n_)                      \
     {                                                                                           \
@@ -226,18 +220,19 @@ typedef struct wa_wasip3_future_type {
 
 /* The same for a future type's built-ins (prefix my_pkg_iface_future_u32). */
 #define WA_WASIP3_FUTURE_TYPE_OF(var, prefix)                                                   \
+    static uint32_t var##_read_(uint32_t e_, void *v_) { return prefix##_read(e_, v_); }        \
+    static uint32_t var##_write_(uint32_t e_, const void *v_) { return prefix##_write(e_, v_); } \
+    WA__WASIP3_END_COMMON(var, prefix, wa_wasip3_future_type)
+
+/* (the part of both: new (its readable end returned, its writable one
+ * given back through a pointer), the cancels and drops, and the table) */
+#define WA__WASIP3_END_COMMON(var, prefix, type)                                                \
     static uint64_t var##_new_(void)                                                            \
     {                                                                                           \
         prefix##_writer_t w_;                                                                   \
         uint32_t r_ = prefix##_new(&w_);                                                        \
         return r_ | (uint64_t)w_ << 32;                                                         \
     }                                                                                           \
-    static uint32_t var##_read_(uint32_t e_, void *v_) { return prefix##_read(e_, v_); }        \
-    static uint32_t var##_write_(uint32_t e_, const void *v_) { return prefix##_write(e_, v_); } \
-    WA__WASIP3_END_COMMON(var, prefix, wa_wasip3_future_type)
-
-/* (the part of both: the cancels and drops, and the table) */
-#define WA__WASIP3_END_COMMON(var, prefix, type)                                                \
     static uint32_t var##_cancel_read_(uint32_t e_) { return prefix##_cancel_read(e_); }        \
     static uint32_t var##_cancel_write_(uint32_t e_) { return prefix##_cancel_write(e_); }      \
     static void var##_drop_readable_(uint32_t e_) { prefix##_drop_readable(e_); }               \
