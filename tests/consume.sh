@@ -234,7 +234,8 @@ wasync_compose(composed user provider)
 CMAKE
     project "$tmp/kinds" "$(wasm)" -DWASYNC_WIT_BINDGEN="$WASYNC_WIT_BINDGEN" -DWASYNC_WAC="$WASYNC_WAC"
     expect "composed components of the user's world" \
-      "$(cd "$tmp/kinds" && run_app "$tmp/kinds/build/composed.component.wasm" 2>&1 | tail -1)" "69 passed, 0 failed"
+      "$(cd "$tmp/kinds" && run_app "$tmp/kinds/build/composed.component.wasm" 2>&1 | tail -1 | sed 's/^[0-9]* passed, //')" \
+      "0 failed"
   fi
   ;;
 js)

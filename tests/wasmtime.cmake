@@ -21,7 +21,9 @@ else()
     list(APPEND WASYNC_WASMTIME_FLAGS -S inherit-network -S allow-ip-name-lookup -S http)
   endif()
   if(WASYNC_HOST STREQUAL "wasip3")
-    list(APPEND WASYNC_WASMTIME_FLAGS -S p3 -W component-model-async)
+    # (more-async-builtins: the async subtask.cancel of wa_wasip3_set_async_cancel,
+    # imported only by the programs that call it)
+    list(APPEND WASYNC_WASMTIME_FLAGS -S p3 -W component-model-async -W component-model-more-async-builtins)
   endif()
   set(WASYNC_WASMTIME_RUN ${WASYNC_WASMTIME} run ${WASYNC_WASMTIME_FLAGS})
   # What a test under wasmtime is told: WASYNC_RUNNER=wasmtime (a C test's

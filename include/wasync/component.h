@@ -133,6 +133,16 @@ wa_future *wa_wasip3_call_init(wa_wasip3_call *c, uint32_t packed, void *area, i
  * area for it: WA_ENOMEM); returns the future, which completes with err. */
 wa_future *wa_wasip3_call_fail(wa_wasip3_call *c, int err);
 
+/* Makes the cancel of a call dropped pending (a wa_subtask's, a generated
+ * import's) async when on: the drop returns at once, and a task of the
+ * runtime lets the subtask go when the callee ended. Without it the
+ * cancel is synchronous: a callee that is a component runs its cleanup
+ * first (WA_ON_CANCEL, which may await) while this whole instance waits.
+ * The async built-in it imports needs wasmtime's
+ * `-W component-model-more-async-builtins` (jco 1.35 has it). Returns the
+ * previous setting (off at first). */
+bool wa_wasip3_set_async_cancel(bool on);
+
 /* How many cancelled calls' areas the library holds from the host now,
  * after releasing those whose late write came whole (as it does for a
  * few at every wa_subtask_area_new). A host that honours the cancel

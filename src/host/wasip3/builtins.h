@@ -78,6 +78,11 @@ void wa__wasip3_waitable_join(uint32_t w, uint32_t set);
 /* Borrows subtask: asks for cancellation and returns its state then
  * (synchronous: RETURNED if it won the race, CANCELLED_* otherwise). */
 uint32_t wa__wasip3_subtask_cancel(uint32_t subtask);
+/* Makes subtask.c cancel a dropped call with cancel, the async built-in
+ * (BLOCKED while the callee still runs, the state then coming as the
+ * subtask's event; src/host/wasip3/cancel.c has it), or synchronously
+ * with NULL. */
+void wa__wasip3_subtask_cancel_with(uint32_t (*cancel)(uint32_t subtask));
 /* Consumes subtask, which must have RETURNED or been cancelled. */
 void wa__wasip3_subtask_drop(uint32_t subtask);
 

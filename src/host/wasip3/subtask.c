@@ -125,6 +125,105 @@ static void wa__subtask_release(wa_subtask *s, bool registered)
         wa__subtask_hold_area(s);
 }
 
+/* With wa_wasip3_set_async_cancel, a subtask dropped unresolved is
+ * cancelled async: a callee that is a component runs its cleanup first
+ * (its WA_ON_CANCEL may await), and a synchronous cancel stalls this whole
+ * instance meanwhile. When the cancel does not resolve at once, a task of
+ * the runtime's waits for the subtask's end on its registration, then
+ * drops it and lets its area go as a drop would have. */
+typedef struct wa__reaper {
+    uint32_t subtask;
+    void *area;
+    wa_rt *rt;
+    wa_waitable_wait wait; /* on the subtask's registration */
+} wa__reaper;
+
+/* Lets area go after its call's end in state: its result, if the call
+ * returned, released by its late hook; else held from the host. */
+static void wa__area_settle(void *area, uint32_t state)
+{
+    if (!area)
+        return;
+    wa__area *a = wa__area_of(area);
+    if (state != WA__WASIP3_SUBTASK_RETURNED) {
+        wa__areas_push(a);
+        return;
+    }
+    if (a->h.late)
+        a->h.late(area);
+    free(a);
+}
+
+static int wa__reap(void *arg, wa_cx *cx)
+{
+    wa__reaper *r = arg;
+    uint32_t state = WA__WASIP3_SUBTASK_STARTED;
+    int rc = 0;
+    while (cx && (rc = wa_poll(&r->wait.fut, cx)) == 0) {
+        wa_waitable_payload(r->rt, r->wait.key, &state);
+        if (wa__subtask_resolved(state))
+            break;
+        wa_waitable_wait_init(&r->wait, r->wait.key);
+    }
+    if (rc == WA_PENDING)
+        return rc;
+    if (!cx)
+        wa_drop(&r->wait.fut);
+    wa_waitable_deregister(r->rt, r->wait.key);
+    /* Dropped with its runtime before the end came, the subtask cannot be
+     * dropped (a trap while unresolved): it stays, counted as live. */
+    if (wa__subtask_resolved(state)) {
+        wa_wasip3_stats *st = wa__wasip3_stats_of(r->rt);
+        if (st)
+            st->drops++;
+        wa__wasip3_subtask_drop(r->subtask);
+        wa__area_settle(r->area, state);
+    }
+    free(r);
+    return 0;
+}
+
+/* s's subtask (registered, out of the set, unresolved) cancelled async:
+ * true when a reaper took it over (s then holds nothing), false when the
+ * cancel resolved it at once (its state in s->state) or when it is not
+ * cancelled so (not asked for, or no memory: the caller cancels it
+ * synchronously). */
+static uint32_t (*wa__subtask_cancel_async_fn)(uint32_t subtask);
+
+void wa__wasip3_subtask_cancel_with(uint32_t (*cancel)(uint32_t subtask)) { wa__subtask_cancel_async_fn = cancel; }
+
+static bool wa__subtask_cancel_async(wa_subtask *s)
+{
+    if (!wa__subtask_cancel_async_fn)
+        return false;
+    wa__reaper *r = malloc(sizeof *r);
+    if (!r)
+        return false;
+    wa_wasip3_stats *st = wa__wasip3_stats_of(s->rt);
+    if (st)
+        st->cancels++;
+    uint32_t state = wa__subtask_cancel_async_fn(s->subtask);
+    if (state != WA__WASIP3_BLOCKED) {
+        free(r);
+        s->state = state;
+        return false;
+    }
+    *r = (wa__reaper){.subtask = s->subtask, .area = s->area, .rt = s->rt};
+    r->wait.key = s->wait.key;
+    wa_waitable_wait_init(&r->wait, r->wait.key);
+    if (wa_spawn_fn(s->rt, wa__reap, r, NULL) < 0) {
+        /* (out of memory with a cancel requested: neither a second
+         * cancel nor a drop is allowed now; the subtask stays, live) */
+        wa_waitable_deregister(s->rt, s->wait.key);
+        if (s->area)
+            wa__areas_push(wa__area_of(s->area));
+        free(r);
+    }
+    s->subtask = 0;
+    s->area = NULL;
+    return true;
+}
+
 static int wa__subtask_status(const wa_subtask *s) { return s->state == WA__WASIP3_SUBTASK_RETURNED ? 0 : WA_ECANCELED; }
 
 static int wa__subtask_poll(wa_future *f, wa_cx *cx)
@@ -171,6 +270,8 @@ static void wa__subtask_drop(wa_future *f)
         if (wa__subtask_resolved(state))
             s->state = state;
     }
+    if (s->wait.key && !wa__subtask_resolved(s->state) && wa__subtask_cancel_async(s))
+        return;
     wa__subtask_release(s, s->wait.key != 0);
 }
 

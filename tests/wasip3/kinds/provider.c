@@ -29,7 +29,7 @@ static string dup_with(const char *prefix, const uint8_t *p, size_t n)
 struct exports_test_kinds_types_counter_t {
     uint64_t value;
 };
-static uint32_t live_counters, nothing_calls;
+static uint32_t live_counters, nothing_calls, cleanups;
 
 exports_test_kinds_types_own_counter_t exports_test_kinds_types_constructor_counter(uint32_t start)
 {
@@ -329,6 +329,39 @@ WA_ASYNC(labels_task, t, cx)
     WA_END();
 }
 WA_EXPORT_TASK(test_kinds_echo_join_labels, labels_task);
+
+/* slow: a sleep; cancelled, a cleanup that takes 30 ms, then counted. */
+typedef struct slow_task {
+    WA_CORO;
+    wa_exports_test_kinds_echo_slow_io io;
+    wa_sleep s;
+} slow_task;
+
+WA_ASYNC(slow_task, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_AWAIT(wa_sleep_init(&t->s, WA_MS(t->io.ms)));
+    t->io.ret = t->io.ms;
+    WA_RETURN(0);
+    WA_ON_CANCEL();
+    WA_AWAIT(wa_sleep_init(&t->s, WA_MS(30)));
+    cleanups++;
+    WA_END();
+}
+WA_EXPORT_TASK(test_kinds_echo_slow, slow_task);
+
+typedef struct cleanups_task {
+    WA_CORO;
+    wa_exports_test_kinds_echo_cleanups_io io;
+} cleanups_task;
+
+WA_ASYNC(cleanups_task, t, cx)
+{
+    WA_BEGIN(t, cx);
+    t->io.ret = cleanups;
+    WA_END();
+}
+WA_EXPORT_TASK(test_kinds_echo_cleanups, cleanups_task);
 
 /* later: awaits the future's string; returns "got " and it. */
 typedef struct later_task {

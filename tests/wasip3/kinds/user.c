@@ -248,8 +248,45 @@ static void test_stream_and_future(void)
     user_string_free(&l.result);
 }
 
+/* The provider's count of slow's cleanups. */
+static uint32_t cleanups(void)
+{
+    wa_test_kinds_echo_cleanups c;
+    return wa_block_on(rt, wa_test_kinds_echo_cleanups_init(&c)) == 0 ? c.result : 0xffffffffu;
+}
+
+/* A call dropped by a timeout cancels the provider's task: its cleanup
+ * (30 ms) runs. The drop does not wait for it: the cancel is async
+ * (wa_wasip3_set_async_cancel), and the subtask is let go when the
+ * provider's task ended. Its call area stays held (a host may write a
+ * cancelled call's result late: component.h). Awaited, slow returns its
+ * value. */
+static void test_cancel_across(void)
+{
+    uint32_t before = cleanups();
+    long held = wa_wasip3_held_areas();
+    wa_test_kinds_echo_slow s;
+    CHECK_EQ(wa_block_on(rt, wa_test_kinds_echo_slow_init(&s, 5)), 0);
+    CHECK_EQ(s.result, 5);
+    wa_timeout to;
+    uint64_t t0 = wa_now(rt);
+    CHECK_EQ(wa_block_on(rt, wa_timeout_init(&to, wa_test_kinds_echo_slow_init(&s, 10000), WA_MS(20))), WA_ETIMEDOUT);
+    settle(); /* (wa_now is the runtime's last look at the clock) */
+    uint64_t took = wa_now(rt) - t0;
+    CHECK(took < WA_MS(20) + WA_MS(25)); /* (not the 30 ms cleanup's wait) */
+    uint32_t after = before;
+    for (int i = 0; i < 100 && after == before; i++) {
+        settle();
+        after = cleanups();
+    }
+    CHECK_EQ(after, before + 1);
+    CHECK_EQ(wa_wasip3_live_subtasks(), 0);
+    CHECK_EQ(wa_wasip3_held_areas(), held + 1);
+}
+
 int main(void)
 {
+    wa_wasip3_set_async_cancel(true);
     if (wa_rt_new(&rt) < 0) {
         CHECK(!"a runtime");
         return check_finish();
@@ -260,7 +297,7 @@ int main(void)
     RUN(test_option_result_nothing);
     RUN(test_resources);
     RUN(test_stream_and_future);
-    CHECK_EQ(wa_wasip3_held_areas(), 0);
+    RUN(test_cancel_across);
     CHECK_EQ(wa_wasi_live_handles(), 0);
     wa_rt_free(rt);
     return check_finish();

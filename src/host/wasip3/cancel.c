@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* Async cancels of dropped calls (wa_wasip3_set_async_cancel), in a file of
+ * their own: only a program that asks for them imports the async
+ * subtask.cancel, which wasmtime 49 refuses to load without
+ * `-W component-model-more-async-builtins`. */
+#include "builtins.h"
+#include "wasync/component.h"
+
+WA__WASI_IMPORT("$root", "[async-lower][subtask-cancel]") uint32_t wa__wasip3_imp_canon_subtask_cancel_async(uint32_t subtask);
+
+static bool wa__cancel_on;
+
+bool wa_wasip3_set_async_cancel(bool on)
+{
+    bool was = wa__cancel_on;
+    wa__cancel_on = on;
+    wa__wasip3_subtask_cancel_with(on ? wa__wasip3_imp_canon_subtask_cancel_async : NULL);
+    return was;
+}
