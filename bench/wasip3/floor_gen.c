@@ -97,9 +97,11 @@ service_p3_callback_code_t exports_wasi_http_0_3_0_handler_handle(P3(own_request
     else if ((c = calloc(1, sizeof *c)) != NULL)
         c->set = service_p3_waitable_set_new();
     if (!c || !P3(static_fields_from_list)(&list, &fields, &bad)) {
-        if (c) /* (never with a set: a pooled one has fields) */
+        if (c) { /* back to the pool, with its set */
             P3(header_error_free)(&bad);
-        free(c);
+            c->next = pool;
+            pool = c;
+        }
         P3(request_drop_own)(req);
         answer.is_err = true; /* the host answers */
         answer.val.err.tag = WASI_HTTP_0_3_0_TYPES_ERROR_CODE_INTERNAL_ERROR;
