@@ -12,7 +12,8 @@
 # WASI 0.3 beside 0.2 (the backends' guest cost per event natively; sleeps
 # and HTTP under jco and under wasmtime, one table each: wall time, host
 # calls), and http_hello against the host floor on 0.2 and 0.3, under jco
-# (jco serve, preview3-shim) and under wasmtime serve.
+# (jco serve, preview3-shim) and under wasmtime serve, the floor on
+# wit-bindgen's bindings beside it.
 #
 # Usage: bench/run.sh BUILD_DIR     (RUNS=5 by default)
 set -euo pipefail
@@ -246,11 +247,25 @@ WASYNC_WASMTIME=$wasmtime WASYNC_WASMTIME_FLAGS=$wasmtime_flags node bench/wasip
 # --trace), then under wasmtime serve.
 floor2=(build/wasip2/tests/wasip2/http_floor.component.wasm build/wasip2/tests/wasip2/http_hello.component.wasm 15)
 floor3=(--p3 build/wasip3/tests/wasip3/p3_http_floor.component.wasm build/wasip3/tests/wasip3/p3_http_hello.component.wasm 15)
+# The hand bindings against wit-bindgen's: the floor on each
+# (bench/wasip2/floor_gen.c, bench/wasip3/floor_gen.c) and http_hello,
+# release builds: host calls per request and the core module after
+# wasm-opt -Oz (bench/wasip2/bindings.mjs), under jco, then wasmtime serve.
+for p in wasip2-release wasip3-release; do cmake --preset $p >/dev/null; done
+cmake --build --preset wasip2-release --target wasync_http_floor_gen wasync_http_hello >/dev/null
+cmake --build --preset wasip3-release --target wasync_p3_http_floor_gen wasync_p3_http_hello >/dev/null
+b2=build/wasip2-release/tests/wasip2 b3=build/wasip3-release/tests/wasip3
+bind2=("$b2/http_floor.component.wasm" "$b2/http_floor_gen.component.wasm" "$b2/http_hello.component.wasm")
+bind3=(--p3 "$b3/p3_http_floor.component.wasm" "$b3/p3_http_floor_gen.component.wasm" "$b3/p3_http_hello.component.wasm")
 node bench/wasip2/http_floor.mjs "${floor2[@]}"
 node bench/wasip2/http_floor.mjs "${floor3[@]}"
+node bench/wasip2/bindings.mjs "${bind2[@]}"
+node bench/wasip2/bindings.mjs "${bind3[@]}"
 if [ -n "$wasmtime" ]; then
   # (wasmtime serve's defaults, as users deploy: tests/wasip2/runner.mjs)
   export WASYNC_RUNNER=wasmtime WASYNC_WASMTIME=$wasmtime WASYNC_WASMTIME_FLAGS=$wasmtime_flags WASYNC_WASMTIME_SERVE=defaults
   node bench/wasip2/http_floor.mjs "${floor2[@]}"
   node bench/wasip2/http_floor.mjs "${floor3[@]}"
+  node bench/wasip2/bindings.mjs "${bind2[@]}"
+  node bench/wasip2/bindings.mjs "${bind3[@]}"
 fi
