@@ -546,6 +546,32 @@ static void test_tick_reports_deadline(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A task named at its spawn is dumped by its name and its future's, with
+ * how long it has waited and its polls' busy and idle times (the sim's
+ * clock: no time passes in a poll). */
+static void test_dump_named_task(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    sleeper sl;
+    sleeper_init(&sl, WA_MS(100), 0);
+    wa_join j;
+    REQUIRE_OR(wa_spawn_of_named(rt, &sl, &j, "nap 1") == 0, wa_rt_free(rt));
+    char buf[256];
+    wa_rt_dump(rt, buf, sizeof buf);
+    CHECK(strcmp(buf, "  task 1 \"nap 1\" (sleeper) queued [0 polls, busy 0 ns, idle 0 ns]\n") == 0);
+    CHECK_EQ(wa_rt_tick(rt, NULL), 0);
+    wa_sim_advance(wa_rt_backend(rt), WA_MS(30));
+    wa_rt_dump(rt, buf, sizeof buf);
+    CHECK(strcmp(buf, "  task 1 \"nap 1\" (sleeper) waiting for 30 ms [1 poll, busy 0 ns, idle 30 ms]\n") == 0);
+    wa_sim_advance(wa_rt_backend(rt), WA_MS(70));
+    CHECK_EQ(wa_rt_tick(rt, NULL), 0);
+    CHECK(wa_join_done(&j));
+    CHECK_EQ(wa_rt_dump(rt, buf, sizeof buf), 0);
+    wa_join_drop(&j);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 static int fails_io(void *arg, wa_cx *cx)
 {
     (void)arg;
@@ -1030,5 +1056,6 @@ int main(void)
     RUN(test_async_cleanup_every_path);
     RUN(test_await_local_refused);
     RUN(test_task_local);
+    RUN(test_dump_named_task);
     return check_finish();
 }

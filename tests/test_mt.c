@@ -9,7 +9,10 @@
  * stops its test, releasing what it made. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "rt_setup.h"
@@ -741,6 +744,78 @@ static void test_mt_task_local(void)
     CHECK_EQ(__atomic_load_n(&mt_local_dropped, __ATOMIC_RELAXED), 64 * 65 / 2 + 64);
 }
 
+/* A task waiting on a shared notify, then yielding `yields` times. */
+typedef struct mt_waiter {
+    WA_CORO;
+    wa_notify *n;
+    wa_notified wait;
+    wa_yield y;
+    int yields, i;
+} mt_waiter;
+
+WA_ASYNC(mt_waiter, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_TRY(wa_notified_init(&t->wait, t->n));
+    for (t->i = 0; t->i < t->yields; t->i++)
+        WA_AWAIT(wa_yield_init(&t->y));
+    WA_END();
+}
+
+/* How many times word occurs in text. */
+static int mt_count(const char *text, const char *word)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, word)); p++)
+        n++;
+    return n;
+}
+
+/* The many-threads runtime's dump lists its tasks (it listed none): each
+ * named task by its name and its future's, waiting, with its poll counted;
+ * and dumps taken while the tasks run and wake (each holds a waiting task
+ * while it reads it) lose no wake: every task ends. */
+static void test_mt_dump_lists_tasks(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new_mt(&rt, 2) == 0);
+    wa_notify n;
+    wa_notify_init_shared(&n);
+    enum { N = 4 };
+    wa_join j[N] = {0};
+    static const char *const names[N] = {"conn 1", "conn 2", "conn 3", NULL};
+    for (int i = 0; i < N; i++) {
+        mt_waiter w = {.n = &n, .yields = 200};
+        mt_waiter_init(&w);
+        REQUIRE_OR(wa_spawn_of_named(rt, &w, &j[i], names[i]) == 0, (check_joins_drop(j, N), wa_rt_free(rt)));
+    }
+    char buf[1024];
+    int waiting = 0;
+    for (int k = 0; k < 10000 && waiting < N; k++) { /* until each was polled once */
+        usleep(1000);
+        wa_rt_dump(rt, buf, sizeof buf);
+        waiting = mt_count(buf, " waiting");
+    }
+    CHECK_EQ(waiting, N);
+    CHECK_EQ(mt_count(buf, "task "), N);
+    for (int i = 0; i < N - 1; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "\"%s\" (mt_waiter) waiting for ", names[i]);
+        CHECK(strstr(buf, line) != NULL);
+    }
+    CHECK_EQ(mt_count(buf, "[1 poll, busy "), N - 1); /* the named ones' */
+    CHECK_EQ(mt_count(buf, "\"mt_waiter\" waiting"), 1);
+    wa_notify_all(&n);
+    for (int k = 0; k < 100000 && wa_rt_dump(rt, buf, sizeof buf); k++)
+        ; /* the dumps hold the tasks as they yield */
+    CHECK_EQ(wa_rt_run(rt), 0);
+    for (int i = 0; i < N; i++)
+        CHECK_EQ(wa_join_status(&j[i]), 0);
+    check_joins_drop(j, N);
+    CHECK_EQ(wa_rt_dump(rt, buf, sizeof buf), 0);
+    wa_rt_free(rt);
+}
+
 int main(void)
 {
     RUN(test_mt_spawn_join);
@@ -756,5 +831,6 @@ int main(void)
     RUN(test_mt_join_set_cancel_drop);
     RUN(test_mt_join_set_rt_free);
     RUN(test_mt_task_local);
+    RUN(test_mt_dump_lists_tasks);
     return check_finish();
 }

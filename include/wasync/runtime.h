@@ -97,6 +97,17 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join);
          ? WA__SPAWN_WORDS(sizeof *(ptr) / sizeof(void *))((rt), (const wa_future *)(ptr), (join)) \
          : wa_spawn((rt), (const wa_future *)(ptr), sizeof *(ptr), (join)))
 
+/* wa_spawn of a task given a name of its own (copied), for the instance
+ * where the future's vtable names the kind ("conn 12" of "handler"):
+ * dumps, deadlock reports and misuse reports show it, and the runtime
+ * counts the task's polls and times them (busy and idle, in dumps). A
+ * NULL name is wa_spawn's. Returns what wa_spawn returns. */
+int wa_spawn_named(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, const char *name);
+
+/* wa_spawn_named of the struct that ptr points to (as wa_spawn_of). */
+#define wa_spawn_of_named(rt, ptr, join, name) \
+    (WA__SPAWN_WHOLE(ptr), wa_spawn_named((rt), (const wa_future *)(ptr), sizeof *(ptr), (join), (name)))
+
 /* The callback style: a task whose poll is fn(arg, cx), called until it
  * returns other than WA_PENDING. If the task is dropped before that
  * (cancelled, aborted, runtime freed), fn(arg, NULL) is called once so that
@@ -194,8 +205,10 @@ typedef struct wa_rt_stats {
 /* Copies rt's counters into st (borrowed). */
 void wa_rt_stats_get(const wa_rt *rt, wa_rt_stats *st);
 
-/* Writes a list of the live tasks (id, future name, state), at most len
- * bytes, NUL-terminated; returns the length it needed (as snprintf). */
+/* Writes a list of the live tasks (id, name, state; for a named task how
+ * long it has waited, its polls and their busy and idle times), at most
+ * len bytes, NUL-terminated; returns the length it needed (as snprintf).
+ * Callable from any thread on a many-threads runtime. */
 size_t wa_rt_dump(const wa_rt *rt, char *buf, size_t len);
 
 /* Where wa_block_on reports a deadlock: fn(arg, dump). NULL: stderr. */

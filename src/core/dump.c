@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dump.h"
+#include "sched.h"
 #include "task.h"
 
 void wa__text_str(wa__text *d, const char *s)
@@ -31,50 +32,90 @@ void wa__text_task(wa__text *d, const wa_task *t)
     const wa_future *f = wa__task_future((wa_task *)t);
     bool root = f->vt == &wa__root_vt; /* name the future block_on runs */
     const wa_future *named = root || f->vt == &wa__internal_vt ? ((const wa__root *)f)->inner : f;
+    const char *what = named && named->vt && named->vt->name ? named->vt->name : "?";
     wa__text_str(d, "task ");
     wa__text_uint(d, t->id);
+    if (t->diag && t->diag->name[0]) { /* its own name, then its future's */
+        wa__text_str(d, " \"");
+        wa__text_str(d, t->diag->name);
+        wa__text_str(d, "\" (");
+        wa__text_str(d, what);
+        wa__text_str(d, ")");
+        return;
+    }
     wa__text_str(d, root ? " \"block_on(" : " \"");
-    wa__text_str(d, named && named->vt && named->vt->name ? named->vt->name : "?");
+    wa__text_str(d, what);
     wa__text_str(d, root ? ")\"" : "\"");
 }
 
-static void wa__dump_task(wa__text *d, const wa_task *t, const char *indent)
+/* Appends a duration: ns, us, ms or s, whole, the unit chosen so that
+ * the number has at least two digits. */
+static void wa__text_ns(wa__text *d, uint64_t ns)
+{
+    static const char *const unit[] = {" ns", " us", " ms", " s"};
+    unsigned u = 0;
+    for (; u < 3 && ns >= 10000; u++)
+        ns /= 1000;
+    wa__text_uint(d, ns);
+    wa__text_str(d, unit[u]);
+}
+
+void wa__dump_task(wa__text *d, const wa_task *t, const char *indent, bool look, uint64_t now)
 {
     if (wa__task_future((wa_task *)t)->vt == &wa__internal_vt)
         return; /* the library's own (rt.h): not the program's to look at */
-    uint32_t st = wa__word_load(t) & WA__STATE_MASK;
+    uint32_t st = wa__word_peek(t) & WA__STATE_MASK; /* (atomic: another thread's dump, on many threads) */
     wa__text_str(d, indent);
     wa__text_task(d, t);
-    wa__text_str(d, (st & WA__T_QUEUED) ? " queued" : " waiting");
-    wa__text_str(d, (st & WA__T_CANCEL) ? " cancelling\n" : "\n");
+    wa__text_str(d, (st & WA__T_QUEUED) ? " queued" : !look ? " running" : " waiting");
+    if (st & WA__T_CANCEL)
+        wa__text_str(d, " cancelling");
+    const wa__diag *g = look ? t->diag : NULL; /* (a running task's are being written) */
+    if (g && !(st & WA__T_QUEUED) && now > g->since) {
+        wa__text_str(d, " for ");
+        wa__text_ns(d, now - g->since);
+    }
+    if (g) {
+        wa__text_str(d, " [");
+        wa__text_uint(d, g->polls);
+        wa__text_str(d, g->polls == 1 ? " poll, busy " : " polls, busy ");
+        wa__text_ns(d, g->busy);
+        wa__text_str(d, ", idle ");
+        wa__text_ns(d, g->idle + (now > g->since ? now - g->since : 0));
+        wa__text_str(d, "]");
+    }
+    wa__text_str(d, "\n");
 }
 
-void wa__dump_tasks(wa__text *d, const wa__list *l, const char *indent)
+/* A line per task of the owner list l, after indent (the local executor's:
+ * every task but the running one may be looked at). */
+static void wa__dump_tasks(wa__text *d, const wa__list *l, const char *indent, uint64_t now)
 {
     for (const wa_task *t = wa__task_first(l); t; t = wa__task_next(t))
-        wa__dump_task(d, t, indent);
+        wa__dump_task(d, t, indent, t != wa__rt_current(t->rt), now);
 }
 
 /* The roots in a queue (next links) that no owner list holds (task.h). */
-static void wa__dump_unlinked(wa__text *d, const wa_task *t)
+static void wa__dump_unlinked(wa__text *d, const wa_task *t, uint64_t now)
 {
     for (; t; t = t->next)
         if (wa__task_unlinked(t))
-            wa__dump_task(d, t, "  ");
+            wa__dump_task(d, t, "  ", true, now);
 }
 
 static void wa__dump_rt(wa__text *d, const wa_rt *rt)
 {
     if (d->len)
         d->buf[0] = 0;
-    wa__dump_tasks(d, &rt->roots, "  ");
-    const wa_task *run = rt->mt ? NULL : wa__rt_current(rt);
+    uint64_t now = rt->backend->vt->now(rt->backend);
+    wa__dump_tasks(d, &rt->roots, "  ", now);
+    const wa_task *run = wa__rt_current(rt);
     if (run) { /* inside a round: the running task, then the rest of it */
         if (wa__task_unlinked(run) && !(wa__word_load(run) & WA__T_QUEUED))
-            wa__dump_task(d, run, "  ");
-        wa__dump_unlinked(d, rt->rest);
+            wa__dump_task(d, run, "  ", false, now);
+        wa__dump_unlinked(d, rt->rest, now);
     }
-    wa__dump_unlinked(d, rt->head);
+    wa__dump_unlinked(d, rt->head, now);
     for (const wa_scope *s = rt->scopes; s; s = s->next) {
         if (wa__list_empty(&s->children))
             continue;
@@ -83,12 +124,14 @@ static void wa__dump_rt(wa__text *d, const wa_rt *rt)
         wa__text_str(d, " (");
         wa__text_uint(d, s->live);
         wa__text_str(d, " live):\n");
-        wa__dump_tasks(d, &s->children, "    ");
+        wa__dump_tasks(d, &s->children, "    ", now);
     }
 }
 
 size_t wa_rt_dump(const wa_rt *rt, char *buf, size_t len)
 {
+    if (WA__MT && rt->sched) /* its tasks are in its lists */
+        return rt->sched->dump(rt, buf, len);
     wa__text d = {buf, len, 0};
     wa__dump_rt(&d, rt);
     return d.need;

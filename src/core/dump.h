@@ -4,6 +4,7 @@
 #ifndef WASYNC_CORE_DUMP_H
 #define WASYNC_CORE_DUMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,8 +21,10 @@ void wa__text_uint(wa__text *d, uint64_t v);
 /* Appends `task N "name"` (block_on's task is named after its future). */
 void wa__text_task(wa__text *d, const wa_task *t);
 
-/* Appends a line per task of the owner list l, after indent. */
-void wa__dump_tasks(wa__text *d, const wa__list *l, const char *indent);
+/* Appends t's line after indent: its state, and with look (its future
+ * may be read: no poll of it runs meanwhile) what its diagnostics say;
+ * now is the backend's clock. */
+void wa__dump_task(wa__text *d, const wa_task *t, const char *indent, bool look, uint64_t now);
 
 /* Reports a deadlock through rt's report hook (default: wa__log), with
  * the task dump dump makes (wa_rt_dump, or the many-threads one). */

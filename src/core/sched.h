@@ -11,9 +11,13 @@
 
 #include "rt.h"
 
+struct wa__diag; /* (task.h) */
+
 typedef struct wa__sched {
-    /* wa_spawn onto rt, into scope when it is not NULL (the checks made). */
-    int (*spawn)(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
+    /* wa_spawn onto rt, into scope when it is not NULL (the checks made),
+     * with diag (task.h; taken on success) when it is not NULL. */
+    int (*spawn)(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
+                 struct wa__diag *diag);
     /* Marks t cancelled (WA__T_CANCEL) or aborted (WA__T_ABORT) and wakes
      * it: whoever runs it next acts on it. */
     void (*signal)(wa_task *t, uint32_t bit);
@@ -37,6 +41,8 @@ typedef struct wa__sched {
     /* Shutdown: cancels every task until none is left (0) or the clock
      * reaches stop (WA_ETIMEDOUT). */
     int (*drain)(wa_rt *rt, uint64_t stop);
+    /* wa_rt_dump of rt. */
+    size_t (*dump)(const wa_rt *rt, char *buf, size_t len);
     /* How many of rt's tasks are live (unfinished). */
     size_t (*live)(const wa_rt *rt);
     /* Wakes a wait of drive's to look again (another thread let go). */

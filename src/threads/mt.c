@@ -48,7 +48,8 @@ static void wa__mt_join_drop(wa_join *j)
 static void wa__mt_join_drop_vt(wa_future *f);
 static const wa_future_vt wa__mt_join_vt = {wa__mt_join_poll, wa__mt_join_drop_vt, "join"};
 
-static int wa__mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
+static int wa__mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
+                        wa__diag *diag)
 {
     wa__mt *mt = rt->mt;
     if (__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE))
@@ -74,6 +75,7 @@ static int wa__mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *j
     t->joiner = NULL;
     t->status = 0;
     t->locals = NULL;
+    t->diag = diag;
     t->id = (uint32_t)__atomic_add_fetch(&mt->rt->spawned, 1, __ATOMIC_RELAXED);
     /* alive, the queue's, the handle's */
     wa__word_store(t, WA__T_QUEUED + (join ? 3 : 2) * WA__REF_ONE);
@@ -168,15 +170,48 @@ static void wa__mt_kick(wa_rt *rt) { wa__mt_signal(rt->mt); }
 
 static size_t wa__mt_live(const wa_rt *rt) { return __atomic_load_n(&rt->mt->live, __ATOMIC_ACQUIRE); }
 
+/* Holds t, waiting (neither queued, running nor done), as a poll does,
+ * so that no worker polls it while a dump reads its future: a wake
+ * meanwhile only marks it. Returns whether it did. */
+static bool wa__mt_hold(wa_task *t)
+{
+    uint32_t w = wa__word_load(t);
+    do {
+        if (w & (WA__T_QUEUED | WA__T_RUNNING | WA__T_DONE))
+            return false;
+    } while (!__atomic_compare_exchange_n(&t->word, &w, (w | WA__T_RUNNING) + WA__REF_ONE, true, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_ACQUIRE));
+    return true;
+}
+
+/* Lets go of t, held: queues it if it was woken meanwhile (the hold's
+ * reference becomes the queue's), as the end of a poll does. */
+static void wa__mt_let_go(wa__mt *mt, wa_task *t)
+{
+    if (wa__word_and(t, ~(uint32_t)WA__T_RUNNING) & WA__T_QUEUED)
+        wa__mt_push(mt, wa__mt_here(mt), t);
+    else
+        wa__mt_unref(t, 1);
+}
+
+/* wa_rt_dump: the live tasks of every shard; what a waiting one awaits is
+ * read while it is held (a running or queued one says so). Internal tasks
+ * are left out, as locally. */
 static size_t wa__mt_dump(const wa_rt *rt, char *buf, size_t len)
 {
     wa__mt *mt = rt->mt;
     wa__text d = {buf, len, 0};
     if (len)
         buf[0] = 0;
+    uint64_t now = rt->backend->vt->now(rt->backend);
     for (unsigned s = 0; s < WA__SHARDS; s++) {
         wa__shard_lock(&mt->shard[s]);
-        wa__dump_tasks(&d, &mt->shard[s].tasks, "  ");
+        for (wa_task *t = wa__task_first(&mt->shard[s].tasks); t; t = wa__task_next(t)) {
+            bool held = wa__mt_hold(t);
+            wa__dump_task(&d, t, "  ", held, now);
+            if (held)
+                wa__mt_let_go(mt, t);
+        }
         wa__shard_unlock(&mt->shard[s]);
     }
     return d.need;
@@ -273,9 +308,10 @@ static int wa__mt_drive(wa_rt *rt, wa_join *root)
 
 static void wa__mt_finish_root(wa_rt *rt, wa_join *root) { wa__mt_wait(rt, root, true); }
 
-static const wa__sched wa__mt_sched = {wa__mt_spawn, wa__mt_signal_task, wa__mt_join_drop, wa__mt_scope_init,
+static const wa__sched wa__mt_sched = {wa__mt_spawn,      wa__mt_signal_task, wa__mt_join_drop, wa__mt_scope_init,
                                      wa__mt_scope_poll, wa__mt_scope_cancel, wa__mt_scope_drop, wa__mt_drive,
-                                     wa__mt_finish_root, wa__mt_drain, wa__mt_live, wa__mt_kick, wa__mt_free};
+                                     wa__mt_finish_root, wa__mt_drain, wa__mt_dump, wa__mt_live, wa__mt_kick,
+                                     wa__mt_free};
 
 static int wa__mt_new(wa_rt *rt, unsigned n)
 {
