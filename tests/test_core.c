@@ -572,6 +572,72 @@ static void test_dump_named_task(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* What tasks await, in dumps: a coroutine's child, a race's children, a
+ * sleep's deadline, a join handle's task, a pipe's fd. */
+typedef struct slow {
+    WA_CORO;
+    wa_sleep s;
+} slow;
+
+WA_ASYNC(slow, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_TRY(wa_sleep_init(&t->s, WA_SEC(3)));
+    WA_END();
+}
+
+typedef struct racer {
+    WA_CORO;
+    WA_COMBO(2) race;
+    wa_sleep s;
+    slow sl;
+} racer;
+
+WA_ASYNC(racer, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_TRY(wa_race_init(&t->race, wa_sleep_init(&t->s, WA_MS(100)), slow_init(&t->sl)));
+    WA_END();
+}
+
+typedef struct awaiter {
+    WA_CORO;
+    wa_join j;
+} awaiter;
+
+WA_ASYNC(awaiter, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_TRY(&t->j.fut);
+    WA_END();
+}
+
+static void test_dump_awaits(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    racer r = {0};
+    racer_init(&r);
+    awaiter a = {0};
+    awaiter_init(&a);
+    REQUIRE_OR(check_spawn_of(rt, &r, &a.j) == 0, wa_rt_free(rt));
+    REQUIRE_OR(wa_spawn_of_named(rt, &a, NULL, "waits for the racer") == 0, (wa_join_drop(&a.j), wa_rt_free(rt)));
+    CHECK_EQ(wa_rt_tick(rt, NULL), 0);
+    wa_sim_advance(wa_rt_backend(rt), WA_MS(40));
+    char buf[512];
+    wa_rt_dump(rt, buf, sizeof buf);
+    CHECK(strstr(buf, "  task 1 \"racer\" waiting: join (race, 2 of 2 left) > "
+                      "[sleep (due in 60 ms), slow > sleep (due in 2960 ms)]\n") != NULL);
+    CHECK(strstr(buf, "  task 2 \"waits for the racer\" (awaiter) waiting for 40 ms [1 poll, busy 0 ns, "
+                      "idle 40 ms]: join (task 1 \"racer\")\n") != NULL);
+    if (!strstr(buf, "racer\")\n"))
+        printf("%s", buf);
+    wa_sim_advance(wa_rt_backend(rt), WA_MS(60));
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_rt_dump(rt, buf, sizeof buf), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 static int fails_io(void *arg, wa_cx *cx)
 {
     (void)arg;
@@ -1057,5 +1123,6 @@ int main(void)
     RUN(test_await_local_refused);
     RUN(test_task_local);
     RUN(test_dump_named_task);
+    RUN(test_dump_awaits);
     return check_finish();
 }

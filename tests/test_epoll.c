@@ -215,6 +215,49 @@ static void test_pipe_readable(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A dump says what a task awaits down to the fd: a timeout over a wait
+ * for a pipe's read end, and the timeout's sleep. */
+typedef struct fd_waiter {
+    WA_CORO;
+    wa_timeout to;
+    wa_fd_wait w;
+    wa_fd_key key;
+} fd_waiter;
+
+WA_ASYNC(fd_waiter, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_TRY(wa_timeout_init(&t->to, wa_fd_wait_init(&t->w, t->key, WA_READABLE), WA_SEC(100)));
+    WA_END();
+}
+
+static void test_dump_fd_wait(void)
+{
+    wa_rt *rt = epoll_rt();
+    REQUIRE(rt);
+    int p[2];
+    REQUIRE_OR(open_pipe(p) == 0, wa_rt_free(rt));
+    fd_waiter f = {0};
+    REQUIRE_OR(wa_fd_register(rt, p[0], &f.key) == 0, (close_pipe(p), wa_rt_free(rt)));
+    fd_waiter_init(&f);
+    wa_join j;
+    REQUIRE_OR(check_spawn_of(rt, &f, &j) == 0, (wa_fd_deregister(rt, f.key), close_pipe(p), wa_rt_free(rt)));
+    CHECK_EQ(wa_rt_tick(rt, NULL), 0);
+    char buf[256], want[128];
+    wa_rt_dump(rt, buf, sizeof buf);
+    snprintf(want, sizeof want, "  task 1 \"fd_waiter\" waiting: timeout > [fd_wait (fd %d readable), sleep (due in ",
+             p[0]);
+    CHECK(strncmp(buf, want, strlen(want)) == 0);
+    CHECK(strstr(buf, " s)]\n") != NULL); /* (99 s and some) */
+    CHECK_EQ(write(p[1], "x", 1), 1);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_join_status(&j), 0);
+    wa_join_drop(&j);
+    CHECK_EQ(wa_fd_deregister(rt, f.key), 0);
+    close_pipe(p);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 /* Readiness that came while nobody waited is kept for the next wait; a wait
  * cut off by a timeout leaves the registration usable. */
 static void test_pipe_ready_before_wait_and_timeout(void)
@@ -684,6 +727,7 @@ int main(void)
     RUN(test_real_sleep);
     RUN(test_concurrent_sleeps);
     RUN(test_pipe_readable);
+    RUN(test_dump_fd_wait);
     RUN(test_pipe_ready_before_wait_and_timeout);
     RUN(test_pipe_writable);
     RUN(test_two_fds);

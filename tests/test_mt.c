@@ -772,7 +772,8 @@ static int mt_count(const char *text, const char *word)
 }
 
 /* The many-threads runtime's dump lists its tasks (it listed none): each
- * named task by its name and its future's, waiting, with its poll counted;
+ * named task by its name and its future's, waiting, with its poll counted
+ * and what it awaits;
  * and dumps taken while the tasks run and wake (each holds a waiting task
  * while it reads it) lose no wake: every task ends. */
 static void test_mt_dump_lists_tasks(void)
@@ -805,6 +806,7 @@ static void test_mt_dump_lists_tasks(void)
     }
     CHECK_EQ(mt_count(buf, "[1 poll, busy "), N - 1); /* the named ones' */
     CHECK_EQ(mt_count(buf, "\"mt_waiter\" waiting"), 1);
+    CHECK_EQ(mt_count(buf, ": notified\n"), N); /* what each awaits */
     wa_notify_all(&n);
     for (int k = 0; k < 100000 && wa_rt_dump(rt, buf, sizeof buf); k++)
         ; /* the dumps hold the tasks as they yield */

@@ -41,6 +41,16 @@ typedef struct wa_future_vt {
     int (*poll)(wa_future *self, wa_cx *cx);
     void (*drop)(wa_future *self); /* NULL: nothing to release */
     const char *name;              /* shown in task dumps */
+    /* Optional, for task dumps (wa_rt_dump): NULL in a vtable that leaves
+     * them out, as one written before them does, and the dump then shows
+     * only the name. Called while no poll of self runs. */
+    /* The i-th future self awaits now (borrowed: a coroutine's child, a
+     * combinator's pending children), or NULL past the last. */
+    const wa_future *(*awaits)(const wa_future *self, unsigned i);
+    /* Writes what self waits for ("fd 5 readable", "due in 20 ms": now is
+     * the runtime's clock), at most len bytes, NUL-terminated; returns the
+     * length it needed (as snprintf). */
+    size_t (*describe)(const wa_future *self, uint64_t now, char *buf, size_t len);
 } wa_future_vt;
 
 struct wa_future {

@@ -19,6 +19,8 @@
  */
 #include <stdlib.h>
 
+#include "dump.h"
+
 #include "task.h"
 #include "wasync/combine.h"
 
@@ -314,13 +316,40 @@ static inline void wa__combo_drop_in(wa_future *f, bool mt)
 
 static void wa__combo_drop(wa_future *f) { wa__combo_drop_in(f, false); }
 
-static const wa_future_vt wa__combo_vt = {wa__combo_poll, wa__combo_drop, "join"};
+/* For dumps (future.h): the i-th child still pending, and the mode. */
+static const wa_future *wa__combo_awaits(const wa_future *f, unsigned i)
+{
+    const wa_combo *c = (const wa_combo *)f;
+    for (size_t k = 0; k < c->n; k++)
+        if (c->br[k].f && i-- == 0)
+            return c->br[k].f;
+    return NULL;
+}
+
+static size_t wa__combo_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
+{
+    static const char *const mode[] = {"all", "all settled", "race"};
+    const wa_combo *c = (const wa_combo *)f;
+    wa__text d = {buf, len, 0};
+    (void)now;
+    wa__text_str(&d, (unsigned)c->mode < 3 ? mode[c->mode] : "?");
+    wa__text_str(&d, ", ");
+    wa__text_uint(&d, c->left);
+    wa__text_str(&d, " of ");
+    wa__text_uint(&d, c->n);
+    wa__text_str(&d, " left");
+    return d.need;
+}
+
+static const wa_future_vt wa__combo_vt = {wa__combo_poll, wa__combo_drop, "join", wa__combo_awaits,
+                                        wa__combo_describe};
 
 #if WA__MT
 static int wa__combo_poll_mt(wa_future *f, wa_cx *cx) { return wa__combo_poll_in((wa_combo *)f, cx, true); }
 static void wa__combo_drop_mt(wa_future *f) { wa__combo_drop_in(f, true); }
 
-static const wa_future_vt wa__combo_mt_vt = {wa__combo_poll_mt, wa__combo_drop_mt, "join"};
+static const wa_future_vt wa__combo_mt_vt = {wa__combo_poll_mt, wa__combo_drop_mt, "join", wa__combo_awaits,
+                                           wa__combo_describe};
 
 /* The first poll on many threads: from now on, the functions above. */
 static __attribute__((noinline, cold)) int wa__combo_poll_first_mt(wa_combo *c, wa_cx *cx)

@@ -15,6 +15,8 @@ _Static_assert(((WA_PENDING - WA_ECANCELED) & (WA_PENDING - WA_ECANCELED - 1)) =
 
 void wa_coro_drop(wa_future *f) { wa__coro_release((wa_coro *)f); }
 
+const wa_future *wa__coro_awaits(const wa_future *f, unsigned i) { return i ? NULL : ((const wa_coro *)f)->child; }
+
 static int wa__coro_unwind(wa_coro *co, wa_cx *cx)
 {
     wa__coro_release(co);

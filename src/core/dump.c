@@ -48,9 +48,17 @@ void wa__text_task(wa__text *d, const wa_task *t)
     wa__text_str(d, root ? ")\"" : "\"");
 }
 
-/* Appends a duration: ns, us, ms or s, whole, the unit chosen so that
- * the number has at least two digits. */
-static void wa__text_ns(wa__text *d, uint64_t ns)
+size_t wa__join_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
+{
+    const wa_join *j = (const wa_join *)f;
+    wa__text d = {buf, len, 0};
+    (void)now;
+    wa__text_task(&d, j->task); /* (the handle's reference keeps it) */
+    return d.need;
+}
+
+/* (the unit chosen so that the number has at most four digits) */
+void wa__text_ns(wa__text *d, uint64_t ns)
 {
     static const char *const unit[] = {" ns", " us", " ms", " s"};
     unsigned u = 0;
@@ -58,6 +66,46 @@ static void wa__text_ns(wa__text *d, uint64_t ns)
         ns /= 1000;
     wa__text_uint(d, ns);
     wa__text_str(d, unit[u]);
+}
+
+/* Appends what f describes of itself (future.h), in parentheses. */
+static void wa__text_describe(wa__text *d, const wa_future *f, uint64_t now)
+{
+    char what[96];
+    if (!f->vt->describe)
+        return;
+    f->vt->describe(f, now, what, sizeof what);
+    if (!what[0])
+        return;
+    wa__text_str(d, " (");
+    wa__text_str(d, what);
+    wa__text_str(d, ")");
+}
+
+/* Appends the futures f awaits, after lead, down to the leaves: "a > b
+ * (what b waits for)", or "[a, b]" for more than one; depth bounds it. */
+static void wa__text_awaits(wa__text *d, const wa_future *f, uint64_t now, unsigned depth, const char *lead)
+{
+    const wa_future *c0 = f->vt->awaits ? f->vt->awaits(f, 0) : NULL;
+    if (!c0)
+        return;
+    const wa_future *c1 = f->vt->awaits(f, 1);
+    wa__text_str(d, lead);
+    if (c1)
+        wa__text_str(d, "[");
+    const wa_future *c = c0;
+    for (unsigned i = 1; c; c = f->vt->awaits(f, i++)) {
+        if (i > 1)
+            wa__text_str(d, ", ");
+        wa__text_str(d, c->vt->name ? c->vt->name : "?");
+        wa__text_describe(d, c, now);
+        if (depth)
+            wa__text_awaits(d, c, now, depth - 1, " > ");
+        else if (c->vt->awaits && c->vt->awaits(c, 0))
+            wa__text_str(d, " > ...");
+    }
+    if (c1)
+        wa__text_str(d, "]");
 }
 
 void wa__dump_task(wa__text *d, const wa_task *t, const char *indent, bool look, uint64_t now)
@@ -83,6 +131,13 @@ void wa__dump_task(wa__text *d, const wa_task *t, const char *indent, bool look,
         wa__text_str(d, ", idle ");
         wa__text_ns(d, g->idle + (now > g->since ? now - g->since : 0));
         wa__text_str(d, "]");
+    }
+    if (look) { /* what it awaits: its future's own words, then its children's */
+        const wa_future *f = wa__task_future((wa_task *)t);
+        if (f->vt == &wa__root_vt)
+            f = ((const wa__root *)f)->inner;
+        wa__text_describe(d, f, now);
+        wa__text_awaits(d, f, now, 8, ": ");
     }
     wa__text_str(d, "\n");
 }

@@ -18,6 +18,8 @@ typedef struct wa__text {
 } wa__text;
 void wa__text_str(wa__text *d, const char *s);
 void wa__text_uint(wa__text *d, uint64_t v);
+/* Appends a duration of ns: ns, us, ms or s, whole. */
+void wa__text_ns(wa__text *d, uint64_t ns);
 /* Appends `task N "name"` (block_on's task is named after its future). */
 void wa__text_task(wa__text *d, const wa_task *t);
 
@@ -25,6 +27,9 @@ void wa__text_task(wa__text *d, const wa_task *t);
  * may be read: no poll of it runs meanwhile) what its diagnostics say;
  * now is the backend's clock. */
 void wa__dump_task(wa__text *d, const wa_task *t, const char *indent, bool look, uint64_t now);
+
+/* A join handle's describe (future.h): the task it awaits. */
+size_t wa__join_describe(const wa_future *f, uint64_t now, char *buf, size_t len);
 
 /* Reports a deadlock through rt's report hook (default: wa__log), with
  * the task dump dump makes (wa_rt_dump, or the many-threads one). */

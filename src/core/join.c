@@ -4,6 +4,7 @@
  * many-threads task's handle to its scheduler (sched.h). Apart from
  * task.c, which finishes a task without naming its handle (it wakes the
  * joiner's waker), so that this file calls task.c and not the reverse. */
+#include "dump.h"
 #include "sched.h"
 #include "task.h"
 
@@ -117,7 +118,7 @@ static inline void wa__join_release(wa_join *j)
  * dropped (an await's drop skips wa_join_drop's check). */
 static void wa__join_drop_vt(wa_future *f) { wa__join_release((wa_join *)f); }
 
-const wa_future_vt wa__join_vt = {wa__join_poll, wa__join_drop_vt, "join"};
+const wa_future_vt wa__join_vt = {wa__join_poll, wa__join_drop_vt, "join", NULL, wa__join_describe};
 
 /* j holds a finished task (atomic: a many-threads task finishes on a
  * worker). */

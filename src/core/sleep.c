@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Futures that wait on time: sleep, timeout, interval. */
+#include "dump.h"
 #include "timer.h"
 
 /* A sleep's state is its vtable and its timer: relative or absolute until
@@ -78,8 +79,34 @@ static void wa__sleep_drop(wa_future *f)
     wa__sleep_end(s);
 }
 
-static const wa_future_vt wa__sleep_rel_vt = {wa__sleep_rel_poll, wa__sleep_drop, "sleep"};
-static const wa_future_vt wa__sleep_abs_vt = {wa__sleep_abs_poll, wa__sleep_drop, "sleep"};
+/* For dumps (future.h): when the timer t, armed (its deadline committed:
+ * dumps look outside the poll that armed it), fires. */
+static size_t wa__timer_describe(const wa__timer *t, uint64_t now, char *buf, size_t len)
+{
+    wa__text d = {buf, len, 0};
+    if (t->deadline == WA_NEVER) {
+        wa__text_str(&d, "never due");
+    } else if (t->deadline > now) {
+        wa__text_str(&d, "due in ");
+        wa__text_ns(&d, t->deadline - now);
+    } else {
+        wa__text_str(&d, "due");
+    }
+    return d.need;
+}
+
+static size_t wa__sleep_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
+{
+    const wa_sleep *s = (const wa_sleep *)f;
+    if (s->timer.rt)
+        return wa__timer_describe(&s->timer, now, buf, len);
+    wa__text d = {buf, len, 0}; /* not polled yet */
+    wa__text_str(&d, "not armed");
+    return d.need;
+}
+
+static const wa_future_vt wa__sleep_rel_vt = {wa__sleep_rel_poll, wa__sleep_drop, "sleep", NULL, wa__sleep_describe};
+static const wa_future_vt wa__sleep_abs_vt = {wa__sleep_abs_poll, wa__sleep_drop, "sleep", NULL, wa__sleep_describe};
 static const wa_future_vt wa__sleep_done_vt = {wa__sleep_done_poll, NULL, "sleep"};
 
 static wa_future *wa__sleep_setup(wa_sleep *s, uint64_t arg, const wa_future_vt *vt)
@@ -127,7 +154,15 @@ static int wa__timeout_poll(wa_future *f, wa_cx *cx)
     return rc;
 }
 
-static const wa_future_vt wa__timeout_vt = {wa__timeout_poll, wa__timeout_drop, "timeout"};
+/* For dumps: the inner future, then the sleep. */
+static const wa_future *wa__timeout_awaits(const wa_future *f, unsigned i)
+{
+    const wa_timeout *t = (const wa_timeout *)f;
+    return !t->inner || i > 1 ? NULL : i == 0 ? t->inner : &t->sleep.fut;
+}
+
+static const wa_future_vt wa__timeout_vt = {wa__timeout_poll, wa__timeout_drop, "timeout", wa__timeout_awaits,
+                                          NULL};
 
 /* What a timeout holds instead of an inner future it would outlive (one
  * stored in the running poll's frames, which wa_timeout_init reports and
@@ -186,7 +221,18 @@ static int wa__interval_poll(wa_future *f, wa_cx *cx)
 /* Dropping a tick (a race loser, say) disarms it; the next tick re-arms. */
 static void wa__interval_tick_drop(wa_future *f) { wa_interval_drop((wa_interval *)f); }
 
-static const wa_future_vt wa__interval_vt = {wa__interval_poll, wa__interval_tick_drop, "interval"};
+static size_t wa__interval_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
+{
+    const wa_interval *iv = (const wa_interval *)f;
+    if (iv->timer.rt)
+        return wa__timer_describe(&iv->timer, now, buf, len);
+    wa__text d = {buf, len, 0};
+    wa__text_str(&d, "not armed");
+    return d.need;
+}
+
+static const wa_future_vt wa__interval_vt = {wa__interval_poll, wa__interval_tick_drop, "interval", NULL,
+                                           wa__interval_describe};
 
 void wa_interval_init(wa_interval *iv, uint64_t period)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A backend's registrations and the waits on them (regs.h), for every
  * host. A backend offers its table through its vtable's cap. */
+#include "../core/dump.h"
 #include "regs.h"
 
 void wa__regs_init(wa_regs *r, wa_backend *b, size_t size, const wa__regs_hooks *hooks)
@@ -190,4 +191,29 @@ wa_future *wa__reg_wait_init(wa_reg_wait *w, const wa_future_vt *vt, uint64_t ke
     w->regs = NULL;
     wa__wait_link_init(&w->link);
     return &w->fut;
+}
+
+size_t wa__reg_wait_describe(const wa_future *f, const char *noun, bool dirs, char *buf, size_t len)
+{
+    const wa_reg_wait *w = (const wa_reg_wait *)f;
+    wa__text d = {buf, len, 0};
+    wa_regs *r = w->regs; /* (set by its first poll) */
+    const wa__reg *g = NULL;
+    uint64_t id = 0;
+    if (r) {
+        wa__regs_lock(r);
+        if ((g = wa__regs_find(r, w->key)))
+            id = g->id;
+        wa__regs_unlock(r);
+    }
+    wa__text_str(&d, noun);
+    if (g)
+        wa__text_uint(&d, id);
+    else
+        wa__text_str(&d, r ? "(deregistered)" : "(not polled)");
+    if (dirs && (w->events & WA_READABLE))
+        wa__text_str(&d, " readable");
+    if (dirs && (w->events & WA_WRITABLE))
+        wa__text_str(&d, " writable");
+    return d.need;
 }

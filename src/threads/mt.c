@@ -46,7 +46,7 @@ static void wa__mt_join_drop(wa_join *j)
 }
 
 static void wa__mt_join_drop_vt(wa_future *f);
-static const wa_future_vt wa__mt_join_vt = {wa__mt_join_poll, wa__mt_join_drop_vt, "join"};
+static const wa_future_vt wa__mt_join_vt = {wa__mt_join_poll, wa__mt_join_drop_vt, "join", NULL, wa__join_describe};
 
 static int wa__mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
                         wa__diag *diag)

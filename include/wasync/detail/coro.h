@@ -37,6 +37,7 @@ static inline int wa__coro_poll(wa_coro *co, wa_cx *cx)
     return 0;
 }
 int wa__coro_yield(wa_coro *co, wa_cx *cx); /* 0 pending, 2 unwind */
+const wa_future *wa__coro_awaits(const wa_future *f, unsigned i); /* the vtable's awaits: the child */
 int wa__coro_end(wa_coro *co, int rc);
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -83,7 +84,7 @@ struct wa__co_begun {
     {                                                                        \
         return type_##_poll_((type_ *)wa__f, wa__c);                         \
     }                                                                        \
-    static const wa_future_vt type_##_vt_ = {type_##_poll_vt_, drop_, #type_}; \
+    static const wa_future_vt type_##_vt_ = {type_##_poll_vt_, drop_, #type_, wa__coro_awaits, NULL}; \
     static inline wa_future *type_##_init(type_ *wa__co_self)                   \
     {                                                                        \
         _Static_assert(offsetof(type_, wa) == 0, #type_ ": WA_CORO must come first"); \

@@ -190,7 +190,14 @@ int wa_pollable_deregister(wa_rt *rt, wa_pollable_key key)
 
 static int wa__pollable_wait_poll(wa_future *f, wa_cx *cx) { return wa__reg_wait_poll(f, cx, WA_CAP_POLLABLES); }
 
-static const wa_future_vt wa__pollable_wait_vt = {wa__pollable_wait_poll, wa__reg_wait_drop, "pollable_wait"};
+static size_t wa__pollable_wait_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
+{
+    (void)now;
+    return wa__reg_wait_describe(f, "pollable ", false, buf, len);
+}
+
+static const wa_future_vt wa__pollable_wait_vt = {wa__pollable_wait_poll, wa__reg_wait_drop, "pollable_wait", NULL,
+                                                wa__pollable_wait_describe};
 
 wa_future *wa_pollable_wait_init(wa_pollable_wait *w, wa_pollable_key key)
 {

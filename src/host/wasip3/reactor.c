@@ -436,7 +436,14 @@ int wa_waitable_deregister(wa_rt *rt, wa_waitable_key key)
 
 static int wa__waitable_wait_poll(wa_future *f, wa_cx *cx) { return wa__reg_wait_poll(f, cx, WA_CAP_WAITABLES); }
 
-static const wa_future_vt wa__waitable_wait_vt = {wa__waitable_wait_poll, wa__reg_wait_drop, "waitable_wait"};
+static size_t wa__waitable_wait_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
+{
+    (void)now;
+    return wa__reg_wait_describe(f, "waitable ", false, buf, len);
+}
+
+static const wa_future_vt wa__waitable_wait_vt = {wa__waitable_wait_poll, wa__reg_wait_drop, "waitable_wait", NULL,
+                                                wa__waitable_wait_describe};
 
 wa_future *wa_waitable_wait_init(wa_waitable_wait *w, wa_waitable_key key)
 {

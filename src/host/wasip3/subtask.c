@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/dump.h"
 #include "builtins.h"
 #include "reactor.h"
 #include "wasync/component.h"
@@ -275,7 +276,19 @@ static void wa__subtask_drop(wa_future *f)
     wa__subtask_release(s, s->wait.key != 0);
 }
 
-static const wa_future_vt wa__subtask_vt = {wa__subtask_poll, wa__subtask_drop, "subtask"};
+/* For dumps (future.h): the subtask's handle. */
+static size_t wa__subtask_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
+{
+    const wa_subtask *s = (const wa_subtask *)f;
+    wa__text d = {buf, len, 0};
+    (void)now;
+    wa__text_str(&d, "subtask ");
+    wa__text_uint(&d, s->subtask);
+    return d.need;
+}
+
+static const wa_future_vt wa__subtask_vt = {wa__subtask_poll, wa__subtask_drop, "subtask", NULL,
+                                          wa__subtask_describe};
 
 wa_future *wa_subtask_init(wa_subtask *s, uint32_t packed) { return wa_subtask_init_area(s, packed, NULL); }
 
@@ -324,7 +337,13 @@ static void wa__call_drop(wa_future *f)
     }
 }
 
-static const wa_future_vt wa__call_vt = {wa__call_poll, wa__call_drop, "wasip3 call"};
+static const wa_future *wa__call_awaits(const wa_future *f, unsigned i)
+{
+    const wa_wasip3_call *c = (const wa_wasip3_call *)f;
+    return i || c->err ? NULL : &c->st.fut;
+}
+
+static const wa_future_vt wa__call_vt = {wa__call_poll, wa__call_drop, "wasip3 call", wa__call_awaits, NULL};
 
 wa_future *wa_wasip3_call_init(wa_wasip3_call *c, uint32_t packed, void *area, int (*late)(void *area), void *result,
                                size_t offset, size_t size)
