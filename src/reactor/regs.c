@@ -193,7 +193,7 @@ wa_future *wa__reg_wait_init(wa_reg_wait *w, const wa_future_vt *vt, uint64_t ke
     return &w->fut;
 }
 
-size_t wa__reg_wait_describe(const wa_future *f, const char *noun, bool dirs, char *buf, size_t len)
+size_t wa__reg_wait_describe(const wa_future *f, const char *noun, const char *const *dirs, char *buf, size_t len)
 {
     const wa_reg_wait *w = (const wa_reg_wait *)f;
     wa__text d = {buf, len, 0};
@@ -211,9 +211,8 @@ size_t wa__reg_wait_describe(const wa_future *f, const char *noun, bool dirs, ch
         wa__text_uint(&d, id);
     else
         wa__text_str(&d, r ? "(deregistered)" : "(not polled)");
-    if (dirs && (w->events & WA_READABLE))
-        wa__text_str(&d, " readable");
-    if (dirs && (w->events & WA_WRITABLE))
-        wa__text_str(&d, " writable");
+    for (unsigned i = 0; dirs && i < 2; i++)
+        if (w->events & (1u << i))
+            wa__text_str(&d, dirs[i]);
     return d.need;
 }

@@ -120,8 +120,9 @@ int wa__regs_deregister(wa_rt *rt, unsigned cap, uint64_t key, const char *fn);
 wa_future *wa__reg_wait_init(wa_reg_wait *w, const wa_future_vt *vt, uint64_t key, unsigned events);
 
 /* A wait's describe (future.h) after noun ("fd "): the host's id of its
- * source and, with dirs (an fd's), the directions it waits for. */
-size_t wa__reg_wait_describe(const wa_future *f, const char *noun, bool dirs, char *buf, size_t len);
+ * source and, with dirs (an fd's: the words of its events' bits 0 and
+ * 1), what it waits for. */
+size_t wa__reg_wait_describe(const wa_future *f, const char *noun, const char *const *dirs, char *buf, size_t len);
 
 /* The poll of a wait on the table of cx's backend for cap, and its drop. */
 int wa__reg_wait_poll(wa_future *f, wa_cx *cx, unsigned cap);

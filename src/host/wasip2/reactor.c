@@ -193,7 +193,7 @@ static int wa__pollable_wait_poll(wa_future *f, wa_cx *cx) { return wa__reg_wait
 static size_t wa__pollable_wait_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
 {
     (void)now;
-    return wa__reg_wait_describe(f, "pollable ", false, buf, len);
+    return wa__reg_wait_describe(f, "pollable ", NULL, buf, len);
 }
 
 static const wa_future_vt wa__pollable_wait_vt = {wa__pollable_wait_poll, wa__reg_wait_drop, "pollable_wait", NULL,

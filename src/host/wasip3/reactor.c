@@ -439,7 +439,7 @@ static int wa__waitable_wait_poll(wa_future *f, wa_cx *cx) { return wa__reg_wait
 static size_t wa__waitable_wait_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
 {
     (void)now;
-    return wa__reg_wait_describe(f, "waitable ", false, buf, len);
+    return wa__reg_wait_describe(f, "waitable ", NULL, buf, len);
 }
 
 static const wa_future_vt wa__waitable_wait_vt = {wa__waitable_wait_poll, wa__reg_wait_drop, "waitable_wait", NULL,
