@@ -548,7 +548,7 @@ static void test_tick_reports_deadline(void)
 
 /* A task named at its spawn is dumped by its name and its future's, with
  * how long it has waited and its polls' busy and idle times (the sim's
- * clock: no time passes in a poll). */
+ * clock: no time passes in a poll); its output is its own future's. */
 static void test_dump_named_task(void)
 {
     wa_rt *rt = check_sim_rt(0);
@@ -568,6 +568,8 @@ static void test_dump_named_task(void)
     CHECK_EQ(wa_rt_tick(rt, NULL), 0);
     CHECK(wa_join_done(&j));
     CHECK_EQ(wa_rt_dump(rt, buf, sizeof buf), 0);
+    const sleeper *out = (const sleeper *)wa_join_output(&j); /* the task's own future */
+    CHECK(out && out->ns == WA_MS(100) && out->wa.fut.vt == &sleeper_vt);
     wa_join_drop(&j);
     CHECK_RT_EMPTY_FREE(rt);
 }

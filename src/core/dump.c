@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "dump.h"
 #include "sched.h"
 #include "task.h"
@@ -29,15 +30,17 @@ void wa__text_uint(wa__text *d, uint64_t v)
 
 void wa__text_task(wa__text *d, const wa_task *t)
 {
-    const wa_future *f = wa__task_future((wa_task *)t);
+    const wa_future *top = wa__task_future((wa_task *)t);
+    const wa__diag *g = wa__diag_of(top);
+    const wa_future *f = wa__diag_unwrap(top);
     bool root = f->vt == &wa__root_vt; /* name the future block_on runs */
     const wa_future *named = root || f->vt == &wa__internal_vt ? ((const wa__root *)f)->inner : f;
     const char *what = named && named->vt && named->vt->name ? named->vt->name : "?";
     wa__text_str(d, "task ");
     wa__text_uint(d, t->id);
-    if (t->diag && t->diag->name[0]) { /* its own name, then its future's */
+    if (g && g->name) { /* its own name, then its future's */
         wa__text_str(d, " \"");
-        wa__text_str(d, t->diag->name);
+        wa__text_str(d, g->name);
         wa__text_str(d, "\" (");
         wa__text_str(d, what);
         wa__text_str(d, ")");
@@ -118,7 +121,8 @@ void wa__dump_task(wa__text *d, const wa_task *t, const char *indent, bool look,
     wa__text_str(d, (st & WA__T_QUEUED) ? " queued" : !look ? " running" : " waiting");
     if (st & WA__T_CANCEL)
         wa__text_str(d, " cancelling");
-    const wa__diag *g = look ? t->diag : NULL; /* (a running task's are being written) */
+    const wa_future *f = wa__task_future((wa_task *)t);
+    const wa__diag *g = look ? wa__diag_of(f) : NULL; /* (a running task's are being written) */
     if (g && !(st & WA__T_QUEUED) && now > g->since) {
         wa__text_str(d, " for ");
         wa__text_ns(d, now - g->since);
@@ -133,7 +137,7 @@ void wa__dump_task(wa__text *d, const wa_task *t, const char *indent, bool look,
         wa__text_str(d, "]");
     }
     if (look) { /* what it awaits: its future's own words, then its children's */
-        const wa_future *f = wa__task_future((wa_task *)t);
+        f = wa__diag_unwrap(f);
         if (f->vt == &wa__root_vt)
             f = ((const wa__root *)f)->inner;
         wa__text_describe(d, f, now);

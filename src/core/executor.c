@@ -168,10 +168,7 @@ static inline __attribute__((always_inline)) void wa__task_run(wa_rt *rt, wa_tas
     rt->polls++;
     cx->waker.data = cx->task = t;
     wa_future *f = wa__task_future(t);
-    uint64_t start = t->diag ? rt->backend->vt->now(rt->backend) : 0;
     int rc = f->vt->poll(f, cx);
-    if (t->diag)
-        wa__diag_polled(rt, t, start);
     if (rt->arming_len) /* sleeps armed by this poll count from now */
         wa__timers_commit(rt, wa__now_fresh(rt));
     w = wa__word_load(t);

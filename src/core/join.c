@@ -4,6 +4,7 @@
  * many-threads task's handle to its scheduler (sched.h). Apart from
  * task.c, which finishes a task without naming its handle (it wakes the
  * joiner's waker), so that this file calls task.c and not the reverse. */
+#include "diag.h"
 #include "dump.h"
 #include "sched.h"
 #include "task.h"
@@ -131,7 +132,8 @@ bool wa_join_done(const wa_join *j) { return wa__join_holds_done(j) || (j && wa_
 
 wa_future *wa_join_output(const wa_join *j)
 {
-    return wa__join_holds_done(j) ? wa__task_future(j->task) : NULL;
+    /* (a named task's future is inside its diagnostics' wrapper) */
+    return wa__join_holds_done(j) ? (wa_future *)wa__diag_unwrap(wa__task_future(j->task)) : NULL;
 }
 
 int wa_join_status(const wa_join *j)

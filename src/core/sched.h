@@ -11,13 +11,9 @@
 
 #include "rt.h"
 
-struct wa__diag; /* (task.h) */
-
 typedef struct wa__sched {
-    /* wa_spawn onto rt, into scope when it is not NULL (the checks made),
-     * with diag (task.h; taken on success) when it is not NULL. */
-    int (*spawn)(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
-                 struct wa__diag *diag);
+    /* wa_spawn onto rt, into scope when it is not NULL (the checks made). */
+    int (*spawn)(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
     /* Marks t cancelled (WA__T_CANCEL) or aborted (WA__T_ABORT) and wakes
      * it: whoever runs it next acts on it. */
     void (*signal)(wa_task *t, uint32_t bit);

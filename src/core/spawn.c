@@ -4,10 +4,10 @@
  * vtable (join.c's) and join.c calls task.c, so a spawn in task.c would
  * close a circle. The new task's header is filled in here, inline, so that
  * the common spawn is one function without a call. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "copy.h"
+#include "diag.h"
 #include "sched.h"
 #include "task.h"
 
@@ -25,7 +25,6 @@ static inline __attribute__((always_inline)) void wa__task_init(wa_rt *rt, wa_sc
     t->id = (uint32_t)++rt->spawned;
     t->cls = (uint32_t)wa__slab_class(total);
     t->locals = NULL;
-    t->diag = NULL;
     if (scope) {
         t->scope = scope;
         t->joiner = NULL;
@@ -52,14 +51,13 @@ static inline __attribute__((always_inline)) void wa__task_init(wa_rt *rt, wa_sc
 
 /* A spawn from a thread that is not rt's: a many-threads runtime takes it
  * (its spawns are checked there), a local one reports it. */
-static int wa__spawn_checked(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
-                             wa__diag *diag);
+static int wa__spawn_checked(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
 
 static __attribute__((noinline)) int wa__spawn_foreign(wa_rt *rt, const wa_future *fut, size_t size,
-                                                      wa_join *join, wa_scope *scope, wa__diag *diag)
+                                                      wa_join *join, wa_scope *scope)
 {
     if (WA__MT && rt->mt)
-        return wa__spawn_checked(rt, fut, size, join, scope, diag);
+        return wa__spawn_checked(rt, fut, size, join, scope);
     return wa__misuse_in(WA_EMISUSE, "wa_spawn", "called from a thread that is not the runtime's");
 }
 
@@ -67,9 +65,9 @@ static __attribute__((noinline)) int wa__spawn_foreign(wa_rt *rt, const wa_futur
 #define WA__TASK_MAX_FUTURE (UINT32_MAX / 2)
 
 /* The general path of a spawn: every check, any size, a many-threads
- * runtime's, a named task's (diag, taken on success). */
+ * runtime's. */
 static __attribute__((noinline)) int wa__spawn_checked(wa_rt *rt, const wa_future *fut, size_t size,
-                                                      wa_join *join, wa_scope *scope, wa__diag *diag)
+                                                      wa_join *join, wa_scope *scope)
 {
     if (!rt || !fut)
         return wa__misuse_in(WA_EINVAL, "wa_spawn", !rt ? "no runtime (NULL)" : "no future (NULL)");
@@ -79,20 +77,15 @@ static __attribute__((noinline)) int wa__spawn_checked(wa_rt *rt, const wa_futur
     if (size > WA__TASK_MAX_FUTURE)
         return WA_E2BIG;
     if (WA__MT && rt->sched)
-        return rt->sched->spawn(rt, fut, size, join, scope, diag);
+        return rt->sched->spawn(rt, fut, size, join, scope);
     if (WA__CHECK_THREAD && rt->owner != wa__thread_self())
-        return wa__spawn_foreign(rt, fut, size, join, scope, diag);
+        return wa__spawn_foreign(rt, fut, size, join, scope);
     size_t total = sizeof(wa_task) + size;
     wa_task *t = wa__slab_alloc(&rt->slab, total);
     if (!t)
         return WA_ENOMEM;
     memcpy(wa__task_future(t), fut, size);
     wa__task_init(rt, scope, t, total, join);
-    if (diag) { /* linked, so that its finish frees it (task.h) */
-        t->diag = diag;
-        if (!scope)
-            wa__task_link(rt, t);
-    }
     return 0;
 }
 
@@ -108,14 +101,14 @@ static inline __attribute__((always_inline)) int wa__spawn_in(wa_rt *rt, const w
     /* (one test for "8 to 64 bytes, a multiple of 8": size - 8 wraps for
      * smaller ones; the other sizes, like NULLs, go the checked way) */
     if (__builtin_expect(!rt || !fut || (!fixed && ((size - 8) & ~(size_t)56)), 0))
-        return wa__spawn_checked(rt, fut, size, join, scope, NULL);
+        return wa__spawn_checked(rt, fut, size, join, scope);
     if (WA__CHECK_THREAD && rt->owner != wa__thread_self())
-        return wa__spawn_foreign(rt, fut, size, join, scope, NULL);
+        return wa__spawn_foreign(rt, fut, size, join, scope);
     /* (a many-threads runtime's slab is always empty: its spawns go the
      * checked way, to mt.c) */
     _Static_assert(sizeof(wa_task) + 64 <= WA__SLAB_MAX, "a small task is a slab's");
     if (!(t = wa__slab_try_alloc_small(&rt->slab, total)))
-        return wa__spawn_checked(rt, fut, size, join, scope, NULL);
+        return wa__spawn_checked(rt, fut, size, join, scope);
     if (fixed)
         memcpy(wa__task_future(t), fut, size);
     else
@@ -132,20 +125,16 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
 
 int wa_spawn_named(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, const char *name)
 {
-    if (!name)
+    if (!name || !rt || !fut || size < sizeof(wa_future) || !fut->vt) /* (the checks report these) */
         return wa_spawn(rt, fut, size, join);
-    if (!rt) /* (reported by the checks) */
-        return wa__spawn_checked(rt, fut, size, join, NULL, NULL);
-    size_t n = strlen(name) + 1;
-    wa__diag *g = malloc(sizeof *g + n);
-    if (!g)
+    if (size > WA__TASK_MAX_FUTURE - sizeof(wa__diag))
+        return WA_E2BIG;
+    wa__diag *g;
+    size_t total = wa__diag_wrap(rt, fut, size, name, &g);
+    if (!total)
         return WA_ENOMEM;
-    *g = (wa__diag){0};
-    g->since = rt->backend->vt->now(rt->backend);
-    memcpy(g->name, name, n);
-    int rc = wa__spawn_checked(rt, fut, size, join, NULL, g);
-    if (rc < 0)
-        free(g);
+    int rc = wa__spawn_checked(rt, &g->fut, total, join, NULL);
+    wa__diag_free(g, rc == 0);
     return rc;
 }
 

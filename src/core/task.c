@@ -125,8 +125,6 @@ void wa__task_leave(wa_task *t, int rc)
 {
     if (t->locals)
         t->locals->release(t);
-    free(t->diag);
-    t->diag = NULL;
     if (wa__word_load(t) & WA__SCOPE_MASK)
         wa__task_drop_scopes(t->rt, t, rc != WA_ECANCELED);
     if (!(wa__word_load(t) & WA__T_LINKED))

@@ -43,21 +43,8 @@ struct wa__locals {
     void (*release)(wa_task *t);
 };
 
-/* What the diagnostics know of a task (dumps): a task given a name at its
- * spawn has one, made by the spawn and freed at its finish (with the
- * task-local values: on the local executor such a task is linked); the
- * executors count its polls and time them. Others have none, and a poll
- * of theirs reads no clock. */
-typedef struct wa__diag {
-    uint64_t polls;
-    uint64_t busy, idle; /* ns in its polls, and between them since its spawn */
-    uint64_t since;      /* the end of its last poll (its spawn before the first) */
-    char name[];         /* given at its spawn */
-} wa__diag;
-
 /* One allocation per task: this header, then the future inline. 80 bytes on
- * 64-bit hosts (64 before the task-local values' pointer; the diagnostics'
- * took the padding), 48 on wasm32. */
+ * 64-bit hosts (64 before the task-local values' pointer), 48 on wasm32. */
 struct wa_task {
     wa_task *next;               /* run queue (first: queueing t is storing t) */
     wa__list_node link;           /* owner list (WA__T_LINKED): runtime roots or a scope */
@@ -69,7 +56,6 @@ struct wa_task {
     uint32_t id;
     uint32_t cls;                /* the allocation's slab class (wa__slab_class); unused by mt.c, which mallocs */
     wa__locals *locals;          /* task-local values (task_local.c), or NULL */
-    wa__diag *diag;              /* its diagnostics (above), or NULL */
 } __attribute__((aligned(16)));
 
 /* State and reference count share one word, so that the multi-threaded
@@ -157,23 +143,12 @@ void wa__task_unref(wa_task *t);
 void wa__scope_cancel_children(wa_scope *s);
 /* t finished (status rc) linked or owning scopes (wa__task_finish):
  * releases its task-local values (after its future's drop, which may
- * still use one) and its diagnostics, drops the scopes it created that are live, and reports
+ * still use one), drops the scopes it created that are live, and reports
  * misuse when t returned normally (a cancelled or dropped task's scopes go
  * with it as a matter of course); leaves its owner list, counting a scope's child out of its
  * scope (its first error, fail-fast, its awaiter's wake); wakes its
  * joiner. */
 void wa__task_leave(wa_task *t, int rc);
-/* Counts a poll of t, which began at start (the backend's clock), in its
- * diagnostics (which it has). */
-static inline void wa__diag_polled(wa_rt *rt, wa_task *t, uint64_t start)
-{
-    wa__diag *g = t->diag;
-    uint64_t end = rt->backend->vt->now(rt->backend);
-    g->polls++;
-    g->idle += start > g->since ? start - g->since : 0;
-    g->busy += end > start ? end - start : 0;
-    g->since = end;
-}
 /* Links t, a root task, on rt's roots (WA__T_LINKED): no joiner yet. */
 void wa__task_link(wa_rt *rt, wa_task *t);
 

@@ -48,8 +48,7 @@ static void wa__mt_join_drop(wa_join *j)
 static void wa__mt_join_drop_vt(wa_future *f);
 static const wa_future_vt wa__mt_join_vt = {wa__mt_join_poll, wa__mt_join_drop_vt, "join", NULL, wa__join_describe};
 
-static int wa__mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
-                        wa__diag *diag)
+static int wa__mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
 {
     wa__mt *mt = rt->mt;
     if (__atomic_load_n(&mt->shutdown, __ATOMIC_ACQUIRE))
@@ -75,7 +74,6 @@ static int wa__mt_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *j
     t->joiner = NULL;
     t->status = 0;
     t->locals = NULL;
-    t->diag = diag;
     t->id = (uint32_t)__atomic_add_fetch(&mt->rt->spawned, 1, __ATOMIC_RELAXED);
     /* alive, the queue's, the handle's */
     wa__word_store(t, WA__T_QUEUED + (join ? 3 : 2) * WA__REF_ONE);

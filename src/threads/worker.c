@@ -26,8 +26,6 @@ void wa__mt_finish(wa__mt *mt, wa_task *t, int rc)
     wa__shard_lock(s);
     wa__list_remove(&s->tasks, &t->link);
     wa__shard_unlock(s);
-    free(t->diag); /* (once no dump finds it: they look under the shard's lock) */
-    t->diag = NULL;
     wa__mt_lock_unless_done(t); /* (it is not) */
     wa_join *j = t->joiner;
     t->joiner = NULL;
@@ -62,10 +60,7 @@ static void wa__mt_run(wa__worker *w, wa_task *t)
         v->now_fresh = 0;
         v->cx.waker.data = v->cx.task = t;
         wa_future *f = wa__task_future(t);
-        uint64_t begin = t->diag ? v->backend->vt->now(v->backend) : 0;
         rc = f->vt->poll(f, &v->cx);
-        if (t->diag)
-            wa__diag_polled(v, t, begin);
         v->cx.task = NULL;
         if (v->arming_len) /* sleeps armed by this poll count from now */
             wa__timers_commit(v, wa__now_fresh(v));
