@@ -13,6 +13,7 @@
 #include "wasync/future.h"
 #include "wasync/coro.h"
 #include "wasync/runtime.h"
+#include "wasync/trace.h"
 #include "wasync/time.h"
 #include "wasync/combine.h"
 #include "wasync/scope.h"

@@ -818,6 +818,53 @@ static void test_mt_dump_lists_tasks(void)
     wa_rt_free(rt);
 }
 
+/* A trace of a many-threads runtime (wasync/trace.h): tasks polled and
+ * woken on the workers write into one file, which wa_rt_free closes: each
+ * task begins and ends once, and its wakes say who woke it. */
+static void test_mt_trace(void)
+{
+    char path[] = "/tmp/wasync-mt-trace-XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    wa_rt *rt;
+    REQUIRE_OR(wa_rt_new_mt(&rt, 2) == 0, unlink(path));
+    REQUIRE_OR(wa_trace_start(rt, path) == 0, (wa_rt_free(rt), unlink(path)));
+    CHECK_EQ(wa_trace_start(rt, path), WA_EBUSY);
+    wa_notify n;
+    wa_notify_init_shared(&n);
+    enum { N = 16 };
+    int spawned = 0;
+    for (int i = 0; i < N; i++) {
+        mt_waiter w = {.n = &n, .yields = 20};
+        mt_waiter_init(&w);
+        spawned += wa_spawn_of(rt, &w, NULL) == 0;
+    }
+    char buf[4096] = "";
+    for (int k = 0; k < 10000 && mt_count(buf, " waiting") < spawned; k++) {
+        usleep(1000);
+        wa_rt_dump(rt, buf, sizeof buf);
+    }
+    wa_notify_all(&n);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    wa_rt_free(rt);
+    FILE *f = fopen(path, "r");
+    REQUIRE_OR(f, unlink(path));
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = 0;
+    fclose(f);
+    unlink(path);
+    CHECK(strncmp(text, "{\"displayTimeUnit\"", 18) == 0);
+    CHECK(len > 4 && strcmp(text + len - 4, "\n]}\n") == 0);
+    CHECK_EQ(mt_count(text, "\"ph\":\"b\",\"cat\":\"task\",\"name\":\"mt_waiter\""), spawned);
+    CHECK_EQ(mt_count(text, "\"ph\":\"e\",\"cat\":\"task\",\"name\":\"task\""), spawned);
+    CHECK_EQ(mt_count(text, "\"status\":0}"), spawned);
+    CHECK_EQ(mt_count(text, "\"name\":\"poll\""), 2 * mt_count(text, "\"ph\":\"b\",\"cat\":\"task\",\"name\":\"poll\""));
+    CHECK(mt_count(text, "\"by\":\"itself\"") >= spawned); /* the yields */
+    CHECK(mt_count(text, "\"awaits\":\"notified\"") >= 1);
+}
+
 int main(void)
 {
     RUN(test_mt_spawn_join);
@@ -834,5 +881,6 @@ int main(void)
     RUN(test_mt_join_set_rt_free);
     RUN(test_mt_task_local);
     RUN(test_mt_dump_lists_tasks);
+    RUN(test_mt_trace);
     return check_finish();
 }

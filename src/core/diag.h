@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: a task's diagnostics (diag.c). A task given a name at its
- * spawn runs its future inside this wrapper, which times each poll (busy
- * and idle, for dumps) and keeps the name; the executors know nothing of
- * it, so that a task without one costs nothing more. Dumps and
- * wa_join_output look through it. */
+ * spawn, and every task spawned while its runtime is traced (trace.h),
+ * runs its future inside this wrapper, which times each poll (busy and
+ * idle, for dumps), keeps the name and writes the trace's events; the
+ * executors know nothing of it, so that a task without one costs nothing
+ * more. Dumps and wa_join_output look through it. */
 #ifndef WASYNC_CORE_DIAG_H
 #define WASYNC_CORE_DIAG_H
 
@@ -16,12 +17,22 @@ typedef struct wa__diag {
     uint64_t polls;
     uint64_t busy, idle; /* ns in its polls, and between them since its spawn */
     uint64_t since;      /* the end of its last poll (its spawn before the first) */
-    char *name;          /* its own (a copy), or NULL */
+    uint64_t spawned;    /* when */
+    const wa_waker_vt *waker_vt; /* traced: its executor's waker, set by its first poll */
+    uint32_t parent;     /* traced: the task that spawned it, or 0 */
+    uint32_t traced;     /* spawned while rt was traced */
+    uint32_t ended;      /* traced: its end written (atomic: wakes read it) */
+    uint32_t name;       /* where its own name lies from here, after the future (in the task's
+                            allocation: a dump on another thread reads it until the task is
+                            freed), or 0: none */
 } __attribute__((aligned(16))) wa__diag;
 
 extern const wa_future_vt wa__diag_vt;
 
 static inline wa_future *wa__diag_inner(const wa__diag *g) { return (wa_future *)(g + 1); }
+
+/* The name g was given at its spawn, or NULL. */
+static inline const char *wa__diag_name(const wa__diag *g) { return g->name ? (const char *)g + g->name : NULL; }
 
 /* The diagnostics of the task future f, or NULL. */
 static inline const wa__diag *wa__diag_of(const wa_future *f)
@@ -36,13 +47,9 @@ static inline const wa_future *wa__diag_unwrap(const wa_future *f)
     return g ? wa__diag_inner(g) : f;
 }
 
-/* A new buffer (malloc) holding the wrapper over a copy of the size bytes
- * at fut, named a copy of name (NULL: none), to spawn on rt in its place
- * (wa__diag_free after the spawn). Returns its size, or 0 (no memory). */
+/* A new buffer (malloc, the caller's to free) holding the wrapper over a
+ * copy of the size bytes at fut, then a copy of name (NULL: none), to
+ * spawn on rt in fut's place. Returns its size, or 0 (no memory). */
 size_t wa__diag_wrap(wa_rt *rt, const wa_future *fut, size_t size, const char *name, wa__diag **out);
-
-/* Frees a buffer of wa__diag_wrap's; its name too when the spawn failed
- * (spawned, the task's copy owns it). */
-void wa__diag_free(wa__diag *g, bool spawned);
 
 #endif

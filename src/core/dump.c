@@ -9,25 +9,6 @@
 #include "sched.h"
 #include "task.h"
 
-void wa__text_str(wa__text *d, const char *s)
-{
-    for (; *s; s++, d->need++)
-        if (d->need + 1 < d->len)
-            d->buf[d->need] = *s;
-    if (d->len)
-        d->buf[d->need < d->len ? d->need : d->len - 1] = 0;
-}
-
-void wa__text_uint(wa__text *d, uint64_t v)
-{
-    char tmp[21], *p = tmp + sizeof tmp - 1;
-    *p = 0;
-    do
-        *--p = (char)('0' + v % 10);
-    while (v /= 10);
-    wa__text_str(d, p);
-}
-
 void wa__text_task(wa__text *d, const wa_task *t)
 {
     const wa_future *top = wa__task_future((wa_task *)t);
@@ -40,7 +21,7 @@ void wa__text_task(wa__text *d, const wa_task *t)
     wa__text_uint(d, t->id);
     if (g && g->name) { /* its own name, then its future's */
         wa__text_str(d, " \"");
-        wa__text_str(d, g->name);
+        wa__text_str(d, wa__diag_name(g));
         wa__text_str(d, "\" (");
         wa__text_str(d, what);
         wa__text_str(d, ")");
@@ -58,57 +39,6 @@ size_t wa__join_describe(const wa_future *f, uint64_t now, char *buf, size_t len
     (void)now;
     wa__text_task(&d, j->task); /* (the handle's reference keeps it) */
     return d.need;
-}
-
-/* (the unit chosen so that the number has at most four digits) */
-void wa__text_ns(wa__text *d, uint64_t ns)
-{
-    static const char *const unit[] = {" ns", " us", " ms", " s"};
-    unsigned u = 0;
-    for (; u < 3 && ns >= 10000; u++)
-        ns /= 1000;
-    wa__text_uint(d, ns);
-    wa__text_str(d, unit[u]);
-}
-
-/* Appends what f describes of itself (future.h), in parentheses. */
-static void wa__text_describe(wa__text *d, const wa_future *f, uint64_t now)
-{
-    char what[96];
-    if (!f->vt->describe)
-        return;
-    f->vt->describe(f, now, what, sizeof what);
-    if (!what[0])
-        return;
-    wa__text_str(d, " (");
-    wa__text_str(d, what);
-    wa__text_str(d, ")");
-}
-
-/* Appends the futures f awaits, after lead, down to the leaves: "a > b
- * (what b waits for)", or "[a, b]" for more than one; depth bounds it. */
-static void wa__text_awaits(wa__text *d, const wa_future *f, uint64_t now, unsigned depth, const char *lead)
-{
-    const wa_future *c0 = f->vt->awaits ? f->vt->awaits(f, 0) : NULL;
-    if (!c0)
-        return;
-    const wa_future *c1 = f->vt->awaits(f, 1);
-    wa__text_str(d, lead);
-    if (c1)
-        wa__text_str(d, "[");
-    const wa_future *c = c0;
-    for (unsigned i = 1; c; c = f->vt->awaits(f, i++)) {
-        if (i > 1)
-            wa__text_str(d, ", ");
-        wa__text_str(d, c->vt->name ? c->vt->name : "?");
-        wa__text_describe(d, c, now);
-        if (depth)
-            wa__text_awaits(d, c, now, depth - 1, " > ");
-        else if (c->vt->awaits && c->vt->awaits(c, 0))
-            wa__text_str(d, " > ...");
-    }
-    if (c1)
-        wa__text_str(d, "]");
 }
 
 void wa__dump_task(wa__text *d, const wa_task *t, const char *indent, bool look, uint64_t now)
@@ -136,13 +66,8 @@ void wa__dump_task(wa__text *d, const wa_task *t, const char *indent, bool look,
         wa__text_ns(d, g->idle + (now > g->since ? now - g->since : 0));
         wa__text_str(d, "]");
     }
-    if (look) { /* what it awaits: its future's own words, then its children's */
-        f = wa__diag_unwrap(f);
-        if (f->vt == &wa__root_vt)
-            f = ((const wa__root *)f)->inner;
-        wa__text_describe(d, f, now);
-        wa__text_awaits(d, f, now, 8, ": ");
-    }
+    if (look)
+        wa__text_waits(d, wa__diag_unwrap(f), now, ": ");
     wa__text_str(d, "\n");
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: text built without stdio (a wasm build carries none), task
- * dumps and deadlock reports (dump.c). */
+/* Internal: task dumps and deadlock reports (dump.c), and the text they
+ * are built with (text.h). */
 #ifndef WASYNC_CORE_DUMP_H
 #define WASYNC_CORE_DUMP_H
 
@@ -8,18 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "text.h"
 #include "wasync/future.h"
 
-/* Text built into a buffer of len bytes, always NUL-terminated; need counts
- * what the whole text takes (as snprintf). */
-typedef struct wa__text {
-    char *buf;
-    size_t len, need;
-} wa__text;
-void wa__text_str(wa__text *d, const char *s);
-void wa__text_uint(wa__text *d, uint64_t v);
-/* Appends a duration of ns: ns, us, ms or s, whole. */
-void wa__text_ns(wa__text *d, uint64_t ns);
 /* Appends `task N "name"` (block_on's task is named after its future). */
 void wa__text_task(wa__text *d, const wa_task *t);
 

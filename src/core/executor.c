@@ -9,6 +9,7 @@
 #include "sched.h"
 #include "task.h"
 #include "timer.h"
+#include "trace.h"
 
 /* While tasks stay runnable, look at the backend (without blocking) every
  * this many ticks, so that I/O readiness is not starved by busy tasks. */
@@ -69,6 +70,9 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend)
     /* one context for every poll: a poll leaves it as it found it
      * (future.h), so each task sets only its own fields */
     rt->cx = (wa_cx){{NULL, &wa__task_waker_vt}, rt, NULL, 0, &rt->budget};
+#if !defined(__wasm__)
+    wa__trace_env(rt);
+#endif
     *out = rt;
     return 0;
 }

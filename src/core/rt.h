@@ -19,6 +19,8 @@
  * Kept on the runtime itself, never on a worker's view (wa__rt_home). The
  * list takes no lock: a layer whose calls run on several workers makes
  * its extension under a lock of its own. */
+typedef struct wa__trace wa__trace;
+
 typedef struct wa__rt_ext {
     struct wa__rt_ext *next;
     void (*free)(struct wa__rt_ext *e);
@@ -58,6 +60,9 @@ struct wa_rt {
     void *report_arg;
     uintptr_t owner;             /* the thread that created it */
     wa__rt_ext *exts;             /* extensions (wa__rt_ext_add) */
+    /* Its trace while one is written (trace.c; atomic: workers read it),
+     * else NULL: the tasks spawned meanwhile run in diag.c's wrapper. */
+    struct wa__trace *trace;
     /* The many-threads executor (src/threads/mt.c) of this runtime, or of
      * this worker's view of it; NULL for the local executor. A view's
      * timers are touched by other workers too (a task moves), under

@@ -79,13 +79,17 @@ static void wa__sleep_drop(wa_future *f)
     wa__sleep_end(s);
 }
 
-/* For dumps (future.h): when the timer t, armed (its deadline committed:
- * dumps look outside the poll that armed it), fires. */
+/* For dumps and traces (future.h): when the timer t, armed, fires. One
+ * armed by the poll that just returned is not committed yet: its deadline
+ * is still the duration, from about now. */
 static size_t wa__timer_describe(const wa__timer *t, uint64_t now, char *buf, size_t len)
 {
     wa__text d = {buf, len, 0};
     if (t->deadline == WA_NEVER) {
         wa__text_str(&d, "never due");
+    } else if (t->slot & WA__TIMER_ARMING) {
+        wa__text_str(&d, "due in ");
+        wa__text_ns(&d, t->deadline);
     } else if (t->deadline > now) {
         wa__text_str(&d, "due in ");
         wa__text_ns(&d, t->deadline - now);

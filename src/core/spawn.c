@@ -4,6 +4,7 @@
  * vtable (join.c's) and join.c calls task.c, so a spawn in task.c would
  * close a circle. The new task's header is filled in here, inline, so that
  * the common spawn is one function without a call. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "copy.h"
@@ -64,8 +65,12 @@ static __attribute__((noinline)) int wa__spawn_foreign(wa_rt *rt, const wa_futur
 /* The largest future a task holds (its size is kept in 32 bits). */
 #define WA__TASK_MAX_FUTURE (UINT32_MAX / 2)
 
+static int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
+                             const char *name);
+
 /* The general path of a spawn: every check, any size, a many-threads
- * runtime's. */
+ * runtime's, a traced runtime's (its tasks run in diag.c's wrapper; the
+ * library's own are not the program's to trace). */
 static __attribute__((noinline)) int wa__spawn_checked(wa_rt *rt, const wa_future *fut, size_t size,
                                                       wa_join *join, wa_scope *scope)
 {
@@ -76,6 +81,9 @@ static __attribute__((noinline)) int wa__spawn_checked(wa_rt *rt, const wa_futur
                                                                               : "a future without a poll function");
     if (size > WA__TASK_MAX_FUTURE)
         return WA_E2BIG;
+    if (__atomic_load_n(&wa__rt_home(rt)->trace, __ATOMIC_ACQUIRE) && fut->vt != &wa__diag_vt &&
+        fut->vt != &wa__internal_vt)
+        return wa__spawn_wrapped(rt, fut, size, join, scope, NULL);
     if (WA__MT && rt->sched)
         return rt->sched->spawn(rt, fut, size, join, scope);
     if (WA__CHECK_THREAD && rt->owner != wa__thread_self())
@@ -99,8 +107,9 @@ static inline __attribute__((always_inline)) int wa__spawn_in(wa_rt *rt, const w
     size_t total = sizeof(wa_task) + size;
     wa_task *t;
     /* (one test for "8 to 64 bytes, a multiple of 8": size - 8 wraps for
-     * smaller ones; the other sizes, like NULLs, go the checked way) */
-    if (__builtin_expect(!rt || !fut || (!fixed && ((size - 8) & ~(size_t)56)), 0))
+     * smaller ones; the other sizes, like NULLs and a traced runtime's
+     * spawns, go the checked way) */
+    if (__builtin_expect(!rt || !fut || rt->trace || (!fixed && ((size - 8) & ~(size_t)56)), 0))
         return wa__spawn_checked(rt, fut, size, join, scope);
     if (WA__CHECK_THREAD && rt->owner != wa__thread_self())
         return wa__spawn_foreign(rt, fut, size, join, scope);
@@ -123,19 +132,27 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
     return wa__spawn_in(rt, fut, size, join, NULL, false);
 }
 
-int wa_spawn_named(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, const char *name)
+/* A spawn of fut inside the diagnostics' wrapper (diag.h), named name
+ * (NULL: none); fut is checked. */
+static int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
+                             const char *name)
 {
-    if (!name || !rt || !fut || size < sizeof(wa_future) || !fut->vt) /* (the checks report these) */
-        return wa_spawn(rt, fut, size, join);
-    if (size > WA__TASK_MAX_FUTURE - sizeof(wa__diag))
+    if (size > WA__TASK_MAX_FUTURE - sizeof(wa__diag) - (name ? strlen(name) + 1 : 0))
         return WA_E2BIG;
     wa__diag *g;
     size_t total = wa__diag_wrap(rt, fut, size, name, &g);
     if (!total)
         return WA_ENOMEM;
-    int rc = wa__spawn_checked(rt, &g->fut, total, join, NULL);
-    wa__diag_free(g, rc == 0);
+    int rc = wa__spawn_checked(rt, &g->fut, total, join, scope);
+    free(g);
     return rc;
+}
+
+int wa_spawn_named(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, const char *name)
+{
+    if (!name || !rt || !fut || size < sizeof(wa_future) || !fut->vt || !fut->vt->poll) /* (the checks report these) */
+        return wa_spawn(rt, fut, size, join);
+    return wa__spawn_wrapped(rt, fut, size, join, NULL, name);
 }
 
 /* wa_spawn_of's entry points, one per size in words (runtime.h). */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* A runtime's trace (wasync/trace.h): the public calls, and natively
+ * WASYNC_TRACE; the file and its events are trace_file.c's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+
+int wa_trace_start(wa_rt *rt, const char *path)
+{
+    if (!rt || !path)
+        return wa__misuse_in(WA_EINVAL, "wa_trace_start", !rt ? "no runtime (NULL)" : "no path (NULL)");
+    rt = wa__rt_home(rt);
+    return rt->trace ? WA_EBUSY : wa__trace_open(rt, path);
+}
+
+int wa_trace_stop(wa_rt *rt)
+{
+    if (!rt)
+        return wa__misuse_in(WA_EINVAL, "wa_trace_stop", "no runtime (NULL)");
+    rt = wa__rt_home(rt);
+    return rt->trace ? wa__trace_stop_file(rt) : WA_EINVAL;
+}
+
+#if !defined(__wasm__)
+void wa__trace_env(wa_rt *rt)
+{
+    static unsigned runtimes;
+    const char *path = getenv("WASYNC_TRACE");
+    if (!path || !*path)
+        return;
+    unsigned n = __atomic_add_fetch(&runtimes, 1, __ATOMIC_RELAXED);
+    static const char say[] = "wasync: WASYNC_TRACE: cannot write the trace to ";
+    size_t len = sizeof say + strlen(path) + 12;
+    char *text = malloc(len);
+    if (!text)
+        return;
+    wa__text d = {text, len, 0};
+    wa__text_str(&d, say);
+    wa__text_str(&d, path);
+    if (n > 1) { /* the first runtime's is FILE, the second's FILE.2 */
+        wa__text_str(&d, ".");
+        wa__text_uint(&d, n);
+    }
+    if (wa_trace_start(rt, text + sizeof say - 1) == WA_EIO)
+        wa__log(text);
+    free(text);
+}
+#endif
