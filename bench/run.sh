@@ -82,6 +82,26 @@ echo "medians of $runs runs; RSS ratio wasync/tokio for timers: $(
   t=$(while read -r l; do field maxrss_kb "$l"; done <"$tmp/tokio.timers" | median)
   awk -v a="$w" -v b="$t" 'BEGIN {printf "%.2f", a / b}')"
 
+# The trace's cost (wasync/trace.h): spawn_join and yield_pingpong traced to
+# /dev/null (WASYNC_TRACE) beside untraced, and the time per event: the
+# difference per operation over the events per operation (counted in a
+# trace to a file). Off, it costs a spawn two instructions (callgrind).
+echo
+printf '%-26s %12s %12s %11s %12s
+' "trace (WASYNC_TRACE)" "off ns/op" "on ns/op" "events/op" "ns/event"
+for w in "spawn_join 200000" "yield_pingpong 200000"; do
+  name=${w%% *}
+  for ((r = 0; r < runs; r++)); do
+    ${bin[wasync]} $w >>"$tmp/trace_off.$name"
+    WASYNC_TRACE=/dev/null ${bin[wasync]} $w >>"$tmp/trace_on.$name"
+  done
+  off=$(while read -r l; do field ns_per_op "$l"; done <"$tmp/trace_off.$name" | median)
+  on=$(while read -r l; do field ns_per_op "$l"; done <"$tmp/trace_on.$name" | median)
+  WASYNC_TRACE="$tmp/trace.json" ${bin[wasync]} "$name" 20000 >/dev/null
+  per=$(awk -v e="$(grep -c '"ph"' "$tmp/trace.json")" 'BEGIN {printf "%.1f", e / 20000}')
+  printf '%-26s %12.1f %12.1f %11s %12.0f\n' "$name" "$off" "$on" "$per" "$(awk -v a="$on" -v b="$off" -v e="$per" 'BEGIN {print (a - b) / e}')"
+done
+
 # Memory per live task: a million tasks asleep until one deadline, the peak
 # RSS they add once all have armed their timers, divided among them.
 for ((r = 0; r < runs; r++)); do ${bin[wasync]} sleepers 1000000; done >"$tmp/sleepers"
