@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Core: tasks, wakers, join handles, ticks, coop budget, cancellation,
  * deadlock detection and misuse. */
+#define _GNU_SOURCE /* (mkstemp) */
 #include <stdlib.h>
+#if !defined(__wasm__)
+#include <unistd.h>
+#endif
 
 #include "futures.h"
 
@@ -640,6 +644,89 @@ static void test_dump_awaits(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+#if !defined(__wasm__)
+/* How many times word occurs in text. */
+static int count_of(const char *text, const char *word)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, word)); p++)
+        n++;
+    return n;
+}
+#endif
+
+/* wa_trace_start and wa_trace_stop on the local executor: a task that
+ * ends, one aborted before its first poll and one left to wa_rt_free each
+ * have their slice closed, with their status; a second start is refused
+ * while one runs, a stop without a trace too, and a trace can start
+ * again after its stop. Natively only: elsewhere WA_ENOSYS. */
+static void test_trace_start_stop(void)
+{
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+#if defined(__wasm__)
+    CHECK_EQ(wa_trace_start(rt, "t.json"), WA_ENOSYS);
+    CHECK_EQ(wa_trace_stop(rt), WA_EINVAL);
+    wa_rt_free(rt);
+#else
+    char one[] = "/tmp/wasync-trace-XXXXXX", two[] = "/tmp/wasync-trace-XXXXXX";
+    int fd1 = mkstemp(one), fd2 = mkstemp(two);
+    if (fd1 >= 0)
+        close(fd1);
+    if (fd2 >= 0)
+        close(fd2);
+#define UNDO (wa_rt_free(rt), unlink(one), unlink(two))
+    REQUIRE_OR(fd1 >= 0 && fd2 >= 0, UNDO);
+    CHECK_EQ(wa_trace_stop(rt), WA_EINVAL);
+    REQUIRE_OR(wa_trace_start(rt, one) == 0, UNDO);
+    CHECK_EQ(wa_trace_start(rt, one), WA_EBUSY);
+    sleeper a, b, c;
+    sleeper_init(&a, WA_MS(5), WA_EIO);
+    sleeper_init(&b, WA_MS(5), 0);
+    sleeper_init(&c, WA_SEC(100), 0);
+    wa_join ja, jb;
+    REQUIRE_OR(check_spawn_of(rt, &a, &ja) == 0, UNDO);
+    REQUIRE_OR(wa_spawn_of_named(rt, &b, &jb, "b \"quoted\"") == 0, (wa_join_drop(&ja), UNDO));
+    REQUIRE_OR(check_spawn_of(rt, &c, NULL) == 0, (wa_join_drop(&ja), wa_join_drop(&jb), UNDO));
+    wa_join_abort(&jb); /* before its first poll */
+    CHECK_EQ(wa_rt_tick(rt, NULL), 0);
+    wa_sim_advance(wa_rt_backend(rt), WA_MS(5));
+    CHECK_EQ(wa_rt_tick(rt, NULL), 0);
+    CHECK_EQ(wa_join_status(&ja), WA_EIO);
+    CHECK_EQ(wa_join_status(&jb), WA_ECANCELED);
+    wa_join_drop(&ja);
+    wa_join_drop(&jb);
+    CHECK_EQ(wa_trace_stop(rt), 0);
+    CHECK_EQ(wa_trace_stop(rt), WA_EINVAL);
+    CHECK_EQ(wa_trace_start(rt, two), 0); /* again, anew */
+    wa_rt_free(rt);                       /* drops c, closes the second trace */
+    static char text[2][1 << 16];
+    size_t len[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(i ? two : one, "r");
+        if (f) {
+            len[i] = fread(text[i], 1, sizeof text[i] - 1, f);
+            fclose(f);
+        }
+        text[i][len[i]] = 0;
+        CHECK(len[i] > 4 && strcmp(text[i] + len[i] - 4, "\n]}\n") == 0);
+    }
+    unlink(one);
+    unlink(two);
+#undef UNDO
+    /* the first: three tasks began, a ended with WA_EIO, b (never
+     * polled) with WA_ECANCELED, c not yet */
+    CHECK_EQ(count_of(text[0], "\"ph\":\"b\",\"cat\":\"task\",\"name\":\"sleeper\""), 2);
+    CHECK_EQ(count_of(text[0], "\"name\":\"b \\\"quoted\\\"\""), 1);
+    CHECK_EQ(count_of(text[0], "\"name\":\"task\""), 2);
+    CHECK_EQ(count_of(text[0], "\"status\":-10}"), 1);
+    CHECK_EQ(count_of(text[0], "\"status\":-3}"), 1);
+    CHECK_EQ(count_of(text[0], "\"name\":\"poll\""), 2 * 3); /* a twice, c once */
+    /* the second: nothing of the first's tasks (c's end is not its) */
+    CHECK_EQ(count_of(text[1], "\"id\":"), 0);
+#endif
+}
+
 static int fails_io(void *arg, wa_cx *cx)
 {
     (void)arg;
@@ -1126,5 +1213,6 @@ int main(void)
     RUN(test_task_local);
     RUN(test_dump_named_task);
     RUN(test_dump_awaits);
+    RUN(test_trace_start_stop);
     return check_finish();
 }

@@ -40,7 +40,7 @@ static void wa__diag_begin(wa__diag *g)
     wa__text_json(&a, in->vt->name ? in->vt->name : "?");
     wa__text_str(&a, "\",\"spawned_by\":");
     wa__text_uint(&a, g->parent);
-    wa__trace_event(g->rt, "b", name, wa__diag_task(g)->id, g->spawned, args);
+    wa__trace_event(g->rt, g->traced, "b", name, wa__diag_task(g)->id, g->spawned, args);
 }
 
 /* The task's slice ends with status rc. */
@@ -51,7 +51,7 @@ static void wa__diag_end(wa__diag *g, int rc, uint64_t now)
     wa__text_str(&a, rc < 0 ? "\"status\":-" : "\"status\":");
     wa__text_uint(&a, rc < 0 ? (uint64_t)-(int64_t)rc : (uint64_t)rc);
     __atomic_store_n(&g->ended, 1, __ATOMIC_RELEASE);
-    wa__trace_event(g->rt, "e", "task", wa__diag_task(g)->id, now, args);
+    wa__trace_event(g->rt, g->traced, "e", "task", wa__diag_task(g)->id, now, args);
 }
 
 /* The traced waker: the executor's, with each wake written first. Its
@@ -71,7 +71,7 @@ static void wa__diag_wake_note(wa__diag *g)
         wa__text_str(&a, by ? "itself" : "host"); /* (a timer, I/O, another thread, an untraced task) */
     }
     wa__text_str(&a, "\"");
-    wa__trace_event(g->rt, "n", "wake", t->id, wa__diag_clock(g->rt), args);
+    wa__trace_event(g->rt, g->traced, "n", "wake", t->id, wa__diag_clock(g->rt), args);
 }
 
 static const wa_waker_vt wa__diag_waker_vt;
@@ -115,7 +115,7 @@ static int wa__diag_poll_traced(wa__diag *g, wa_future *in, wa_cx *cx, uint64_t 
         g->waker_vt = cx->waker.vt;
         wa__diag_begin(g);
     }
-    wa__trace_event(g->rt, "b", "poll", id, start, NULL);
+    wa__trace_event(g->rt, g->traced, "b", "poll", id, start, NULL);
     wa_cx c = *cx;
     c.waker = (wa_waker){g, &wa__diag_waker_vt};
     const wa_task *outer = wa__diag_polling; /* (NULL: polls do not nest) */
@@ -125,15 +125,15 @@ static int wa__diag_poll_traced(wa__diag *g, wa_future *in, wa_cx *cx, uint64_t 
     uint64_t end = wa__diag_clock(g->rt);
     char args[256];
     wa__text a = {args, sizeof args, 0};
-    if (rc == WA_PENDING) {
-        char chain[200];
+    char chain[200] = "";
+    if (rc == WA_PENDING) { /* (a future whose vtable says nothing more: no args) */
         wa__text w = {chain, sizeof chain, 0};
         wa__text_waits(&w, in, end, "");
         wa__text_str(&a, "\"awaits\":\"");
         wa__text_json(&a, chain);
         wa__text_str(&a, "\"");
     }
-    wa__trace_event(g->rt, "e", "poll", id, end, rc == WA_PENDING ? args : NULL);
+    wa__trace_event(g->rt, g->traced, "e", "poll", id, end, chain[0] ? args : NULL);
     if (rc != WA_PENDING)
         wa__diag_end(g, rc, end);
     g->since = end; /* (the caller's count sees the same end) */
@@ -184,7 +184,7 @@ size_t wa__diag_wrap(wa_rt *rt, const wa_future *fut, size_t size, const char *n
                     .spawned = now,
                     .name = n ? (uint32_t)(sizeof *g + size) : 0,
                     .parent = parent ? parent->id : 0,
-                    .traced = __atomic_load_n(&home->trace, __ATOMIC_ACQUIRE) != NULL};
+                    .traced = wa__trace_gen(home)};
     memcpy(wa__diag_inner(g), fut, size);
     if (n)
         memcpy((char *)g + g->name, name, n);

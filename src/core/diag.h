@@ -20,7 +20,7 @@ typedef struct wa__diag {
     uint64_t spawned;    /* when */
     const wa_waker_vt *waker_vt; /* traced: its executor's waker, set by its first poll */
     uint32_t parent;     /* traced: the task that spawned it, or 0 */
-    uint32_t traced;     /* spawned while rt was traced */
+    uint32_t traced;     /* spawned while rt was traced: that trace's wa__trace_gen, else 0 */
     uint32_t ended;      /* traced: its end written (atomic: wakes read it) */
     uint32_t name;       /* where its own name lies from here, after the future (in the task's
                             allocation: a dump on another thread reads it until the task is

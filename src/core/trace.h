@@ -9,10 +9,15 @@
 #include "text.h"
 #include "wasync/trace.h"
 
-/* An event of the task id on rt's trace, at ts (the backend's clock): ph
- * its phase ("b", "e", "n"), name its name, args the JSON members of its
- * args (may be NULL). */
-void wa__trace_event(wa_rt *rt, const char *ph, const char *name, uint32_t id, uint64_t ts, const char *args);
+/* Which trace of rt is being written (1 for its first, 2 after a stop and
+ * a start...), or 0: none. */
+uint32_t wa__trace_gen(wa_rt *rt);
+
+/* An event of the task id on rt's trace gen (dropped if another is being
+ * written, or none), at ts (the backend's clock): ph its phase ("b", "e",
+ * "n"), name its name, args the JSON members of its args (may be NULL). */
+void wa__trace_event(wa_rt *rt, uint32_t gen, const char *ph, const char *name, uint32_t id, uint64_t ts,
+                     const char *args);
 
 /* trace_file.c: opens the trace file at path for rt (a runtime, not
  * traced) and sets rt->trace. Returns 0, WA_ENOSYS, WA_ENOMEM or WA_EIO. */

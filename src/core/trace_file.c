@@ -19,6 +19,7 @@
 struct wa__trace {
     wa__rt_ext ext;
     int fd;       /* -1 once stopped */
+    uint32_t gen; /* which trace of the runtime: 1, 2 after a stop and a start... */
     int failed;   /* a write failed */
     uint32_t lock;
     uint64_t t0;  /* the clock at the start: ts 0 */
@@ -100,7 +101,14 @@ static void wa__trace_format(wa__text *d, const char *ph, const char *name, uint
     wa__text_str(d, "}");
 }
 
-void wa__trace_event(wa_rt *rt, const char *ph, const char *name, uint32_t id, uint64_t ts, const char *args)
+uint32_t wa__trace_gen(wa_rt *rt)
+{
+    wa__trace *tr = __atomic_load_n(&wa__rt_home(rt)->trace, __ATOMIC_ACQUIRE);
+    return tr ? __atomic_load_n(&tr->gen, __ATOMIC_RELAXED) : 0;
+}
+
+void wa__trace_event(wa_rt *rt, uint32_t gen, const char *ph, const char *name, uint32_t id, uint64_t ts,
+                     const char *args)
 {
     wa__trace *tr = __atomic_load_n(&wa__rt_home(rt)->trace, __ATOMIC_ACQUIRE);
     if (!tr)
@@ -116,7 +124,7 @@ void wa__trace_event(wa_rt *rt, const char *ph, const char *name, uint32_t id, u
         wa__trace_format(&d, ph, name, id, ns, args);
     }
     wa__trace_lock(tr);
-    if (tr->fd >= 0)
+    if (tr->fd >= 0 && tr->gen == gen) /* (a task of an earlier trace: not this file's) */
         wa__trace_put(tr, p, d.need);
     wa__trace_unlock(tr);
     if (p != line)
@@ -159,6 +167,8 @@ int wa__trace_open(wa_rt *rt, const char *path)
     bool made = !tr;
     if (made && !(tr = malloc(sizeof *tr)))
         return WA_ENOMEM;
+    if (made)
+        tr->gen = 0;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         if (made)
@@ -168,6 +178,7 @@ int wa__trace_open(wa_rt *rt, const char *path)
     static const char head[] = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
                                "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"wasync\"}}";
     tr->fd = fd;
+    __atomic_store_n(&tr->gen, tr->gen + 1, __ATOMIC_RELAXED); /* (read by spawns on workers) */
     tr->failed = 0;
     tr->lock = 0;
     tr->len = 0;
