@@ -167,7 +167,7 @@ static void wa__diag_drop(wa_future *f)
 
 const wa_future_vt wa__diag_vt = {wa__diag_poll, wa__diag_drop, "diag", NULL, NULL};
 
-size_t wa__diag_wrap(wa_rt *rt, const wa_future *fut, size_t size, const char *name, wa__diag **out)
+size_t wa__diag_wrap(wa_rt *rt, const wa_future *fut, size_t size, const char *name, wa_future **out)
 {
     size_t n = name ? strlen(name) + 1 : 0;
     if (size + n > UINT32_MAX - sizeof(wa__diag))
@@ -188,6 +188,6 @@ size_t wa__diag_wrap(wa_rt *rt, const wa_future *fut, size_t size, const char *n
     memcpy(wa__diag_inner(g), fut, size);
     if (n)
         memcpy((char *)g + g->name, name, n);
-    *out = g;
+    *out = &g->fut;
     return sizeof *g + size + n;
 }

@@ -27,7 +27,11 @@ typedef struct wa__diag {
                             freed), or 0: none */
 } __attribute__((aligned(16))) wa__diag;
 
-extern const wa_future_vt wa__diag_vt;
+/* Weak: the wrapper is diag.c's, linked by a program that names or
+ * traces a task; in one that does not, its address is NULL and no future
+ * is the wrapper (the spawns, joins and dumps that look for it then cost
+ * nothing more). */
+extern const wa_future_vt wa__diag_vt __attribute__((weak));
 
 static inline wa_future *wa__diag_inner(const wa__diag *g) { return (wa_future *)(g + 1); }
 
@@ -47,9 +51,8 @@ static inline const wa_future *wa__diag_unwrap(const wa_future *f)
     return g ? wa__diag_inner(g) : f;
 }
 
-/* A new buffer (malloc, the caller's to free) holding the wrapper over a
- * copy of the size bytes at fut, then a copy of name (NULL: none), to
- * spawn on rt in fut's place. Returns its size, or 0 (no memory). */
-size_t wa__diag_wrap(wa_rt *rt, const wa_future *fut, size_t size, const char *name, wa__diag **out);
+/* The wrapper over fut (rt.h's wa__wrap_fn): a buffer holding it, then a
+ * copy of fut, then a copy of name, to spawn on rt in fut's place. */
+wa__wrap_fn wa__diag_wrap;
 
 #endif

@@ -26,6 +26,11 @@ typedef struct wa__rt_ext {
     void (*free)(struct wa__rt_ext *e);
 } wa__rt_ext;
 
+/* Makes a new buffer (malloc, the caller's to free) holding a future that
+ * runs a copy of the size bytes at fut, named name (NULL: none), in *out;
+ * returns its size, or 0 (no memory). diag.c's wa__diag_wrap. */
+typedef size_t wa__wrap_fn(wa_rt *rt, const wa_future *fut, size_t size, const char *name, wa_future **out);
+
 struct wa_rt {
     wa_task *head, **tailp;      /* run queue (FIFO, intrusive; tailp: the last next, or &head) */
     size_t queued;
@@ -50,6 +55,13 @@ struct wa_rt {
     wa_cx cx;                    /* the context of its polls, made once (its task: the one being polled, or NULL) */
     uint64_t finished;           /* local tasks finished: spawned - finished are live (one counter per spawn, not two) */
     wa__slab slab;                /* task allocations (in place: one load less per spawn) */
+    /* While a trace is written: the trace (trace_file.c), and diag.c's
+     * wrapper maker, which every task spawned meanwhile runs in (a spawn
+     * tests wrap, beside the slab and the spawn count, and calls it through
+     * this pointer: a program that never traces does not link diag.c).
+     * Else NULL; atomic (workers read them). */
+    struct wa__trace *trace;
+    wa__wrap_fn *wrap;
     uint64_t spawned, polls, ticks, waits;
     /* The library's internal tasks (wa__spawn_internal), counted in
      * spawned and finished but not the program's: live ones, and how many
@@ -60,9 +72,6 @@ struct wa_rt {
     void *report_arg;
     uintptr_t owner;             /* the thread that created it */
     wa__rt_ext *exts;             /* extensions (wa__rt_ext_add) */
-    /* Its trace while one is written (trace.c; atomic: workers read it),
-     * else NULL: the tasks spawned meanwhile run in diag.c's wrapper. */
-    struct wa__trace *trace;
     /* The many-threads executor (src/threads/mt.c) of this runtime, or of
      * this worker's view of it; NULL for the local executor. A view's
      * timers are touched by other workers too (a task moves), under

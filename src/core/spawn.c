@@ -52,27 +52,24 @@ static inline __attribute__((always_inline)) void wa__task_init(wa_rt *rt, wa_sc
 
 /* A spawn from a thread that is not rt's: a many-threads runtime takes it
  * (its spawns are checked there), a local one reports it. */
-static int wa__spawn_checked(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
+static int wa__spawn_checked(wa_rt *rt, const wa_future *fut, wa_join *join, size_t size, wa_scope *scope);
 
-static __attribute__((noinline)) int wa__spawn_foreign(wa_rt *rt, const wa_future *fut, size_t size,
-                                                      wa_join *join, wa_scope *scope)
+static __attribute__((noinline)) int wa__spawn_foreign(wa_rt *rt, const wa_future *fut, wa_join *join,
+                                                      size_t size, wa_scope *scope)
 {
     if (WA__MT && rt->mt)
-        return wa__spawn_checked(rt, fut, size, join, scope);
+        return wa__spawn_checked(rt, fut, join, size, scope);
     return wa__misuse_in(WA_EMISUSE, "wa_spawn", "called from a thread that is not the runtime's");
 }
 
 /* The largest future a task holds (its size is kept in 32 bits). */
 #define WA__TASK_MAX_FUTURE (UINT32_MAX / 2)
 
-static int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
-                             const char *name);
-
 /* The general path of a spawn: every check, any size, a many-threads
  * runtime's, a traced runtime's (its tasks run in diag.c's wrapper; the
  * library's own are not the program's to trace). */
-static __attribute__((noinline)) int wa__spawn_checked(wa_rt *rt, const wa_future *fut, size_t size,
-                                                      wa_join *join, wa_scope *scope)
+static __attribute__((noinline)) int wa__spawn_checked(wa_rt *rt, const wa_future *fut, wa_join *join,
+                                                      size_t size, wa_scope *scope)
 {
     if (!rt || !fut)
         return wa__misuse_in(WA_EINVAL, "wa_spawn", !rt ? "no runtime (NULL)" : "no future (NULL)");
@@ -81,13 +78,13 @@ static __attribute__((noinline)) int wa__spawn_checked(wa_rt *rt, const wa_futur
                                                                               : "a future without a poll function");
     if (size > WA__TASK_MAX_FUTURE)
         return WA_E2BIG;
-    if (__atomic_load_n(&wa__rt_home(rt)->trace, __ATOMIC_ACQUIRE) && fut->vt != &wa__diag_vt &&
-        fut->vt != &wa__internal_vt)
-        return wa__spawn_wrapped(rt, fut, size, join, scope, NULL);
+    wa__wrap_fn *wrap = __atomic_load_n(&wa__rt_home(rt)->wrap, __ATOMIC_ACQUIRE);
+    if (wrap && fut->vt != &wa__diag_vt && fut->vt != &wa__internal_vt)
+        return wa__spawn_wrapped(rt, fut, join, size, scope, NULL, wrap);
     if (WA__MT && rt->sched)
         return rt->sched->spawn(rt, fut, size, join, scope);
     if (WA__CHECK_THREAD && rt->owner != wa__thread_self())
-        return wa__spawn_foreign(rt, fut, size, join, scope);
+        return wa__spawn_foreign(rt, fut, join, size, scope);
     size_t total = sizeof(wa_task) + size;
     wa_task *t = wa__slab_alloc(&rt->slab, total);
     if (!t)
@@ -101,23 +98,23 @@ static __attribute__((noinline)) int wa__spawn_checked(wa_rt *rt, const wa_futur
  * links without a call; anything else takes the general path. fixed: size
  * is a compile-time constant of 1 to 8 words (wa__spawn_wN), which needs
  * no size test and copies without a branch. */
-static inline __attribute__((always_inline)) int wa__spawn_in(wa_rt *rt, const wa_future *fut, size_t size,
-                                                             wa_join *join, wa_scope *scope, bool fixed)
+static inline __attribute__((always_inline)) int wa__spawn_in(wa_rt *rt, const wa_future *fut, wa_join *join,
+                                                             size_t size, wa_scope *scope, bool fixed)
 {
     size_t total = sizeof(wa_task) + size;
     wa_task *t;
     /* (one test for "8 to 64 bytes, a multiple of 8": size - 8 wraps for
      * smaller ones; the other sizes, like NULLs and a traced runtime's
      * spawns, go the checked way) */
-    if (__builtin_expect(!rt || !fut || rt->trace || (!fixed && ((size - 8) & ~(size_t)56)), 0))
-        return wa__spawn_checked(rt, fut, size, join, scope);
+    if (__builtin_expect(!rt || !fut || rt->wrap || (!fixed && ((size - 8) & ~(size_t)56)), 0))
+        return wa__spawn_checked(rt, fut, join, size, scope);
     if (WA__CHECK_THREAD && rt->owner != wa__thread_self())
-        return wa__spawn_foreign(rt, fut, size, join, scope);
+        return wa__spawn_foreign(rt, fut, join, size, scope);
     /* (a many-threads runtime's slab is always empty: its spawns go the
      * checked way, to mt.c) */
     _Static_assert(sizeof(wa_task) + 64 <= WA__SLAB_MAX, "a small task is a slab's");
     if (!(t = wa__slab_try_alloc_small(&rt->slab, total)))
-        return wa__spawn_checked(rt, fut, size, join, scope);
+        return wa__spawn_checked(rt, fut, join, size, scope);
     if (fixed)
         memcpy(wa__task_future(t), fut, size);
     else
@@ -126,40 +123,32 @@ static inline __attribute__((always_inline)) int wa__spawn_in(wa_rt *rt, const w
     return 0;
 }
 
-/* (The argument order is the checked path's, which gets them as they are.) */
+/* (The internal order puts join before size: the wN entries, without a
+ * size, then pass their arguments to the checked path as they came.) */
 int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
 {
-    return wa__spawn_in(rt, fut, size, join, NULL, false);
+    return wa__spawn_in(rt, fut, join, size, NULL, false);
 }
 
-/* A spawn of fut inside the diagnostics' wrapper (diag.h), named name
- * (NULL: none); fut is checked. */
-static int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
-                             const char *name)
+int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, wa_join *join, size_t size, wa_scope *scope,
+                      const char *name, wa__wrap_fn *wrap)
 {
     if (size > WA__TASK_MAX_FUTURE - sizeof(wa__diag) - (name ? strlen(name) + 1 : 0))
         return WA_E2BIG;
-    wa__diag *g;
-    size_t total = wa__diag_wrap(rt, fut, size, name, &g);
+    wa_future *w;
+    size_t total = wrap(rt, fut, size, name, &w);
     if (!total)
         return WA_ENOMEM;
-    int rc = wa__spawn_checked(rt, &g->fut, total, join, scope);
-    free(g);
+    int rc = wa__spawn_checked(rt, w, join, total, scope);
+    free(w);
     return rc;
-}
-
-int wa_spawn_named(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, const char *name)
-{
-    if (!name || !rt || !fut || size < sizeof(wa_future) || !fut->vt || !fut->vt->poll) /* (the checks report these) */
-        return wa_spawn(rt, fut, size, join);
-    return wa__spawn_wrapped(rt, fut, size, join, NULL, name);
 }
 
 /* wa_spawn_of's entry points, one per size in words (runtime.h). */
 #define WA__SPAWN_DEFINE(n)                                                \
     int wa__spawn_w##n(wa_rt *rt, const wa_future *fut, wa_join *join)    \
     {                                                                       \
-        return wa__spawn_in(rt, fut, n * sizeof(void *), join, NULL, true);  \
+        return wa__spawn_in(rt, fut, join, n * sizeof(void *), NULL, true);  \
     }
 WA__SPAWN_DEFINE(1)
 WA__SPAWN_DEFINE(2)
@@ -172,7 +161,7 @@ WA__SPAWN_DEFINE(8)
 
 int wa__task_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
 {
-    return wa__spawn_in(rt, fut, size, join, scope, false);
+    return wa__spawn_in(rt, fut, join, size, scope, false);
 }
 
 /* The callback style: a future that calls fn(arg, cx), and fn(arg, NULL)

@@ -156,6 +156,10 @@ void wa__task_link(wa_rt *rt, wa_task *t);
 /* wa_spawn of a task owned by scope (wa_scope_spawn's, after its own
  * checks), or by rt with scope NULL. */
 int wa__task_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
+/* The same spawn, of fut (checked) in the future wrap makes of it, named
+ * name (NULL: none): a named task's, or a traced runtime's. */
+int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, wa_join *join, size_t size, wa_scope *scope,
+                      const char *name, wa__wrap_fn *wrap);
 
 /* join.c */
 /* The vtable of a local task's join handle, set by its spawn (a handle

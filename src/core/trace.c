@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "trace.h"
 
 int wa_trace_start(wa_rt *rt, const char *path)
@@ -11,7 +12,12 @@ int wa_trace_start(wa_rt *rt, const char *path)
     if (!rt || !path)
         return wa__misuse_in(WA_EINVAL, "wa_trace_start", !rt ? "no runtime (NULL)" : "no path (NULL)");
     rt = wa__rt_home(rt);
-    return rt->trace ? WA_EBUSY : wa__trace_open(rt, path);
+    if (rt->trace)
+        return WA_EBUSY;
+    int rc = wa__trace_open(rt, path);
+    if (rc == 0) /* (after the trace: a wrapped task writes to it) */
+        __atomic_store_n(&rt->wrap, wa__diag_wrap, __ATOMIC_RELEASE);
+    return rc;
 }
 
 int wa_trace_stop(wa_rt *rt)
@@ -19,7 +25,10 @@ int wa_trace_stop(wa_rt *rt)
     if (!rt)
         return wa__misuse_in(WA_EINVAL, "wa_trace_stop", "no runtime (NULL)");
     rt = wa__rt_home(rt);
-    return rt->trace ? wa__trace_stop_file(rt) : WA_EINVAL;
+    if (!rt->trace)
+        return WA_EINVAL;
+    __atomic_store_n(&rt->wrap, NULL, __ATOMIC_RELEASE);
+    return wa__trace_stop_file(rt);
 }
 
 #if !defined(__wasm__)
