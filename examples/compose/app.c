@@ -13,7 +13,8 @@
  *                           bytes and how long the writes into the store
  *                           waited (its backpressure)
  *   GET /stats              the store's figures and this component's
- * A KEY is the path's rest as sent (no percent-decoding). */
+ * A KEY is the path's rest as sent (no percent-decoding). A PUT whose body
+ * ends short of its content-length (a client gone midway) stores nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,10 +59,14 @@ static wa_future *answer_init_with(answer *a, wa_http_incoming *in, int status, 
     return answer_init(a);
 }
 
-/* A short text answer, written into buf (at most n bytes) by fmt. */
-#define TEXT(a, in, status, buf, ...) \
-    answer_init_with((a), (in), (status), "text/plain", (buf), text_len(snprintf((buf), sizeof(buf), __VA_ARGS__), sizeof(buf)))
+/* The length snprintf wrote into cap bytes, given what it returned. */
 static size_t text_len(int n, size_t cap) { return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1; }
+
+/* A text answer: what the printf format and arguments after buf (an
+ * array, cut at its size) say. */
+#define TEXT(a, in, status, buf, ...)                                \
+    answer_init_with((a), (in), (status), "text/plain", (buf),       \
+                     text_len(snprintf((buf), sizeof(buf), __VA_ARGS__), sizeof(buf)))
 
 /* ---- GET /kv/KEY[?timeout=MS] ---- */
 
@@ -76,6 +81,7 @@ typedef struct get_route {
     char msg[64];
 } get_route;
 
+/* (the result is zeroed unless the call returned) */
 static void get_route_free(get_route *t) { app_option_list_u8_free(&t->get.result); }
 
 WA_ASYNC(get_route, t, cx, get_route_free)
@@ -101,11 +107,12 @@ WA_ASYNC(get_route, t, cx, get_route_free)
 
 /* Copies the request body into the store's stream, counting the bytes
  * and the time the writes waited for the store to take them; ends the
- * value by closing the stream once the body ended. */
+ * value by closing the stream once the body ended whole. */
 typedef struct feed {
     WA_CORO;
-    wa_stream *in;   /* the request body (borrowed) */
-    wa_stream **out; /* the store's stream (the route's) */
+    wa_stream *in;     /* the request body (borrowed) */
+    wa_stream **out;   /* the store's stream (the route's) */
+    uint64_t expected; /* the body's content-length, or UINT64_MAX */
     wa_read r;
     wa_write w;
     uint64_t bytes, waited, t0;
@@ -117,10 +124,14 @@ WA_ASYNC(feed, t, cx)
     WA_BEGIN(t, cx);
     for (;;) {
         WA_AWAIT(wa_read_init(&t->r, t->in, t->buf, sizeof t->buf));
-        if (WA_STATUS == WA_ECLOSED)
+        if (WA_STATUS == WA_ECLOSED && (t->expected == UINT64_MAX || t->bytes == t->expected))
             break;
+        /* A body that failed, or ended short of its length (a client gone
+         * midway: WASI 0.3 hosts end the stream, and say why in the
+         * trailers, which wasync does not read yet), is no value: the
+         * route then cancels the put and nothing is stored. */
         if (WA_STATUS < 0)
-            WA_RETURN(WA_STATUS); /* (the route then cancels the put: nothing is stored) */
+            WA_RETURN(WA_STATUS == WA_ECLOSED ? WA_EIO : WA_STATUS);
         t->t0 = wa_now(cx->rt);
         WA_AWAIT(wa_write_init(&t->w, *t->out, t->buf, t->r.n));
         if (WA_STATUS < 0)
@@ -148,8 +159,7 @@ static void put_route_free(put_route *t)
 {
     if (t->value)
         wa_stream_close(&t->value);
-    if (t->put.result.is_err)
-        example_store_kv_result_u64_string_free(&t->put.result);
+    example_store_kv_result_u64_string_free(&t->put.result); /* (zeroed unless the call returned) */
 }
 
 WA_ASYNC(put_route, t, cx, put_route_free)
@@ -166,10 +176,12 @@ WA_ASYNC(put_route, t, cx, put_route_free)
             WA_RETURN(rc);
         }
         t->feed.out = &t->value;
+        const char *length = wa_http_incoming_header(t->in, "content-length");
+        t->feed.expected = length ? strtoull(length, NULL, 10) : UINT64_MAX;
         /* The call and the feed at once: the store reads while the body
          * comes. The first to fail drops the other: a body cut off midway
-         * cancels the put (the stream is closed after it, so the store
-         * never sees a short value end as a whole one). */
+         * cancels the put (the stream is closed after that, so the store
+         * never takes a short value for a whole one). */
         WA_AWAIT(wa_all_init(&t->both, feed_init(&t->feed), wa_example_store_kv_put_init(&t->put, t->key, r)));
     }
     /* (a store that refused stops reading: the feed fails too) */
@@ -252,12 +264,13 @@ static int serve(wa_rt *rt, wa_http_incoming *in, wa_join *task)
     const char *method = wa_http_incoming_method(in), *path = wa_http_incoming_path(in);
     app_string_t key;
     uint64_t timeout;
-    if (!kv_path(path, &key, &timeout) && !strcmp(method, "GET")) {
+    int kv = !kv_path(path, &key, &timeout);
+    if (kv && !strcmp(method, "GET")) {
         get_route r = {.in = in, .key = key, .timeout = timeout};
         get_route_init(&r);
         return wa_spawn_of(rt, &r, task);
     }
-    if (!kv_path(path, &key, &timeout) && !strcmp(method, "PUT")) {
+    if (kv && !strcmp(method, "PUT")) {
         put_route r = {.in = in, .key = key};
         put_route_init(&r);
         return wa_spawn_of(rt, &r, task);

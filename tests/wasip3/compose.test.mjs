@@ -6,12 +6,14 @@
 // get under a timeout that runs out cancels the store's task across the
 // boundary, whose cleanup runs; a PUT to a slow key waits on the store's
 // reads (backpressure through the stream<u8>), a fast key's does not;
-// and the figures of both sides are the same after a round of requests
-// as before. Last, a client that goes away mid-request: whether the host
-// cancels the handler's task is reported, not required.
+// the figures of both sides are the same after a round of requests as
+// before; a PUT cut off midway stores nothing. Last, a client that goes
+// away mid-request: whether the host cancels the handler's task is
+// reported, not required.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { serve } from '../wasip2/jco_serve.mjs';
 import { wasmtime } from '../wasip2/runner.mjs';
 
@@ -149,6 +151,24 @@ test('nothing is left held by a round of requests', async (t) => {
   assert.ok(s.app.held <= before_.app.held + cancels, `the app holds ${s.app.held} areas, ${before_.app.held} before`);
   t.diagnostic(`${host}: ${40 * 3 + cancels} requests; the app's held areas ${before_.app.held} -> ${s.app.held}` +
     ` after ${cancels} cancelled calls`);
+});
+
+// (preview3-shim 0.7.0's HttpServer dies of a request whose client went
+// away mid-body: Node's 'aborted' error on the request goes unhandled)
+test('a PUT whose body is cut off stores nothing', { skip: !wasmtime && 'preview3-shim\'s server dies of it' }, async () => {
+  const before_ = (await stats()).store;
+  const { hostname, port } = new URL(server.base);
+  const req = http.request({ hostname, port, path: '/kv/cut', method: 'PUT', headers: { 'content-length': 100_000 } });
+  const gone = new Promise((resolve) => req.on('error', resolve).on('close', resolve));
+  req.write(Buffer.alloc(50_000, 1));
+  await sleep(300);
+  req.destroy();
+  await gone;
+  const s = (await statsUntil((x) => x.store.puts > before_.puts && x.store.tasks === before_.tasks, 3000)).store;
+  assert.equal(s.puts, before_.puts + 1, 'the put was made');
+  assert.equal(s.tasks, before_.tasks, 'and ended');
+  assert.equal((await get('cut')).status, 404, 'nothing stored');
+  assert.equal(s.keys, before_.keys);
 });
 
 test('a client that goes away mid-request (reported, not required)', async (t) => {
