@@ -25,9 +25,9 @@ const host = wasmtime ? 'wasmtime' : 'jco';
 
 let server;
 before(async () => {
-  // The store's map lives in an instance: wasmtime serve is kept to one
-  // (its default drops an instance idle for a second, or after 128
-  // requests), as jco's server has.
+  // The store's map lives in an instance: wasmtime serve keeps its one
+  // (by default it drops an instance idle for a second, or after 128
+  // requests); preview3-shim's server has one.
   server = await serve(process.env.WASYNC_COMPONENT, undefined, undefined,
     wasmtime ? ['--max-instance-reuse-count', '1000000', '--idle-instance-timeout', '1000000s'] : []);
 });
