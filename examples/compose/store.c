@@ -11,7 +11,9 @@
 #include "store_wasync.h"
 #include "wasync.h"
 
-/* What a put reads at a time, and the pause after each read of a slow key. */
+/* What a put reads at a time, and the pause after each read of a slow key
+ * (well above a copy's own cost, about 5 ms under jco, so that a slow
+ * store shows: 1 MiB is 64 reads, 1.28 s of pauses). */
 #define READ_SIZE (16 * 1024)
 #define SLOW_PAUSE WA_MS(20)
 
