@@ -169,6 +169,9 @@ for (const [name, { params: ps, ret }] of exports) {
     const set = fields.map(f =>
         f.opt ? `        ${self}.io.${f.field}.is_some = ${f.name} != NULL; if (${f.name}) ${self}.io.${f.field}.val = *${f.name}; \\`
             : `        ${self}.io.${f.field} = ${f.ptr ? '*' : ''}${f.name}; \\`);
+    // (wit-bindgen declares a function of no parameters as f(): a
+    // prototype here, so that the definition's f(void) has one before it)
+    if (entry === 'void') h.push(`${world}_callback_code_t exports_${name}(void);`);
     h.push(`#define WA__EXPORT_TASK_${name}(T) \\`,
         `    static T ${self}; /* (the one being spawned: not on the stack, T may be big) */ \\`,
         `    static void wa__exports_${name}_ret(wa_future *done, int status) \\`,
