@@ -111,7 +111,8 @@ for (const { name, params: ps } of imports) {
     const owner = result && freeMemory(result, 'x').replace(/\(.*/, '');
     h.push('', `/* ${name}, async: a future of the call (wa_wasip3_call: dropped while`,
         ' * pending, it cancels the subtask). What the arguments point to is',
-        ` * borrowed until it completes or is dropped.${result ? ' Once it completed with 0,' : ''}`,
+        ' * borrowed until it completes or is dropped; WA_ENOMEM: the call was',
+        ` * not made, and handles given stay the caller's.${result ? ' Once it completed with 0,' : ''}`,
         ...(result ? [` * result is the caller's${owner ? ` (to free with ${owner})` : ''}. */`] : [' */']),
         `typedef struct wa_${name} {`, '    wa_wasip3_call call;', ...(result ? [`    ${result} result;`] : []),
         `} wa_${name};`,
