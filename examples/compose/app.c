@@ -14,7 +14,7 @@
  *                           waited (its backpressure)
  *   GET /stats              the store's figures and this component's
  * A KEY is the path's rest as sent (no percent-decoding). A PUT whose body
- * ends short of its content-length (a client gone midway) stores nothing. */
+ * is cut off (a client gone midway) stores nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +112,6 @@ typedef struct feed {
     WA_CORO;
     wa_stream *in;     /* the request body (borrowed) */
     wa_stream **out;   /* the store's stream (the route's) */
-    uint64_t expected; /* the body's content-length, or UINT64_MAX */
     wa_read r;
     wa_write w;
     uint64_t bytes, waited, t0;
@@ -124,14 +123,13 @@ WA_ASYNC(feed, t, cx)
     WA_BEGIN(t, cx);
     for (;;) {
         WA_AWAIT(wa_read_init(&t->r, t->in, t->buf, sizeof t->buf));
-        if (WA_STATUS == WA_ECLOSED && (t->expected == UINT64_MAX || t->bytes == t->expected))
+        if (WA_STATUS == WA_ECLOSED)
             break;
-        /* A body that failed, or ended short of its length (a client gone
-         * midway: WASI 0.3 hosts end the stream, and say why in the
-         * trailers, which wasync does not read yet), is no value: the
-         * route then cancels the put and nothing is stored. */
+        /* A body that failed (a client gone midway: the host says so in
+         * the body's trailers, and the read fails) is no value: the route
+         * then cancels the put and nothing is stored. */
         if (WA_STATUS < 0)
-            WA_RETURN(WA_STATUS == WA_ECLOSED ? WA_EIO : WA_STATUS);
+            WA_RETURN(WA_STATUS);
         t->t0 = wa_now(cx->rt);
         WA_AWAIT(wa_write_init(&t->w, *t->out, t->buf, t->r.n));
         if (WA_STATUS < 0)
@@ -176,8 +174,6 @@ WA_ASYNC(put_route, t, cx, put_route_free)
             WA_RETURN(rc);
         }
         t->feed.out = &t->value;
-        const char *length = wa_http_incoming_header(t->in, "content-length");
-        t->feed.expected = length ? strtoull(length, NULL, 10) : UINT64_MAX;
         /* The call and the feed at once: the store reads while the body
          * comes. The first to fail drops the other: a body cut off midway
          * cancels the put (the stream is closed after that, so the store
