@@ -241,8 +241,8 @@ static size_t wa__curl_on_body(char *data, size_t size, size_t n, void *arg)
         r->paused |= CURLPAUSE_RECV;
         return CURL_WRITEFUNC_PAUSE; /* (curl keeps the bytes, offers them again) */
     }
-    if (!held && wa__curl_body_room(r, n) < 0)
-        return 0;
+    if (!held && (r->refused = wa__curl_body_room(r, n)) < 0)
+        return 0; /* curl fails the transfer (CURLE_WRITE_ERROR) */
     size_t m = 0;
     if (r->dst) {
         m = r->dst_cap - r->dst_len < n ? r->dst_cap - r->dst_len : n;
@@ -309,9 +309,8 @@ static int wa__curl_body_read_locked(wa_http_response *r, void *buf, size_t cap,
 {
     if (r->dst == buf && r->dst_len) { /* the read that lent it, back: its bytes are in place */
         *n = r->dst_len;
-        r->dst = NULL;
-        r->dst_len = 0;
-        r->handed = 0;
+        r->dst_len = 0; /* (none to give back) */
+        wa__curl_body_unlend(r);
         return 0;
     }
     if (r->dst)
