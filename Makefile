@@ -104,7 +104,7 @@ docs:
 bench:
 	@scripts/deps.sh bench
 	cmake --preset release >/dev/null
-	cmake --build --preset release --target wasync-bench wasync-soak wasync_workers wasync_http_hello
+	cmake --build --preset release --target wasync-bench wasync-soak wasync_workers wasync_http_hello wasync-transfer
 	bench/run.sh build/release
 
 # The runtime under load (bench/soak.c: a million live tasks, 100,000 timers,
