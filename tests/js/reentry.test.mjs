@@ -141,3 +141,28 @@ test('adopt() inside an import uses handles made in advance', async () => {
   assert.deepEqual(probe.violations, []);
   rt.close();
 });
+
+// (js/promises.mjs: wasm makes handles in batches, twice the last one's
+// size while a burst lasts; a call into wasm per adopt was most of what
+// an adopt cost a fresh runtime)
+test('a burst of adopts calls into wasm once per batch of handles, not once per adopt', async () => {
+  const probe = instrument();
+  let rt;
+  try {
+    rt = await prog();
+  } finally {
+    probe.restore();
+  }
+  const count = () => Object.values(probe.exports).reduce((a, b) => a + b, 0);
+  const n = 10000, handles = [];
+  const before = count();
+  for (let i = 0; i < n; i++) handles.push(rt.adopt(Promise.resolve(i)));
+  const calls = count() - before;
+  // batches of 16, 32, ... 1024, then 1024 each, and the batches' buffer
+  assert.ok(calls <= 20, `${calls} calls into wasm for ${n} adopts`);
+  assert.equal(new Set(handles).size, n, 'each its own handle');
+  for (let i = 0; i < n; i += 999) assert.equal(await rt.callAsync('await_promise', handles[i]), i);
+  for (const h of handles) rt.release(h);
+  assert.equal(rt.stats().promises, 0);
+  rt.close();
+});
