@@ -30,6 +30,15 @@ static char base[64];
 
 static unsigned char pattern(size_t i) { return (unsigned char)(i * 31 + (i >> 12)); }
 
+/* Counts in *bad the n bytes at buf that are not the pattern's from *got
+ * on, and moves *got past them. */
+static void tally(const unsigned char *buf, size_t n, size_t *got, size_t *bad)
+{
+    for (size_t i = 0; i < n; i++)
+        *bad += buf[i] != pattern(*got + i);
+    *got += n;
+}
+
 static void send_all(int fd, const void *p, size_t n)
 {
     while (n) {
@@ -391,9 +400,8 @@ static void post_stream(const char *path, size_t n, size_t cap)
     if (rc == 0) {
         CHECK_EQ(wa_http_response_status(p.f.response), 201);
         CHECK_EQ(p.f.len, n);
-        size_t bad = 0;
-        for (size_t i = 0; i < p.f.len; i++)
-            bad += p.f.data[i] != pattern(i);
+        size_t got = 0, bad = 0;
+        tally(p.f.data, p.f.len, &got, &bad);
         CHECK_EQ(bad, 0);
         fetch_free(&p.f);
     } else if (p.f.response) {
@@ -436,9 +444,7 @@ WA_ASYNC(slow, t, cx)
             break;
         if (WA_STATUS < 0)
             WA_RETURN(WA_STATUS);
-        for (size_t i = 0; i < t->r.n; i++)
-            t->bad += t->buf[i] != pattern(t->got + i);
-        t->got += t->r.n;
+        tally(t->buf, t->r.n, &t->got, &t->bad);
     }
     WA_END();
 }
@@ -482,9 +488,7 @@ WA_ASYNC(odd, t, cx)
             break;
         if (WA_STATUS < 0)
             WA_RETURN(WA_STATUS);
-        for (size_t i = 0; i < t->r.n; i++)
-            t->bad += t->buf[i] != pattern(t->got + i);
-        t->got += t->r.n;
+        tally(t->buf, t->r.n, &t->got, &t->bad);
     }
     WA_END();
 }
@@ -542,9 +546,7 @@ WA_ASYNC(lender, t, cx, lender_cleanup)
             break;
         if (rc < 0) /* (the body ended before any read waited) */
             WA_RETURN(rc == WA_ECLOSED ? WA_EIO : rc);
-        for (size_t i = 0; i < t->r.n; i++)
-            t->bad += t->buf[i] != pattern(t->got + i);
-        t->got += t->r.n;
+        tally(t->buf, t->r.n, &t->got, &t->bad);
     }
     for (t->waits = 0; t->waits < 500 && t->buf[0] != pattern(t->got); t->waits++)
         WA_AWAIT(wa_sleep_init(&t->sleep, WA_MS(10)));
@@ -557,9 +559,7 @@ WA_ASYNC(lender, t, cx, lender_cleanup)
             break;
         if (WA_STATUS < 0)
             WA_RETURN(WA_STATUS);
-        for (size_t i = 0; i < t->r.n; i++)
-            t->bad += t->buf[i] != pattern(t->got + i);
-        t->got += t->r.n;
+        tally(t->buf, t->r.n, &t->got, &t->bad);
     }
     WA_END();
 }

@@ -27,39 +27,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-nginx=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$nginx" ] || { echo "bench/http: nginx missing (nginx-light: scripts/deps.sh bench)" >&2; exit 1; }
+. "$(dirname "$0")/nginx.sh"
 client="$build/bench/wasync-transfer"
 
 p=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 chmod 755 "$tmp" # (nginx's worker is another user)
-mkdir -p "$tmp/nginx/logs" "$tmp/www"
+mkdir -p "$tmp/www"
 truncate -s "$size" "$tmp/www/body"
 truncate -s $((64 << 20)) "$tmp/www/small"
 truncate -s $((1 << 20)) "$tmp/www/tiny"
-cat >"$tmp/nginx/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/logs/error.log;
-events { worker_connections 64; }
-http {
-  access_log off;
-  sendfile on;
-  client_body_temp_path $tmp/nginx/body;
-  proxy_temp_path $tmp/nginx/proxy;
-  fastcgi_temp_path $tmp/nginx/fastcgi;
-  uwsgi_temp_path $tmp/nginx/uwsgi;
-  scgi_temp_path $tmp/nginx/scgi;
+nginx_start "$tmp/nginx" 1 64 "  sendfile on;
   server {
     listen 127.0.0.1:$p;
     root $tmp/www;
-    location /up { client_max_body_size 0; return 200 "ok"; }
-  }
-}
-CONF
-"$nginx" -p "$tmp/nginx" -e "$tmp/nginx/logs/error.log" -c "$tmp/nginx/nginx.conf" &
-pids+=($!)
+    location /up { client_max_body_size 0; return 200 \"ok\"; }
+  }"
 for _ in $(seq 100); do
   curl -sf -o /dev/null "http://127.0.0.1:$p/small" && break
   sleep 0.05
@@ -67,7 +49,6 @@ done
 get=http://127.0.0.1:$p/body up=http://127.0.0.1:$p/up
 cat "$tmp/www/body" >/dev/null # (in the page cache before the first run)
 
-median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 spread() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.0f-%.0f", lo, hi}'; }
 # run NAME CMD...: CMD's MB/s into NAME (wasync prints mb_per_s=, curl its
 # bytes/s with -w), its CPU seconds into NAME.cpu
