@@ -48,14 +48,19 @@ function instrument() {
   return probe;
 }
 
-test('no export is called from inside an import', async () => {
+// A new program (options as prog's) instrumented while it is
+// instantiated: { probe, rt }.
+async function instrumented(options) {
   const probe = instrument();
-  let rt;
   try {
-    rt = await prog();
+    return { probe, rt: await prog(options) };
   } finally {
     probe.restore();
   }
+}
+
+test('no export is called from inside an import', async () => {
+  const { probe, rt } = await instrumented();
   const work = [
     ...[0, 5, 30, 30].map((d) => rt.callAsync('sleep_ms', d)),
     rt.callAsync('yield_n', 5000),
@@ -86,13 +91,7 @@ test('no export is called from inside an import', async () => {
 });
 
 test('the glue refuses to tick from inside an import, and defers calls made there', async () => {
-  const probe = instrument();
-  let rt;
-  try {
-    rt = await prog();
-  } finally {
-    probe.restore();
-  }
+  const { probe, rt } = await instrumented();
   let refused = null, deferred = null;
   probe.onImport = (name) => {
     if (name !== 'settle' || deferred) return;
@@ -112,13 +111,7 @@ test('the glue refuses to tick from inside an import, and defers calls made ther
 });
 
 test('adopt() inside an import uses handles made in advance', async () => {
-  const probe = instrument();
-  let rt;
-  try {
-    rt = await prog({ adoptPool: 4 });
-  } finally {
-    probe.restore();
-  }
+  const { probe, rt } = await instrumented({ adoptPool: 4 });
   const rounds = [];
   probe.onImport = (name) => {
     if (name !== 'settle' || rounds.length === 2) return;
@@ -146,13 +139,7 @@ test('adopt() inside an import uses handles made in advance', async () => {
 // size while a burst lasts; a call into wasm per adopt was most of what
 // an adopt cost a fresh runtime)
 test('a burst of adopts calls into wasm once per batch of handles, not once per adopt', async () => {
-  const probe = instrument();
-  let rt;
-  try {
-    rt = await prog();
-  } finally {
-    probe.restore();
-  }
+  const { probe, rt } = await instrumented();
   const count = () => Object.values(probe.exports).reduce((a, b) => a + b, 0);
   const n = 10000, handles = [];
   const before = count();
