@@ -4,8 +4,8 @@
 
 all: test
 
-# (wit-bindgen and wac build in the background meanwhile: the WASI 0.2
-# stage waits for them)
+# (wit-bindgen and wac build in the background meanwhile, at low
+# priority: the WASI 0.2 stage waits for them)
 deps:
 	@WASYNC_TOOLS=background scripts/deps.sh test
 
@@ -14,10 +14,11 @@ deps:
 # injection (tests/faults: every test and example once per allocation the
 # library makes, sampled), then under TSan (threads: DNS lookups,
 # cross-thread notify), then the optimised build, then the JS host (wasm32
-# modules on Node 20, Node 24 and headless Chromium), then WASI 0.2
-# components (the core suite and the wasip2 backend's, under jco), then
-# WASI 0.3 components (the core suite, the wasip3 backend's and the
-# built-ins' probe: jco, preview3-shim and Node 24), then WASI 0.1 modules (the core suite and the wasip1 backend's, node:wasi);
+# modules on Node 20, Node 24 and headless Chromium), then WASI 0.1
+# modules (the core suite and the wasip1 backend's, node:wasi), then WASI
+# 0.2 components (the core suite and the wasip2 backend's, under jco),
+# then WASI 0.3 components (the core suite, the wasip3 backend's and the
+# built-ins' probe: jco, preview3-shim and Node 24);
 # each WASI preset runs its modules or components under wasmtime too (label
 # wasmtime: tests/wasmtime.cmake), whose CLI deps installs; the WASI 0.2 and
 # 0.3 stages compose components of users' worlds (docs/bindings.md).
@@ -40,6 +41,9 @@ test: deps
 	cmake --preset js >/dev/null
 	cmake --build --preset js
 	ctest --preset js
+	cmake --preset wasip1 >/dev/null
+	cmake --build --preset wasip1
+	ctest --preset wasip1
 	scripts/deps.sh tools
 	cmake --preset wasip2 >/dev/null
 	cmake --build --preset wasip2
@@ -47,9 +51,6 @@ test: deps
 	cmake --preset wasip3 >/dev/null
 	cmake --build --preset wasip3
 	ctest --preset wasip3
-	cmake --preset wasip1 >/dev/null
-	cmake --build --preset wasip1
-	ctest --preset wasip1
 
 # The demo (timers, channels, a race) natively, then the same source as a
 # WASI 0.2 component under jco; CPU-bound tasks on 1 and 2 workers (the
@@ -103,7 +104,7 @@ docs:
 bench:
 	@scripts/deps.sh bench
 	cmake --preset release >/dev/null
-	cmake --build --preset release --target wasync-bench wasync-soak wasync_workers wasync_http_hello
+	cmake --build --preset release --target wasync-bench wasync-soak wasync_workers wasync_http_hello wasync-transfer
 	bench/run.sh build/release
 
 # The runtime under load (bench/soak.c: a million live tasks, 100,000 timers,

@@ -8,7 +8,8 @@
 # then the RSS per live sleeping task (a million); the many-threads tables
 # and the CPU-bound demo's scaling from 1 to 2 workers; the 10,000-connection
 # TCP echo on epoll and on io_uring; the native HTTP server against nginx
-# and hyper (bench/http/run.sh); then the JS host, and
+# and hyper (bench/http/run.sh), and the HTTP client's download and upload
+# against the curl command line (bench/http/transfer.sh); then the JS host, and
 # WASI 0.3 beside 0.2 (the backends' guest cost per event natively; sleeps
 # and HTTP under jco and under wasmtime, one table each: wall time, host
 # calls), and http_hello against the host floor on 0.2 and 0.3, under jco
@@ -188,6 +189,11 @@ bench/peers/hyper/build.sh "$peers" >"$tmp/hyper.log" 2>&1 && hyper=$peers/peer-
   echo "bench: the hyper peer did not build (its log: tail below); the HTTP table goes without it" >&2
 [ -n "$hyper" ] || tail -5 "$tmp/hyper.log" >&2
 RUNS=$runs bench/http/run.sh "$build" $hyper
+
+# The HTTP client: a 1 GiB body down from nginx and up to it, through
+# http.h in 64 KiB reads and by the curl command line, interleaved
+# (bench/http/transfer.sh), with instructions per KiB under callgrind.
+RUNS=$runs CALLGRIND=$have_valgrind bench/http/transfer.sh "$build"
 
 # The JS host: awaits and timers against plain JavaScript in the same Node
 # process, and the size of the minimal program after wasm-opt -Oz.

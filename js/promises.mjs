@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
 // promises.mjs - promises adopted for C to await.
 //
-// A promise's handle comes from wasm (wasync_adopt); its outcome goes to
+// A promise's handle comes from wasm (wasync_adopt_n); its outcome goes to
 // wasm at the next tick after it settles, and stays there until released,
 // so C can await it any number of times. Outcomes wait here in columns
 // (no object per promise) and reach wasm in batches: the glue writes up to
 // OUTCOMES_MAX of them into the module's settlement table (wasync_outcomes)
-// and hands them over with one call (wasync_settled_n). Handles for adopt()
-// calls made from inside an import (an import returning a promise to C is
-// the natural use) come from a small pool made in advance, since that is
-// no time to call into wasm.
+// and hands them over with one call (wasync_settled_n). Handles come the
+// same way: wasm makes them in batches (wasync_adopt_n), queued here in the
+// order they were made, a batch twice the last one's size while a burst
+// of adopts lasts (up to ADOPT_MAX), so that a burst calls into wasm
+// about once per ADOPT_MAX adopts, not once per adopt. Adopts from inside
+// an import (an import returning a promise to C is the natural use), no
+// time to call into wasm, take from a reserve of poolSize handles made
+// in advance at every tick, which adopts from outside leave alone.
 
 import { codes, WasyncError } from './errors.mjs';
 import { messageBytes, valueToResult } from './bytes.mjs';
@@ -21,6 +25,8 @@ const SLOT_MASK = (1 << 20) - 1;
 // WA__JS_OUTCOMES_MAX): f64 number, u32 handle, i32 status, u32 ptr, u32 len.
 const OUTCOMES_MAX = 1024;
 const OUTCOME_WORDS = 6;
+// The most handles one wasync_adopt_n call makes, and the first batch.
+const ADOPT_MAX = 1024, ADOPT_FIRST = 16;
 
 /** Outcomes waiting for the next tick, in order, in typed columns (no
  * object per outcome; bytes, rarer, in a map by index). */
@@ -67,7 +73,13 @@ export class Promises {
   constructor(h, poolSize) {
     this.h = h;
     this.poolSize = poolSize;
-    this.pool = [];
+    // handles made and not adopted yet: pool[poolHead..poolEnd), in the
+    // order wasm made them
+    this.pool = new Uint32Array(64);
+    this.poolHead = 0;
+    this.poolEnd = 0;
+    this.batch = ADOPT_FIRST; // the next batch made for adopts from outside
+    this.handlesAt = 0; // where wasm writes a batch (from wasync_alloc), 0 before the first
     // slot -> the handle whose outcome is still to reach wasm, 0 none
     this.live = new Uint32Array(64);
     this.count = 0;          // the nonzero entries of live
@@ -97,15 +109,39 @@ export class Promises {
     this.onReason = function (e) { self.rejected(this >>> 0, e); };
   }
 
-  /** Makes handles for the pool (outside imports only). */
+  /** Tops the reserve for adopts from inside imports up to poolSize
+   * handles (at every tick: outside imports only). */
   refill() {
-    const { ex } = this.h.wasm;
-    if (this.pool.length >= this.poolSize || typeof ex.wasync_adopt !== 'function') return;
-    while (this.pool.length < this.poolSize) {
-      const handle = this.h.wasm.enter(ex.wasync_adopt) >>> 0;
-      if (!handle) break;
-      this.pool.push(handle);
+    this.batch = ADOPT_FIRST; // (a burst of adopts ends with its tick)
+    const short = this.poolSize - this.pooled();
+    if (short > 0 && typeof this.h.wasm.ex.wasync_adopt_n === 'function') this.make(short);
+  }
+
+  /** Handles made and not adopted yet. */
+  pooled() {
+    return this.poolEnd - this.poolHead;
+  }
+
+  // Has wasm make up to n more handles (outside imports only): how many.
+  make(n) {
+    const { wasm } = this.h, { ex } = wasm;
+    n = Math.min(n, ADOPT_MAX);
+    if (!this.handlesAt && !(this.handlesAt = wasm.enter(ex.wasync_alloc, 4 * ADOPT_MAX) >>> 0)) return 0;
+    const got = wasm.enter(ex.wasync_adopt_n, this.handlesAt, n) >>> 0;
+    let { pool } = this;
+    if (this.poolHead) { // (the queue starts at 0 again)
+      pool.copyWithin(0, this.poolHead, this.poolEnd);
+      this.poolEnd -= this.poolHead;
+      this.poolHead = 0;
     }
+    if (this.poolEnd + got > pool.length) {
+      this.pool = new Uint32Array(Math.max(pool.length * 2, this.poolEnd + got));
+      this.pool.set(pool.subarray(0, this.poolEnd));
+      pool = this.pool;
+    }
+    pool.set(new Uint32Array(ex.memory.buffer, this.handlesAt, got), this.poolEnd);
+    this.poolEnd += got;
+    return got;
   }
 
   /** rt.adopt(promise): its handle. */
@@ -113,18 +149,17 @@ export class Promises {
     const { wasm } = this.h;
     if (wasm.closed) throw new Error('wasync: runtime closed');
     if (wasm.broken) throw wasm.broken;
-    if (typeof wasm.ex.wasync_adopt !== 'function')
-      throw new WasyncError(codes.ENOSYS, 'the module does not export wasync_adopt');
-    let handle;
+    if (typeof wasm.ex.wasync_adopt_n !== 'function')
+      throw new WasyncError(codes.ENOSYS, 'the module does not export wasync_adopt_n');
     if (wasm.depth > 0) {
-      handle = this.pool.pop();
-      if (handle === undefined)
+      if (this.poolHead === this.poolEnd)
         throw new WasyncError(codes.EAGAIN, `more than ${this.poolSize} adopt() calls from inside imports in one tick`);
       this.h.ticks.schedule(); // which refills the pool
-    } else {
-      handle = wasm.enter(wasm.ex.wasync_adopt) >>> 0;
-      if (!handle) throw new WasyncError(codes.ENOMEM, 'wasync_adopt failed');
+    } else if (this.pooled() <= this.poolSize) { // (the reserve stays)
+      if (!this.make(this.batch)) throw new WasyncError(codes.ENOMEM, 'wasync_adopt_n failed');
+      this.batch = Math.min(this.batch * 2, ADOPT_MAX);
     }
+    const handle = this.pool[this.poolHead++];
     const slot = handle & SLOT_MASK;
     if (slot >= this.live.length) this.grow(slot);
     if (this.live[slot] === 0) this.count++;

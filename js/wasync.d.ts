@@ -73,6 +73,9 @@ export interface Stats {
   hostOps: number;
   calls: number;
   promises: number;
+  /** Handles made by wasm and not adopted yet: the reserve for adopts
+   * from inside imports, and what is left of the last burst's batch. */
+  pooled: number;
   timerArmed: boolean;
   nextDeadline: number;
 }

@@ -83,7 +83,8 @@ async function compile(source, imports) {
  *             many ms or this many ticks (default 1 ms, 1024), whichever
  *             comes first; the next tick is a macrotask.
  *   adoptPool: handles made in advance for adopt() calls made from inside
- *             an import (default 16 per tick).
+ *             an import (default 16 per tick; other adopts take handles
+ *             wasm makes in batches).
  *   log:      diagnostics sink (default console.error).
  *   onError:  called with a trap raised by a tick or a delivery (default:
  *             reject every pending call with it; console.error if none).
@@ -193,6 +194,7 @@ export async function instantiate(source, options = {}) {
         hostOps: ops.table.size,
         calls: calls.table.size,
         promises: promises.count,
+        pooled: promises.pooled(),
         timerArmed: ticks.timerHandle !== null,
         nextDeadline: ticks.timerAt,
       };

@@ -111,7 +111,8 @@ for (const { name, params: ps } of imports) {
     const owner = result && freeMemory(result, 'x').replace(/\(.*/, '');
     h.push('', `/* ${name}, async: a future of the call (wa_wasip3_call: dropped while`,
         ' * pending, it cancels the subtask). What the arguments point to is',
-        ` * borrowed until it completes or is dropped.${result ? ' Once it completed with 0,' : ''}`,
+        ' * borrowed until it completes or is dropped; WA_ENOMEM: the call was',
+        ` * not made, and handles given stay the caller's.${result ? ' Once it completed with 0,' : ''}`,
         ...(result ? [` * result is the caller's${owner ? ` (to free with ${owner})` : ''}. */`] : [' */']),
         `typedef struct wa_${name} {`, '    wa_wasip3_call call;', ...(result ? [`    ${result} result;`] : []),
         `} wa_${name};`,
@@ -169,6 +170,9 @@ for (const [name, { params: ps, ret }] of exports) {
     const set = fields.map(f =>
         f.opt ? `        ${self}.io.${f.field}.is_some = ${f.name} != NULL; if (${f.name}) ${self}.io.${f.field}.val = *${f.name}; \\`
             : `        ${self}.io.${f.field} = ${f.ptr ? '*' : ''}${f.name}; \\`);
+    // (wit-bindgen declares a function of no parameters as f(): a
+    // prototype here, so that the definition's f(void) has one before it)
+    if (entry === 'void') h.push(`${world}_callback_code_t exports_${name}(void);`);
     h.push(`#define WA__EXPORT_TASK_${name}(T) \\`,
         `    static T ${self}; /* (the one being spawned: not on the stack, T may be big) */ \\`,
         `    static void wa__exports_${name}_ret(wa_future *done, int status) \\`,

@@ -26,6 +26,7 @@ if [ "$mode" = tools ]; then
   # user's cache, one folder per crate, version and features; a lock lets
   # a second run wait for a first one still building.
   cache=${XDG_CACHE_HOME:-$HOME/.cache}/wasync/cargo
+  command -v cargo >/dev/null || { echo "deps: no cargo: install Rust (rustup) to build wit-bindgen and wac" >&2; exit 1; }
   mkdir -p "$cache" build/tools/bin
   exec 9>"$cache/.lock"
   flock 9

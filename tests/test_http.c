@@ -6,7 +6,9 @@
  * refused connection, bad requests; after each, no registration is left
  * (wa_rt_stats' sources back to 0). The client's driver is no task of the
  * program's (wa_rt_run ends, the stats leave it out), and 50 fetches run
- * at once on 2 and on 4 workers. */
+ * at once on 2 and on 4 workers. Bodies larger than the client's rings
+ * go both ways in reads of odd sizes, and a read dropped while curl wrote
+ * into its buffer loses no byte. */
 #define _GNU_SOURCE /* (strcasestr) */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -27,6 +29,15 @@ static atomic_size_t big_sent; /* what the server wrote of /big so far */
 static char base[64];
 
 static unsigned char pattern(size_t i) { return (unsigned char)(i * 31 + (i >> 12)); }
+
+/* Counts in *bad the n bytes at buf that are not the pattern's from *got
+ * on, and moves *got past them. */
+static void tally(const unsigned char *buf, size_t n, size_t *got, size_t *bad)
+{
+    for (size_t i = 0; i < n; i++)
+        *bad += buf[i] != pattern(*got + i);
+    *got += n;
+}
 
 static void send_all(int fd, const void *p, size_t n)
 {
@@ -122,13 +133,15 @@ static void *serve_conn(void *arg)
         memmove(buf, buf + n, have - n);
         have -= n;
         size_t len;
-        char *body = read_body(fd, head, buf, &have, &len);
         char method[16] = "", path[256] = "";
         sscanf(head, "%15s %255s", method, path);
+        if (!strcmp(path, "/slowecho")) /* (the client reads its upload ahead meanwhile) */
+            usleep(200 * 1000);
+        char *body = read_body(fd, head, buf, &have, &len);
         if (!strcmp(path, "/hello")) {
             const char *r = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A: one\r\nX-Empty:\r\n\r\nhello";
             send_all(fd, r, strlen(r) - (strcmp(method, "HEAD") ? 0 : 5));
-        } else if (!strcmp(path, "/echo")) {
+        } else if (!strcmp(path, "/echo") || !strcmp(path, "/slowecho")) {
             int k = snprintf(out, sizeof out, "HTTP/1.1 201 Created\r\nContent-Length: %zu\r\nX-Method: %s\r\n\r\n",
                              len, method);
             send_all(fd, out, (size_t)k);
@@ -364,14 +377,16 @@ WA_ASYNC(poster, t, cx, poster_cleanup)
     WA_END();
 }
 
-static void test_post_stream(void)
+/* A body streamed to path, n bytes through a pipe of cap bytes (an odd
+ * cap: the client's reads of it end anywhere in its ring). */
+static void post_stream(const char *path, size_t n, size_t cap)
 {
     wa_rt *rt;
     REQUIRE(wa_rt_new(&rt) == 0);
     wa_stream *in, *out;
-    REQUIRE_OR(wa_pipe_new(4096, &in, &out) == 0, wa_rt_free(rt));
-    poster p = {.req = {.method = "POST", .url = url("/echo"), .body_stream = in}};
-    p.fd = (feeder){.out = out, .n = 200000};
+    REQUIRE_OR(wa_pipe_new(cap, &in, &out) == 0, wa_rt_free(rt));
+    poster p = {.req = {.method = "POST", .url = url(path), .body_stream = in}};
+    p.fd = (feeder){.out = out, .n = n};
     feeder_init(&p.fd);
     if (wa_spawn_of(rt, &p.fd, &p.feed) < 0) {
         wa_stream_close(&out);
@@ -384,10 +399,9 @@ static void test_post_stream(void)
     CHECK_EQ(rc, 0);
     if (rc == 0) {
         CHECK_EQ(wa_http_response_status(p.f.response), 201);
-        CHECK_EQ(p.f.len, 200000);
-        size_t bad = 0;
-        for (size_t i = 0; i < p.f.len; i++)
-            bad += p.f.data[i] != pattern(i);
+        CHECK_EQ(p.f.len, n);
+        size_t got = 0, bad = 0;
+        tally(p.f.data, p.f.len, &got, &bad);
         CHECK_EQ(bad, 0);
         fetch_free(&p.f);
     } else if (p.f.response) {
@@ -397,6 +411,14 @@ static void test_post_stream(void)
     CHECK_EQ(sources(rt), 0);
     wa_rt_free(rt);
 }
+
+static void test_post_stream(void) { post_stream("/echo", 200000, 4096); }
+
+/* 3 MB, over ten times the client's ring, to a server that starts reading
+ * late: the ring wraps again and again, in reads that end anywhere in it.
+ * (Whether it fills depends on the kernel's buffers, which take megabytes
+ * on loopback; the ring's full case is test_stream's test_fifo.) */
+static void test_post_stream_large(void) { post_stream("/slowecho", 3000000, 4093); }
 
 /* Gets /big, waits a while before reading (the server must be held back),
  * then reads it all in small reads. */
@@ -422,9 +444,7 @@ WA_ASYNC(slow, t, cx)
             break;
         if (WA_STATUS < 0)
             WA_RETURN(WA_STATUS);
-        for (size_t i = 0; i < t->r.n; i++)
-            t->bad += t->buf[i] != pattern(t->got + i);
-        t->got += t->r.n;
+        tally(t->buf, t->r.n, &t->got, &t->bad);
     }
     WA_END();
 }
@@ -441,6 +461,120 @@ static void test_backpressure(void)
     CHECK_EQ(s.bad, 0);
     CHECK(s.sent_early < BIG / 2); /* held back by the buffers, not all sent */
     wa_http_response_free(s.send.response);
+    CHECK_EQ(sources(rt), 0);
+    wa_rt_free(rt);
+}
+
+/* Reads /big in reads of odd sizes: 1 byte, across the end of the body's
+ * ring, larger than the ring. */
+typedef struct odd {
+    WA_CORO;
+    wa_http_request req;
+    wa_http_send send;
+    wa_read r;
+    size_t got, bad, i;
+    unsigned char *buf;
+} odd;
+
+static const size_t odd_sizes[] = {1, 4099, 65537, 300001, 7, 131072, 2};
+
+WA_ASYNC(odd, t, cx)
+{
+    WA_BEGIN(t, cx);
+    WA_TRY(wa_http_send_init(&t->send, &t->req));
+    for (;; t->i = (t->i + 1) % (sizeof odd_sizes / sizeof odd_sizes[0])) {
+        WA_AWAIT(wa_read_init(&t->r, wa_http_response_body(t->send.response), t->buf, odd_sizes[t->i]));
+        if (WA_STATUS == WA_ECLOSED)
+            break;
+        if (WA_STATUS < 0)
+            WA_RETURN(WA_STATUS);
+        tally(t->buf, t->r.n, &t->got, &t->bad);
+    }
+    WA_END();
+}
+
+static void test_odd_reads(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new(&rt) == 0);
+    odd o = {.req = {.url = url("/big")}, .buf = malloc(300001)};
+    REQUIRE_OR(o.buf, wa_rt_free(rt));
+    int rc = wa_block_on(rt, odd_init(&o));
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(o.got, BIG);
+    CHECK_EQ(o.bad, 0);
+    wa_http_response_free(o.send.response);
+    free(o.buf);
+    CHECK_EQ(sources(rt), 0);
+    wa_rt_free(rt);
+}
+
+/* Reads /big until a read waits (the body's ring empty: curl writes into
+ * the read's buffer), lets bytes land there, then drops the read: they go
+ * back to the body, and the reads after it see every byte once. */
+typedef struct lender {
+    WA_CORO;
+    wa_http_request req;
+    wa_http_send send;
+    wa_read r;
+    int pending; /* r: polled, not done */
+    wa_sleep sleep;
+    size_t got, bad, waits;
+    int landed;
+    unsigned char buf[1000];
+} lender;
+
+static void lender_cleanup(lender *t) { wa_drop_held(&t->r.fut, &t->pending); }
+
+/* Fills t's buffer with what the next bytes are not. */
+static void lender_scribble(lender *t)
+{
+    for (size_t i = 0; i < sizeof t->buf; i++)
+        t->buf[i] = (unsigned char)~pattern(t->got + i);
+}
+
+WA_ASYNC(lender, t, cx, lender_cleanup)
+{
+    WA_BEGIN(t, cx);
+    WA_TRY(wa_http_send_init(&t->send, &t->req));
+    while (!t->pending) {
+        lender_scribble(t);
+        wa_read_init(&t->r, wa_http_response_body(t->send.response), t->buf, sizeof t->buf);
+        t->pending = 1;
+        int rc = wa_poll_held(&t->r.fut, &t->pending, cx);
+        if (rc == WA_PENDING)
+            break;
+        if (rc < 0) /* (the body ended before any read waited) */
+            WA_RETURN(rc == WA_ECLOSED ? WA_EIO : rc);
+        tally(t->buf, t->r.n, &t->got, &t->bad);
+    }
+    for (t->waits = 0; t->waits < 500 && t->buf[0] != pattern(t->got); t->waits++)
+        WA_AWAIT(wa_sleep_init(&t->sleep, WA_MS(10)));
+    t->landed = t->buf[0] == pattern(t->got);
+    wa_drop_held(&t->r.fut, &t->pending); /* the read goes away, and its buffer */
+    for (;;) {
+        lender_scribble(t);
+        WA_AWAIT(wa_read_init(&t->r, wa_http_response_body(t->send.response), t->buf, sizeof t->buf));
+        if (WA_STATUS == WA_ECLOSED)
+            break;
+        if (WA_STATUS < 0)
+            WA_RETURN(WA_STATUS);
+        tally(t->buf, t->r.n, &t->got, &t->bad);
+    }
+    WA_END();
+}
+
+static void test_lent_read_dropped(void)
+{
+    wa_rt *rt;
+    REQUIRE(wa_rt_new(&rt) == 0);
+    lender l = {.req = {.url = url("/big")}};
+    int rc = wa_block_on(rt, lender_init(&l));
+    CHECK_EQ(rc, 0);
+    CHECK(l.landed); /* curl wrote into the waiting read's buffer */
+    CHECK_EQ(l.got, BIG);
+    CHECK_EQ(l.bad, 0);
+    wa_http_response_free(l.send.response);
     CHECK_EQ(sources(rt), 0);
     wa_rt_free(rt);
 }
@@ -789,7 +923,10 @@ int main(void)
     RUN(test_get);
     RUN(test_post);
     RUN(test_post_stream);
+    RUN(test_post_stream_large);
     RUN(test_backpressure);
+    RUN(test_odd_reads);
+    RUN(test_lent_read_dropped);
     RUN(test_drop_response);
     RUN(test_timeout);
     RUN(test_errors);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Byte streams: the read/write futures over an in-process pipe, with
- * backpressure, close from either side, and cancellation. */
+ * backpressure, close from either side, and cancellation; the byte ring
+ * under the pipe and the native HTTP client's bodies. */
 #include <stdlib.h>
 
+#include "../src/io/fifo.h"
 #include "futures.h"
 
 #define TOTAL (1 << 20)
@@ -794,8 +796,66 @@ static void test_reader_misuse(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* The byte ring against a plain array, over random steps on a ring of an
+ * odd size: puts, takes, a take put back in front, and writes into the
+ * free span (wrapped or not), every piece size from 0 to the room. */
+static void test_fifo(void)
+{
+    enum { CAP = 13 };
+    unsigned char ring[CAP], model[CAP], piece[CAP], out[CAP];
+    wa__fifo f = {.buf = ring, .cap = CAP};
+    size_t len = 0, bad = 0, wrapped = 0;
+    unsigned char next = 0;
+    uint32_t x = 12345;
+    for (int step = 0; step < 20000; step++) {
+        x = x * 1103515245u + 12345u;
+        size_t free_ = CAP - len, n = (x >> 16) % (CAP + 1);
+        switch ((x >> 8) % 4) {
+        case 0: /* put */
+            n = n > free_ ? free_ : n;
+            for (size_t i = 0; i < n; i++)
+                piece[i] = next++;
+            wa__fifo_put(&f, piece, n);
+            memcpy(model + len, piece, n);
+            len += n;
+            break;
+        case 1: /* take */
+        case 2: /* take, then put some back */
+            n = wa__fifo_take(&f, out, n);
+            bad += n > len || memcmp(out, model, n) != 0;
+            memmove(model, model + n, len - n);
+            len -= n;
+            if ((x >> 8) % 4 == 2) {
+                size_t back = n / 2;
+                wa__fifo_unget(&f, out + n - back, back);
+                memmove(model + back, model, len);
+                memcpy(model, out + n - back, back);
+                len += back;
+            }
+            break;
+        default: { /* write into the free span */
+            size_t room;
+            unsigned char *at = wa__fifo_space(&f, &room);
+            bad += room > free_ || (free_ && !room);
+            wrapped += at < f.buf + f.head;
+            n = room ? n % (room + 1) : 0;
+            for (size_t i = 0; i < n; i++)
+                at[i] = model[len + i] = next++;
+            f.len += n;
+            len += n;
+        }
+        }
+        bad += f.len != len;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK(wrapped > 0);
+    CHECK_EQ(wa__fifo_take(&f, out, CAP), len);
+    CHECK(memcmp(out, model, len) == 0);
+}
+
 int main(void)
 {
+    RUN(test_fifo);
     RUN(test_pipe_backpressure);
     RUN(test_pipe_reader_closes);
     RUN(test_write_timeout);

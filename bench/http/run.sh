@@ -30,8 +30,7 @@ cleanup() {
 trap cleanup EXIT
 
 command -v wrk >/dev/null || { echo "bench/http: wrk missing (scripts/deps.sh bench)" >&2; exit 1; }
-nginx=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$nginx" ] || { echo "bench/http: nginx missing (nginx-light: scripts/deps.sh bench)" >&2; exit 1; }
+. "$(dirname "$0")/nginx.sh"
 
 # A free port of the kernel's choosing.
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -70,30 +69,12 @@ if [ -n "$workers" ]; then
   order+=($name)
 fi
 
-# nginx: one worker, a config and prefix of its own (never the system's)
+# nginx: one worker (WORKERS), a config and prefix of its own
 p=$(port)
-mkdir -p "$tmp/nginx/logs"
-cat >"$tmp/nginx/nginx.conf" <<CONF
-worker_processes ${workers:-1};
-daemon off;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/logs/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $tmp/nginx/body;
-  proxy_temp_path $tmp/nginx/proxy;
-  fastcgi_temp_path $tmp/nginx/fastcgi;
-  uwsgi_temp_path $tmp/nginx/uwsgi;
-  scgi_temp_path $tmp/nginx/scgi;
-  server {
+nginx_start "$tmp/nginx" "${workers:-1}" 1024 "  server {
     listen 127.0.0.1:$p;
-    location / { return 200 "hello"; }
-  }
-}
-CONF
-"$nginx" -p "$tmp/nginx" -e "$tmp/nginx/logs/error.log" -c "$tmp/nginx/nginx.conf" &
-pids+=($!)
+    location / { return 200 \"hello\"; }
+  }"
 ready "$p"
 url[nginx]=http://127.0.0.1:$p/
 order+=(nginx)
@@ -109,7 +90,6 @@ fi
 
 # wrk's latency in µs ("1.23ms" -> 1230)
 us() { awk '{v=$1; if (v ~ /us$/) {sub(/us$/,"",v); print v} else if (v ~ /ms$/) {sub(/ms$/,"",v); print v*1000} else {sub(/s$/,"",v); print v*1000000}}'; }
-median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
 for ((r = 0; r < runs; r++)); do
   for s in "${order[@]}"; do

@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Received headers, fetched once (see http_fields.h). */
+/* Received headers, fetched once, and a lookup by name (see http_fields.h). */
 #include <stdlib.h>
+#include <strings.h>
 
 #include "http_fields.h"
-#include "http_url.h"
+
+const char *wa__http_headers_find(const wa_http_header *h, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcasecmp(h[i].name, name))
+            return h[i].value;
+    return NULL;
+}
 
 const wa_http_header *wa__http_fields_all(wa__http_fields *f, wa__http_fields_load load, uint32_t owner, size_t *n)
 {

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the headers of a received request or response, fetched from the
- * host on first use (one call) and kept as NUL-terminated strings. */
+ * host on first use (one call) and kept as NUL-terminated strings; a
+ * header's lookup by name in any list of them. */
 #ifndef WASYNC_IO_HTTP_FIELDS_H
 #define WASYNC_IO_HTTP_FIELDS_H
 
 #include <stdint.h>
 
 #include "wasync/http.h"
+
+/* The first of n headers (borrowed) named name, case-insensitively, or
+ * NULL. */
+const char *wa__http_headers_find(const wa_http_header *h, size_t n, const char *name);
 
 typedef struct wa__http_fields {
     wa_http_header *list; /* one malloc'd block, strings included */

@@ -3,7 +3,6 @@
  * RFC 3986 (URLs) and RFC 9110 (tokens, field values), on unsigned bytes
  * (an 8-bit byte is never a negative char that happens to match). */
 #include <string.h>
-#include <strings.h>
 
 #include "http_url.h"
 #include "wasync/error.h"
@@ -106,24 +105,13 @@ int wa__http_headers_check(const wa_http_header *h, size_t n)
     return 0;
 }
 
-const char *wa__http_headers_find(const wa_http_header *h, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcasecmp(h[i].name, name))
-            return h[i].value;
-    return NULL;
-}
-
 int wa__http_request_check(const wa_http_request *q, wa__http_url *u, const char **method)
 {
-    *method = q->method ? q->method : "GET";
-    if (!q->url || wa__http_url_parse(q->url, strlen(q->url), u) < 0 || !wa__http_token_ok(*method, strlen(*method)) ||
-        (q->body_len && !q->body) || (q->nheaders && !q->headers) || wa__http_headers_check(q->headers, q->nheaders) < 0)
-        return WA_EINVAL;
-    size_t size = 0; /* (each header is a C string: no sum of their lengths wraps) */
-    for (size_t i = 0; i < q->nheaders && size <= WA_HTTP_HEAD_MAX; i++)
-        size += strlen(q->headers[i].name) + strlen(q->headers[i].value) + 4;
-    return size > WA_HTTP_HEAD_MAX ? WA_E2BIG : 0;
+    int rc = wa__http_request_shape(q, method);
+    if (rc != WA_EINVAL && (wa__http_url_parse(q->url, strlen(q->url), u) < 0 || !wa__http_token_ok(*method, strlen(*method)) ||
+                            wa__http_headers_check(q->headers, q->nheaders) < 0))
+        return WA_EINVAL; /* (before WA_E2BIG) */
+    return rc;
 }
 
 int wa__http_empty_content_length(const wa_http_request *q, const char *method)

@@ -8,7 +8,9 @@
 #define WASYNC_IO_HTTP_URL_H
 
 #include <stddef.h>
+#include <string.h>
 
+#include "http_fields.h"
 #include "wasync/http.h"
 
 /* len bytes at ptr, not NUL-terminated. */
@@ -49,16 +51,32 @@ int wa__http_field_value_ok(const char *s, size_t len);
  * every value a field-value, neither NULL. Returns 0 or WA_EINVAL. */
 int wa__http_headers_check(const wa_http_header *h, size_t n);
 
-/* The first of n headers (borrowed) named name, case-insensitively, or
- * NULL. */
-const char *wa__http_headers_find(const wa_http_header *h, size_t n, const char *name);
-
 /* Checks a request an application gives (borrowed) before any of it goes
- * to a host, the same on every host: its URL (split into *u), its method
- * (*method, "GET" for NULL: a token), its headers, and a body of body_len
- * bytes that is there. Returns 0, WA_EINVAL, or WA_E2BIG for headers of
- * more than WA_HTTP_HEAD_MAX bytes. */
+ * to a host: its URL (split into *u), its method (*method, "GET" for NULL:
+ * a token), its headers, and wa__http_request_shape's. Returns 0,
+ * WA_EINVAL, or WA_E2BIG. The JS host defines its own (src/host/js/http.c:
+ * the shape alone, since its fetch checks the rest, and *u unset) and
+ * links no other function of this file. */
 int wa__http_request_check(const wa_http_request *q, wa__http_url *u, const char **method);
+
+/* What every host checks of a request q (borrowed) itself: a URL, a
+ * method (*method, "GET" for NULL), headers with names and values, a body
+ * of body_len bytes that is there (else WA_EINVAL), and headers of at most
+ * WA_HTTP_HEAD_MAX bytes (else WA_E2BIG). 0 when so. (Inline: the JS host
+ * links none of this file's functions.) */
+static inline int wa__http_request_shape(const wa_http_request *q, const char **method)
+{
+    *method = q->method ? q->method : "GET";
+    if (!q->url || (q->body_len && !q->body) || (q->nheaders && !q->headers))
+        return WA_EINVAL;
+    size_t size = 0; /* (each header is a C string: no sum of their lengths wraps) */
+    for (size_t i = 0; i < q->nheaders && size <= WA_HTTP_HEAD_MAX; i++) {
+        if (!q->headers[i].name || !q->headers[i].value)
+            return WA_EINVAL;
+        size += strlen(q->headers[i].name) + strlen(q->headers[i].value) + 4;
+    }
+    return size > WA_HTTP_HEAD_MAX ? WA_E2BIG : 0;
+}
 
 /* 1 if q (checked) is to say "Content-Length: 0": a method whose content
  * means something (POST, PUT, PATCH: RFC 9110 8.6 asks for a length, and

@@ -6,9 +6,9 @@
  * refused (its two ends would be used on two workers), and is pointed to
  * an OS pipe, whose fd streams are. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "../core/rt.h"
+#include "fifo.h"
 #include "stream_handle.h"
 
 /* A read or write of the pipe on a worker of a many-threads runtime:
@@ -33,15 +33,14 @@ typedef struct wa__pipe_end {
 
 struct wa__pipe {
     wa__pipe_end r, w;
-    unsigned char *buf;
-    size_t cap, head, len;
+    wa__fifo ring;
     int open[2];         /* [0] the reading end, [1] the writing end */
     wa_waker waiter[2];  /* who waits to read, to write */
 };
 
 static bool wa__pipe_can(const wa__pipe *p, int dir)
 {
-    return dir == WA_STREAM_READ ? p->len > 0 || !p->open[1] : p->len < p->cap || !p->open[0];
+    return dir == WA_STREAM_READ ? p->ring.len > 0 || !p->open[1] : p->ring.len < p->ring.cap || !p->open[0];
 }
 
 /* Wakes whoever waits for dir, if it now can. */
@@ -59,17 +58,9 @@ static int wa__pipe_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
     int rc = wa__pipe_refused();
     if (rc < 0)
         return rc;
-    if (!p->len)
+    if (!p->ring.len)
         return p->open[1] ? WA_EAGAIN : WA_ECLOSED;
-    size_t k = 0, want = cap < p->len ? cap : p->len;
-    while (k < want) { /* at most two pieces: up to the end, then from 0 */
-        size_t piece = p->cap - p->head < want - k ? p->cap - p->head : want - k;
-        memcpy((unsigned char *)buf + k, p->buf + p->head, piece);
-        p->head = (p->head + piece) % p->cap;
-        k += piece;
-    }
-    p->len -= k;
-    *n = k;
+    *n = wa__fifo_take(&p->ring, buf, cap);
     wa__pipe_kick(p, WA_STREAM_WRITE);
     return 0;
 }
@@ -84,16 +75,10 @@ static int wa__pipe_try_write(wa_stream *s, const void *buf, size_t len, size_t 
         return rc;
     if (!p->open[0])
         return WA_ECLOSED;
-    size_t room = p->cap - p->len, want = len < room ? len : room, k = 0;
-    if (!want)
+    size_t room = p->ring.cap - p->ring.len, k = len < room ? len : room;
+    if (!k)
         return WA_EAGAIN;
-    while (k < want) {
-        size_t tail = (p->head + p->len) % p->cap;
-        size_t piece = p->cap - tail < want - k ? p->cap - tail : want - k;
-        memcpy(p->buf + tail, (const unsigned char *)buf + k, piece);
-        p->len += piece;
-        k += piece;
-    }
+    wa__fifo_put(&p->ring, buf, k);
     *n = k;
     wa__pipe_kick(p, WA_STREAM_READ);
     return 0;
@@ -145,7 +130,7 @@ static void wa__pipe_close(wa_stream *s)
     if (!p->open[0] && !p->open[1]) {
         wa_waker_drop(&p->waiter[0]);
         wa_waker_drop(&p->waiter[1]);
-        free(p->buf);
+        free(p->ring.buf);
         free(p);
     }
 }
@@ -158,11 +143,11 @@ int wa_pipe_new(size_t cap, wa_stream **reader, wa_stream **writer)
     if (!cap)
         return WA_EINVAL;
     wa__pipe *p = calloc(1, sizeof *p);
-    if (!p || !(p->buf = malloc(cap))) {
+    if (!p || !(p->ring.buf = malloc(cap))) {
         free(p);
         return WA_ENOMEM;
     }
-    p->cap = cap;
+    p->ring.cap = cap;
     p->open[0] = p->open[1] = 1;
     p->r = (wa__pipe_end){WA_STREAM_INIT(&wa__pipe_vt), p};
     p->w = (wa__pipe_end){WA_STREAM_INIT(&wa__pipe_vt), p};

@@ -47,9 +47,12 @@ test('a PUT with a header and a body, in memory or from a stream; the response h
   rt.close();
 });
 
-test('a request fetch refuses is WA_EINVAL', async () => {
+test('a request fetch refuses is WA_EINVAL, in its words', async () => {
   const rt = await prog();
-  await assert.rejects(rt.callAsync('fetch_body', 'http://127.0.0.1:1/a b'), { code: codes.EINVAL }); // (http_url.c)
+  // (checked by the glue's new Request, not by http_url.c, which this
+  // host does not carry: its words are the reason)
+  for (const url of ['http://user@127.0.0.1:1/', 'http://[::1/', 'not a url'])
+    await assert.rejects(rt.callAsync('fetch_body', url), { code: codes.EINVAL, detail: /^TypeError: / }, url);
   await assert.rejects(rt.callAsync('fetch_body', 'ftp://127.0.0.1/x'), { code: codes.EIO }); // (fetch's)
   assert.equal(rt.stats().hostOps, 0);
   rt.close();

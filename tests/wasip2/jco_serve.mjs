@@ -5,7 +5,8 @@
 // service-p3), served by preview3-shim's HttpServer through `run-p3.mjs
 // --serve` (transpiled into out, default WASYNC_OUT). hostArgs go to jco
 // serve (0.2) or run-p3.mjs (0.3). On host 'wasmtime' (by default under
-// wasmtime, runner.mjs), `wasmtime serve` serves either; on host 'native'
+// wasmtime, runner.mjs), `wasmtime serve` serves either (hostArgs are its
+// options then, '--trace' aside: that is its log); on host 'native'
 // (by default when WASYNC_NATIVE is set), component is a native executable
 // serving on WASYNC_LISTEN (examples/http_hello.c built natively).
 import { spawn } from 'node:child_process';
@@ -28,7 +29,7 @@ async function serveAt(port, component, runP3, out, hostArgs, host) {
   // In its own process group: jco serve runs the component in a child
   // process, which a kill of jco alone would leave running.
   const [command, args] = host === 'native' ? [component, []]
-    : host === 'wasmtime' ? wasmtimeServe(port, component, Boolean(runP3))
+    : host === 'wasmtime' ? wasmtimeServe(port, component, Boolean(runP3), hostArgs.filter((a) => a !== '--trace'))
       : [process.execPath, runP3 ? [runP3, ...hostArgs, '--serve', String(port), component, out]
         : [process.env.JCO, 'serve', '--port', String(port), ...hostArgs, component]];
   const env = host === 'native' ? { ...process.env, WASYNC_LISTEN: `127.0.0.1:${port}` }

@@ -25,12 +25,12 @@ export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT) =>
 // services import only what their world has (wasmtime's proxy adapter:
 // cmake/component.cmake), so no -S cli. With WASYNC_WASMTIME_SERVE=defaults
 // (make bench), a 0.2 component is served with wasmtime's defaults too (an
-// instance per request), as users deploy it.
+// instance per request), as users deploy it. options: more of serve's.
 const serveDefaults = process.env.WASYNC_WASMTIME_SERVE === 'defaults';
-export const wasmtimeServe = (port, file = process.env.WASYNC_COMPONENT, p3 = flags().includes('p3')) =>
+export const wasmtimeServe = (port, file = process.env.WASYNC_COMPONENT, p3 = flags().includes('p3'), options = []) =>
   [process.env.WASYNC_WASMTIME, ['serve', ...flags(), '--addr', `127.0.0.1:${port}`,
     ...(p3 || serveDefaults ? [] : ['--max-instance-reuse-count', '1000000',
-      '--max-instance-concurrent-reuse-count', '1', '--idle-instance-timeout', '1000000s']), file]];
+      '--max-instance-concurrent-reuse-count', '1', '--idle-instance-timeout', '1000000s']), ...options, file]];
 
 // The environment that makes wasmtime log each call of a WIT import
 // (its bindings' trace) to stderr, and the count of those calls in a log.

@@ -24,9 +24,7 @@ WA__JS_EXPORT(wasync_deliver) void wasync_deliver(uint32_t id, int status, void 
     wa__js_op_deliver(id, status, p, n, number);
 }
 
-WA__JS_EXPORT(wasync_wake) void wasync_wake(uint32_t id) { wa__js_op_deliver(id, 0, NULL, 0, 0); }
-
-WA__JS_EXPORT(wasync_adopt) uint32_t wasync_adopt(void) { return wa__js_promise_new(); }
+WA__JS_EXPORT(wasync_adopt_n) size_t wasync_adopt_n(uint32_t *out, size_t n) { return wa__js_promises_new(out, n); }
 
 WA__JS_EXPORT(wasync_settled) void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number)
 {

@@ -17,9 +17,9 @@ void wasync_free(void *p);
 /* Completes host op id with status (WA_PENDING: a chunk, more to come),
  * the n bytes at p (taken) and a number. Stale ids are ignored. */
 void wasync_deliver(uint32_t id, int status, void *p, size_t n, double number);
-void wasync_wake(uint32_t id); /* wasync_deliver with no result */
-/* A new promise handle (pending); 0 when out of memory. */
-uint32_t wasync_adopt(void);
+/* Up to n new promise handles (pending) into out: how many (fewer when
+ * memory ran out). */
+size_t wasync_adopt_n(uint32_t *out, size_t n);
 /* The promise of handle settled (status 0 or WA_EIO), bytes at p taken. */
 void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number);
 /* Room for n (at most 1024) outcomes in the module's settlement table, 24

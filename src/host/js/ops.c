@@ -212,15 +212,16 @@ void wa__js_handle_free(uint32_t key)
     wa__js_op_cancel(key);
 }
 
-uint32_t wa__js_promise_new(void)
+size_t wa__js_promises_new(uint32_t *out, size_t n)
 {
-    uint32_t key;
-    wa__js_promise *pr = calloc(1, sizeof *pr);
-    if (!pr || wa__js_key_new(pr, WA__JS_KEY_PROMISE, &key) < 0) {
-        free(pr);
-        return 0;
+    for (size_t i = 0; i < n; i++) {
+        wa__js_promise *pr = calloc(1, sizeof *pr);
+        if (!pr || wa__js_key_new(pr, WA__JS_KEY_PROMISE, &out[i]) < 0) {
+            free(pr);
+            return i;
+        }
     }
-    return key;
+    return n;
 }
 
 void wa__js_promise_settled(uint32_t handle, int status, void *p, size_t n, double number)

@@ -31,8 +31,9 @@ void wa__js_handle_free(uint32_t key);
 /* A result of host operation id (or, with status WA_PENDING, one more
  * chunk of it): the n bytes at p and a number. */
 void wa__js_op_deliver(uint32_t id, int status, void *p, size_t n, double number);
-/* A new pending promise handle; 0 when out of memory. */
-uint32_t wa__js_promise_new(void);
+/* Up to n new pending promise handles into out: how many (fewer when
+ * memory ran out). */
+size_t wa__js_promises_new(uint32_t *out, size_t n);
 /* The promise of handle settled: status 0 or WA_EIO, the n bytes at p and a
  * number; its waiters wake. */
 void wa__js_promise_settled(uint32_t handle, int status, void *p, size_t n, double number);

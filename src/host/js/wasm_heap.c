@@ -6,7 +6,10 @@
  * list; larger ones are whole 64 KiB pages, reused first-fit. Every block
  * has a 16-byte header (its capacity), so payloads stay 16-byte aligned.
  * Memory comes from memory.grow and is never returned: a wasm memory
- * cannot shrink anyway.
+ * cannot shrink anyway. It grows by an eighth of its size at least (a
+ * growth is a call into the engine, and a burst of small blocks would
+ * make one every 64 KiB), and calloc zeroes only a block used before:
+ * memory the module never touched is zero already.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +38,20 @@ static void *wa__heap_grow(size_t bytes)
     return (void *)(old * WA__HEAP_PAGE);
 }
 
+/* Makes room for a block of need bytes at the bump pointer: 0 or -1. */
+static int wa__heap_more(size_t need)
+{
+    size_t size = __builtin_wasm_memory_size(0) * WA__HEAP_PAGE;
+    size_t more = size / 8 > need ? size / 8 : need;
+    char *p = wa__heap_grow(more);
+    if (!p && !(p = wa__heap_grow(need))) /* (the eighth may pass a maximum) */
+        return -1;
+    if (p != wa__heap_end) /* someone else grew memory: start afresh */
+        wa__heap_bump = p;
+    wa__heap_end = (char *)(__builtin_wasm_memory_size(0) * WA__HEAP_PAGE);
+    return 0;
+}
+
 extern char __heap_base; /* from the linker: where static data ends */
 
 static wa__block *wa__heap_carve(size_t cap)
@@ -45,23 +62,20 @@ static wa__block *wa__heap_carve(size_t cap)
         wa__heap_bump = (char *)base;
         wa__heap_end = (char *)(__builtin_wasm_memory_size(0) * WA__HEAP_PAGE);
     }
-    if ((size_t)(wa__heap_end - wa__heap_bump) < need) {
-        char *p = wa__heap_grow(WA__HEAP_PAGE);
-        if (!p)
-            return NULL;
-        if (p != wa__heap_end) /* someone else grew memory: start afresh */
-            wa__heap_bump = p;
-        wa__heap_end = p + WA__HEAP_PAGE;
-    }
+    if ((size_t)(wa__heap_end - wa__heap_bump) < need && wa__heap_more(need) < 0)
+        return NULL;
     wa__block *b = (wa__block *)wa__heap_bump;
     wa__heap_bump += need;
     b->cap = cap;
     return b;
 }
 
-void *malloc(size_t n)
+/* A block of n bytes or NULL; *fresh says whether its memory was never
+ * used (and so is zero). */
+static void *wa__heap_alloc(size_t n, int *fresh)
 {
     wa__block *b;
+    *fresh = 0;
     if (n <= (16u << (WA__HEAP_CLASSES - 1))) {
         int c = 0;
         while ((16u << c) < n)
@@ -70,6 +84,8 @@ void *malloc(size_t n)
             wa__heap_free[c] = b->next;
         else if (!(b = wa__heap_carve(16u << c)))
             return NULL;
+        else
+            *fresh = 1;
     } else {
         if (n > SIZE_MAX - sizeof(wa__block) - WA__HEAP_PAGE) /* its page count would wrap */
             return NULL;
@@ -83,9 +99,16 @@ void *malloc(size_t n)
             if (!(b = wa__heap_grow(cap)))
                 return NULL;
             b->cap = cap - sizeof(wa__block);
+            *fresh = 1;
         }
     }
     return b + 1;
+}
+
+void *malloc(size_t n)
+{
+    int fresh;
+    return wa__heap_alloc(n, &fresh);
 }
 
 void free(void *p)
@@ -109,8 +132,9 @@ void *calloc(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
         return NULL;
-    void *p = malloc(n * size);
-    if (p)
+    int fresh;
+    void *p = wa__heap_alloc(n * size, &fresh);
+    if (p && !fresh)
         memset(p, 0, n * size);
     return p;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTTP client natively: one libcurl easy handle per send, driven on
  * the reactor by the runtime's multi handle (curl.c). curl's callbacks
- * fill the transfer: the head, the body into a bounded buffer read as a
- * stream; the request body goes from memory or from a stream the send
- * reads.
+ * fill the transfer: the head, and the body read as a stream: into the
+ * buffer of a read that waits for it, else into a bounded ring (a full
+ * one pauses the transfer). The request body goes from memory, or from a
+ * ring the send keeps filling from a stream.
  *
  * On many threads the sends, the body reads and the driver run on any
  * worker, at once: the state curl's callbacks share with the transfers'
@@ -16,13 +17,21 @@
 #include <strings.h>
 
 #include "../../core/grow.h"
+#include "../../io/fifo.h"
 #include "../../io/http_body.h"
 #include "../../io/stream_handle.h"
 #include "curl.h"
 #include "wasync/http.h"
 
-/* The response body's buffer: a full one pauses the transfer. */
+/* The response body's ring: a full one pauses the transfer, a read that
+ * leaves it half empty resumes it (not every read: each resume costs curl
+ * a pass over the connection). */
 #define WA__CURL_BODY_MAX (256 * 1024)
+/* curl's receive buffer (16 KiB by default): fewer, larger recvs, as the
+ * curl command line's 100 KiB. */
+#define WA__CURL_RECV_BUFFER (128 * 1024)
+/* The request body's ring, read ahead from its stream. */
+#define WA__CURL_SEND_MAX (256 * 1024)
 
 struct wa_http_response {
     wa__http_response_head h; /* body: a wa__http_body; fields: kept as they come */
@@ -37,8 +46,14 @@ struct wa_http_response {
     char error[CURL_ERROR_SIZE]; /* curl's message of it (CURLOPT_ERRORBUFFER) */
     wa_waker waker;      /* the send waiting for the head */
     size_t headers_cap;
-    unsigned char *buf; /* the body received and not read yet */
-    size_t len, cap;
+    /* A read that found nothing lends its buffer until it comes back:
+     * curl's bytes go there first (no copy through the ring), the rest
+     * into the ring; dst_len + body.len stays within the ring's cap, so
+     * that a read dropped while lent gives its bytes back to the ring. */
+    unsigned char *dst;
+    size_t dst_cap, dst_len;
+    int handed;         /* the read's wait saw dst ready: its try_read comes next, in the same poll */
+    wa__fifo body;      /* received after dst's bytes, not read yet */
     wa_waker reader;    /* the body's reader, waiting for bytes */
 };
 
@@ -48,11 +63,10 @@ struct wa_http_call {
     wa_http_response *r;
     const wa_http_request *req;
     size_t sent;   /* bytes of a body in memory handed to curl */
-    int eof;       /* the whole body was handed to curl */
-    int reading;   /* rd is in flight */
+    int eof;       /* the whole body was handed to curl, or its stream ended */
+    int reading;   /* rd is in flight, into out's free span */
     wa_read rd;
-    size_t off, len; /* chunk[off..len): read from the stream, not yet sent */
-    unsigned char chunk[16384];
+    wa__fifo out;  /* read from the stream, not yet handed to curl */
 };
 
 /* ---- the transfer's end ---- */
@@ -200,32 +214,48 @@ static size_t wa__curl_on_header(char *line, size_t size, size_t n, void *arg)
     return n;
 }
 
-/* CURLOPT_WRITEFUNCTION: body bytes into the buffer; a full buffer pauses
- * the transfer until the reader makes room. */
+/* The body's ring, made (or made larger, while it is empty) to hold at
+ * least n bytes: 0 or WA_ENOMEM. */
+static int wa__curl_body_room(wa_http_response *r, size_t n)
+{
+    if (r->body.cap >= n && r->body.buf)
+        return 0;
+    size_t cap = n > WA__CURL_BODY_MAX ? n : WA__CURL_BODY_MAX;
+    unsigned char *b = malloc(cap);
+    if (!b)
+        return WA_ENOMEM;
+    free(r->body.buf);
+    r->body = (wa__fifo){.buf = b, .cap = cap};
+    return 0;
+}
+
+/* CURLOPT_WRITEFUNCTION: body bytes into a lent read buffer, then the
+ * ring; one with no room pauses the transfer until the reader makes
+ * some. */
 static size_t wa__curl_on_body(char *data, size_t size, size_t n, void *arg)
 {
     (void)size;
     wa_http_response *r = arg;
-    if (r->len + n > WA__CURL_BODY_MAX && r->len) {
+    size_t held = r->dst_len + r->body.len;
+    if (held && held + n > r->body.cap) {
         r->paused |= CURLPAUSE_RECV;
         return CURL_WRITEFUNC_PAUSE; /* (curl keeps the bytes, offers them again) */
     }
-    if (r->len + n > r->cap) {
-        size_t cap = r->len + n > WA__CURL_BODY_MAX ? r->len + n : WA__CURL_BODY_MAX;
-        unsigned char *b = realloc(r->buf, cap);
-        if (!b)
-            return 0;
-        r->buf = b;
-        r->cap = cap;
+    if (!held && (r->refused = wa__curl_body_room(r, n)) < 0)
+        return 0; /* curl fails the transfer (CURLE_WRITE_ERROR) */
+    size_t m = 0;
+    if (r->dst) {
+        m = r->dst_cap - r->dst_len < n ? r->dst_cap - r->dst_len : n;
+        memcpy(r->dst + r->dst_len, data, m);
+        r->dst_len += m;
     }
-    memcpy(r->buf + r->len, data, n);
-    r->len += n;
+    wa__fifo_put(&r->body, data + m, n - m);
     wa_waker_wake(&r->reader);
     return n;
 }
 
-/* CURLOPT_READFUNCTION: the request body, from memory or from the chunk
- * the send read from its stream; none yet pauses the upload. */
+/* CURLOPT_READFUNCTION: the request body, from memory or from the ring
+ * the send reads its stream into; none yet pauses the upload. */
 static size_t wa__curl_on_upload(char *buf, size_t size, size_t n, void *arg)
 {
     wa_http_response *r = arg;
@@ -242,10 +272,8 @@ static size_t wa__curl_on_upload(char *buf, size_t size, size_t n, void *arg)
         k->eof = k->sent == q->body_len; /* (with a length, curl asks no more) */
         return m;
     }
-    if (k->off < k->len) {
-        size_t m = k->len - k->off < n ? k->len - k->off : n;
-        memcpy(buf, k->chunk + k->off, m);
-        k->off += m;
+    if (k->out.len) {
+        size_t m = wa__fifo_take(&k->out, buf, n);
         wa_waker_wake(&r->waker); /* the send reads more */
         return m;
     }
@@ -267,21 +295,40 @@ static void wa__curl_unpause(wa_http_response *r, int bits)
 
 /* ---- the response and its body stream ---- */
 
+/* The bytes lent dst holds go back in front of the ring: its read went
+ * away, or came back with another buffer. */
+static void wa__curl_body_unlend(wa_http_response *r)
+{
+    wa__fifo_unget(&r->body, r->dst, r->dst_len);
+    r->dst = NULL;
+    r->dst_len = 0;
+    r->handed = 0;
+}
+
 static int wa__curl_body_read_locked(wa_http_response *r, void *buf, size_t cap, size_t *n)
 {
-    if (!r->len) {
-        if (r->done)
-            return r->result < 0 ? r->result : WA_ECLOSED;
-        wa__curl_unpause(r, CURLPAUSE_RECV);
-        return r->len ? wa__curl_body_read_locked(r, buf, cap, n) : WA_EAGAIN;
+    if (r->dst == buf && r->dst_len) { /* the read that lent it, back: its bytes are in place */
+        *n = r->dst_len;
+        r->dst_len = 0; /* (none to give back) */
+        wa__curl_body_unlend(r);
+        return 0;
     }
-    size_t m = r->len < cap ? r->len : cap;
-    memcpy(buf, r->buf, m);
-    memmove(r->buf, r->buf + m, r->len - m);
-    r->len -= m;
-    *n = m;
-    wa__curl_unpause(r, CURLPAUSE_RECV); /* room again */
-    return 0;
+    if (r->dst)
+        wa__curl_body_unlend(r);
+    if (r->body.len) {
+        *n = wa__fifo_take(&r->body, buf, cap);
+        if (r->body.len <= r->body.cap / 2)
+            wa__curl_unpause(r, CURLPAUSE_RECV);
+        return 0;
+    }
+    if (r->done)
+        return r->result < 0 ? r->result : WA_ECLOSED;
+    if (wa__curl_body_room(r, 0) < 0) /* (a ring for the bytes a dropped read gives back) */
+        return WA_ENOMEM;
+    r->dst = buf;
+    r->dst_cap = cap;
+    wa__curl_unpause(r, CURLPAUSE_RECV); /* (curl may write into dst at once) */
+    return r->dst_len ? wa__curl_body_read_locked(r, buf, cap, n) : WA_EAGAIN;
 }
 
 static int wa__curl_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
@@ -302,7 +349,9 @@ static int wa__curl_body_wait_poll(wa_future *f, wa_cx *cx)
         return WA_READY;
     wa__curl_lock(r->x.c);
     int rc = WA_READY; /* (paused: the read resumes it) */
-    if (!(r->len || r->done || (r->paused & CURLPAUSE_RECV))) {
+    if (r->dst_len || r->body.len || r->done || (r->paused & CURLPAUSE_RECV)) {
+        r->handed = r->dst != NULL;
+    } else {
         wa_waker_store(&r->reader, cx);
         rc = WA_PENDING;
     }
@@ -317,6 +366,8 @@ static void wa__curl_body_wait_drop(wa_future *f)
         return;
     wa__curl_lock(r->x.c);
     wa_waker_drop(&r->reader);
+    if (r->dst && !r->handed) /* the read went away: its buffer with it */
+        wa__curl_body_unlend(r);
     wa__curl_unlock(r->x.c);
 }
 
@@ -337,7 +388,7 @@ void wa__http_response_release(wa_http_response *r)
     wa_waker_drop(&r->reader);
     wa__curl_drop_headers(r);
     free(r->h.fields.list);
-    free(r->buf);
+    free(r->body.buf);
     free(r);
 }
 
@@ -411,6 +462,7 @@ static int wa__curl_setup(wa_http_response *r, const wa_http_request *q, const c
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, wa__curl_on_body) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_WRITEDATA, r) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
+        curl_easy_setopt(e, CURLOPT_BUFFERSIZE, (long)WA__CURL_RECV_BUFFER) != CURLE_OK ||
         curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK)
         return WA_ENOMEM;
     if (has_body && (curl_easy_setopt(e, CURLOPT_POST, 1L) != CURLE_OK ||
@@ -436,6 +488,7 @@ static void wa__http_call_free(wa_http_send *s)
         wa__curl_unlock(k->r->x.c);
     }
     wa__http_response_release(k->r);
+    free(k->out.buf);
     free(k);
 }
 
@@ -452,11 +505,13 @@ static int wa__http_start(wa_http_send *s, wa_rt *rt, const wa__http_url *u, con
     int rc = wa__curl_of(rt, &c);
     if (rc < 0)
         return rc;
-    struct wa_http_call *k = calloc(1, q->body_stream ? sizeof *k : offsetof(struct wa_http_call, rd));
+    struct wa_http_call *k = calloc(1, sizeof *k);
     if (!k)
         return WA_ENOMEM;
     k->req = q;
     s->call = k;
+    if (q->body_stream && !(k->out.buf = malloc(k->out.cap = WA__CURL_SEND_MAX)))
+        return WA_ENOMEM;
     wa_http_response *r = k->r = calloc(1, sizeof *r);
     if (!r || wa__http_body_open(r, &wa__curl_body_vt, &wa__curl_body_wait_vt) < 0)
         return WA_ENOMEM;
@@ -471,19 +526,22 @@ static int wa__http_start(wa_http_send *s, wa_rt *rt, const wa__http_url *u, con
     return wa__curl_add(&r->x);
 }
 
-/* Reads the request body's stream into the chunk whenever curl took it
- * all, and resumes the upload. 0 once the stream ended, WA_PENDING, or
- * the stream's error. Under the lock, but the stream's read is polled
- * without it (the stream may be another response's body, whose read
- * takes it): curl leaves the chunk alone while it is empty. */
+/* Keeps a read of the request body's stream in flight into the ring's
+ * free span while it has one, and resumes the upload. 0 once the stream
+ * ended and curl took it all, WA_PENDING, or the stream's error. Under the
+ * lock, but the stream's read is polled without it (the stream may be
+ * another response's body, whose read takes it): curl's callback only
+ * takes from the ring's front, never the span past its bytes. */
 static int wa__http_send_body(struct wa_http_call *k, wa_cx *cx)
 {
     const wa_http_request *q = k->req;
     if (!q->body_stream)
         return k->eof || k->r->done ? 0 : WA_PENDING;
-    while (!k->eof && k->off == k->len) {
+    while (!k->eof && (k->reading || k->out.len < k->out.cap)) {
         if (!k->reading) {
-            wa_read_init(&k->rd, q->body_stream, k->chunk, sizeof k->chunk);
+            size_t room;
+            unsigned char *at = wa__fifo_space(&k->out, &room);
+            wa_read_init(&k->rd, q->body_stream, at, room);
             k->reading = 1;
         }
         wa__curl_unlock(k->r->x.c);
@@ -496,10 +554,10 @@ static int wa__http_send_body(struct wa_http_call *k, wa_cx *cx)
         else if (rc < 0)
             return rc;
         else
-            k->off = 0, k->len = k->rd.n;
+            k->out.len += k->rd.n;
         wa__curl_unpause(k->r, CURLPAUSE_SEND);
     }
-    return k->eof && k->off == k->len ? 0 : WA_PENDING;
+    return k->eof && !k->out.len ? 0 : WA_PENDING;
 }
 
 /* Feeds the body to curl until the head arrived and the body went. */

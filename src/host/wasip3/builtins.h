@@ -81,8 +81,9 @@ uint32_t wa__wasip3_subtask_cancel(uint32_t subtask);
 /* Makes subtask.c cancel a dropped call with cancel, the async built-in
  * (BLOCKED while the callee still runs, the state then coming as the
  * subtask's event; src/host/wasip3/cancel.c has it), or synchronously
- * with NULL. */
-void wa__wasip3_subtask_cancel_with(uint32_t (*cancel)(uint32_t subtask));
+ * with NULL. Returns the previous one. */
+typedef uint32_t (*wa__wasip3_cancel_fn)(uint32_t subtask);
+wa__wasip3_cancel_fn wa__wasip3_subtask_cancel_with(wa__wasip3_cancel_fn cancel);
 /* Consumes subtask, which must have RETURNED or been cancelled. */
 void wa__wasip3_subtask_drop(uint32_t subtask);
 

@@ -8,12 +8,7 @@
 
 WA__WASI_IMPORT("$root", "[async-lower][subtask-cancel]") uint32_t wa__wasip3_imp_canon_subtask_cancel_async(uint32_t subtask);
 
-static bool wa__cancel_on;
-
 bool wa_wasip3_set_async_cancel(bool on)
 {
-    bool was = wa__cancel_on;
-    wa__cancel_on = on;
-    wa__wasip3_subtask_cancel_with(on ? wa__wasip3_imp_canon_subtask_cancel_async : NULL);
-    return was;
+    return wa__wasip3_subtask_cancel_with(on ? wa__wasip3_imp_canon_subtask_cancel_async : NULL) != NULL;
 }

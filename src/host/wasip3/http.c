@@ -214,6 +214,16 @@ int wa__wasip3_client_result(wa__wasip3_http_value *ret, uint32_t *resp, char *w
     return 0;
 }
 
+int wa__wasip3_http_trailers_error(const unsigned char *value, int dir, char *why)
+{
+    (void)dir;
+    if (value[0]) /* err(error-code): the body did not end as it should */
+        return wa__wasip2_lift_error_code(value + 8, why, WA_REASON_MAX);
+    if (value[8]) /* ok(some(trailers)): not read, dropped */
+        wa__wasip3_imp_http_fields_drop((I32)wa__wasip2_lift_u32(value + 12));
+    return 0;
+}
+
 int wa__wasip3_client_late(void *area)
 {
     wa__wasip3_http_value *ret = area;

@@ -71,6 +71,12 @@ int wa__wasip3_response_status(uint32_t resp);
 int wa__wasip3_request_new(uint32_t headers, uint32_t contents, uint32_t trailers, const char *method,
                       const wa__http_url *u, uint32_t *req, uint32_t *result);
 
+/* The result_error of a body's stream (stream.h) for its trailers'
+ * future<result<option<trailers>, error-code>> at value: the error-code
+ * (the host's words in why: a body cut short, a bad length), or 0, the
+ * trailers dropped unread. */
+int wa__wasip3_http_trailers_error(const unsigned char *value, int dir, char *why);
+
 /* client.send, async-lowered: takes req; the result<response,
  * error-code> goes to ret (an area given to the call's wa_subtask). Returns
  * the packed state | subtask << 4 (wa_subtask_init). */

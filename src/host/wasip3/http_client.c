@@ -86,10 +86,13 @@ static int wa__http_response_new(wa_rt *rt, uint32_t resp, uint32_t *sent, wa_ht
     uint64_t res = wa__wasip3_http_result.new_();
     uint32_t stream, trailers;
     wa__wasip3_response_consume_body(resp, (uint32_t)res, &stream, &trailers);
-    wa__wasip3_http_trailers.drop_readable(trailers); /* (not read) */
     r->result = (uint32_t)(res >> 32);
-    wa__wasip3_live_ends++;
-    int rc = wa__wasip3_stream_open(rt, &wa__wasip3_http_bytes, stream, 0, &r->h.body);
+    /* (the trailers' future read when the body ends: a body the server
+     * cut short fails the read) */
+    wa__wasip3_live_ends += 3;
+    int rc = wa__wasip3_stream_open_owned(rt, &wa__wasip3_http_bytes, stream, 0, &wa__wasip3_http_trailers,
+                                         (uint32_t[2]){trailers, 0}, wa__wasip3_http_trailers_error, 0, NULL,
+                                         &r->h.body);
     return wa__http_response_made(r, rc, out);
 }
 

@@ -49,8 +49,12 @@ int wa_http_incoming_body(wa_http_incoming *in, wa_stream **body)
         wa__wasip3_request_consume_body(in->h.req, (uint32_t)ends, &stream, &trailers);
         in->h.req = 0;
         in->result = (uint32_t)(ends >> 32);
-        wa__wasip3_http_trailers.drop_readable(trailers); /* (not read) */
-        int rc = wa__wasip3_stream_open(in->rt, &wa__wasip3_http_bytes, stream, 0, &in->in);
+        /* the trailers' future is read when the body ends: an error there
+         * (a client gone midway) fails the read, not a short body */
+        wa__wasip3_live_ends += 2;
+        int rc = wa__wasip3_stream_open_owned(in->rt, &wa__wasip3_http_bytes, stream, 0, &wa__wasip3_http_trailers,
+                                             (uint32_t[2]){trailers, 0}, wa__wasip3_http_trailers_error, 0, NULL,
+                                             &in->in);
         if (rc < 0)
             return rc;
     }

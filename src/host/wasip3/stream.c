@@ -51,7 +51,7 @@ typedef struct wa__wasip3_stream_dir {
     wa_waitable_wait res_wait;
     int err;
     char why[WA_REASON_MAX]; /* err in the host's words (result_error's) */
-    _Alignas(8) unsigned char value[24];
+    _Alignas(8) unsigned char value[40]; /* (the largest: wasi:http's trailers, http.h) */
 } wa__wasip3_stream_dir;
 
 typedef struct wa__wasip3_stream {

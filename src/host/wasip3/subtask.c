@@ -189,9 +189,14 @@ static int wa__reap(void *arg, wa_cx *cx)
  * cancel resolved it at once (its state in s->state) or when it is not
  * cancelled so (not asked for, or no memory: the caller cancels it
  * synchronously). */
-static uint32_t (*wa__subtask_cancel_async_fn)(uint32_t subtask);
+static wa__wasip3_cancel_fn wa__subtask_cancel_async_fn;
 
-void wa__wasip3_subtask_cancel_with(uint32_t (*cancel)(uint32_t subtask)) { wa__subtask_cancel_async_fn = cancel; }
+wa__wasip3_cancel_fn wa__wasip3_subtask_cancel_with(wa__wasip3_cancel_fn cancel)
+{
+    wa__wasip3_cancel_fn prev = wa__subtask_cancel_async_fn;
+    wa__subtask_cancel_async_fn = cancel;
+    return prev;
+}
 
 static bool wa__subtask_cancel_async(wa_subtask *s)
 {

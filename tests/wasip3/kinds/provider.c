@@ -330,7 +330,7 @@ WA_ASYNC(labels_task, t, cx)
 }
 WA_EXPORT_TASK(test_kinds_echo_join_labels, labels_task);
 
-/* slow: a sleep; cancelled, a cleanup that takes 30 ms, then counted. */
+/* slow: a sleep; cancelled, a cleanup that takes 300 ms, then counted. */
 typedef struct slow_task {
     WA_CORO;
     wa_exports_test_kinds_echo_slow_io io;
@@ -344,7 +344,7 @@ WA_ASYNC(slow_task, t, cx)
     t->io.ret = t->io.ms;
     WA_RETURN(0);
     WA_ON_CANCEL();
-    WA_AWAIT(wa_sleep_init(&t->s, WA_MS(30)));
+    WA_AWAIT(wa_sleep_init(&t->s, WA_MS(300)));
     cleanups++;
     WA_END();
 }

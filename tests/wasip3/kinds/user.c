@@ -256,7 +256,7 @@ static uint32_t cleanups(void)
 }
 
 /* A call dropped by a timeout cancels the provider's task: its cleanup
- * (30 ms) runs. The drop does not wait for it: the cancel is async
+ * (300 ms) runs. The drop does not wait for it: the cancel is async
  * (wa_wasip3_set_async_cancel), and the subtask is let go when the
  * provider's task ended. Its call area stays held (a host may write a
  * cancelled call's result late: component.h). Awaited, slow returns its
@@ -273,10 +273,11 @@ static void test_cancel_across(void)
     CHECK_EQ(wa_block_on(rt, wa_timeout_init(&to, wa_test_kinds_echo_slow_init(&s, 10000), WA_MS(20))), WA_ETIMEDOUT);
     settle(); /* (wa_now is the runtime's last look at the clock) */
     uint64_t took = wa_now(rt) - t0;
-    CHECK(took < WA_MS(20) + WA_MS(25)); /* (not the 30 ms cleanup's wait) */
+    CHECK(took < WA_MS(20) + WA_MS(200)); /* (not the 300 ms cleanup's wait) */
     uint32_t after = before;
-    for (int i = 0; i < 100 && after == before; i++) {
-        settle();
+    for (int i = 0; i < 300 && after == before; i++) {
+        wa_sleep sl;
+        CHECK_EQ(wa_block_on(rt, wa_sleep_init(&sl, WA_MS(10))), 0);
         after = cleanups();
     }
     CHECK_EQ(after, before + 1);
