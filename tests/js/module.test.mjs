@@ -36,8 +36,10 @@ for (const name of ['prog', 'minimal', 'timeline', 'bench_js']) {
 // no http_url.c (the glue's new Request checks the URL, the method and
 // the headers); 25,800 (17,318) with handles made in batches and the
 // heap's growth by an eighth, 25,744 (17,269) without the unused
-// wasync_wake export; the bound under a KiB up.
-test('minimal.wasm is under 26 KiB', async () => {
+// wasync_wake export; the bound under a KiB up. Then 26,971 (17,782):
+// the dumps' awaited chains (each sleep, timer, coroutine and join says
+// what it waits for), the bound a KiB up.
+test('minimal.wasm is under 27 KiB', async () => {
   const bytes = await readFile(join(dir, 'minimal.wasm'));
-  assert.ok(bytes.length < 26 * 1024, `${bytes.length} bytes`);
+  assert.ok(bytes.length < 27 * 1024, `${bytes.length} bytes`);
 });
