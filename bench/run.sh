@@ -86,7 +86,7 @@ echo "medians of $runs runs; RSS ratio wasync/tokio for timers: $(
 # The trace's cost (wasync/trace.h): spawn_join and yield_pingpong traced to
 # /dev/null (WASYNC_TRACE) beside untraced, and the time per event: the
 # difference per operation over the events per operation (counted in a
-# trace to a file). Off, it costs a spawn two instructions (callgrind).
+# trace to a file). Off, it costs a spawn one instruction (callgrind).
 echo
 printf '%-26s %12s %12s %11s %12s
 ' "trace (WASYNC_TRACE)" "off ns/op" "on ns/op" "events/op" "ns/event"
