@@ -27,8 +27,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 bench/peers/libuv/build.sh "$peers" >/dev/null
 bench/peers/tokio/build.sh "$peers" >"$tmp/cargo.log" 2>&1 || { cat "$tmp/cargo.log"; exit 1; }
+bench/peers/go/build.sh "$peers" >/dev/null
 
-declare -A bin=([wasync]="$build/bench/wasync-bench" [tokio]="$peers/peer-tokio" [libuv]="$peers/peer-libuv")
+declare -A bin=([wasync]="$build/bench/wasync-bench" [tokio]="$peers/peer-tokio" [libuv]="$peers/peer-libuv"
+  [go]="$peers/peer-go")
 order=(wasync tokio libuv)
 workloads=("spawn_join 1000000" "yield_pingpong 1000000" "timers 100000 100")
 
@@ -88,8 +90,7 @@ echo "medians of $runs runs; RSS ratio wasync/tokio for timers: $(
 # difference per operation over the events per operation (counted in a
 # trace to a file). Off, it costs a spawn one instruction (callgrind).
 echo
-printf '%-26s %12s %12s %11s %12s
-' "trace (WASYNC_TRACE)" "off ns/op" "on ns/op" "events/op" "ns/event"
+printf '%-26s %12s %12s %11s %12s\n' "trace (WASYNC_TRACE)" "off ns/op" "on ns/op" "events/op" "ns/event"
 for w in "spawn_join 200000" "yield_pingpong 200000"; do
   name=${w%% *}
   for ((r = 0; r < runs; r++)); do
@@ -104,18 +105,27 @@ for w in "spawn_join 200000" "yield_pingpong 200000"; do
 done
 
 # Memory per live task: a million tasks asleep until one deadline, the peak
-# RSS they add once all have armed their timers, divided among them.
-for ((r = 0; r < runs; r++)); do ${bin[wasync]} sleepers 1000000; done >"$tmp/sleepers"
-echo "sleepers 1000000: RSS per live sleeping task $(
-  while read -r l; do field rss_per_task "$l"; done <"$tmp/sleepers" | median) B (median of $runs runs)"
+# RSS they add once all have armed their timers, divided among them; beside
+# tokio's tasks, Go's goroutines, and libuv's bare timers (no task: the
+# floor of a sleep's memory).
+for ((r = 0; r < runs; r++)); do
+  for p in wasync tokio go libuv; do ${bin[$p]} sleepers 1000000 >>"$tmp/sleepers.$p"; done
+done
+declare -A rss=()
+for p in wasync tokio go libuv; do
+  rss[$p]=$(while read -r l; do field rss_per_task "$l"; done <"$tmp/sleepers.$p" | median)
+done
+echo
+printf '%-26s %16s %9s\n' "sleepers 1000000" "B/task(med)" "vs tokio"
+for p in wasync tokio go libuv; do
+  printf '%-26s %16.1f %9s\n' "$p" "${rss[$p]}" "$(awk -v a="${rss[$p]}" -v t="${rss[tokio]}" 'BEGIN {printf "%.2f", a / t}')"
+done
 
 # The many-threads runtime on 1 and 2 workers, against tokio multi_thread
 # and Go (GOMAXPROCS) with 2, the local executor's workload first (the cost
 # of thread safety): mt_spawn (spawn_join), mt_pingpong (yield_pingpong
 # through shared channels: the runtime may keep both tasks on one worker)
 # and mt_yield (yield_many). cpu/wall: how many threads were busy.
-bench/peers/go/build.sh "$peers" >/dev/null
-bin[go]="$peers/peer-go"
 # mt_table TITLE UNIT CONFIG...: medians of each "PEER WORKLOAD ARGS..."
 mt_table() {
   local title=$1 unit=$2 c p w rest ops ns cpu wall
@@ -144,11 +154,19 @@ mt_table "mt_yield 1000 1000" yields/s "wasync yield_many 1000 1000" "wasync mt_
   "tokio mt_yield 1000 1000 2" "go mt_yield 1000 1000 2"
 
 # Scaling on CPU-bound work: examples/workers.c (four tasks of 5 x 200 ms
-# of computation) on 1 and on 2 workers; the machine's load beside it.
+# of their thread's CPU time) on 1 and on 2 workers, beside the same on
+# tokio multi_thread and Go (mt_workers); the machine's load beside it.
 echo
-"$build/examples/workers" | awk -v load="$(cut -d' ' -f1 /proc/loadavg)" '
+printf '%-28s %10s %10s %9s\n' "workers (examples/workers.c)" "1 worker" "2 workers" scaling
+"$build/examples/workers" | awk '
   /^-- total/ { t[++n] = $3 }
-  END { printf "workers (examples/workers.c): 1 worker %.2f s, 2 workers %.2f s, scaling %.2fx (load %s)\n", t[1], t[2], t[1] / t[2], load }'
+  END { printf "%-28s %9.2fs %9.2fs %8.2fx\n", "wasync", t[1], t[2], t[1] / t[2] }'
+for p in tokio go; do
+  a=$(field wall_ms "$(${bin[$p]} mt_workers 1)")
+  b=$(field wall_ms "$(${bin[$p]} mt_workers 2)")
+  awk -v p=$p -v a="$a" -v b="$b" 'BEGIN { printf "%-28s %9.2fs %9.2fs %8.2fx\n", p, a / 1e3, b / 1e3, a / b }'
+done
+echo "(one run each; load $(cut -d' ' -f1 /proc/loadavg))"
 
 # The 10,000-connection TCP echo (bench/soak.c tcp: every connection open
 # at once, then 10 KiB each way in 1 KiB writes) on each native reactor,

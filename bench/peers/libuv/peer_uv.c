@@ -34,8 +34,11 @@
  *   clock has 1 ms resolution, so with few timers over_ideal_ms can be
  *   slightly negative.
  *
+ * sleepers N -> N heap-allocated uv_timer_t, all due 500 ms on: the peak
+ *   RSS they add, per timer, once all are started (rss_per_task).
+ *
  * Prints: peer=libuv workload=W n=N wall_ms=F ns_per_op=F ops_per_s=F
- *         maxrss_kb=K [over_ideal_ms=F]
+ *         maxrss_kb=K [over_ideal_ms=F] [rss_per_task=B]
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, also under -std=c11 */
 #include <inttypes.h>
@@ -186,6 +189,31 @@ static void start_timers(const uint64_t *d, uint64_t t)
     uv_run(loop, UV_RUN_DEFAULT);
 }
 
+/* ---- sleepers ---- */
+
+static long maxrss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* Starts n timers due 500 ms on, then runs them out; returns the RSS they
+ * added, per timer, once all were started. */
+static double sleepers(uint64_t n)
+{
+    long rss0 = maxrss_kb();
+    uv_update_time(loop);
+    for (uint64_t i = 0; i < n; i++) {
+        uv_timer_t *tm = xmalloc(sizeof *tm);
+        uv_timer_init(loop, tm);
+        uv_timer_start(tm, timer_fired, 500, 0);
+    }
+    double per = (double)(maxrss_kb() - rss0) * 1024 / (double)(n ? n : 1);
+    uv_run(loop, UV_RUN_DEFAULT);
+    return per;
+}
+
 /* ---- driver ---- */
 
 static uint64_t arg(int argc, char **argv, int i, uint64_t def)
@@ -205,6 +233,7 @@ int main(int argc, char **argv)
     const char *w = argc > 1 ? argv[1] : "";
     uint64_t n, *durations = NULL;
     long ideal_ms = -1;
+    double rss_per_task = -1;
     int rc;
     double t0, wall;
 
@@ -233,8 +262,14 @@ int main(int argc, char **argv)
         start_timers(durations, n);
         wall = now_ns() - t0;
         rc = 0;
+    } else if (!strcmp(w, "sleepers")) {
+        n = arg(argc, argv, 2, 1000000);
+        t0 = now_ns();
+        rss_per_task = sleepers(n);
+        wall = now_ns() - t0;
+        rc = 0;
     } else {
-        fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS]\n",
+        fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | sleepers [N]\n",
                 argv[0]);
         return 2;
     }
@@ -245,6 +280,7 @@ int main(int argc, char **argv)
     printf("peer=libuv workload=%s n=%" PRIu64 " wall_ms=%.3f ns_per_op=%.3f ops_per_s=%.3f maxrss_kb=%ld",
            w, n, wall / 1e6, n ? wall / n : 0.0, wall > 0 ? n * 1e9 / wall : 0.0, ru.ru_maxrss);
     if (ideal_ms >= 0) printf(" over_ideal_ms=%.3f", wall / 1e6 - ideal_ms);
+    if (rss_per_task >= 0) printf(" rss_per_task=%.1f", rss_per_task);
     putchar('\n');
     free(durations);
     return 0;

@@ -2,14 +2,20 @@
 //! tokio peer for the wasync benchmarks: the single-threaded `current_thread`
 //! runtime (comparable with a single-threaded C event loop), and the
 //! `multi_thread` one for the mt_ workloads: mt_spawn (spawn_join),
-//! mt_pingpong (yield_pingpong) and mt_yield (T tasks yielding K times).
+//! mt_pingpong (yield_pingpong), mt_yield (T tasks yielding K times) and
+//! mt_workers (examples/workers.c: 4 tasks, each 5 runs of 200 ms of its
+//! thread's CPU time, yielding between runs). sleepers: N tasks asleep until
+//! one deadline 500 ms on, the peak RSS they add per task once all are armed.
 //!
-//! Usage: peer-tokio spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS]
+//! Usage: peer-tokio spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | sleepers [N]
 //!                   | mt_spawn [N] [WORKERS] | mt_pingpong [M] [WORKERS] | mt_yield [T] [K] [WORKERS]
+//!                   | mt_workers [WORKERS]
 //! Prints one line:
-//! peer=tokio workload=W n=N wall_ms=F ns_per_op=F ops_per_s=F maxrss_kb=K [over_ideal_ms=F] [workers=W cpu_ms=F]
+//! peer=tokio workload=W n=N wall_ms=F ns_per_op=F ops_per_s=F maxrss_kb=K [over_ideal_ms=F] [rss_per_task=B]
+//! [workers=W cpu_ms=F]
 
 use std::process::exit;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
@@ -115,12 +121,67 @@ async fn timers(durations: Vec<u64>) -> Duration {
     t0.elapsed()
 }
 
+/// The calling thread's CPU time.
+fn thread_cpu() -> Duration {
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// examples/workers.c: a task's run stays on one thread (a poll), so its
+/// thread's CPU time is its own.
+async fn mt_workers() -> Duration {
+    let t0 = Instant::now();
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            tokio::spawn(async {
+                for run in 1..=5 {
+                    let until = thread_cpu() + Duration::from_millis(200);
+                    while thread_cpu() < until {}
+                    if run < 5 {
+                        tokio::task::yield_now().await;
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.await.unwrap();
+    }
+    t0.elapsed()
+}
+
+/// n tasks asleep until one deadline: the peak RSS they add, per task, once
+/// every one has armed its sleep (counted in `ARMED` at its first poll).
+async fn sleepers(n: u64) -> (Duration, f64) {
+    static ARMED: AtomicU64 = AtomicU64::new(0);
+    let rss0 = rusage().0;
+    let t0 = Instant::now();
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(500);
+    for _ in 0..n {
+        tokio::spawn(async move {
+            ARMED.fetch_add(1, Ordering::Relaxed);
+            tokio::time::sleep_until(deadline).await;
+            ARMED.fetch_sub(1, Ordering::Relaxed);
+        });
+    }
+    while ARMED.load(Ordering::Relaxed) < n {
+        tokio::task::yield_now().await;
+    }
+    let per = (rusage().0 - rss0) as f64 * 1024.0 / n as f64;
+    tokio::time::sleep_until(deadline).await;
+    while ARMED.load(Ordering::Relaxed) > 0 {
+        tokio::task::yield_now().await;
+    }
+    (t0.elapsed(), per)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let workload = args.get(1).map(String::as_str).unwrap_or("");
     // mt_*: on the multi_thread runtime with WORKERS (the last argument) workers.
     let mt = workload.starts_with("mt_");
-    let workers = arg(&args, if workload == "mt_yield" { 4 } else { 3 }, 2);
+    let workers = arg(&args, match workload { "mt_yield" => 4, "mt_workers" => 2, _ => 3 }, 2);
     let rt = if mt {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(workers as usize)
@@ -134,6 +195,7 @@ fn main() {
             .unwrap()
     };
 
+    let mut rss_per_task = None;
     let (n, wall, ideal_ms) = match workload {
         "spawn_join" | "mt_spawn" => {
             let n = arg(&args, 2, 1_000_000);
@@ -156,10 +218,18 @@ fn main() {
             let (t, k) = (arg(&args, 2, 1000), arg(&args, 3, 1000));
             (t * k, rt.block_on(mt_yield(t, k)), None)
         }
+        "mt_workers" => (4, rt.block_on(mt_workers()), None),
+        "sleepers" => {
+            let n = arg(&args, 2, 1_000_000);
+            let (wall, per) = rt.block_on(sleepers(n));
+            rss_per_task = Some(per);
+            (n, wall, None)
+        }
         _ => {
             eprintln!(
-                "usage: {} spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] \
-                 | mt_spawn [N] [WORKERS] | mt_pingpong [M] [WORKERS] | mt_yield [T] [K] [WORKERS]",
+                "usage: {} spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | sleepers [N] \
+                 | mt_spawn [N] [WORKERS] | mt_pingpong [M] [WORKERS] | mt_yield [T] [K] [WORKERS] \
+                 | mt_workers [WORKERS]",
                 args[0]
             );
             exit(2)
@@ -176,6 +246,9 @@ fn main() {
     );
     if let Some(ideal) = ideal_ms {
         line += &format!(" over_ideal_ms={:.3}", wall_ns / 1e6 - ideal as f64);
+    }
+    if let Some(per) = rss_per_task {
+        line += &format!(" rss_per_task={per:.1}");
     }
     if mt {
         line += &format!(" workers={workers} cpu_ms={cpu_ms:.3}");
