@@ -578,6 +578,35 @@ static void test_dump_named_task(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A scope's children and a join set's tasks take names too; a dropped
+ * scope or set is reported for the named call. */
+static void test_dump_named_children(void)
+{
+    check_catch_misuse();
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    wa_scope sc;
+    wa_scope_init(&sc, rt, 0);
+    wa_join_set set;
+    wa_join_set_init(&set, rt);
+    sleeper a, b;
+    sleeper_init(&a, WA_MS(100), 0);
+    sleeper_init(&b, WA_MS(100), 0);
+    CHECK_EQ(wa_scope_spawn_of_named(&sc, &a, NULL, "child a"), 0);
+    CHECK_EQ(wa_join_set_spawn_of_named(&set, &b, "member b"), 0);
+    char buf[512];
+    wa_rt_dump(rt, buf, sizeof buf);
+    CHECK(strstr(buf, "\"child a\" (sleeper) queued") != NULL);
+    CHECK(strstr(buf, "\"member b\" (sleeper) queued") != NULL);
+    CHECK_EQ(wa_join_set_spawn_of_named(&set, &b, NULL), 0); /* (no name: as wa_join_set_spawn) */
+    CHECK_EQ(wa_join_set_len(&set), 2);
+    wa_join_set_drop(&set);
+    CHECK_MISUSE(wa_join_set_spawn_of_named(&set, &b, "late"), WA_EMISUSE, "wa_join_set_spawn_named");
+    wa_drop(wa_scope_wait(&sc));
+    CHECK_MISUSE(wa_scope_spawn_of_named(&sc, &a, NULL, "late"), WA_ESTALE, "wa_scope_spawn_named");
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 /* What tasks await, in dumps: a coroutine's child, a race's children, a
  * sleep's deadline, a join handle's task, a pipe's fd. */
 typedef struct slow {
@@ -1212,6 +1241,7 @@ int main(void)
     RUN(test_await_local_refused);
     RUN(test_task_local);
     RUN(test_dump_named_task);
+    RUN(test_dump_named_children);
     RUN(test_dump_awaits);
     RUN(test_trace_start_stop);
     return check_finish();

@@ -52,6 +52,14 @@ int wa_join_set_spawn(wa_join_set *s, const wa_future *fut, size_t size);
 #define wa_join_set_spawn_of(s, ptr) \
     (WA__SPAWN_WHOLE(ptr), wa_join_set_spawn((s), (const wa_future *)(ptr), sizeof *(ptr)))
 
+/* wa_join_set_spawn of a task given a name of its own (copied; NULL:
+ * none), as wa_spawn_named. Returns what wa_join_set_spawn returns. */
+int wa_join_set_spawn_named(wa_join_set *s, const wa_future *fut, size_t size, const char *name);
+
+/* wa_join_set_spawn_named of the struct that ptr points to (as wa_spawn_of). */
+#define wa_join_set_spawn_of_named(s, ptr, name) \
+    (WA__SPAWN_WHOLE(ptr), wa_join_set_spawn_named((s), (const wa_future *)(ptr), sizeof *(ptr), (name)))
+
 /* The future of the next task of set to finish. */
 typedef struct wa_join_next {
     wa_future fut;

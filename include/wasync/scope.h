@@ -55,6 +55,14 @@ int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join
 #define wa_scope_spawn_of(s, ptr, join) \
     (WA__SPAWN_WHOLE(ptr), wa_scope_spawn((s), (const wa_future *)(ptr), sizeof *(ptr), (join)))
 
+/* wa_scope_spawn of a task given a name of its own (copied; NULL: none),
+ * as wa_spawn_named. Returns what wa_scope_spawn returns. */
+int wa_scope_spawn_named(wa_scope *s, const wa_future *fut, size_t size, wa_join *join, const char *name);
+
+/* wa_scope_spawn_named of the struct that ptr points to (as wa_spawn_of). */
+#define wa_scope_spawn_of_named(s, ptr, join, name) \
+    (WA__SPAWN_WHOLE(ptr), wa_scope_spawn_named((s), (const wa_future *)(ptr), sizeof *(ptr), (join), (name)))
+
 /* Requests cooperative cancellation of every child; awaiting the scope then
  * gives WA_ECANCELED (unless a child failed first). */
 void wa_scope_cancel(wa_scope *s);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "wasync/join_set.h"
-#include "rt.h"
+#include "task.h"
 #include "list.h"
 
 struct wa__join_set_entry {
@@ -47,16 +47,17 @@ void wa_join_set_init(wa_join_set *s, wa_rt *rt)
     s->len = 0;
 }
 
-int wa_join_set_spawn(wa_join_set *s, const wa_future *fut, size_t size)
+int wa__join_set_spawn(wa_join_set *s, const wa_future *fut, size_t size, const char *call, const char *name,
+                       wa__wrap_fn *wrap)
 {
     if (!s || !s->rt)
-        return wa__join_set_dead(s, "wa_join_set_spawn");
+        return wa__join_set_dead(s, call);
     if (!fut)
-        return wa__misuse_in(WA_EINVAL, "wa_join_set_spawn", "no future (NULL)");
+        return wa__misuse_in(WA_EINVAL, call, "no future (NULL)");
     struct wa__join_set_entry *e = malloc(sizeof *e);
     if (!e)
         return WA_ENOMEM;
-    int rc = wa_spawn(s->rt, fut, size, &e->join);
+    int rc = wa__task_spawn(s->rt, fut, size, &e->join, NULL, name, wrap);
     if (rc < 0) {
         free(e);
         return rc;
@@ -64,6 +65,11 @@ int wa_join_set_spawn(wa_join_set *s, const wa_future *fut, size_t size)
     wa__list_push(&s->tasks, &e->link);
     s->len++;
     return 0;
+}
+
+int wa_join_set_spawn(wa_join_set *s, const wa_future *fut, size_t size)
+{
+    return wa__join_set_spawn(s, fut, size, "wa_join_set_spawn", NULL, NULL);
 }
 
 /* Takes e, whose task finished with status rc, out of the set into n. */

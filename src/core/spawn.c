@@ -62,6 +62,9 @@ static __attribute__((noinline)) int wa__spawn_foreign(wa_rt *rt, const wa_futur
     return wa__misuse_in(WA_EMISUSE, "wa_spawn", "called from a thread that is not the runtime's");
 }
 
+static int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, wa_join *join, size_t size, wa_scope *scope,
+                             const char *name, wa__wrap_fn *wrap);
+
 /* The largest future a task holds (its size is kept in 32 bits). */
 #define WA__TASK_MAX_FUTURE (UINT32_MAX / 2)
 
@@ -130,8 +133,10 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
     return wa__spawn_in(rt, fut, join, size, NULL, false);
 }
 
-int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, wa_join *join, size_t size, wa_scope *scope,
-                      const char *name, wa__wrap_fn *wrap)
+/* A spawn of fut (checked) in the future wrap makes of it, named name
+ * (NULL: none): a named task's, or a traced runtime's. */
+static int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, wa_join *join, size_t size, wa_scope *scope,
+                             const char *name, wa__wrap_fn *wrap)
 {
     if (size > WA__TASK_MAX_FUTURE - sizeof(wa__diag) - (name ? strlen(name) + 1 : 0))
         return WA_E2BIG;
@@ -159,9 +164,12 @@ WA__SPAWN_DEFINE(6)
 WA__SPAWN_DEFINE(7)
 WA__SPAWN_DEFINE(8)
 
-int wa__task_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
+int wa__task_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope, const char *name,
+                   wa__wrap_fn *wrap)
 {
-    return wa__spawn_in(rt, fut, join, size, scope, false);
+    if (!name || !rt || !fut || size < sizeof(wa_future) || !fut->vt || !fut->vt->poll) /* (the checks report these) */
+        return wa__spawn_in(rt, fut, join, size, scope, false);
+    return wa__spawn_wrapped(rt, fut, join, size, scope, name, wrap);
 }
 
 /* The callback style: a future that calls fn(arg, cx), and fn(arg, NULL)

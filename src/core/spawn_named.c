@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* A named spawn (wa_spawn_named): the task runs in the diagnostics'
- * wrapper (diag.c), which keeps its name and times its polls. In a file
- * of its own, so that only a program that names a task links diag.c. */
+/* Named spawns (wa_spawn_named, wa_scope_spawn_named,
+ * wa_join_set_spawn_named): the task runs in the diagnostics' wrapper
+ * (diag.c), which keeps its name and times its polls. In a file of their
+ * own, so that only a program that names a task links diag.c. */
 #include "diag.h"
 #include "task.h"
 
 int wa_spawn_named(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, const char *name)
 {
-    if (!name || !rt || !fut || size < sizeof(wa_future) || !fut->vt || !fut->vt->poll) /* (the checks report these) */
-        return wa_spawn(rt, fut, size, join);
-    return wa__spawn_wrapped(rt, fut, join, size, NULL, name, wa__diag_wrap);
+    return wa__task_spawn(rt, fut, size, join, NULL, name, wa__diag_wrap);
+}
+
+int wa_scope_spawn_named(wa_scope *s, const wa_future *fut, size_t size, wa_join *join, const char *name)
+{
+    return wa__scope_spawn(s, fut, size, join, "wa_scope_spawn_named", name, wa__diag_wrap);
+}
+
+int wa_join_set_spawn_named(wa_join_set *s, const wa_future *fut, size_t size, const char *name)
+{
+    return wa__join_set_spawn(s, fut, size, "wa_join_set_spawn_named", name, wa__diag_wrap);
 }
