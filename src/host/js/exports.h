@@ -31,5 +31,9 @@ void *wasync_outcomes(size_t n);
 void wasync_settled_n(size_t n);
 /* Forgets handle (wa_js_release, from the glue). */
 void wasync_release(uint32_t handle);
+/* Starts the module's runtime's trace as WASYNC_TRACE would (the glue's
+ * option trace): 0, or WA_ENOSYS when the module has no trace. Defined by
+ * trace_sink.c, in a module that has the trace only. */
+int wasync_trace_env(void);
 
 #endif
