@@ -3,20 +3,24 @@
 // the C side is src/host/js/trace_sink.c): Chrome trace-event JSON for
 // Perfetto and chrome://tracing, collected here as C writes it, one event
 // per write. Each event is handed to the onTraceEvent callback as it comes
-// (a live timeline); rt.trace() gives the JSON text of the latest trace
-// (whole: closed if it still runs). A path other than "-" is also a file
+// (a live timeline); rt.trace() gives the JSON text of the module's
+// runtime's trace (whole: closed if it still runs). A path other than "-" is also a file
 // in Node (written as the events come, closed at the trace's stop, at
 // rt.close() or at the process's exit); in a browser it is a name only.
 //
 // The module's runtime is traced from its start when the option trace is
 // given (true: collected only; a path), or in Node when WASYNC_TRACE=FILE
-// is in the environment, if the module has the trace (it calls
-// wa_trace_start, or is linked with -Wl,--undefined=wa_trace_start).
+// is in the environment (as natively, the process's first runtime writes
+// FILE, the second FILE.2...; "-": the first only), if the module has the
+// trace (it calls wa_trace_start, or is linked with
+// -Wl,--undefined=wa_trace_start).
 
 import { decoder, encoder } from './bytes.mjs';
 import { codes } from './errors.mjs';
 
 const TAIL = '\n]}\n'; // (what C writes at the stop)
+
+let envRuntimes = 0; // the runtimes WASYNC_TRACE traced in this process
 
 /** One trace: its text so far and, in Node, its file. */
 class Trace {
@@ -40,7 +44,8 @@ export class Traces {
     this.log = log;
     this.fs = fs;
     // the path the module's runtime is traced to from its start
-    this.wanted = trace === true ? '-' : trace || (fs && env?.WASYNC_TRACE) || null;
+    this.wanted = trace === true ? '-' : trace || null;
+    this.env = !this.wanted && fs ? env?.WASYNC_TRACE || null : null;
     this.open = new Map(); // sink -> Trace
     this.main = null;   // the trace start() started
     this.latest = null;
@@ -55,7 +60,7 @@ export class Traces {
       trace_env: (ptr, cap) => {
         if (!this.wanted) return 0;
         const bytes = encoder.encode(this.wanted);
-        if (bytes.length > cap) return cap + 1; // (too long: C says so)
+        if (bytes.length > cap) return 0; // (too long for C's copy: untraced)
         wasm.bytesAt(ptr, bytes.length).set(bytes);
         return bytes.length;
       },
@@ -100,12 +105,20 @@ export class Traces {
   /** After wasync_init: starts the module's runtime's trace if one is
    * wanted; a module that has none says so. */
   start() {
-    if (!this.wanted) return;
+    if (!this.wanted && !this.env) return;
     const { wasm } = this.h, start = wasm.ex.wasync_trace_env;
+    const none = 'no trace: the module has none (it calls no wa_trace_start; link it with -Wl,--undefined=wa_trace_start)';
+    if (!start) return this.log(`wasync: ${none}`);
+    if (!this.wanted) { // (numbered as natively; a module without the trace takes no number)
+      const n = ++envRuntimes;
+      this.wanted = n === 1 ? this.env : this.env === '-' ? null : `${this.env}.${n}`;
+      if (!this.wanted) return;
+    }
     const first = this.next; // (the sink it opens)
-    if (start && wasm.enter(start) >= 0) this.main = this.open.get(first) ?? null;
-    else this.log('wasync: no trace: the module has none (it calls no wa_trace_start; link it with -Wl,--undefined=wa_trace_start)');
+    if (wasm.enter(start) < 0) this.log(`wasync: ${none}`); // (the sink without trace.c)
+    else this.main = this.open.get(first) ?? null;
   }
+
 
   /** Ends sink's trace: by C (whole), or by the glue (cut: the tail added). */
   end(sink, cut) {

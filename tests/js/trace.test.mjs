@@ -39,15 +39,17 @@ test('traced by the option: collected, each event live, every slice closed, its 
   assert.doesNotThrow(() => JSON.parse(rt.trace()), 'whole after the close');
 });
 
-test('WASYNC_TRACE=FILE in Node writes FILE', async () => {
+test('WASYNC_TRACE=FILE in Node writes FILE, and the second runtime FILE.2', async () => {
   const tmp = mkdtempSync(join(tmpdir(), 'wasync-trace-'));
   const file = join(tmp, 't.json');
   process.env.WASYNC_TRACE = file;
   try {
-    const rt = await instantiate(module('trace'));
-    await rt.callAsync('traced');
-    rt.close(); // (ends the file: the trace's tail)
-    checkTrace(readFileSync(file, 'utf8'), expected);
+    for (const name of [file, `${file}.2`]) {
+      const rt = await instantiate(module('trace'));
+      await rt.callAsync('traced');
+      rt.close(); // (ends the file: the trace's tail)
+      checkTrace(readFileSync(name, 'utf8'), expected);
+    }
   } finally {
     delete process.env.WASYNC_TRACE;
     rmSync(tmp, { recursive: true, force: true });
