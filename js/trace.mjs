@@ -94,8 +94,15 @@ export class Traces {
             return codes.EIO;
           }
         }
-        // an event (the others: the head, the tail)
-        if (this.onEvent && text.startsWith(',\n{')) this.onEvent(JSON.parse(text.slice(2)));
+        // an event (the others: the head, the tail); a callback's throw
+        // must not unwind through wasm
+        if (this.onEvent && text.startsWith(',\n{')) {
+          try {
+            this.onEvent(JSON.parse(text.slice(2)));
+          } catch (e) {
+            this.log(`wasync: onTraceEvent threw: ${e?.stack ?? e}`);
+          }
+        }
         return 0;
       },
       trace_close: (sink) => this.end(sink, false),
