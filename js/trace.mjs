@@ -24,8 +24,7 @@ let envRuntimes = 0; // the runtimes WASYNC_TRACE traced in this process
 
 /** One trace: its text so far and, in Node, its file. */
 class Trace {
-  constructor(path, fd) {
-    this.path = path;
+  constructor(fd) {
     this.fd = fd;       // the file's, or null
     this.chunks = [];
     this.ended = false;
@@ -79,7 +78,7 @@ export class Traces {
           }
         }
         const sink = this.next++;
-        this.open.set(sink, this.latest = new Trace(path, fd));
+        this.open.set(sink, this.latest = new Trace(fd));
         return sink;
       },
       trace_write: (sink, ptr, len) => {
@@ -125,7 +124,6 @@ export class Traces {
     if (wasm.enter(start) < 0) this.log(`wasync: ${none}`); // (the sink without trace.c)
     else this.main = this.open.get(first) ?? null;
   }
-
 
   /** Ends sink's trace: by C (whole), or by the glue (cut: the tail added). */
   end(sink, cut) {

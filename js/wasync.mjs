@@ -216,8 +216,9 @@ export async function instantiate(source, options = {}) {
         nextDeadline: ticks.timerAt,
       };
     },
-    /** The JSON text of the module's latest trace (whole: closed if it
-     * still runs), or null: none was started. */
+    /** The JSON text of the module's runtime's trace (the option trace's,
+     * else the latest wa_trace_start's), whole even while it runs; null:
+     * none was started. */
     trace: () => traces.text(),
     /** Stops the runtime: aborts host operations, rejects pending calls,
      * prints what is left of a last line, ends the traces. */
