@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the JavaScript host's export ABI, the functions the glue
- * (js/wasync.mjs) calls and nothing else does (exports.c defines them;
- * docs/reactor.md says when the glue calls each). Not in a public header:
+ * (js/wasync.mjs) calls and nothing else does (exports.c defines them,
+ * but for the trace's, trace_sink.c; docs/reactor.md says when the glue
+ * calls each). Not in a public header:
  * no C code of a user's calls them. */
 #ifndef WASYNC_HOST_JS_EXPORTS_H
 #define WASYNC_HOST_JS_EXPORTS_H
