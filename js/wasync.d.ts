@@ -57,6 +57,31 @@ export interface Options {
   stderr?: (line: string) => void;
   /** A trap in a tick or a delivery (default: reject the pending calls). */
   onError?: (error: Error) => void;
+  /** Traces the module's runtime from its start (wasync/trace.h): true
+   * (collected: rt.trace()) or a path (in Node, that file too). In Node,
+   * WASYNC_TRACE=FILE in the environment does the same. The module must
+   * have the trace: it calls wa_trace_start, or is linked with
+   * -Wl,--undefined=wa_trace_start (else one line to log says so). */
+  trace?: boolean | string;
+  /** Each event of the module's traces, as it comes. */
+  onTraceEvent?: (event: TraceEvent) => void;
+}
+
+/** An event of a trace, in Chrome's trace-event format: a task's slice
+ * ("b" and "e", named by the task; the end's args.status), a poll's inside
+ * it ("b" and "e" named "poll"; the end's args.awaits when the task stays
+ * pending), a wake ("n", args.by: "task N", "itself" or "host"). */
+export interface TraceEvent {
+  ph: 'b' | 'e' | 'n';
+  cat: 'task';
+  name: string;
+  /** The task's id. */
+  id: number;
+  pid: number;
+  tid: number;
+  /** Microseconds from the trace's start. */
+  ts: number;
+  args?: { future?: string; spawned_by?: number; status?: number; awaits?: string; by?: string };
 }
 
 export interface Stats {
@@ -101,7 +126,12 @@ export interface Runtime {
   /** The runtime's earliest deadline (performance.now() ms), or -1. */
   nextDeadline(): number;
   stats(): Stats;
-  /** Stops the runtime: aborts host operations, rejects pending calls. */
+  /** The JSON text of the module's runtime's trace (the option trace's;
+   * else the latest wa_trace_start's), whole even while it runs; null if
+   * none was started. */
+  trace(): string | null;
+  /** Stops the runtime: aborts host operations, rejects pending calls,
+   * ends the traces (a file's written whole). */
   close(): void;
 }
 

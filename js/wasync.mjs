@@ -38,6 +38,7 @@
 //   promises.mjs  promises adopted for C
 //   calls.mjs     calls of exported functions (rt.call, rt.callAsync)
 //   stdio.mjs     printf and puts on the console (WASI's fd_write)
+//   trace.mjs     the runtime's traces (wa_trace_start): collected, live, files in Node
 
 import { codes, errorName, WasyncError } from './errors.mjs';
 import { decoder } from './bytes.mjs';
@@ -47,6 +48,7 @@ import { HostOps } from './ops.mjs';
 import { Promises } from './promises.mjs';
 import { Calls } from './calls.mjs';
 import { stdio } from './stdio.mjs';
+import { Traces } from './trace.mjs';
 
 export { codes, errorName, WasyncError };
 
@@ -86,6 +88,13 @@ async function compile(source, imports) {
  *             an import (default 16 per tick; other adopts take handles
  *             wasm makes in batches).
  *   log:      diagnostics sink (default console.error).
+ *   trace:    trace the module's runtime from its start (wasync/trace.h):
+ *             true (collected: rt.trace()), or a path (in Node, that file
+ *             too); in Node, WASYNC_TRACE=FILE in the environment does the
+ *             same. The module must have the trace (it calls
+ *             wa_trace_start, or is linked with -Wl,--undefined=wa_trace_start).
+ *   onTraceEvent: called with each event of the module's traces as it
+ *             comes (an object of Chrome's trace-event format).
  *   onError:  called with a trap raised by a tick or a delivery (default:
  *             reject every pending call with it; console.error if none).
  */
@@ -111,6 +120,12 @@ export async function instantiate(source, options = {}) {
   });
   const promises = h.promises = new Promises(h, options.adoptPool ?? 16);
   const calls = h.calls = new Calls(h);
+  // (Node: a trace's file; loaded, not imported, so that browsers load the glue as it is)
+  const node = typeof globalThis.process?.versions?.node === 'string';
+  const traces = new Traces(h, {
+    trace: options.trace, onTraceEvent: options.onTraceEvent, log,
+    fs: node ? await import('node:fs') : null, env: node ? globalThis.process.env : null,
+  });
 
   // A trap in a tick or delivery: the module's state is unknown from now on.
   h.fail = (err) => {
@@ -137,6 +152,7 @@ export async function instantiate(source, options = {}) {
       calls.settle(call >>> 0, status, ptr ? wasm.copyOut(ptr, len) : null, number);
     },
     log: (ptr, len) => log(decoder.decode(wasm.bytesAt(ptr, len))),
+    ...traces.imports(),
   };
 
   const io = stdio(wasm, {
@@ -153,6 +169,7 @@ export async function instantiate(source, options = {}) {
   if (typeof ex._initialize === 'function') wasm.enter(ex._initialize);
   const rc = wasm.enter(ex.wasync_init);
   if (rc < 0) throw new WasyncError(rc, 'wasync_init failed');
+  traces.start();
   promises.refill();
 
   return {
@@ -199,12 +216,17 @@ export async function instantiate(source, options = {}) {
         nextDeadline: ticks.timerAt,
       };
     },
+    /** The JSON text of the module's runtime's trace (the option trace's,
+     * else the latest wa_trace_start's), whole even while it runs; null:
+     * none was started. */
+    trace: () => traces.text(),
     /** Stops the runtime: aborts host operations, rejects pending calls,
-     * prints what is left of a last line. */
+     * prints what is left of a last line, ends the traces. */
     close() {
       if (wasm.closed) return;
       wasm.closed = true;
       io.flush();
+      traces.endAll();
       ticks.stop();
       ops.abortAll();
       ops.deliveries = [];

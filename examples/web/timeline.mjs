@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Draws the tasks of timeline.wasm live: each event from C opens or closes
-// a segment on the task's row; the ongoing segment grows every frame.
+// Draws the tasks of timeline.wasm live from the runtime's trace (the
+// glue's option trace; each event handed to onTraceEvent as it comes): a
+// row per task named at its spawn (wa_spawn_named), a segment for what
+// each poll left it awaiting (a sleep, a fetch, a join), a tick per poll
+// and per wake, a mark at its end. The ongoing segments grow every frame;
+// at the end, the trace is a download for Perfetto (ui.perfetto.dev).
 import { instantiate } from '/js/wasync.mjs';
 
 const PX_PER_MS = 0.5, WIDTH_MS = 2000;
@@ -15,59 +19,75 @@ for (let ms = 0; ms <= WIDTH_MS; ms += 250) {
   timeline.appendChild(t);
 }
 
-const rows = new Map(); // task id -> { el, open: { el, from } }
-let t0 = 0, finished = false;
-const now = () => performance.now() - t0;
+const rows = new Map(); // task id -> { el, open: { el, from, label } }
+let origin = null, lag = 0, finished = false;
+// The trace's times (µs from its start) as the page's ms from the first task.
+const at = (ts) => ts / 1000 - origin;
+const now = () => performance.now() - lag - origin;
 
-function row(id) {
-  if (!rows.has(id)) {
-    const el = document.createElement('div');
-    el.className = 'row';
-    el.innerHTML = `<span class="name">task ${id}</span>`;
-    timeline.insertBefore(el, timeline.querySelector('.tick'));
-    rows.set(id, { el, open: null });
-  }
-  return rows.get(id);
+function mark(r, kind, ms, title) {
+  const el = document.createElement('div');
+  el.className = kind;
+  el.style.left = `${ms * PX_PER_MS}px`;
+  el.title = title;
+  r.el.appendChild(el);
 }
 
-function close(r, at) {
+function close(r, ms) {
   if (r.open) {
-    r.open.el.style.width = `${(at - r.open.from) * PX_PER_MS}px`;
+    r.open.el.style.width = `${Math.max(ms - r.open.from, 0) * PX_PER_MS}px`;
     r.open = null;
   }
 }
 
-const KIND = ['start', 'sleep', 'fetch', 'done', 'fail'];
-let memory;
-function event(task, what, ptr, len) {
-  const label = new TextDecoder().decode(new Uint8Array(memory.buffer, ptr, len));
-  const r = row(task), at = now(), kind = KIND[what];
-  close(r, at);
-  if (kind === 'sleep' || kind === 'fetch') {
+// What a poll left the task awaiting: a segment, named by its leaf.
+function wait(r, ms, awaits) {
+  if (r.open?.label === awaits) return; // (the same wait, polled again)
+  close(r, ms);
+  const kind = awaits.startsWith('sleep') ? 'sleep' : awaits.startsWith('http') ? 'fetch' : 'join';
+  const el = document.createElement('div');
+  el.className = `seg ${kind}`;
+  el.style.left = `${ms * PX_PER_MS}px`;
+  el.textContent = el.title = awaits;
+  r.el.appendChild(el);
+  r.open = { el, from: ms, label: awaits };
+}
+
+function event(e) {
+  if (origin === null) { // the first task's spawn is 0 ms
+    origin = e.ts / 1000;
+    lag = performance.now() - e.ts / 1000;
+  }
+  const ms = at(e.ts);
+  if (e.ph === 'b' && e.name !== 'poll') {
     const el = document.createElement('div');
-    el.className = `seg ${kind}`;
-    el.style.left = `${at * PX_PER_MS}px`;
-    el.textContent = label;
-    r.el.appendChild(el);
-    r.open = { el, from: at };
-  } else if (kind === 'done' || kind === 'fail') {
-    const el = document.createElement('div');
-    el.className = kind;
-    el.style.left = `${at * PX_PER_MS}px`;
-    el.title = `${kind} at ${Math.round(at)} ms`;
-    r.el.appendChild(el);
+    el.className = 'row';
+    el.innerHTML = '<span class="name"></span>';
+    el.firstChild.textContent = e.name;
+    el.title = `task ${e.id}: ${e.args.future}, spawned by ${e.args.spawned_by ? `task ${e.args.spawned_by}` : 'the page'}`;
+    timeline.insertBefore(el, timeline.querySelector('.tick'));
+    rows.set(e.id, { el, open: null });
+    return;
+  }
+  const r = rows.get(e.id);
+  if (!r) return;
+  if (e.ph === 'b') mark(r, 'poll', ms, `polled at ${Math.round(ms)} ms`);
+  else if (e.ph === 'n') mark(r, 'wake', ms, `woken by ${e.args.by} at ${Math.round(ms)} ms`);
+  else if (e.name === 'poll' && e.args?.awaits) wait(r, ms, e.args.awaits);
+  else if (e.name === 'task') {
+    close(r, ms);
+    const ok = e.args.status === 0;
+    mark(r, ok ? 'done' : 'fail', ms, `${ok ? 'done' : `failed (${e.args.status})`} at ${Math.round(ms)} ms`);
   }
 }
 
 function frame() {
-  for (const r of rows.values())
-    if (r.open) r.open.el.style.width = `${(now() - r.open.from) * PX_PER_MS}px`;
+  if (origin !== null)
+    for (const r of rows.values()) if (r.open) r.open.el.style.width = `${(now() - r.open.from) * PX_PER_MS}px`;
   if (!finished) requestAnimationFrame(frame);
 }
 
-const rt = await instantiate(fetch('/build/js/tests/js/timeline.wasm'), { imports: { demo: { event } } });
-memory = rt.exports.memory;
-t0 = performance.now();
+const rt = await instantiate(fetch('/build/js/tests/js/timeline.wasm'), { trace: true, onTraceEvent: event });
 requestAnimationFrame(frame);
 status.textContent = 'running…';
 try {
@@ -77,4 +97,9 @@ try {
   status.textContent = `failed: ${e.message}`;
 }
 finished = true;
+// The trace, whole, for Perfetto or chrome://tracing.
+window.traceText = rt.trace();
+const link = document.getElementById('download');
+link.href = URL.createObjectURL(new Blob([window.traceText], { type: 'application/json' }));
+link.hidden = false;
 document.body.dataset.done = '1';

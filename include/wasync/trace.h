@@ -8,8 +8,24 @@
  * is a slice inside it, whose end says what the task awaits when it stays
  * pending (the dump's chain: "sleep (due in 1000 ms)", "fd_wait (fd 5
  * readable)"); each wake is an instant on the task saying who woke it
- * (a task, or the host: a timer, I/O). Natively, WASYNC_TRACE=FILE in the
- * environment traces every runtime wa_rt_new makes to FILE.
+ * (a task, or the host: a timer, I/O).
+ *
+ * Where it goes, on each host: natively and on WASI 0.1, 0.2 and 0.3, a
+ * file the C library opens (on WASI, in a directory the host preopened:
+ * wasmtime run --dir), or stderr for the path "-". On the JS host, the
+ * glue (js/wasync.mjs) collects it (rt.trace(), each event live to the
+ * option onTraceEvent) and in Node also writes the file a path names
+ * ("-": collected only).
+ *
+ * WASYNC_TRACE=FILE in the environment (natively, on WASI: wasmtime's
+ * --env, node:wasi's and jco's environment) traces every runtime
+ * wa_rt_new makes, the first to FILE, the second to FILE.2, and so on
+ * ("-": the first one only, to stderr); a file that cannot be made is
+ * said in one line on stderr, and the program runs untraced. On the JS
+ * host, the module's runtime is traced from its start when the glue's
+ * option trace or, in Node, WASYNC_TRACE asks, if the module has the
+ * trace: it calls wa_trace_start, or is linked with
+ * -Wl,--undefined=wa_trace_start (the others have none of its code).
  */
 #ifndef WASYNC_TRACE_H
 #define WASYNC_TRACE_H
@@ -21,14 +37,15 @@ extern "C" {
 #endif
 
 /* Starts tracing rt's tasks spawned from now on into the file at path
- * (borrowed; created or truncated). Returns 0, WA_EBUSY (rt is being
- * traced already), WA_ENOSYS (a host without files: natively only, for
- * now), WA_ENOMEM, or WA_EIO (the file could not be opened). */
+ * (borrowed; created or truncated; "-": stderr, the glue on the JS host).
+ * Returns 0, WA_EBUSY (rt is being traced already), WA_ENOMEM, or WA_EIO
+ * (the file could not be made: nothing is said, the caller tells). */
 int wa_trace_start(wa_rt *rt, const char *path);
 
 /* Stops rt's trace and closes its file, whose JSON is then whole (also
- * done by wa_rt_free). Returns 0, WA_EINVAL (rt is not being traced) or
- * WA_EIO (a write failed: the file is short). */
+ * done by wa_rt_free; on the JS host, by the glue's rt.close() too).
+ * Returns 0, WA_EINVAL (rt is not being traced) or WA_EIO (a write
+ * failed: the file is short). */
 int wa_trace_stop(wa_rt *rt);
 
 #ifdef __cplusplus

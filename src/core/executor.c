@@ -70,7 +70,7 @@ int wa_rt_new_on(wa_rt **out, wa_backend *backend)
     /* one context for every poll: a poll leaves it as it found it
      * (future.h), so each task sets only its own fields */
     rt->cx = (wa_cx){{NULL, &wa__task_waker_vt}, rt, NULL, 0, &rt->budget};
-#if !defined(__wasm__)
+#if !defined(WASYNC_HOST_JS) /* (there, the module's runtime only: src/host/js/runtime.c) */
     wa__trace_env(rt);
 #endif
     *out = rt;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A runtime's trace (wasync/trace.h): the public calls, and natively
- * WASYNC_TRACE; the file and its events are trace_file.c's. */
+/* A runtime's trace (wasync/trace.h): the public calls, and WASYNC_TRACE;
+ * the JSON and its events are trace_file.c's, the path's sink the host's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,14 +31,16 @@ int wa_trace_stop(wa_rt *rt)
     return wa__trace_stop_file(rt);
 }
 
-#if !defined(__wasm__)
 void wa__trace_env(wa_rt *rt)
 {
     static unsigned runtimes;
-    const char *path = getenv("WASYNC_TRACE");
+    const char *path = wa__trace_sink_env();
     if (!path || !*path)
         return;
     unsigned n = __atomic_add_fetch(&runtimes, 1, __ATOMIC_RELAXED);
+    bool own = strcmp(path, "-") == 0; /* (stderr, the glue's: one JSON text, the first runtime's) */
+    if (own && n > 1)
+        return;
     static const char say[] = "wasync: WASYNC_TRACE: cannot write the trace to ";
     size_t len = sizeof say + strlen(path) + 12;
     char *text = malloc(len);
@@ -55,4 +57,3 @@ void wa__trace_env(wa_rt *rt)
         wa__log(text);
     free(text);
 }
-#endif

@@ -1,24 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* A runtime's trace file (trace.h): Chrome trace-event JSON written
- * through a buffer. Events come from the diagnostics' wrapper (diag.c) on
- * whichever thread polls a task, so the buffer takes a short lock. Its
- * state is a runtime extension (rt.h), so that a stopped trace stays
- * until wa_rt_free (a worker may still be about to write to it) and
- * wa_rt_free closes one still open. The public calls are trace.c's. */
-#define _GNU_SOURCE /* (O_CLOEXEC) */
+/* A runtime's trace (trace.h): Chrome trace-event JSON written through a
+ * buffer to the host's sink (a file, stderr, the JS glue). Events come
+ * from the diagnostics' wrapper (diag.c) on whichever thread polls a
+ * task, so the buffer takes a short lock. Its state is a runtime
+ * extension (rt.h), so that a stopped trace stays until wa_rt_free (a
+ * worker may still be about to write to it) and wa_rt_free closes one
+ * still open. The public calls are trace.c's. */
 #include <stdlib.h>
 #include <string.h>
 #if !defined(__wasm__)
-#include <fcntl.h>
 #include <sched.h>
-#include <unistd.h>
 #endif
 
 #include "trace.h"
 
 struct wa__trace {
     wa__rt_ext ext;
-    int fd;       /* -1 once stopped */
+    int sink;     /* -1 once stopped */
     uint32_t gen; /* which trace of the runtime: 1, 2 after a stop and a start... */
     int failed;   /* a write failed */
     uint32_t lock;
@@ -41,19 +39,8 @@ static void wa__trace_unlock(wa__trace *tr) { __atomic_store_n(&tr->lock, 0, __A
 
 static void wa__trace_write(wa__trace *tr, const char *p, size_t n)
 {
-#if !defined(__wasm__)
-    while (n && !tr->failed) {
-        ssize_t k = write(tr->fd, p, n);
-        if (k <= 0) {
-            tr->failed = 1;
-            break;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-#else
-    (void)tr, (void)p, (void)n;
-#endif
+    if (n && !tr->failed && wa__trace_sink_write(tr->sink, p, n) != 0)
+        tr->failed = 1;
 }
 
 static void wa__trace_flush(wa__trace *tr)
@@ -124,8 +111,11 @@ void wa__trace_event(wa_rt *rt, uint32_t gen, const char *ph, const char *name, 
         wa__trace_format(&d, ph, name, id, ns, args);
     }
     wa__trace_lock(tr);
-    if (tr->fd >= 0 && tr->gen == gen) /* (a task of an earlier trace: not this file's) */
+    if (tr->sink >= 0 && tr->gen == gen) { /* (a task of an earlier trace: not this file's) */
         wa__trace_put(tr, p, d.need);
+        if (WA__TRACE_EACH)
+            wa__trace_flush(tr);
+    }
     wa__trace_unlock(tr);
     if (p != line)
         free(p);
@@ -136,17 +126,15 @@ static int wa__trace_close(wa__trace *tr)
 {
     static const char tail[] = "\n]}\n";
     wa__trace_lock(tr);
-    int fd = tr->fd;
-    if (fd >= 0) {
+    int sink = tr->sink;
+    if (sink >= 0) {
         wa__trace_put(tr, tail, sizeof tail - 1);
         wa__trace_flush(tr);
     }
-    tr->fd = -1;
+    tr->sink = -1;
     wa__trace_unlock(tr);
-#if !defined(__wasm__)
-    if (fd >= 0 && close(fd) != 0)
+    if (sink >= 0 && wa__trace_sink_close(sink) != 0)
         tr->failed = 1;
-#endif
     return tr->failed ? WA_EIO : 0;
 }
 
@@ -159,38 +147,35 @@ static void wa__trace_free(wa__rt_ext *e)
 
 int wa__trace_open(wa_rt *rt, const char *path)
 {
-#if defined(__wasm__) /* (no file yet: WASI's and the JS glue's sinks are to come) */
-    (void)rt, (void)path, (void)wa__trace_free;
-    return WA_ENOSYS;
-#else
     wa__trace *tr = (wa__trace *)wa__rt_ext_find(rt, wa__trace_free);
     bool made = !tr;
     if (made && !(tr = malloc(sizeof *tr)))
         return WA_ENOMEM;
     if (made)
         tr->gen = 0;
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
+    int sink = wa__trace_sink_open(path);
+    if (sink < 0) {
         if (made)
             free(tr);
-        return WA_EIO;
+        return sink;
     }
     static const char head[] = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
                                "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"wasync\"}}";
-    tr->fd = fd;
+    tr->sink = sink;
     __atomic_store_n(&tr->gen, tr->gen + 1, __ATOMIC_RELAXED); /* (read by spawns on workers) */
     tr->failed = 0;
     tr->lock = 0;
     tr->len = 0;
     tr->t0 = rt->backend->vt->now(rt->backend);
     wa__trace_put(tr, head, sizeof head - 1);
+    if (WA__TRACE_EACH)
+        wa__trace_flush(tr);
     if (made) {
         tr->ext.free = wa__trace_free;
         wa__rt_ext_add(rt, &tr->ext);
     }
     __atomic_store_n(&rt->trace, tr, __ATOMIC_RELEASE);
     return 0;
-#endif
 }
 
 int wa__trace_stop_file(wa_rt *rt)

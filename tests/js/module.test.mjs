@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url';
 // (the js preset's build folder unless CTest says where)
 const dir = dirname(process.env.WASYNC_PROG ?? fileURLToPath(new URL('../../build/js/tests/js/prog.wasm', import.meta.url)));
 
-for (const name of ['prog', 'minimal', 'timeline', 'bench_js']) {
+for (const name of ['prog', 'minimal', 'timeline', 'trace', 'bench_js']) {
   test(`${name}.wasm imports only from "wasync"`, async () => {
     const mod = await WebAssembly.compile(await readFile(join(dir, `${name}.wasm`)));
-    const foreign = WebAssembly.Module.imports(mod).filter((i) => i.module !== 'wasync' && i.module !== 'demo');
+    const foreign = WebAssembly.Module.imports(mod).filter((i) => i.module !== 'wasync');
     assert.deepEqual(foreign, []);
   });
 }

@@ -7,9 +7,10 @@ export const wasmtime = process.env.WASYNC_RUNNER === 'wasmtime';
 
 const flags = () => process.env.WASYNC_WASMTIME_FLAGS.split(' ');
 
-// [command, args]: `wasmtime run` of the file with args.
-export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT) =>
-  [process.env.WASYNC_WASMTIME, ['run', ...flags(), file, ...args]];
+// [command, args]: `wasmtime run` of the file with args (options: more of
+// run's, e.g. --dir).
+export const wasmtimeRun = (args = [], file = process.env.WASYNC_COMPONENT, options = []) =>
+  [process.env.WASYNC_WASMTIME, ['run', ...flags(), ...options, file, ...args]];
 
 // [command, args]: `wasmtime serve` of the file (a 0.3 service if p3) on
 // 127.0.0.1:port. A 0.2

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the JavaScript host's export ABI, the functions the glue
- * (js/wasync.mjs) calls and nothing else does (exports.c defines them;
- * docs/reactor.md says when the glue calls each). Not in a public header:
+ * (js/wasync.mjs) calls and nothing else does (exports.c defines them,
+ * but for the trace's, trace_sink.c; docs/reactor.md says when the glue
+ * calls each). Not in a public header:
  * no C code of a user's calls them. */
 #ifndef WASYNC_HOST_JS_EXPORTS_H
 #define WASYNC_HOST_JS_EXPORTS_H
@@ -31,5 +32,9 @@ void *wasync_outcomes(size_t n);
 void wasync_settled_n(size_t n);
 /* Forgets handle (wa_js_release, from the glue). */
 void wasync_release(uint32_t handle);
+/* Starts the module's runtime's trace as WASYNC_TRACE would (the glue's
+ * option trace): 0, or WA_ENOSYS when the module has no trace. Defined by
+ * trace_sink.c, in a module that has the trace only. */
+int wasync_trace_env(void);
 
 #endif

@@ -8,7 +8,7 @@ wasync_sources(reactor log_stderr.c)
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   wasync_sources(host/native default.c epoll.c uring.c tcp.c udp.c dns.c signals.c curl.c http.c http_parse.c
     http_conn.c http_server.c)
-  wasync_sources(host/posix fd.c fd_stream.c)
+  wasync_sources(host/posix fd.c fd_stream.c trace_sink.c)
   wasync_sources(reactor regs.c)
   wasync_sources(io tcp.c udp.c dns.c ip.c http_url.c http_fields.c http_send.c http_body.c http_fetch.c)
   wasync_sources(threads mt.c worker.c scope.c queue.c park.c remote.c event.c blocking.c)

@@ -7,4 +7,6 @@ wasync_sources(host/wasip2 reactor.c io.c clocks.c random.c cli.c sockets.c http
   stream.c tcp.c udp.c dns.c http_client.c http_server.c)
 wasync_sources(wasi cabi.c lift.c http_call.c http_incoming.c)
 wasync_sources(reactor regs.c log_stderr.c)
+# (a trace's file or stderr through the C library, as natively)
+wasync_sources(host/posix trace_sink.c)
 wasync_sources(io tcp.c udp.c dns.c ip.c http_url.c http_fields.c http_send.c http_fetch.c)

@@ -9,4 +9,6 @@ wasync_sources(host/wasip3 reactor.c builtins.c cli.c sockets.c http.c command.c
   subtask.c cancel.c stream.c copy.c tcp.c udp.c dns.c http_client.c http_server.c)
 wasync_sources(wasi cabi.c lift.c http_call.c http_incoming.c)
 wasync_sources(reactor regs.c log_stderr.c)
+# (a trace's file or stderr through the C library, as natively)
+wasync_sources(host/posix trace_sink.c)
 wasync_sources(io tcp.c udp.c dns.c ip.c http_url.c http_fields.c http_send.c http_fetch.c)
