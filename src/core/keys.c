@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
 #include "keys.h"
 #include "wasync/error.h"
 
@@ -24,11 +23,30 @@ void wa__keys_init(wa__keys *k, size_t size, uint32_t gen_mask, uint32_t max)
     while (k->tag == 0);
 }
 
+/* The first slot of page p. */
+static uint32_t wa__keys_first(uint32_t p) { return p ? 8u << p : 0; }
+
 void wa__keys_free(wa__keys *k)
 {
-    free(k->slots);
-    k->slots = NULL;
+    for (uint32_t p = 0; p < WA__KEYS_PAGES && k->pages[p]; p++)
+        free((void *)(k->pages[p] + wa__keys_first(p) * k->size));
+    memset(k->pages, 0, sizeof k->pages);
     k->n = k->cap = 0;
+}
+
+/* Makes the next page: 0 or WA_ENOMEM. */
+static int wa__keys_grow(wa__keys *k)
+{
+    uint32_t p = k->cap ? wa__keys_page(k->cap) : 0;
+    uint32_t count = p ? 8u << p : 16; /* as many as all before it */
+    if (count > SIZE_MAX / k->size)
+        return WA_ENOMEM;
+    char *page = malloc(count * k->size);
+    if (!page)
+        return WA_ENOMEM;
+    k->pages[p] = (uintptr_t)page - wa__keys_first(p) * k->size;
+    k->cap += count;
+    return 0;
 }
 
 int wa__keys_alloc(wa__keys *k, uint32_t *i)
@@ -36,7 +54,7 @@ int wa__keys_alloc(wa__keys *k, uint32_t *i)
     if (k->free_head == WA__KEYS_NONE) {
         if (k->n == k->max)
             return WA_ENOMEM;
-        if (wa__grow(&k->slots, k->size, &k->cap, (size_t)k->n + 1, 16, k->max) < 0)
+        if (k->n == k->cap && wa__keys_grow(k) < 0)
             return WA_ENOMEM;
         wa__keyslot *s = wa__keys_at(k, k->n);
         s->gen = 1;

@@ -21,15 +21,16 @@ WA__JS_IMPORT(op_start) void wa__js_op_start(uint32_t id, int kind, uint32_t han
 WA__JS_IMPORT(op_cancel) void wa__js_op_cancel(uint32_t id);
 WA__JS_IMPORT(settle) void wa__js_settle(uint32_t call, int status, const void *p, size_t n, double number);
 
-/* A promise the embedder handed in, and what it settled to. */
+/* A promise the embedder handed in, and what it settled to: the record of
+ * its key (reactor.h). */
 typedef struct wa__js_promise {
-    int settled;
-    int status;
+    double number;
     unsigned char *data;
     size_t len;
-    double number;
     wa_js_op *waiters;
+    int status; /* WA_PENDING until it settled */
 } wa__js_promise;
+_Static_assert(sizeof(wa__js_promise) <= WA__JS_KEY_RECORD, "a promise's record fits its key's");
 
 enum { WA__JS_NEW, WA__JS_STARTED, WA__JS_DELIVERED, WA__JS_DONE };
 
@@ -62,6 +63,13 @@ static int wa__js_append(unsigned char **data, size_t *len, void *p, size_t n)
     return 0;
 }
 
+/* The live host operation of key id, or NULL. */
+static wa_js_op *wa__js_op_of(uint32_t id)
+{
+    wa_js_op **rec = wa__js_key_get(id, WA__JS_KEY_OP);
+    return rec ? *rec : NULL;
+}
+
 static void wa__js_op_forget_data(wa_js_op *op)
 {
     free(op->data);
@@ -71,7 +79,7 @@ static void wa__js_op_forget_data(wa_js_op *op)
 
 void wa__js_op_deliver(uint32_t id, int status, void *p, size_t n, double number)
 {
-    wa_js_op *op = wa__js_key_get(id, WA__JS_KEY_OP);
+    wa_js_op *op = wa__js_op_of(id);
     if (!op) { /* the op was dropped: its result goes nowhere */
         free(p);
         return;
@@ -138,7 +146,7 @@ static int wa__js_op_poll(wa_future *f, wa_cx *cx)
             /* released (a JS release may race a C await): not misuse */
             return fresh ? WA_ESTALE : WA_ECANCELED;
         }
-        if (pr->settled) {
+        if (pr->status != WA_PENDING) {
             if (op->state == WA__JS_STARTED)
                 wa_waker_drop(&op->waker);
             else if (!wa_coop_proceed(cx))
@@ -154,11 +162,13 @@ static int wa__js_op_poll(wa_future *f, wa_cx *cx)
         return WA_PENDING;
     }
     if (op->state == WA__JS_NEW) {
-        int rc = wa__js_key_new(op, WA__JS_KEY_OP, &op->id);
+        wa_js_op **rec;
+        int rc = wa__js_key_new(WA__JS_KEY_OP, &op->id, (void **)&rec);
         if (rc < 0) {
             op->state = WA__JS_DONE;
             return rc;
         }
+        *rec = op;
         op->state = WA__JS_STARTED;
         op->waker = wa_waker_clone(&cx->waker);
         wa__js_op_start(op->id, op->kind, op->handle, op->req, op->req_len);
@@ -175,7 +185,7 @@ static void wa__js_op_drop(wa_future *f)
         if (!op->kind) {
             wa__js_unwait(op);
         } else {
-            if (wa__js_key_get(op->id, WA__JS_KEY_OP))
+            if (wa__js_op_of(op->id))
                 wa__js_key_free(op->id);
             wa__js_op_cancel(op->id);
         }
@@ -204,7 +214,14 @@ wa_future *wa_js_await_init(wa_js_op *op, uint32_t handle)
     return wa__js_op_init(op, 0, handle, NULL, 0);
 }
 
-int wa__js_handle_new(void *ptr, uint32_t *key) { return wa__js_key_new(ptr, WA__JS_KEY_HANDLE, key); }
+int wa__js_handle_new(void *ptr, uint32_t *key)
+{
+    void **rec;
+    int rc = wa__js_key_new(WA__JS_KEY_HANDLE, key, (void **)&rec);
+    if (rc == 0)
+        *rec = ptr;
+    return rc;
+}
 
 void wa__js_handle_free(uint32_t key)
 {
@@ -215,11 +232,10 @@ void wa__js_handle_free(uint32_t key)
 size_t wa__js_promises_new(uint32_t *out, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        wa__js_promise *pr = calloc(1, sizeof *pr);
-        if (!pr || wa__js_key_new(pr, WA__JS_KEY_PROMISE, &out[i]) < 0) {
-            free(pr);
+        wa__js_promise *pr;
+        if (wa__js_key_new(WA__JS_KEY_PROMISE, &out[i], (void **)&pr) < 0)
             return i;
-        }
+        pr->status = WA_PENDING;
     }
     return n;
 }
@@ -227,7 +243,7 @@ size_t wa__js_promises_new(uint32_t *out, size_t n)
 void wa__js_promise_settled(uint32_t handle, int status, void *p, size_t n, double number)
 {
     wa__js_promise *pr = wa__js_key_get(handle, WA__JS_KEY_PROMISE);
-    if (!pr || pr->settled) {
+    if (!pr || pr->status != WA_PENDING) {
         free(p);
         return;
     }
@@ -236,7 +252,6 @@ void wa__js_promise_settled(uint32_t handle, int status, void *p, size_t n, doub
         status = rc;
     else if (status == WA_PENDING) /* an await would return it and never wake */
         status = WA_EINVAL;
-    pr->settled = 1;
     pr->status = status;
     pr->number = number;
     for (wa_js_op *op = pr->waiters; op; op = op->next)
@@ -275,13 +290,12 @@ void wa_js_release(uint32_t handle)
     wa__js_promise *pr = wa__js_key_get(handle, WA__JS_KEY_PROMISE);
     if (!pr)
         return;
-    if (!pr->settled) /* a settled one the glue forgot when it settled */
+    if (pr->status == WA_PENDING) /* a settled one the glue forgot when it settled */
         wa__js_op_cancel(handle);
     for (wa_js_op *op = pr->waiters; op; op = op->next)
         wa_waker_wake_by_ref(&op->waker); /* they find the handle gone */
-    wa__js_key_free(handle);
     free(pr->data);
-    free(pr);
+    wa__js_key_free(handle);
 }
 
 void wa_js_settle(uint32_t call, int status, const void *data, size_t len, double number)
