@@ -80,11 +80,13 @@ export class Promises {
     this.poolEnd = 0;
     this.batch = ADOPT_FIRST; // the next batch made for adopts from outside
     this.handlesAt = 0; // where wasm writes a batch (from wasync_alloc), 0 before the first
-    // slot -> the handle whose outcome is still to reach wasm, 0 none
-    this.live = new Uint32Array(64);
+    // slot -> the handle whose outcome is still to reach wasm, 0 none. (The
+    // slot tables and the queues start at a batch's size, about 40 KiB in
+    // all: a first burst of a thousand adopts grows none of them.)
+    this.live = new Uint32Array(OUTCOMES_MAX);
     this.count = 0;          // the nonzero entries of live
-    this.out = new Outcomes(64); // queued for the next tick
-    this.spare = new Outcomes(64); // the one handed over last (its columns reused)
+    this.out = new Outcomes(OUTCOMES_MAX); // queued for the next tick
+    this.spare = new Outcomes(OUTCOMES_MAX); // the one handed over last (its columns reused)
     this.ptrs = new Uint32Array(OUTCOMES_MAX); // a batch's bytes in wasm
     this.picks = new Int32Array(OUTCOMES_MAX); // a batch's indices in out
     // The promise handlers. A slot used before keeps a pair bound to it
@@ -98,8 +100,8 @@ export class Promises {
     // serves a slot reused while its pair still waits on a released
     // promise. used: slot -> 1 once a handle was in it; watched: slot ->
     // the handle its kept pair waits on, 0 when free.
-    this.used = new Uint8Array(64);
-    this.watched = new Uint32Array(64);
+    this.used = new Uint8Array(OUTCOMES_MAX);
+    this.watched = new Uint32Array(OUTCOMES_MAX);
     this.valueAt = [];
     this.reasonAt = [];
     const self = this;
