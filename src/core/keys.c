@@ -34,14 +34,14 @@ void wa__keys_free(wa__keys *k)
     k->n = k->cap = 0;
 }
 
-/* Makes the next page: 0 or WA_ENOMEM. */
+/* Makes the next page, zeroed: 0 or WA_ENOMEM. */
 static int wa__keys_grow(wa__keys *k)
 {
     uint32_t p = k->cap ? wa__keys_page(k->cap) : 0;
     uint32_t count = p ? 8u << p : 16; /* as many as all before it */
     if (count > SIZE_MAX / k->size)
         return WA_ENOMEM;
-    char *page = malloc(count * k->size);
+    char *page = calloc(count, k->size);
     if (!page)
         return WA_ENOMEM;
     k->pages[p] = (uintptr_t)page - wa__keys_first(p) * k->size;
@@ -51,23 +51,21 @@ static int wa__keys_grow(wa__keys *k)
 
 int wa__keys_alloc(wa__keys *k, uint32_t *i)
 {
-    if (k->free_head == WA__KEYS_NONE) {
-        if (k->n == k->max)
+    wa__keyslot *s;
+    if (k->free_head != WA__KEYS_NONE) {
+        *i = k->free_head;
+        s = wa__keys_at(k, *i);
+        k->free_head = s->next_free;
+        uint32_t gen = s->gen;
+        memset(s, 0, k->size);
+        s->gen = gen;
+    } else {
+        if (k->n == k->max || (k->n == k->cap && wa__keys_grow(k) < 0))
             return WA_ENOMEM;
-        if (k->n == k->cap && wa__keys_grow(k) < 0)
-            return WA_ENOMEM;
-        wa__keyslot *s = wa__keys_at(k, k->n);
+        *i = k->n++;
+        s = wa__keys_at(k, *i); /* zero: a page is made zeroed */
         s->gen = 1;
-        s->live = 0;
-        s->next_free = WA__KEYS_NONE; /* not 0: that would free slot 0 again */
-        k->free_head = k->n++;
     }
-    *i = k->free_head;
-    wa__keyslot *s = wa__keys_at(k, *i);
-    k->free_head = s->next_free;
-    uint32_t gen = s->gen;
-    memset(s, 0, k->size);
-    s->gen = gen;
     s->live = 1;
     return 0;
 }
