@@ -23,13 +23,10 @@ void wa__keys_init(wa__keys *k, size_t size, uint32_t gen_mask, uint32_t max)
     while (k->tag == 0);
 }
 
-/* The first slot of page p. */
-static uint32_t wa__keys_first(uint32_t p) { return p ? 8u << p : 0; }
-
 void wa__keys_free(wa__keys *k)
 {
-    for (uint32_t p = 0; p < WA__KEYS_PAGES && k->pages[p]; p++)
-        free((void *)(k->pages[p] + wa__keys_first(p) * k->size));
+    for (uint32_t p = 0, first = 0; first < k->cap; first = 8u << ++p) /* (page p > 0 starts at slot 8 << p) */
+        free((void *)(k->pages[p] + first * k->size));
     memset(k->pages, 0, sizeof k->pages);
     k->n = k->cap = 0;
 }
@@ -37,14 +34,11 @@ void wa__keys_free(wa__keys *k)
 /* Makes the next page, zeroed: 0 or WA_ENOMEM. */
 static int wa__keys_grow(wa__keys *k)
 {
-    uint32_t p = k->cap ? wa__keys_page(k->cap) : 0;
-    uint32_t count = p ? 8u << p : 16; /* as many as all before it */
-    if (count > SIZE_MAX / k->size)
-        return WA_ENOMEM;
+    uint32_t p = wa__keys_page(k->cap), count = p ? k->cap : 16; /* as many as all before it */
     char *page = calloc(count, k->size);
     if (!page)
         return WA_ENOMEM;
-    k->pages[p] = (uintptr_t)page - wa__keys_first(p) * k->size;
+    k->pages[p] = (uintptr_t)page - (uintptr_t)k->cap * k->size;
     k->cap += count;
     return 0;
 }

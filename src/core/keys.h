@@ -25,7 +25,7 @@ typedef struct wa__keyslot {
 
 typedef struct wa__keys {
     /* page p's address less its first slot's offset in the table, so that
-     * slot i is at pages[p] + i * size (0 for a page not made yet) */
+     * slot i is at pages[p] + i * size */
     uintptr_t pages[WA__KEYS_PAGES];
     size_t size;        /* bytes per slot */
     uint32_t n, free_head;
