@@ -127,9 +127,7 @@ export async function instantiate(source, options = {}) {
   const wasyncImports = {
     now: () => performance.now(),
     timer: (at) => ticks.setTimer(at),
-    op_start: (id, kind, handle, ptr, len) => {
-      ops.start(id >>> 0, kind, handle >>> 0, len ? wasm.copyOut(ptr, len) : new Uint8Array(0));
-    },
+    op_start: (id, kind, handle, ptr, len) => ops.start(id >>> 0, kind, handle >>> 0, ptr >>> 0, len >>> 0),
     op_cancel: (id) => { // a host op dropped in C, or a promise handle released
       if (!ops.cancel(id >>> 0)) promises.forget(id >>> 0);
     },
