@@ -21,7 +21,7 @@ import { messageBytes, valueToResult } from './bytes.mjs';
 // A handle is generation << 20 | slot + 1 (src/host/js/reactor.c): its low
 // bits index `live`, and a slot reused for a newer handle no longer matches.
 const SLOT_MASK = (1 << 20) - 1;
-// The settlement table's size and layout (src/host/js/ops.h: wa__js_outcome,
+// The settlement table's size and layout (src/host/js/promises.c: wa__js_outcome,
 // WA__JS_OUTCOMES_MAX): f64 number, u32 handle, i32 status, u32 ptr, u32 len.
 const OUTCOMES_MAX = 1024;
 const OUTCOME_WORDS = 6;
@@ -152,7 +152,7 @@ export class Promises {
     if (wasm.closed) throw new Error('wasync: runtime closed');
     if (wasm.broken) throw wasm.broken;
     if (typeof wasm.ex.wasync_adopt_n !== 'function')
-      throw new WasyncError(codes.ENOSYS, 'the module does not export wasync_adopt_n');
+      throw new WasyncError(codes.ENOSYS, 'the module awaits no promise (it links no wa_js_await_init)');
     if (wasm.depth > 0) {
       if (this.poolHead === this.poolEnd)
         throw new WasyncError(codes.EAGAIN, `more than ${this.poolSize} adopt() calls from inside imports in one tick`);

@@ -2,10 +2,11 @@
 /* The JavaScript host's reactor: the host's event loop drives the runtime
  * (see js.h and the glue in js/wasync.mjs), so waiting is the host's; this
  * keeps the one host timer on the runtime's earliest deadline and the keys
- * handed to JavaScript (host operations, promise handles: ops.c), each a
- * source of wakes, with what each stands for in its slot (a promise's
- * outcome is kept there, not in a block of its own: a burst of adopts
- * allocates nothing per promise but the slots, which never move). It imports from "wasync":
+ * handed to JavaScript (host operations: ops.c; promise handles:
+ * promises.c), each a source of wakes, with what each stands for in its
+ * slot (a promise's outcome is kept there, not in a block of its own: a
+ * burst of adopts allocates nothing per promise but the slots, which never
+ * move). It imports from "wasync":
  *
  *   now() -> f64                       monotonic milliseconds
  *   timer(at_ms: f64)                  arm the one host timer (-1: none)
