@@ -2,8 +2,9 @@
 /* The JavaScript host's operations: futures over what the host does for C
  * (an HTTP client's fetches: ops.h's kinds), handles of what the host
  * keeps for C (a fetch's Response), and the settling of exported async
- * calls (the awaits of adopted promises are promises.c's). The host completes them through the
- * module's exports (exports.c); keys come from the reactor (reactor.c).
+ * calls (the awaits of adopted promises are promises.c's). The host
+ * completes them through the module's exports (exports.c); keys come from
+ * the reactor (reactor.c).
  * Imports from "wasync":
  *
  *   op_start(id, kind, handle, ptr, len)
