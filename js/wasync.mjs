@@ -2,8 +2,8 @@
 // wasync.mjs - the JavaScript host of wasync (browsers, Node >= 20).
 //
 // A wasync module imports from "wasync" (see include/wasync/js.h; the C side
-// is src/host/js: reactor.c, ops.c, promises.c and exports.c), and if it prints, the few
-// WASI functions of the C library's stdio.
+// is src/host/js: reactor.c, ops.c, promises.c and exports.c), and if it
+// prints, the few WASI functions of the C library's stdio.
 // WebAssembly cannot block, so this glue lets the event loop drive the
 // runtime:
 //
