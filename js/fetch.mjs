@@ -20,21 +20,22 @@ function latin1(bytes) {
   return s;
 }
 
-// The request C sent: method, URL, header names and values, each ending
-// with a NUL, an empty name, then the body.
-function parseRequest(bytes) {
-  const strs = [];
-  let at = 0;
-  for (;;) {
-    const end = bytes.indexOf(0, at);
-    const s = latin1(bytes.subarray(at, end));
-    at = end + 1;
-    if (strs.length >= 2 && strs.length % 2 === 0 && s === '') break;
-    strs.push(s);
-  }
+// The NUL-terminated string at p in the module's memory m, as bytes.
+function stringAt(m, p) {
+  return latin1(m.subarray(p, m.indexOf(0, p)));
+}
+
+/** The request of an HTTP_SEND, read out of wasm memory when the op starts
+ * (the import): at ptr, http.h's wa_http_request (wasm32: method, url,
+ * headers, nheaders, body, body_len, each 4 bytes; checked by C, the method
+ * filled in), each header a name and a value. The body is a copy. */
+export function requestAt(wasm, ptr) {
+  const m = new Uint8Array(wasm.ex.memory.buffer);
+  const [method, url, list, n, body, len] = new Uint32Array(m.buffer, ptr, 6);
   const headers = [];
-  for (let i = 2; i < strs.length; i += 2) headers.push([strs[i], strs[i + 1]]);
-  return { method: strs[0], url: strs[1], headers, body: bytes.subarray(at) };
+  const words = new Uint32Array(m.buffer, list, 2 * n);
+  for (let i = 0; i < 2 * n; i += 2) headers.push([stringAt(m, words[i]), stringAt(m, words[i + 1])]);
+  return { method: stringAt(m, method), url: stringAt(m, url), headers, body: len ? wasm.copyOut(body, len) : new Uint8Array(0) };
 }
 
 // The head for C: names and values, each ending with a NUL; a NUL, CR or
@@ -89,14 +90,14 @@ export function fetchReason(e) {
 /**
  * HTTP_SEND for op (ops.mjs's record) and exchange (the record kept under
  * the response's handle: its AbortController and, once the head came, the
- * body's reader): fetches the request in bytes with fetchImpl(url, init)
+ * body's reader): fetches request (requestAt's) with fetchImpl(url, init)
  * and posts the head through post(op, status, bytes, number). A request
  * fetch refuses (a forbidden method, a GET with a body) is EINVAL; a
  * failure of the fetch is left to the caller's catch.
  */
-export function startSend(op, exchange, bytes, fetchImpl, post) {
+export function startSend(op, exchange, request, fetchImpl, post) {
   exchange.ctrl = op.ctrl = new AbortController();
-  const { method, url, headers, body } = parseRequest(bytes);
+  const { method, url, headers, body } = request;
   const init = { method, headers, body: body.byteLength ? body : undefined, signal: op.ctrl.signal };
   try {
     new Request(url, init); // (what fetch would refuse before any network)

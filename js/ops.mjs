@@ -6,7 +6,7 @@
 
 import { codes, PENDING } from './errors.mjs';
 import { messageBytes, valueToResult } from './bytes.mjs';
-import { HTTP_READ, HTTP_SEND, fetchError, fetchReason, startRead, startSend } from './fetch.mjs';
+import { HTTP_READ, HTTP_SEND, fetchError, fetchReason, requestAt, startRead, startSend } from './fetch.mjs';
 
 function abortOp(op) {
   op.cancelled = true;
@@ -83,8 +83,11 @@ export class HostOps {
     if (op.kind === HTTP_READ && st === 0) stats.chunks++;
   }
 
-  /** The `op_start` import: bytes are the request (a copy). */
-  start(id, kind, handle, bytes) {
+  /** The `op_start` import: the request is the len bytes at ptr, read now
+   * (HTTP_SEND's: the fields and strings they point to). */
+  start(id, kind, handle, ptr, len) {
+    const { wasm } = this.h;
+    const bytes = kind === HTTP_SEND ? null : len ? wasm.copyOut(ptr, len) : new Uint8Array(0);
     const op = { id, kind, cancelled: false, finished: false, ctrl: null, reader: null };
     this.table.set(id, op);
     const post = this.post;
@@ -98,7 +101,7 @@ export class HostOps {
         } else {
           const exchange = { id: handle, cancelled: false, ctrl: null, reader: null };
           this.table.set(handle, exchange);
-          startSend(op, exchange, bytes, this.fetch, post).catch(fail);
+          startSend(op, exchange, requestAt(wasm, ptr), this.fetch, post).catch(fail);
         }
       } else if (typeof this.extra[kind] === 'function') {
         op.ctrl = new AbortController();

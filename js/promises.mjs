@@ -21,7 +21,7 @@ import { messageBytes, valueToResult } from './bytes.mjs';
 // A handle is generation << 20 | slot + 1 (src/host/js/reactor.c): its low
 // bits index `live`, and a slot reused for a newer handle no longer matches.
 const SLOT_MASK = (1 << 20) - 1;
-// The settlement table's size and layout (src/host/js/ops.h: wa__js_outcome,
+// The settlement table's size and layout (src/host/js/promises.c: wa__js_outcome,
 // WA__JS_OUTCOMES_MAX): f64 number, u32 handle, i32 status, u32 ptr, u32 len.
 const OUTCOMES_MAX = 1024;
 const OUTCOME_WORDS = 6;
@@ -80,11 +80,13 @@ export class Promises {
     this.poolEnd = 0;
     this.batch = ADOPT_FIRST; // the next batch made for adopts from outside
     this.handlesAt = 0; // where wasm writes a batch (from wasync_alloc), 0 before the first
-    // slot -> the handle whose outcome is still to reach wasm, 0 none
-    this.live = new Uint32Array(64);
+    // slot -> the handle whose outcome is still to reach wasm, 0 none. (The
+    // slot tables and the queues start at a batch's size, about 40 KiB in
+    // all: a first burst of a thousand adopts grows none of them.)
+    this.live = new Uint32Array(OUTCOMES_MAX);
     this.count = 0;          // the nonzero entries of live
-    this.out = new Outcomes(64); // queued for the next tick
-    this.spare = new Outcomes(64); // the one handed over last (its columns reused)
+    this.out = new Outcomes(OUTCOMES_MAX); // queued for the next tick
+    this.spare = new Outcomes(OUTCOMES_MAX); // the one handed over last (its columns reused)
     this.ptrs = new Uint32Array(OUTCOMES_MAX); // a batch's bytes in wasm
     this.picks = new Int32Array(OUTCOMES_MAX); // a batch's indices in out
     // The promise handlers. A slot used before keeps a pair bound to it
@@ -98,8 +100,8 @@ export class Promises {
     // serves a slot reused while its pair still waits on a released
     // promise. used: slot -> 1 once a handle was in it; watched: slot ->
     // the handle its kept pair waits on, 0 when free.
-    this.used = new Uint8Array(64);
-    this.watched = new Uint32Array(64);
+    this.used = new Uint8Array(OUTCOMES_MAX);
+    this.watched = new Uint32Array(OUTCOMES_MAX);
     this.valueAt = [];
     this.reasonAt = [];
     const self = this;
@@ -150,7 +152,7 @@ export class Promises {
     if (wasm.closed) throw new Error('wasync: runtime closed');
     if (wasm.broken) throw wasm.broken;
     if (typeof wasm.ex.wasync_adopt_n !== 'function')
-      throw new WasyncError(codes.ENOSYS, 'the module does not export wasync_adopt_n');
+      throw new WasyncError(codes.ENOSYS, 'the module awaits no promise (it links no wa_js_await_init)');
     if (wasm.depth > 0) {
       if (this.poolHead === this.poolEnd)
         throw new WasyncError(codes.EAGAIN, `more than ${this.poolSize} adopt() calls from inside imports in one tick`);

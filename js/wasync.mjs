@@ -2,8 +2,8 @@
 // wasync.mjs - the JavaScript host of wasync (browsers, Node >= 20).
 //
 // A wasync module imports from "wasync" (see include/wasync/js.h; the C side
-// is src/host/js: reactor.c, ops.c and exports.c), and if it prints, the few
-// WASI functions of the C library's stdio.
+// is src/host/js: reactor.c, ops.c, promises.c and exports.c), and if it
+// prints, the few WASI functions of the C library's stdio.
 // WebAssembly cannot block, so this glue lets the event loop drive the
 // runtime:
 //
@@ -142,9 +142,7 @@ export async function instantiate(source, options = {}) {
   const wasyncImports = {
     now: () => performance.now(),
     timer: (at) => ticks.setTimer(at),
-    op_start: (id, kind, handle, ptr, len) => {
-      ops.start(id >>> 0, kind, handle >>> 0, len ? wasm.copyOut(ptr, len) : new Uint8Array(0));
-    },
+    op_start: (id, kind, handle, ptr, len) => ops.start(id >>> 0, kind, handle >>> 0, ptr >>> 0, len >>> 0),
     op_cancel: (id) => { // a host op dropped in C, or a promise handle released
       if (!ops.cancel(id >>> 0)) promises.forget(id >>> 0);
     },

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Core: tasks, wakers, join handles, ticks, coop budget, cancellation,
- * deadlock detection and misuse. */
+ * deadlock detection and misuse; the keyed slot table under them. */
 #define _GNU_SOURCE /* (mkstemp) */
 #include <stdlib.h>
+#include <string.h>
 #if !defined(__wasm__)
 #include <unistd.h>
 #endif
 
+#include "../src/core/keys.h"
 #include "futures.h"
 
 /* A coroutine that delivers ten times its index after one yield. */
@@ -1225,6 +1227,44 @@ static void test_await_local_refused(void)
     wa_misuse_set_hook(NULL);
 }
 
+/* A slot of the keyed table stays where it is while the table grows
+ * (growing copies nothing), and keeps what was written in it. */
+static void test_keys_never_move(void)
+{
+    enum { N = 1000 };
+    typedef struct {
+        wa__keyslot slot;
+        uint32_t mark[3]; /* (an odd size: 24 bytes) */
+    } item;
+    static item *at[N];
+    static uint64_t key[N];
+    wa__keys k;
+    wa__keys_init(&k, sizeof(item), WA__KEY_GENS, WA__KEY_SLOTS);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t j;
+        REQUIRE_OR(wa__keys_alloc(&k, &j) == 0, wa__keys_free(&k));
+        CHECK_EQ(j, i);
+        at[i] = (item *)wa__keys_at(&k, j);
+        CHECK_EQ(at[i]->mark[0] | at[i]->mark[1] | at[i]->mark[2], 0u); /* zeroed */
+        at[i]->mark[0] = at[i]->mark[2] = i;
+        key[i] = wa__keys_key(&k, j);
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        CHECK(wa__keys_find(&k, key[i]) == at[i]);
+        CHECK_EQ(at[i]->mark[0], i);
+        CHECK_EQ(at[i]->mark[2], i);
+    }
+    wa__keys_release(&k, 700);
+    CHECK(wa__keys_find(&k, key[700]) == NULL); /* stale */
+    uint32_t j;
+    CHECK_EQ(wa__keys_alloc(&k, &j), 0); /* the freed slot, zeroed again */
+    CHECK_EQ(j, 700u);
+    CHECK(wa__keys_at(&k, j) == &at[700]->slot);
+    CHECK_EQ(at[700]->mark[0], 0u);
+    CHECK(wa__keys_find(&k, wa__keys_key(&k, j)) == at[700]);
+    wa__keys_free(&k);
+}
+
 int main(void)
 {
     RUN(test_spawn_join);
@@ -1253,5 +1293,6 @@ int main(void)
     RUN(test_dump_named_children);
     RUN(test_dump_awaits);
     RUN(test_trace_start_stop);
+    RUN(test_keys_never_move);
     return check_finish();
 }

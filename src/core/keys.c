@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
 #include "keys.h"
 #include "wasync/error.h"
 
@@ -26,30 +25,41 @@ void wa__keys_init(wa__keys *k, size_t size, uint32_t gen_mask, uint32_t max)
 
 void wa__keys_free(wa__keys *k)
 {
-    free(k->slots);
-    k->slots = NULL;
+    for (uint32_t p = 0, first = 0; first < k->cap; first = 8u << ++p) /* (page p > 0 starts at slot 8 << p) */
+        free((void *)(k->pages[p] + first * k->size));
+    memset(k->pages, 0, sizeof k->pages);
     k->n = k->cap = 0;
+}
+
+/* Makes the next page, zeroed: 0 or WA_ENOMEM. */
+static int wa__keys_grow(wa__keys *k)
+{
+    uint32_t p = wa__keys_page(k->cap), count = p ? k->cap : 16; /* as many as all before it */
+    char *page = calloc(count, k->size);
+    if (!page)
+        return WA_ENOMEM;
+    k->pages[p] = (uintptr_t)page - (uintptr_t)k->cap * k->size;
+    k->cap += count;
+    return 0;
 }
 
 int wa__keys_alloc(wa__keys *k, uint32_t *i)
 {
-    if (k->free_head == WA__KEYS_NONE) {
-        if (k->n == k->max)
+    wa__keyslot *s;
+    if (k->free_head != WA__KEYS_NONE) {
+        *i = k->free_head;
+        s = wa__keys_at(k, *i);
+        k->free_head = s->next_free;
+        uint32_t gen = s->gen;
+        memset(s, 0, k->size);
+        s->gen = gen;
+    } else {
+        if (k->n == k->max || (k->n == k->cap && wa__keys_grow(k) < 0))
             return WA_ENOMEM;
-        if (wa__grow(&k->slots, k->size, &k->cap, (size_t)k->n + 1, 16, k->max) < 0)
-            return WA_ENOMEM;
-        wa__keyslot *s = wa__keys_at(k, k->n);
+        *i = k->n++;
+        s = wa__keys_at(k, *i); /* zero: a page is made zeroed */
         s->gen = 1;
-        s->live = 0;
-        s->next_free = WA__KEYS_NONE; /* not 0: that would free slot 0 again */
-        k->free_head = k->n++;
     }
-    *i = k->free_head;
-    wa__keyslot *s = wa__keys_at(k, *i);
-    k->free_head = s->next_free;
-    uint32_t gen = s->gen;
-    memset(s, 0, k->size);
-    s->gen = gen;
     s->live = 1;
     return 0;
 }

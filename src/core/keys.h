@@ -3,7 +3,10 @@
  * used by every backend for what it hands out (fd registrations, pollables,
  * host operations, promise handles). A freed slot's generation moves on, so
  * every key to it goes stale and is detected instead of trusted. Slots are
- * of any size; each starts with a wa__keyslot. */
+ * of any size; each starts with a wa__keyslot. The table grows by pages
+ * that never move, each as large as all before it (16 slots, 16, 32, 64,
+ * ...): growing copies nothing, touches only the new page's memory, and a
+ * slot's address holds while it lives. */
 #ifndef WASYNC_CORE_KEYS_H
 #define WASYNC_CORE_KEYS_H
 
@@ -16,11 +19,17 @@ typedef struct wa__keyslot {
     int live;
 } wa__keyslot;
 
+/* Pages of the table: page 0 holds slots 0-15, page p > 0 slots
+ * [8 << p, 16 << p); 29 of them hold any 32-bit index. */
+#define WA__KEYS_PAGES 29
+
 typedef struct wa__keys {
-    char *slots;
+    /* page p's address less its first slot's offset in the table, so that
+     * slot i is at pages[p] + i * size */
+    uintptr_t pages[WA__KEYS_PAGES];
     size_t size;        /* bytes per slot */
     uint32_t n, free_head;
-    size_t cap;
+    uint32_t cap;       /* slots in the pages made */
     uint32_t gen_mask;  /* generations wrap within it (never to 0) */
     uint32_t max;       /* slots at most */
     uint32_t tag;       /* this table's, in its 64-bit keys (never 0) */
@@ -38,9 +47,12 @@ void wa__keys_init(wa__keys *k, size_t size, uint32_t gen_mask, uint32_t max);
 
 void wa__keys_free(wa__keys *k);
 
+/* The page of slot i: 0 below 16, else log2(i) - 3 (i | 8: never 0). */
+static inline uint32_t wa__keys_page(uint32_t i) { return 28 - (uint32_t)__builtin_clz(i | 8); }
+
 static inline wa__keyslot *wa__keys_at(const wa__keys *k, uint32_t i)
 {
-    return (wa__keyslot *)(void *)(k->slots + (size_t)i * k->size);
+    return (wa__keyslot *)(k->pages[wa__keys_page(i)] + (uintptr_t)i * k->size);
 }
 
 static inline uint64_t wa__keys_key(const wa__keys *k, uint32_t i)

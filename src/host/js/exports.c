@@ -11,8 +11,6 @@
 #include "ops.h"
 #include "reactor.h"
 
-#define WA__JS_EXPORT(name) __attribute__((export_name(#name)))
-
 WA__JS_EXPORT(wasync_init) int wasync_init(void) { return wa__js_start(); }
 WA__JS_EXPORT(wasync_tick) int wasync_tick(void) { return wa__js_tick(); }
 
@@ -23,15 +21,3 @@ WA__JS_EXPORT(wasync_deliver) void wasync_deliver(uint32_t id, int status, void 
 {
     wa__js_op_deliver(id, status, p, n, number);
 }
-
-WA__JS_EXPORT(wasync_adopt_n) size_t wasync_adopt_n(uint32_t *out, size_t n) { return wa__js_promises_new(out, n); }
-
-WA__JS_EXPORT(wasync_settled) void wasync_settled(uint32_t handle, int status, void *p, size_t n, double number)
-{
-    wa__js_promise_settled(handle, status, p, n, number);
-}
-
-WA__JS_EXPORT(wasync_outcomes) void *wasync_outcomes(size_t n) { return wa__js_outcomes(n); }
-WA__JS_EXPORT(wasync_settled_n) void wasync_settled_n(size_t n) { wa__js_outcomes_settled(n); }
-
-WA__JS_EXPORT(wasync_release) void wasync_release(uint32_t handle) { wa_js_release(handle); }

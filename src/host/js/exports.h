@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the JavaScript host's export ABI, the functions the glue
  * (js/wasync.mjs) calls and nothing else does (exports.c defines them,
- * but for the trace's, trace_sink.c; docs/reactor.md says when the glue
- * calls each). Not in a public header:
+ * promises.c the promises' five, which come with wa_js_await_init, and
+ * trace_sink.c the trace's; docs/reactor.md says when the glue calls
+ * each). Not in a public header:
  * no C code of a user's calls them. */
 #ifndef WASYNC_HOST_JS_EXPORTS_H
 #define WASYNC_HOST_JS_EXPORTS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* Exports a definition to the glue under its own name. */
+#define WA__JS_EXPORT(name) __attribute__((export_name(#name)))
 
 int wasync_init(void);        /* creates the runtime: 0 or WA_ENOMEM */
 int wasync_tick(void);        /* one round; returns the runnable count */

@@ -7,12 +7,13 @@
  * stream per operation (HTTP_READ), only when the reader has taken the
  * last one: nothing is read ahead of the reader.
  *
- * The request goes to the glue as one buffer: method, URL, then each
- * header's name and value, each ending with a NUL, an empty name, then the
- * body. A body that is a stream is read to its end first: a fetch can
+ * The glue reads the request out of memory as the send starts: its
+ * wa_http_request, the method and the body filled in (nothing encoded
+ * here). A body that is a stream is read to its end first: a fetch can
  * stream a request body only over HTTP/2 in Chromium (not over HTTP/1.1),
  * and it would need the glue to pull from wasm while the fetch runs. The
  * head comes back as names and values, each ending with a NUL. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,8 +41,7 @@ struct wa_http_call {
     const char *method;
     int reading; /* the request body's stream is being read */
     wa_read_all all;
-    char *req; /* the request for the glue */
-    size_t req_len;
+    wa_http_request sent; /* the request as the glue reads it (wa__js_send) */
     wa_js_op op;
 };
 
@@ -154,29 +154,18 @@ int wa__http_request_check(const wa_http_request *q, wa__http_url *u, const char
     return wa__http_request_shape(q, method);
 }
 
-/* The request q (checked; method, and body_len bytes at body) as the
- * glue reads it, in k->req. 0 or WA_ENOMEM. */
-static int wa__js_encode(struct wa_http_call *k, const wa_http_request *q, const char *method, const void *body,
-                        size_t body_len)
+/* Starts the fetch of request q (checked; method, and body_len bytes at
+ * body): the glue reads its fields and strings out of memory when the op
+ * starts (js/fetch.mjs, requestAt), so nothing is encoded here. */
+_Static_assert(offsetof(wa_http_request, body_len) == 20 && sizeof(wa_http_header) == 8,
+               "js/fetch.mjs reads a request's first six words and two words a header");
+static void wa__js_send(struct wa_http_call *k, const wa_http_request *q, const void *body, size_t body_len)
 {
-    const char *strs[2] = {method, q->url};
-    size_t n = strlen(method) + strlen(q->url) + 3 + body_len;
-    for (size_t i = 0; i < q->nheaders; i++)
-        n += strlen(q->headers[i].name) + strlen(q->headers[i].value) + 2;
-    char *p = k->req = malloc(n);
-    if (!p)
-        return WA_ENOMEM;
-    for (size_t i = 0; i < 2 + 2 * q->nheaders; i++) {
-        const char *s = i < 2 ? strs[i] : i % 2 ? q->headers[i / 2 - 1].value : q->headers[i / 2 - 1].name;
-        size_t len = strlen(s) + 1;
-        memcpy(p, s, len);
-        p += len;
-    }
-    *p++ = 0; /* no more headers */
-    if (body_len)
-        memcpy(p, body, body_len);
-    k->req_len = n;
-    return 0;
+    k->sent = *q;
+    k->sent.method = k->method;
+    k->sent.body = body;
+    k->sent.body_len = body_len;
+    wa__js_op_init(&k->op, WA__JS_HTTP_SEND, k->r->key, (const char *)&k->sent, sizeof k->sent);
 }
 
 static void wa__http_call_free(wa_http_send *s)
@@ -187,7 +176,7 @@ static void wa__http_call_free(wa_http_send *s)
     if (s->step == WA__SEND_FETCH)
         wa_drop(&k->op.fut); /* unfinished: the glue aborts the fetch */
     wa__http_response_release(k->r);
-    free(k->req);
+    free(k->all.data); /* (a body read from a stream: until the glue copied it) */
     free(k);
 }
 
@@ -227,14 +216,10 @@ static int wa__http_run(wa_http_send *s, wa_cx *cx)
                 return WA_PENDING;
             if (rc < 0)
                 return rc;
-            rc = wa__js_encode(k, q, k->method, k->all.data, k->all.len);
-            free(k->all.data);
+            wa__js_send(k, q, k->all.data, k->all.len);
         } else {
-            rc = wa__js_encode(k, q, k->method, q->body, q->body_len);
+            wa__js_send(k, q, q->body, q->body_len);
         }
-        if (rc < 0)
-            return rc;
-        wa__js_op_init(&k->op, WA__JS_HTTP_SEND, k->r->key, k->req, k->req_len);
         s->step = WA__SEND_FETCH;
         /* fallthrough */
     default:

@@ -11,6 +11,14 @@
 
 #include "wasync/js.h"
 
+/* A wa_js_op's state (ops.c's host operations, promises.c's awaits). */
+enum { WA__JS_NEW, WA__JS_STARTED, WA__JS_DELIVERED, WA__JS_DONE };
+
+/* Appends the n bytes at p (taken) to a growing buffer *data of *len
+ * bytes: 0, WA_EINVAL (n bytes at NULL), WA_E2BIG (a total past SIZE_MAX)
+ * or WA_ENOMEM; p is freed in every case. */
+int wa__js_append(unsigned char **data, size_t *len, void *p, size_t n);
+
 /* Kinds of host operation (js/ops.mjs), for http.c: HTTP_SEND fetches
  * a request (req: see http.c) for the handle of its response and
  * delivers the head (data: the headers, number: the status); HTTP_READ
@@ -31,32 +39,4 @@ void wa__js_handle_free(uint32_t key);
 /* A result of host operation id (or, with status WA_PENDING, one more
  * chunk of it): the n bytes at p and a number. */
 void wa__js_op_deliver(uint32_t id, int status, void *p, size_t n, double number);
-/* Up to n new pending promise handles into out: how many (fewer when
- * memory ran out). */
-size_t wa__js_promises_new(uint32_t *out, size_t n);
-/* The promise of handle settled: status 0 or WA_EIO, the n bytes at p and a
- * number; its waiters wake. */
-void wa__js_promise_settled(uint32_t handle, int status, void *p, size_t n, double number);
-
-/* An adopted promise's outcome as the glue writes it in the settlement
- * table (24 bytes on wasm32: js/promises.mjs writes the same layout). */
-typedef struct wa__js_outcome {
-    double number;
-    uint32_t handle;
-    int32_t status;
-    void *data; /* from wasync_alloc, taken by wa__js_outcomes_settled */
-    size_t len;
-} wa__js_outcome;
-
-/* The most outcomes the table holds: the glue hands over larger batches in
- * parts. */
-#define WA__JS_OUTCOMES_MAX 1024
-
-/* Room for n outcomes in the settlement table (borrowed until the next
- * call), or NULL when n passes WA__JS_OUTCOMES_MAX or memory runs out. */
-wa__js_outcome *wa__js_outcomes(size_t n);
-/* Settles the first n outcomes of the table in order, as
- * wa__js_promise_settled does each (their bytes taken). */
-void wa__js_outcomes_settled(size_t n);
-
 #endif

@@ -2,8 +2,11 @@
 /* The JavaScript host's reactor: the host's event loop drives the runtime
  * (see js.h and the glue in js/wasync.mjs), so waiting is the host's; this
  * keeps the one host timer on the runtime's earliest deadline and the keys
- * handed to JavaScript (host operations, promise handles: ops.c), each a
- * source of wakes. It imports from "wasync":
+ * handed to JavaScript (host operations: ops.c; promise handles:
+ * promises.c), each a source of wakes, with what each stands for in its
+ * slot (a promise's outcome is kept there, not in a block of its own: a
+ * burst of adopts allocates nothing per promise but the slots, which never
+ * move). It imports from "wasync":
  *
  *   now() -> f64                       monotonic milliseconds
  *   timer(at_ms: f64)                  arm the one host timer (-1: none)
@@ -28,8 +31,11 @@ WA__JS_IMPORT(timer) void wa__js_timer(double at_ms);
 
 typedef struct wa__js_slot {
     wa__keyslot slot;
-    void *ptr;          /* a wa_js_op or a wa__js_promise */
     int kind;
+    union {
+        double align;
+        unsigned char bytes[WA__JS_KEY_RECORD];
+    } rec;              /* what the key stands for (reactor.h) */
 } wa__js_slot;
 
 typedef struct wa__js {
@@ -97,10 +103,10 @@ void *wa__js_key_get(uint32_t key, int kind)
 {
     wa__js *h = wa__js_host;
     wa__js_slot *s = h ? wa__keys_get(&h->keys, (key & WA__JS_SLOT_MASK) - 1, key >> WA__JS_SLOT_BITS) : NULL;
-    return s && s->kind == kind ? s->ptr : NULL;
+    return s && s->kind == kind ? s->rec.bytes : NULL;
 }
 
-int wa__js_key_new(void *ptr, int kind, uint32_t *key)
+int wa__js_key_new(int kind, uint32_t *key, void **rec)
 {
     wa__js *h = wa__js_host;
     uint32_t i;
@@ -109,9 +115,9 @@ int wa__js_key_new(void *ptr, int kind, uint32_t *key)
     if (wa__keys_alloc(&h->keys, &i) < 0) /* (at most WA__JS_SLOT_MASK: i + 1 fits) */
         return WA_ENOMEM;
     wa__js_slot *s = (wa__js_slot *)wa__keys_at(&h->keys, i);
-    s->ptr = ptr;
     s->kind = kind;
     *key = s->slot.gen << WA__JS_SLOT_BITS | (i + 1);
+    *rec = s->rec.bytes;
     h->base.sources++;
     return 0;
 }

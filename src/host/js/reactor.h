@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: the JS reactor (reactor.c) as the layers above it see it. It
- * hands JavaScript keys for the host operations and promise handles of
- * ops.c (each live key is a source of wakes); the module's runtime
+ * hands JavaScript keys for the host operations of ops.c and the promise
+ * handles of promises.c (each live key is a source of wakes); the module's runtime
  * (runtime.c) is made on it and keeps its host timer. */
 #ifndef WASYNC_HOST_JS_REACTOR_H
 #define WASYNC_HOST_JS_REACTOR_H
@@ -31,10 +31,15 @@ int wa__js_tick(void);
 wa_backend *wa__backend_js_new(int *err);
 /* Arms the one host timer for deadline (WA_NEVER: none), unless it is. */
 void wa__js_arm(uint64_t deadline);
-/* Stores a new key for ptr (borrowed; kind says what it is) in *key: 0,
+/* The bytes a key keeps for what it stands for (the address of a host
+ * operation or of what a handle is to: ops.c; a promise's outcome:
+ * promises.c):
+ * aligned for a double, at one address while the key lives. */
+#define WA__JS_KEY_RECORD 24
+/* Stores a new key of kind in *key and its record (zeroed) in *rec: 0,
  * WA_EINVAL before wa__js_start, or WA_ENOMEM. */
-int wa__js_key_new(void *ptr, int kind, uint32_t *key);
-/* What a live key of this kind stands for (borrowed); NULL when the key is
+int wa__js_key_new(int kind, uint32_t *key, void **rec);
+/* The record of a live key of this kind (borrowed); NULL when the key is
  * stale, of another kind, or there is no reactor. */
 void *wa__js_key_get(uint32_t key, int kind);
 /* Frees a live key: later lookups of it find nothing. */

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: MIT
 # The JS host (wasm32 modules driven by js/wasync.mjs): its reactor, the
 # module's runtime on it and its log, the host operations and the fetch
-# client over them, the export ABI, the module's malloc, the trace's sink
-# (linked with the trace only), and the HTTP front end (not http_url.c's
-# checks of a request: the glue's fetch makes them).
+# client over them, the adopted promises, the export ABI, the module's
+# malloc and strlen, the trace's sink (linked with the trace only), and
+# the HTTP front end (not http_url.c's checks of a request: the glue's
+# fetch makes them).
 # wa_rt_new's runtimes run on the simulated clock (the module's own
 # runtime is made on the reactor: runtime.c).
-wasync_sources(host/js reactor.c runtime.c log.c ops.c http.c exports.c wasm_heap.c trace_sink.c)
+wasync_sources(host/js reactor.c runtime.c log.c ops.c promises.c http.c exports.c wasm_heap.c strlen.c trace_sink.c)
 wasync_sources(reactor sim_default.c)
 wasync_sources(io http_fields.c http_send.c http_body.c http_fetch.c)
 # The exports: nothing in the library calls them, so a module asks for

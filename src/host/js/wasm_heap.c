@@ -3,13 +3,15 @@
  * code where the C library's allocator takes about ten.
  *
  * Blocks up to 2 KiB come in eight power-of-two classes, each with a free
- * list; larger ones are whole 64 KiB pages, reused first-fit. Every block
- * has a 16-byte header (its capacity), so payloads stay 16-byte aligned.
- * Memory comes from memory.grow and is never returned: a wasm memory
- * cannot shrink anyway. It grows by an eighth of its size at least (a
- * growth is a call into the engine, and a burst of small blocks would
- * make one every 64 KiB), and calloc zeroes only a block used before:
- * memory the module never touched is zero already.
+ * list; larger ones are reused first-fit. Every block has a 16-byte header
+ * (its capacity), so payloads stay 16-byte aligned. New blocks of every
+ * size are cut from the end of the memory used so far; memory comes from
+ * memory.grow and is never returned: a wasm memory cannot shrink anyway.
+ * It grows by an eighth of its size at least (a growth is a call into the
+ * engine, a few microseconds: a burst of small blocks would make one
+ * every 64 KiB, and growing tables one per large block), and calloc
+ * zeroes only a block used before: memory the module never touched is
+ * zero already.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -63,7 +65,7 @@ static wa__block *wa__heap_carve(size_t cap)
         wa__heap_end = (char *)(__builtin_wasm_memory_size(0) * WA__HEAP_PAGE);
     }
     if ((size_t)(wa__heap_end - wa__heap_bump) < need && wa__heap_more(need) < 0)
-        return NULL;
+        return NULL; /* (a leftover too short for a large block stays unused) */
     wa__block *b = (wa__block *)wa__heap_bump;
     wa__heap_bump += need;
     b->cap = cap;
@@ -87,18 +89,16 @@ static void *wa__heap_alloc(size_t n, int *fresh)
         else
             *fresh = 1;
     } else {
-        if (n > SIZE_MAX - sizeof(wa__block) - WA__HEAP_PAGE) /* its page count would wrap */
+        if (n > SIZE_MAX / 2) /* (its block and the memory's eighth would wrap) */
             return NULL;
         wa__block **p = &wa__heap_large;
         while (*p && (*p)->cap < n)
             p = &(*p)->next;
         if ((b = *p)) {
             *p = b->next;
+        } else if (!(b = wa__heap_carve((n + WA__HEAP_ALIGN - 1) & ~(size_t)(WA__HEAP_ALIGN - 1)))) {
+            return NULL;
         } else {
-            size_t cap = (n + sizeof(wa__block) + WA__HEAP_PAGE - 1) / WA__HEAP_PAGE * WA__HEAP_PAGE;
-            if (!(b = wa__heap_grow(cap)))
-                return NULL;
-            b->cap = cap - sizeof(wa__block);
             *fresh = 1;
         }
     }
