@@ -205,12 +205,20 @@ void wa__pool_stop(wa_rt *rt);
 void wa__remote_close(wa_rt *rt);
 #endif
 
+/* why.c: the backend wait of rt (traced) until `until`: a "host wait"
+ * slice on the runtime's track when it may block, and the readiness it
+ * feeds in says why it wakes tasks. Returns the backend's wait's code.
+ * Weak: linked by a program that traces (why.h). */
+int wa__why_wait(wa_rt *rt, uint64_t until) __attribute__((weak));
+
 /* One backend wait until `until` (0: a non-blocking check), and what the
  * next tick must know of it. Returns 0 or the backend's error. */
 static inline int wa__rt_wait(wa_rt *rt, uint64_t until)
 {
     rt->waits++;
-    int rc = rt->backend->vt->wait(rt->backend, until);
+    wa_backend *b = rt->backend;
+    int rc = __atomic_load_n(&wa__rt_home(rt)->trace, __ATOMIC_RELAXED) ? wa__why_wait(rt, until)
+                                                                        : b->vt->wait(b, until);
     rt->now_fresh = 0;
     rt->timers_early = rc == WA_WAIT_EARLY; /* for the next tick only */
 #if WA__MT

@@ -8,6 +8,7 @@
 
 #include "grow.h"
 #include "timer.h"
+#include "why.h"
 
 static inline bool wa__timer_before(const wa__timer *a, const wa__timer *b)
 {
@@ -75,14 +76,17 @@ static int wa__heap_reserve(wa_rt *rt)
     return wa__timers_grow(&rt->heap, &rt->heap_cap, rt->heap_len + rt->arming_len + 1, 64);
 }
 
-/* The common part of arming: the entry's owner, waker and tie. */
-static void wa__timer_take(wa_rt *rt, wa__timer *tm, uint64_t deadline, const wa_cx *cx)
+/* The common part of arming: the entry's owner, waker and tie (deadline:
+ * ns from the commit, with relative). */
+static void wa__timer_take(wa_rt *rt, wa__timer *tm, uint64_t deadline, const wa_cx *cx, bool relative)
 {
     uint32_t seq = rt->timer_seq++;
     tm->deadline = deadline;
     tm->tie = rt->backend->seed ? wa__tie_mix(seq ^ rt->backend->seed) : seq;
     tm->rt = rt;
     tm->waker = wa_waker_clone(&cx->waker);
+    if (__atomic_load_n(&wa__rt_home(rt)->trace, __ATOMIC_RELAXED))
+        wa__why_armed(tm, deadline, relative);
 }
 
 /* Each call below that changes the queue holds its lock (a worker's
@@ -93,7 +97,7 @@ int wa__timer_arm(wa_rt *rt, wa__timer *tm, uint64_t deadline, const wa_cx *cx)
     wa__timers_lock(rt);
     int rc = wa__heap_reserve(rt);
     if (rc == 0) {
-        wa__timer_take(rt, tm, deadline, cx);
+        wa__timer_take(rt, tm, deadline, cx, false);
         wa__heap_up(rt, rt->heap_len++, tm);
     }
     wa__timers_unlock(rt);
@@ -106,7 +110,7 @@ int wa__timer_arm_in(wa_rt *rt, wa__timer *tm, uint64_t ns, const wa_cx *cx)
     int rc = wa__timers_grow(&rt->arming, &rt->arming_cap, rt->arming_len + 1, 16) < 0 ? WA_ENOMEM
                                                                                        : wa__heap_reserve(rt);
     if (rc == 0) {
-        wa__timer_take(rt, tm, ns, cx);
+        wa__timer_take(rt, tm, ns, cx, true);
         tm->slot = WA__TIMER_ARMING | rt->arming_len;
         rt->arming[rt->arming_len++] = tm;
     }
@@ -179,7 +183,11 @@ void wa__timers_fire(wa_rt *rt, uint64_t now)
         tm->slot = 0;
         wa_waker w = tm->waker;
         tm->waker = (wa_waker){NULL, NULL};
-        wa_waker_wake(&w); /* (a task waker only queues: it takes no timer lock) */
+        /* (a task waker only queues: it takes no timer lock) */
+        if (__atomic_load_n(&wa__rt_home(rt)->trace, __ATOMIC_RELAXED))
+            wa__why_fired(&w, tm, now);
+        else
+            wa_waker_wake(&w);
     }
     wa__timers_unlock(rt);
 }
