@@ -176,6 +176,7 @@ void wa__timer_disarm(wa__timer *tm)
 
 void wa__timers_fire(wa_rt *rt, uint64_t now)
 {
+    bool traced = __atomic_load_n(&wa__rt_home(rt)->trace, __ATOMIC_RELAXED);
     wa__timers_lock(rt);
     while (rt->heap_len && rt->heap[0]->deadline <= now) {
         wa__timer *tm = rt->heap[0];
@@ -184,7 +185,7 @@ void wa__timers_fire(wa_rt *rt, uint64_t now)
         wa_waker w = tm->waker;
         tm->waker = (wa_waker){NULL, NULL};
         /* (a task waker only queues: it takes no timer lock) */
-        if (__atomic_load_n(&wa__rt_home(rt)->trace, __ATOMIC_RELAXED))
+        if (traced)
             wa__why_fired(&w, tm, now);
         else
             wa_waker_wake(&w);
