@@ -61,7 +61,8 @@ test('the demo traced: parsed, every slice closed, its tasks named', () => {
     const awaits = events.filter((e) => e.args?.awaits).map((e) => e.args.awaits);
     assert.ok(awaits.some((a) => /^sleep \(due in 1000 ms\)$/.test(a)), 'a napper awaits its sleep');
     assert.ok(awaits.some((a) => a.startsWith('racer > join (race, 2 of 2 left) > [sleep')), 'the race');
-    // who woke whom: the nappers their timers, the slow consumer the producer (its channel full)
+    // who woke whom: the nappers their timers, the slow consumer the producer
+    // (its channel full), and the consumer's end the demo's scope
     const napper = [...tasks].filter(([, t]) => t.name === 'napper').map(([id]) => id);
     const consumer = [...tasks].find(([, t]) => t.name === 'consumer')[0];
     const producer = [...tasks].find(([, t]) => t.name === 'producer')[0];
@@ -72,6 +73,8 @@ test('the demo traced: parsed, every slice closed, its tasks named', () => {
       assert.ok(wakes.some((e) => e.id === id && e.args.by === 'timer (due 1000 ms after armed)'), `napper ${id} woken by its timer`);
     }
     assert.ok(wakes.some((e) => e.id === producer && e.args.by === `task ${consumer}`), 'the consumer wakes the producer');
+    const root = [...tasks].find(([, t]) => t.name === 'block_on(demo)')[0];
+    assert.ok(wakes.some((e) => e.id === root && e.args.by === `task ${consumer} ended`), 'the scope\'s last child ends');
     assert.ok(events.some((e) => e.name === 'host wait' && e.ph === 'B' && e.args.timeout === '999 ms'), 'the host waits for the nappers');
   } finally {
     rmSync(dir, { recursive: true, force: true });

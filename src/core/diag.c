@@ -105,8 +105,13 @@ static int wa__diag_poll_traced(wa__diag *g, wa_future *in, wa_cx *cx, uint64_t 
     c.waker = (wa_waker){g, &wa__diag_waker_vt};
     wa__diag *outer = wa__why_now.polling; /* (NULL: polls do not nest) */
     wa__why_now.polling = g;
+    wa__why_now.ended = 0;
     int rc = in->vt->poll(in, &c);
     wa__why_now.polling = outer;
+    if (rc != WA_PENDING) { /* (the executor's finish wakes its joiner next) */
+        wa__why_now.ended_rt = g->rt;
+        wa__why_now.ended = id;
+    }
     uint64_t end = wa__diag_clock(g->rt);
     char args[256];
     wa__text a = {args, sizeof args, 0};

@@ -127,6 +127,10 @@ void wa__why_wake(wa__diag *g)
         wa__text_str(&t, by == g ? "itself" : "task ");
         if (by != g)
             wa__text_uint(&t, wa__why_id(by));
+    } else if (!by && y->ended && y->ended_rt == g->rt && !y->kind) { /* its end */
+        wa__text_str(&t, "task ");
+        wa__text_uint(&t, y->ended);
+        wa__text_str(&t, " ended");
     } else if (y->kind == WA__WHY_TIMER) {
         wa__text_str(&t, "timer");
         if (__atomic_load_n(&g->timer, __ATOMIC_RELAXED) == y->timer) { /* the last it armed */
@@ -168,6 +172,7 @@ int wa__why_wait(wa_rt *rt, uint64_t until)
     }
     y->waiting = home;
     y->ready = 0;
+    y->ended = 0;
     int rc = rt->backend->vt->wait(rt->backend, until);
     y->waiting = NULL;
     if (slice) {

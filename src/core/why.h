@@ -20,6 +20,9 @@ struct wa__diag;
 /* This thread's part in a trace. */
 typedef struct wa__why {
     struct wa__diag *polling; /* the traced task being polled here (diag.c), or NULL */
+    wa_rt *ended_rt;          /* the traced task whose poll here just ended it (its runtime */
+    uint32_t ended;           /* and id: freed by then), whose end wakes its joiner and scope,
+                                 until the next traced poll or wait; else 0 */
     wa_rt *waiting;           /* the traced runtime whose backend wait runs here, or NULL */
     unsigned kind;            /* what the wakes under way are for (why.c), or 0: not known */
     const char *detail;       /* what a host says of the readiness it feeds in next (WASI
