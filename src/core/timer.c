@@ -8,7 +8,6 @@
 
 #include "grow.h"
 #include "timer.h"
-#include "why.h"
 
 static inline bool wa__timer_before(const wa__timer *a, const wa__timer *b)
 {
@@ -85,8 +84,9 @@ static void wa__timer_take(wa_rt *rt, wa__timer *tm, uint64_t deadline, const wa
     tm->tie = rt->backend->seed ? wa__tie_mix(seq ^ rt->backend->seed) : seq;
     tm->rt = rt;
     tm->waker = wa_waker_clone(&cx->waker);
-    if (__atomic_load_n(&wa__rt_home(rt)->trace, __ATOMIC_RELAXED))
-        wa__why_armed(tm, deadline, relative);
+    const wa__why_hooks *why = __atomic_load_n(&wa__rt_home(rt)->why, __ATOMIC_RELAXED);
+    if (why)
+        why->armed(tm, deadline, relative);
 }
 
 /* Each call below that changes the queue holds its lock (a worker's
@@ -176,7 +176,7 @@ void wa__timer_disarm(wa__timer *tm)
 
 void wa__timers_fire(wa_rt *rt, uint64_t now)
 {
-    bool traced = __atomic_load_n(&wa__rt_home(rt)->trace, __ATOMIC_RELAXED);
+    const wa__why_hooks *why = __atomic_load_n(&wa__rt_home(rt)->why, __ATOMIC_RELAXED);
     wa__timers_lock(rt);
     while (rt->heap_len && rt->heap[0]->deadline <= now) {
         wa__timer *tm = rt->heap[0];
@@ -185,8 +185,8 @@ void wa__timers_fire(wa_rt *rt, uint64_t now)
         wa_waker w = tm->waker;
         tm->waker = (wa_waker){NULL, NULL};
         /* (a task waker only queues: it takes no timer lock) */
-        if (traced)
-            wa__why_fired(&w, tm, now);
+        if (why)
+            why->fired(&w, tm);
         else
             wa_waker_wake(&w);
     }

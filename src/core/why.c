@@ -47,7 +47,7 @@ void wa__why_note(const char *name, const char *args)
         wa__trace_event(g->rt, g->traced, "n", name, wa__why_id(g), wa__why_clock(g->rt), args);
 }
 
-void wa__why_armed(const wa__timer *tm, uint64_t deadline, bool relative)
+static void wa__why_armed(const wa__timer *tm, uint64_t deadline, bool relative)
 {
     wa__diag *g = wa__why_now.polling;
     if (!g) /* (armed outside a traced task's poll) */
@@ -73,9 +73,8 @@ static void wa__why_woken(wa_waker *w, unsigned kind)
     y->kind = outer;
 }
 
-void wa__why_fired(wa_waker *w, const wa__timer *tm, uint64_t now)
+static void wa__why_fired(wa_waker *w, const wa__timer *tm)
 {
-    (void)now;
     wa__why_now.timer = tm;
     wa__why_now.due = tm->deadline;
     wa__why_woken(w, WA__WHY_TIMER);
@@ -157,7 +156,7 @@ void wa__why_wake(wa__diag *g)
     wa__trace_event(g->rt, g->traced, "n", "wake", id, now, args);
 }
 
-int wa__why_wait(wa_rt *rt, uint64_t until)
+static int wa__why_wait(wa_rt *rt, uint64_t until)
 {
     wa_rt *home = wa__rt_home(rt);
     wa__why *y = &wa__why_now;
@@ -184,3 +183,5 @@ int wa__why_wait(wa_rt *rt, uint64_t until)
     }
     return rc;
 }
+
+const wa__why_hooks wa__why_hooks_traced = {wa__why_wait, wa__why_armed, wa__why_fired};

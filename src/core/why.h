@@ -5,11 +5,10 @@
  * the instants noted on the track of the task being polled (a timer
  * armed, an I/O wait begun, a WASI 0.3 subtask started, returned or
  * cancelled), and the runtime's host waits. Every call is made only
- * while a runtime is traced, behind a test its caller makes anyway or
- * one load: the runtime's trace pointer (rt.h, timer.c), or this
- * thread-local (the reactor's table, the threads, the 0.3 host). The
- * calls of files that every program links (the executor, the timers) are
- * weak declarations: a program that never traces links none of this. */
+ * while a runtime is traced, behind one load and test: the runtime's
+ * hooks (rt->why, rt.h: the backend wait and the timers, which every
+ * program links, call through it; another thread's wakes test it), or
+ * this thread-local (the reactor's table, the 0.3 host). */
 #ifndef WASYNC_CORE_WHY_H
 #define WASYNC_CORE_WHY_H
 
@@ -35,15 +34,11 @@ typedef struct wa__why {
 
 extern _Thread_local wa__why wa__why_now;
 
-/* timer.c: tm is armed (deadline: absolute, or ns from now with
- * relative) by the task being polled here, if traced. */
-void wa__why_armed(const wa__timer *tm, uint64_t deadline, bool relative) __attribute__((weak));
-
-/* timer.c: wakes w (taken), tm's, which fired at now. */
-void wa__why_fired(wa_waker *w, const wa__timer *tm, uint64_t now) __attribute__((weak));
+/* The hooks that wa_trace_start sets in rt->why. */
+extern const wa__why_hooks wa__why_hooks_traced;
 
 /* Wakes w (taken) from another thread than the runtime's. */
-void wa__why_thread(wa_waker *w) __attribute__((weak));
+void wa__why_thread(wa_waker *w);
 
 /* The wakes until wa__why_clear are for the readiness events of the
  * source noun id ("fd " 5; dirs: the words of the events' bits 0 and 1,

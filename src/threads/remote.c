@@ -133,7 +133,7 @@ void wa__remote_kick(wa_remote *h)
 void wa__remote_fire(wa_remote *h, wa__xwake *x)
 {
     if (!h->backend) { /* many threads: its wakers are thread-safe */
-        if (h->rt && __atomic_load_n(&h->rt->trace, __ATOMIC_RELAXED))
+        if (h->rt && __atomic_load_n(&h->rt->why, __ATOMIC_RELAXED))
             wa__why_thread(&x->waker);
         else
             wa_waker_wake(&x->waker);
@@ -314,7 +314,7 @@ void wa__remote_drain(wa_rt *rt)
     for (wa__xwake *x = h->fired, *next; x; x = next) {
         next = x->next;
         x->listed = 0;
-        if (__atomic_load_n(&rt->trace, __ATOMIC_RELAXED)) /* (posted by another thread) */
+        if (__atomic_load_n(&rt->why, __ATOMIC_RELAXED)) /* (posted by another thread) */
             wa__why_thread(&x->waker);
         else
             wa_waker_wake(&x->waker);
