@@ -39,11 +39,12 @@ typedef struct wa__why_hooks {
      * runtime's track when it may block, and the readiness it feeds in
      * says why it wakes tasks. Returns the backend's wait's code. */
     int (*wait)(wa_rt *rt, uint64_t until);
-    /* tm is armed (deadline: absolute, or ns from the commit with
-     * relative) by the task being polled on this thread, if traced. */
-    void (*armed)(const wa__timer *tm, uint64_t deadline, bool relative);
-    /* Wakes w (taken), the waker of tm, which fired. */
-    void (*fired)(wa_waker *w, const wa__timer *tm);
+    /* tm is armed (its deadline set: ns from the commit while it is an
+     * arming one, timer.h), by the task being polled on this thread if
+     * that one is traced. */
+    void (*armed)(const wa__timer *tm);
+    /* Takes the waker of tm, which fired, and wakes it. */
+    void (*fired)(wa__timer *tm);
 } wa__why_hooks;
 
 struct wa_rt {

@@ -6,6 +6,7 @@
  * events go to the runtime's trace file as diag.c's do. */
 #include "diag.h"
 #include "task.h"
+#include "timer.h"
 #include "trace.h"
 #include "why.h"
 
@@ -47,13 +48,14 @@ void wa__why_note(const char *name, const char *args)
         wa__trace_event(g->rt, g->traced, "n", name, wa__why_id(g), wa__why_clock(g->rt), args);
 }
 
-static void wa__why_armed(const wa__timer *tm, uint64_t deadline, bool relative)
+static void wa__why_armed(const wa__timer *tm)
 {
     wa__diag *g = wa__why_now.polling;
     if (!g) /* (armed outside a traced task's poll) */
         return;
     uint64_t now = wa__why_clock(g->rt);
-    uint64_t in = relative || deadline == WA_NEVER ? deadline : deadline > now ? deadline - now : 0;
+    uint64_t d = tm->deadline;
+    uint64_t in = tm->slot & WA__TIMER_ARMING || d == WA_NEVER ? d : d > now ? d - now : 0;
     /* (read by the wake that the timer makes, on whichever worker fires it) */
     __atomic_store_n(&g->timer, tm, __ATOMIC_RELAXED);
     __atomic_store_n(&g->armed, now, __ATOMIC_RELAXED);
@@ -73,11 +75,13 @@ static void wa__why_woken(wa_waker *w, unsigned kind)
     y->kind = outer;
 }
 
-static void wa__why_fired(wa_waker *w, const wa__timer *tm)
+static void wa__why_fired(wa__timer *tm)
 {
+    wa_waker w = tm->waker;
+    tm->waker = (wa_waker){NULL, NULL};
     wa__why_now.timer = tm;
     wa__why_now.due = tm->deadline;
-    wa__why_woken(w, WA__WHY_TIMER);
+    wa__why_woken(&w, WA__WHY_TIMER);
 }
 
 void wa__why_thread(wa_waker *w) { wa__why_woken(w, WA__WHY_THREAD); }
