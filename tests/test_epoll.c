@@ -281,7 +281,8 @@ static void test_trace_fd_wait(void)
     reader_init(&r, key, p[0], 11, WA_SEC(100));
     writer w = {.fd = p[1], .n = 2, .parts = {"hello", " world"}, .delays = {WA_MS(20), WA_MS(20)}};
     wa_coro_init(&w.wa, &writer_vt);
-    REQUIRE_OR(check_spawn_of(rt, &w, NULL) == 0, (wa_fd_deregister(rt, key), close_pipe(p), wa_rt_free(rt)));
+    REQUIRE_OR(check_spawn_of(rt, &w, NULL) == 0,
+               (wa_fd_deregister(rt, key), close_pipe(p), wa_rt_free(rt), remove(path)));
     CHECK_EQ(wa_block_on(rt, &r.wa.fut), 0);
     CHECK_EQ(r.waits, 2);
     CHECK_EQ(wa_rt_run(rt), 0);

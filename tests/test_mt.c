@@ -858,13 +858,14 @@ static void test_mt_trace(void)
 typedef struct mt_setter {
     wa_rt *rt;
     wa_event *ev;
+    int done; /* (atomic) the wait ended without it: an allocation failed */
 } mt_setter;
 
 static void *mt_set_when_waiting(void *arg)
 {
     mt_setter *s = arg;
     char buf[512] = "";
-    for (int k = 0; k < 10000 && !strstr(buf, " waiting"); k++) {
+    for (int k = 0; k < 10000 && !strstr(buf, " waiting") && !__atomic_load_n(&s->done, __ATOMIC_ACQUIRE); k++) {
         usleep(1000);
         wa_rt_dump(s->rt, buf, sizeof buf);
     }
@@ -878,7 +879,7 @@ static void test_mt_trace_remote_wake(void)
     int fd = mkstemp(path);
     REQUIRE(fd >= 0);
     close(fd);
-    mt_setter s;
+    mt_setter s = {.done = 0};
     REQUIRE_OR(wa_rt_new_mt(&s.rt, 2) == 0, remove(path));
     REQUIRE_OR(wa_trace_start(s.rt, path) == 0, (wa_rt_free(s.rt), remove(path)));
     REQUIRE_OR(wa_event_new(s.rt, &s.ev) == 0, (wa_rt_free(s.rt), remove(path)));
@@ -887,6 +888,7 @@ static void test_mt_trace_remote_wake(void)
                (wa_event_drop(s.ev), wa_rt_free(s.rt), remove(path)));
     wa_event_wait w;
     CHECK_EQ(wa_block_on(s.rt, wa_event_wait_init(&w, s.ev)), 0);
+    __atomic_store_n(&s.done, 1, __ATOMIC_RELEASE);
     pthread_join(th, NULL);
     wa_event_drop(s.ev);
     wa_rt_free(s.rt);
