@@ -852,52 +852,6 @@ static void test_mt_trace(void)
     CHECK(check_count(text, "\"awaits\":\"notified\"") >= 1);
 }
 
-/* A traced wake from a thread of no runtime: a task of a many-threads
- * runtime waits for an event that a plain thread sets once the task
- * waits; its wake says "another thread". */
-typedef struct mt_setter {
-    wa_rt *rt;
-    wa_event *ev;
-    int done; /* (atomic) the wait ended without it: an allocation failed */
-} mt_setter;
-
-static void *mt_set_when_waiting(void *arg)
-{
-    mt_setter *s = arg;
-    char buf[512] = "";
-    for (int k = 0; k < 10000 && !strstr(buf, " waiting") && !__atomic_load_n(&s->done, __ATOMIC_ACQUIRE); k++) {
-        usleep(1000);
-        wa_rt_dump(s->rt, buf, sizeof buf);
-    }
-    wa_event_set(s->ev);
-    return NULL;
-}
-
-static void test_mt_trace_remote_wake(void)
-{
-    char path[] = "/tmp/wasync-mt-trace-XXXXXX";
-    int fd = mkstemp(path);
-    REQUIRE(fd >= 0);
-    close(fd);
-    mt_setter s = {.done = 0};
-    REQUIRE_OR(wa_rt_new_mt(&s.rt, 2) == 0, remove(path));
-    REQUIRE_OR(wa_trace_start(s.rt, path) == 0, (wa_rt_free(s.rt), remove(path)));
-    REQUIRE_OR(wa_event_new(s.rt, &s.ev) == 0, (wa_rt_free(s.rt), remove(path)));
-    pthread_t th;
-    REQUIRE_OR(pthread_create(&th, NULL, mt_set_when_waiting, &s) == 0,
-               (wa_event_drop(s.ev), wa_rt_free(s.rt), remove(path)));
-    wa_event_wait w;
-    CHECK_EQ(wa_block_on(s.rt, wa_event_wait_init(&w, s.ev)), 0);
-    __atomic_store_n(&s.done, 1, __ATOMIC_RELEASE);
-    pthread_join(th, NULL);
-    wa_event_drop(s.ev);
-    wa_rt_free(s.rt);
-    static char text[1 << 16];
-    check_take_file(path, text, sizeof text);
-    CHECK_EQ(check_count(text, "\"name\":\"wake\",\"id\":1,"), 1);
-    CHECK_EQ(check_count(text, "\"args\":{\"by\":\"another thread\"}"), 1);
-}
-
 int main(void)
 {
     RUN(test_mt_spawn_join);
@@ -915,6 +869,5 @@ int main(void)
     RUN(test_mt_task_local);
     RUN(test_mt_dump_lists_tasks);
     RUN(test_mt_trace);
-    RUN(test_mt_trace_remote_wake);
     return check_finish();
 }
