@@ -87,8 +87,10 @@ echo "medians of $runs runs; RSS ratio wasync/tokio for timers: $(
 
 # The trace's cost (wasync/trace.h): spawn_join and yield_pingpong traced to
 # /dev/null (WASYNC_TRACE) beside untraced, and the time per event: the
-# difference per operation over the events per operation (counted in a
-# trace to a file). Off, it costs a spawn one instruction (callgrind).
+# difference per operation over the events per operation (every event of a
+# trace to a file: the tasks' slices and instants, the host waits). Off, it
+# costs a spawn one instruction, a timer's arm and fire a test each
+# (callgrind).
 echo
 printf '%-26s %12s %12s %11s %12s\n' "trace (WASYNC_TRACE)" "off ns/op" "on ns/op" "events/op" "ns/event"
 for w in "spawn_join 200000" "yield_pingpong 200000"; do

@@ -90,6 +90,30 @@ static inline int check_finish(void)
     return check_failed != 0;
 }
 
+/* How many times word occurs in text. */
+static inline int check_count(const char *text, const char *word)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, word)); p++)
+        n++;
+    return n;
+}
+
+/* Reads the file at path into buf (size bytes, NUL-terminated) and
+ * removes it; returns the length read. */
+static inline size_t check_take_file(const char *path, char *buf, size_t size)
+{
+    size_t len = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        len = fread(buf, 1, size - 1, f);
+        fclose(f);
+    }
+    buf[len] = 0;
+    remove(path);
+    return len;
+}
+
 /* Misuse reports are counted, not fatal, so tests can provoke them; the
  * last one's text is kept. */
 static int check_misuses;

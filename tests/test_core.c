@@ -676,13 +676,39 @@ static void test_dump_awaits(void)
 }
 
 #if !defined(__wasm__)
-/* How many times word occurs in text. */
-static int count_of(const char *text, const char *word)
+/* A traced sleep says why its task woke: on the task's track, its timer
+ * armed (in 20 ms) and fired (20 ms after it was armed, on time: the
+ * simulated clock), then the wake "by" "timer (due 20 ms after armed)";
+ * on the runtime's, the backend's wait for it, a host wait slice with its
+ * timeout, which no source ended. */
+static void test_trace_timer_wake(void)
 {
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, word)); p++)
-        n++;
-    return n;
+    wa_rt *rt = check_sim_rt(0);
+    REQUIRE(rt);
+    char path[] = "/tmp/wasync-trace-XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE_OR(fd >= 0, wa_rt_free(rt));
+    close(fd);
+    REQUIRE_OR(wa_trace_start(rt, path) == 0, (wa_rt_free(rt), remove(path)));
+    sleeper sl;
+    sleeper_init(&sl, WA_MS(20), 0);
+    CHECK_EQ(wa_block_on(rt, &sl.wa.fut), 0);
+    wa_rt_free(rt);
+    static char text[1 << 16];
+    check_take_file(path, text, sizeof text);
+    CHECK_EQ(check_count(text, "\"name\":\"timer armed\",\"id\":1,"), 1);
+    CHECK_EQ(check_count(text, "\"args\":{\"in\":\"20 ms\"}"), 1);
+    CHECK_EQ(check_count(text, "\"name\":\"timer fired\",\"id\":1,"), 1);
+    CHECK_EQ(check_count(text, "\"args\":{\"after_armed\":\"20 ms\",\"late\":\"0 ns\"}"), 1);
+    CHECK_EQ(check_count(text, "\"args\":{\"by\":\"timer (due 20 ms after armed)\"}"), 1);
+    CHECK_EQ(check_count(text, "\"ph\":\"B\",\"cat\":\"task\",\"name\":\"host wait\""), 1);
+    CHECK_EQ(check_count(text, "\"args\":{\"timeout\":\"20 ms\"}"), 1);
+    CHECK_EQ(check_count(text, "\"ph\":\"E\",\"cat\":\"task\",\"name\":\"host wait\""), 1);
+    CHECK_EQ(check_count(text, "\"args\":{\"ready\":0}"), 1);
+    /* the order on the task's track: armed, fired, woken */
+    const char *armed = strstr(text, "timer armed"), *fired = strstr(text, "timer fired");
+    const char *woken = strstr(text, "\"by\":\"timer");
+    CHECK(armed && fired && woken && armed < fired && fired < woken);
 }
 #endif
 
@@ -743,27 +769,20 @@ static void test_trace_start_stop(void)
     static char text[2][1 << 16];
     size_t len[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
-        FILE *f = fopen(i ? two : one, "r");
-        if (f) {
-            len[i] = fread(text[i], 1, sizeof text[i] - 1, f);
-            fclose(f);
-        }
-        text[i][len[i]] = 0;
+        len[i] = check_take_file(i ? two : one, text[i], sizeof text[i]);
         CHECK(len[i] > 4 && strcmp(text[i] + len[i] - 4, "\n]}\n") == 0);
     }
-    unlink(one);
-    unlink(two);
 #undef UNDO
     /* the first: three tasks began, a ended with WA_EIO, b (never
      * polled) with WA_ECANCELED, c not yet */
-    CHECK_EQ(count_of(text[0], "\"ph\":\"b\",\"cat\":\"task\",\"name\":\"sleeper\""), 2);
-    CHECK_EQ(count_of(text[0], "\"name\":\"b \\\"quoted\\\"\""), 1);
-    CHECK_EQ(count_of(text[0], "\"name\":\"task\""), 2);
-    CHECK_EQ(count_of(text[0], "\"status\":-10}"), 1);
-    CHECK_EQ(count_of(text[0], "\"status\":-3}"), 1);
-    CHECK_EQ(count_of(text[0], "\"name\":\"poll\""), 2 * 3); /* a twice, c once */
+    CHECK_EQ(check_count(text[0], "\"ph\":\"b\",\"cat\":\"task\",\"name\":\"sleeper\""), 2);
+    CHECK_EQ(check_count(text[0], "\"name\":\"b \\\"quoted\\\"\""), 1);
+    CHECK_EQ(check_count(text[0], "\"name\":\"task\""), 2);
+    CHECK_EQ(check_count(text[0], "\"status\":-10}"), 1);
+    CHECK_EQ(check_count(text[0], "\"status\":-3}"), 1);
+    CHECK_EQ(check_count(text[0], "\"name\":\"poll\""), 2 * 3); /* a twice, c once */
     /* the second: nothing of the first's tasks (c's end is not its) */
-    CHECK_EQ(count_of(text[1], "\"id\":"), 0);
+    CHECK_EQ(check_count(text[1], "\"id\":"), 0);
 #endif
 }
 
@@ -1294,5 +1313,8 @@ int main(void)
     RUN(test_dump_awaits);
     RUN(test_trace_start_stop);
     RUN(test_keys_never_move);
+#if !defined(__wasm__)
+    RUN(test_trace_timer_wake);
+#endif
     return check_finish();
 }

@@ -258,6 +258,53 @@ static void test_dump_fd_wait(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* A traced wait on a pipe says why its task woke: each write makes the
+ * reader's wait (a timeout over an fd wait: the wake goes through the
+ * combinator's) begin with an "io wait" on the fd, then "io ready" and a
+ * wake by "fd N readable"; the host wait that saw the readiness says one
+ * source was ready, and the writer's sleeps were its timers. */
+static void test_trace_fd_wait(void)
+{
+    char path[] = "/tmp/wasync-trace-XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    wa_rt *rt = epoll_rt();
+    REQUIRE_OR(rt, remove(path));
+    int p[2];
+    REQUIRE_OR(open_pipe(p) == 0, (wa_rt_free(rt), remove(path)));
+    wa_fd_key key;
+    REQUIRE_OR(wa_fd_register(rt, p[0], &key) == 0, (close_pipe(p), wa_rt_free(rt), remove(path)));
+    REQUIRE_OR(wa_trace_start(rt, path) == 0,
+               (wa_fd_deregister(rt, key), close_pipe(p), wa_rt_free(rt), remove(path)));
+    reader r;
+    reader_init(&r, key, p[0], 11, WA_SEC(100));
+    writer w = {.fd = p[1], .n = 2, .parts = {"hello", " world"}, .delays = {WA_MS(20), WA_MS(20)}};
+    wa_coro_init(&w.wa, &writer_vt);
+    REQUIRE_OR(check_spawn_of(rt, &w, NULL) == 0,
+               (wa_fd_deregister(rt, key), close_pipe(p), wa_rt_free(rt), remove(path)));
+    CHECK_EQ(wa_block_on(rt, &r.wa.fut), 0);
+    CHECK_EQ(r.waits, 2);
+    CHECK_EQ(wa_rt_run(rt), 0);
+    CHECK_EQ(wa_fd_deregister(rt, key), 0);
+    close_pipe(p);
+    wa_rt_free(rt);
+    static char text[1 << 16];
+    check_take_file(path, text, sizeof text);
+    char on[64], source[64], by[64];
+    snprintf(on, sizeof on, "\"name\":\"io wait\",\"id\":2,");
+    snprintf(source, sizeof source, "\"args\":{\"source\":\"fd %d readable\"}", p[0]);
+    snprintf(by, sizeof by, "\"args\":{\"by\":\"fd %d readable\"}", p[0]);
+    CHECK_EQ(check_count(text, on), 2); /* (the reader is the block_on's task, spawned second) */
+    CHECK_EQ(check_count(text, "\"name\":\"io ready\",\"id\":2,"), 2);
+    CHECK_EQ(check_count(text, source), 2);
+    CHECK_EQ(check_count(text, by), 2);
+    snprintf(on, sizeof on, "\"args\":{\"on\":\"fd %d readable\"}", p[0]);
+    CHECK_EQ(check_count(text, on), 2);
+    CHECK_EQ(check_count(text, "\"args\":{\"ready\":1}"), 2); /* (a write, then a wait that blocks) */
+    CHECK_EQ(check_count(text, "\"by\":\"timer (due 20 ms after armed)\""), 2);
+}
+
 /* Readiness that came while nobody waited is kept for the next wait; a wait
  * cut off by a timeout leaves the registration usable. */
 static void test_pipe_ready_before_wait_and_timeout(void)
@@ -728,6 +775,7 @@ int main(void)
     RUN(test_concurrent_sleeps);
     RUN(test_pipe_readable);
     RUN(test_dump_fd_wait);
+    RUN(test_trace_fd_wait);
     RUN(test_pipe_ready_before_wait_and_timeout);
     RUN(test_pipe_writable);
     RUN(test_two_fds);

@@ -763,14 +763,6 @@ WA_ASYNC(mt_waiter, t, cx)
 }
 
 /* How many times word occurs in text. */
-static int mt_count(const char *text, const char *word)
-{
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, word)); p++)
-        n++;
-    return n;
-}
-
 /* The many-threads runtime's dump lists its tasks (it listed none): each
  * named task by its name and its future's, waiting, with its poll counted
  * and what it awaits;
@@ -795,18 +787,18 @@ static void test_mt_dump_lists_tasks(void)
     for (int k = 0; k < 10000 && waiting < N; k++) { /* until each was polled once */
         usleep(1000);
         wa_rt_dump(rt, buf, sizeof buf);
-        waiting = mt_count(buf, " waiting");
+        waiting = check_count(buf, " waiting");
     }
     CHECK_EQ(waiting, N);
-    CHECK_EQ(mt_count(buf, "task "), N);
+    CHECK_EQ(check_count(buf, "task "), N);
     for (int i = 0; i < N - 1; i++) {
         char line[64];
         snprintf(line, sizeof line, "\"%s\" (mt_waiter) waiting for ", names[i]);
         CHECK(strstr(buf, line) != NULL);
     }
-    CHECK_EQ(mt_count(buf, "[1 poll, busy "), N - 1); /* the named ones' */
-    CHECK_EQ(mt_count(buf, "\"mt_waiter\" waiting"), 1);
-    CHECK_EQ(mt_count(buf, ": notified\n"), N); /* what each awaits */
+    CHECK_EQ(check_count(buf, "[1 poll, busy "), N - 1); /* the named ones' */
+    CHECK_EQ(check_count(buf, "\"mt_waiter\" waiting"), 1);
+    CHECK_EQ(check_count(buf, ": notified\n"), N); /* what each awaits */
     wa_notify_all(&n);
     for (int k = 0; k < 100000 && wa_rt_dump(rt, buf, sizeof buf); k++)
         ; /* the dumps hold the tasks as they yield */
@@ -841,28 +833,23 @@ static void test_mt_trace(void)
         spawned += wa_spawn_of(rt, &w, NULL) == 0;
     }
     char buf[4096] = "";
-    for (int k = 0; k < 10000 && mt_count(buf, " waiting") < spawned; k++) {
+    for (int k = 0; k < 10000 && check_count(buf, " waiting") < spawned; k++) {
         usleep(1000);
         wa_rt_dump(rt, buf, sizeof buf);
     }
     wa_notify_all(&n);
     CHECK_EQ(wa_rt_run(rt), 0);
     wa_rt_free(rt);
-    FILE *f = fopen(path, "r");
-    REQUIRE_OR(f, unlink(path));
     static char text[1 << 20];
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    text[len] = 0;
-    fclose(f);
-    unlink(path);
+    size_t len = check_take_file(path, text, sizeof text);
     CHECK(strncmp(text, "{\"displayTimeUnit\"", 18) == 0);
     CHECK(len > 4 && strcmp(text + len - 4, "\n]}\n") == 0);
-    CHECK_EQ(mt_count(text, "\"ph\":\"b\",\"cat\":\"task\",\"name\":\"mt_waiter\""), spawned);
-    CHECK_EQ(mt_count(text, "\"ph\":\"e\",\"cat\":\"task\",\"name\":\"task\""), spawned);
-    CHECK_EQ(mt_count(text, "\"status\":0}"), spawned);
-    CHECK_EQ(mt_count(text, "\"name\":\"poll\""), 2 * mt_count(text, "\"ph\":\"b\",\"cat\":\"task\",\"name\":\"poll\""));
-    CHECK(mt_count(text, "\"by\":\"itself\"") >= spawned); /* the yields */
-    CHECK(mt_count(text, "\"awaits\":\"notified\"") >= 1);
+    CHECK_EQ(check_count(text, "\"ph\":\"b\",\"cat\":\"task\",\"name\":\"mt_waiter\""), spawned);
+    CHECK_EQ(check_count(text, "\"ph\":\"e\",\"cat\":\"task\",\"name\":\"task\""), spawned);
+    CHECK_EQ(check_count(text, "\"status\":0}"), spawned);
+    CHECK_EQ(check_count(text, "\"name\":\"poll\""), 2 * check_count(text, "\"ph\":\"b\",\"cat\":\"task\",\"name\":\"poll\""));
+    CHECK(check_count(text, "\"by\":\"itself\"") >= spawned); /* the yields */
+    CHECK(check_count(text, "\"awaits\":\"notified\"") >= 1);
 }
 
 int main(void)

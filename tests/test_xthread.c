@@ -203,6 +203,68 @@ static void test_events(void)
     events_on(2);
 }
 
+/* A traced wake from a thread of no runtime: a task waits for an event
+ * that a plain thread sets once the wait is pending (the local runtime's
+ * inbox takes the wake to its thread; on many threads it is made at
+ * once); the wake says "another thread". */
+typedef struct flagged_wait {
+    wa_future fut;
+    wa_event_wait w;
+    wa_event *ev;
+    int waiting, done; /* (atomic) the wait is pending; it ended (or never began) */
+} flagged_wait;
+
+static int flagged_wait_poll(wa_future *f, wa_cx *cx)
+{
+    flagged_wait *t = (flagged_wait *)f;
+    int rc = wa_poll(&t->w.fut, cx);
+    if (rc == WA_PENDING)
+        __atomic_store_n(&t->waiting, 1, __ATOMIC_RELEASE);
+    return rc;
+}
+static void flagged_wait_drop(wa_future *f) { wa_drop(&((flagged_wait *)f)->w.fut); }
+static const wa_future_vt flagged_wait_vt = {flagged_wait_poll, flagged_wait_drop, "flagged_wait"};
+
+static void *set_once_waiting(void *arg)
+{
+    flagged_wait *t = arg;
+    while (!__atomic_load_n(&t->waiting, __ATOMIC_ACQUIRE) && !__atomic_load_n(&t->done, __ATOMIC_ACQUIRE))
+        sleep_ms(1);
+    wa_event_set(t->ev);
+    return NULL;
+}
+
+static void trace_remote_wake_on(unsigned workers)
+{
+    char path[] = "/tmp/wasync-trace-XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    wa_rt *rt;
+    flagged_wait t = {.fut = {&flagged_wait_vt}};
+    REQUIRE_OR(check_rt_new(&rt, workers, NULL, &t.ev) == 0, remove(path));
+    REQUIRE_OR(wa_trace_start(rt, path) == 0, (wa_event_drop(t.ev), wa_rt_free(rt), remove(path)));
+    wa_event_wait_init(&t.w, t.ev);
+    pthread_t th;
+    REQUIRE_OR(pthread_create(&th, NULL, set_once_waiting, &t) == 0,
+               (wa_event_drop(t.ev), wa_rt_free(rt), remove(path)));
+    CHECK_EQ(wa_block_on(rt, &t.fut), 0);
+    __atomic_store_n(&t.done, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    wa_event_drop(t.ev);
+    wa_rt_free(rt);
+    static char text[1 << 16];
+    check_take_file(path, text, sizeof text);
+    CHECK_EQ(check_count(text, "\"name\":\"wake\",\"id\":1,"), 1);
+    CHECK_EQ(check_count(text, "\"args\":{\"by\":\"another thread\"}"), 1);
+}
+
+static void test_trace_remote_wake(void)
+{
+    trace_remote_wake_on(0);
+    trace_remote_wake_on(2);
+}
+
 /* A task nothing wakes: it ends when it is cancelled (unclaimed, it is
  * dropped) or the runtime is freed. */
 static int idle_poll(wa_future *f, wa_cx *cx)
@@ -889,6 +951,7 @@ int main(void)
 {
     RUN(test_remote_spawns);
     RUN(test_events);
+    RUN(test_trace_remote_wake);
     RUN(test_race_shutdown);
     RUN(test_blocking);
     RUN(test_blocking_cancel);

@@ -23,7 +23,9 @@ test('the demo traced: parsed, every slice closed, its tasks named', () => {
   try {
     const file = join(dir, 't.json');
     demo(file);
-    checkDemoTrace(readFileSync(file, 'utf8'));
+    const { events } = checkDemoTrace(readFileSync(file, 'utf8'));
+    const waits = events.filter((e) => e.name === 'host wait' && e.ph === 'B');
+    assert.ok(waits.some((e) => e.args.timeout === '999 ms'), 'the runtime waits for the nappers');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -2,20 +2,17 @@
 /* A task's diagnostics (diag.h): the wrapper's poll times the task's and,
  * traced, writes its events (trace.c): the task's slice from its spawn to
  * its end, a slice per poll (its end saying what the task awaits), and
- * an instant per wake through a waker that wraps the executor's. */
+ * an instant per wake through a waker that wraps the executor's, saying
+ * why (why.c, which also notes what the task's polls do below them). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
 #include "task.h"
 #include "trace.h"
+#include "why.h"
 
 static uint64_t wa__diag_clock(const wa_rt *rt) { return rt->backend->vt->now(rt->backend); }
-
-/* The wrapped task being polled on this thread, or NULL: who wakes or
- * spawns (its own, not error.c's wa__ticking, which would close a circle
- * through the dumps). */
-static _Thread_local const wa_task *wa__diag_polling;
 
 /* The task whose future g is (a task's future follows its header). */
 static wa_task *wa__diag_task(const wa__diag *g) { return (wa_task *)g - 1; }
@@ -58,20 +55,8 @@ static void wa__diag_end(wa__diag *g, int rc, uint64_t now)
  * data is the wrapper, inside the task the executor's waker names. */
 static void wa__diag_wake_note(wa__diag *g)
 {
-    if (__atomic_load_n(&g->ended, __ATOMIC_ACQUIRE))
-        return;
-    const wa_task *by = wa__diag_polling, *t = wa__diag_task(g);
-    char args[48];
-    wa__text a = {args, sizeof args, 0};
-    wa__text_str(&a, "\"by\":\"");
-    if (by && by != t) {
-        wa__text_str(&a, "task ");
-        wa__text_uint(&a, by->id);
-    } else {
-        wa__text_str(&a, by ? "itself" : "host"); /* (a timer, I/O, another thread, an untraced task) */
-    }
-    wa__text_str(&a, "\"");
-    wa__trace_event(g->rt, g->traced, "n", "wake", t->id, wa__diag_clock(g->rt), args);
+    if (!__atomic_load_n(&g->ended, __ATOMIC_ACQUIRE))
+        wa__why_wake(g);
 }
 
 static const wa_waker_vt wa__diag_waker_vt;
@@ -118,10 +103,15 @@ static int wa__diag_poll_traced(wa__diag *g, wa_future *in, wa_cx *cx, uint64_t 
     wa__trace_event(g->rt, g->traced, "b", "poll", id, start, NULL);
     wa_cx c = *cx;
     c.waker = (wa_waker){g, &wa__diag_waker_vt};
-    const wa_task *outer = wa__diag_polling; /* (NULL: polls do not nest) */
-    wa__diag_polling = wa__diag_task(g);
+    wa__diag *outer = wa__why_now.polling; /* (NULL: polls do not nest) */
+    wa__why_now.polling = g;
+    wa__why_now.ended = 0;
     int rc = in->vt->poll(in, &c);
-    wa__diag_polling = outer;
+    wa__why_now.polling = outer;
+    if (rc != WA_PENDING) { /* (the executor's finish wakes its joiner next) */
+        wa__why_now.ended_rt = g->rt;
+        wa__why_now.ended = id;
+    }
     uint64_t end = wa__diag_clock(g->rt);
     char args[256];
     wa__text a = {args, sizeof args, 0};
@@ -157,7 +147,11 @@ static int wa__diag_poll(wa_future *f, wa_cx *cx)
 static void wa__diag_drop(wa_future *f)
 {
     wa__diag *g = (wa__diag *)f;
+    wa__diag *outer = wa__why_now.polling;
+    if (g->traced) /* (what the drop does is the task's: a subtask cancelled) */
+        wa__why_now.polling = g;
     wa_drop(wa__diag_inner(g));
+    wa__why_now.polling = outer;
     if (g->traced && !__atomic_load_n(&g->ended, __ATOMIC_ACQUIRE)) { /* cancelled, or never polled */
         if (!g->waker_vt)
             wa__diag_begin(g);
@@ -176,14 +170,14 @@ size_t wa__diag_wrap(wa_rt *rt, const wa_future *fut, size_t size, const char *n
     if (!g)
         return 0;
     wa_rt *home = wa__rt_home(rt);
-    const wa_task *parent = wa__diag_polling; /* (a spawn from a traced task's poll) */
+    const wa__diag *parent = wa__why_now.polling; /* (a spawn from a traced task's poll) */
     uint64_t now = wa__diag_clock(home);
     *g = (wa__diag){.fut = {&wa__diag_vt},
                     .rt = home,
                     .since = now,
                     .spawned = now,
                     .name = n ? (uint32_t)(sizeof *g + size) : 0,
-                    .parent = parent ? parent->id : 0,
+                    .parent = parent ? wa__diag_task(parent)->id : 0,
                     .traced = wa__trace_gen(home)};
     memcpy(wa__diag_inner(g), fut, size);
     if (n)

@@ -19,6 +19,8 @@ typedef struct wa__diag {
     uint64_t since;      /* the end of its last poll (its spawn before the first) */
     uint64_t spawned;    /* when */
     const wa_waker_vt *waker_vt; /* traced: its executor's waker, set by its first poll */
+    const wa__timer *timer; /* traced: the last timer it armed, and when (why.c), */
+    uint64_t armed;         /* which the wake that timer makes names by its delay */
     uint32_t parent;     /* traced: the task that spawned it, or 0 */
     uint32_t traced;     /* spawned while rt was traced: that trace's wa__trace_gen, else 0 */
     uint32_t ended;      /* traced: its end written (atomic: wakes read it) */

@@ -31,6 +31,22 @@ typedef struct wa__rt_ext {
  * returns its size, or 0 (no memory). diag.c's wa__diag_wrap. */
 typedef size_t wa__wrap_fn(wa_rt *rt, const wa_future *fut, size_t size, const char *name, wa_future **out);
 
+/* What a traced runtime's backend waits and timers tell its trace
+ * (why.c's wa__why_hooks_traced, through a pointer: a program that never
+ * traces does not link why.c). */
+typedef struct wa__why_hooks {
+    /* The backend wait of rt until `until`: a "host wait" slice on the
+     * runtime's track when it may block, and the readiness it feeds in
+     * says why it wakes tasks. Returns the backend's wait's code. */
+    int (*wait)(wa_rt *rt, uint64_t until);
+    /* tm is armed (its deadline set: ns from the commit while it is an
+     * arming one, timer.h), by the task being polled on this thread if
+     * that one is traced. */
+    void (*armed)(const wa__timer *tm);
+    /* Takes the waker of tm, which fired, and wakes it. */
+    void (*fired)(wa__timer *tm);
+} wa__why_hooks;
+
 struct wa_rt {
     wa_task *head, **tailp;      /* run queue (FIFO, intrusive; tailp: the last next, or &head) */
     size_t queued;
@@ -62,6 +78,7 @@ struct wa_rt {
      * Else NULL; atomic (workers read them). */
     struct wa__trace *trace;
     wa__wrap_fn *wrap;
+    const wa__why_hooks *why; /* (the backend's waits, the timers and other threads' wakes test it) */
     uint64_t spawned, polls, ticks, waits;
     /* The library's internal tasks (wa__spawn_internal), counted in
      * spawned and finished but not the program's: live ones, and how many
@@ -210,7 +227,9 @@ void wa__remote_close(wa_rt *rt);
 static inline int wa__rt_wait(wa_rt *rt, uint64_t until)
 {
     rt->waits++;
-    int rc = rt->backend->vt->wait(rt->backend, until);
+    wa_backend *b = rt->backend;
+    const wa__why_hooks *why = __atomic_load_n(&wa__rt_home(rt)->why, __ATOMIC_RELAXED);
+    int rc = why ? why->wait(rt, until) : b->vt->wait(b, until);
     rt->now_fresh = 0;
     rt->timers_early = rc == WA_WAIT_EARLY; /* for the next tick only */
 #if WA__MT

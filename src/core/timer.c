@@ -75,7 +75,8 @@ static int wa__heap_reserve(wa_rt *rt)
     return wa__timers_grow(&rt->heap, &rt->heap_cap, rt->heap_len + rt->arming_len + 1, 64);
 }
 
-/* The common part of arming: the entry's owner, waker and tie. */
+/* The common part of arming: the entry's owner, waker and tie (its slot
+ * set already if it is an arming one). */
 static void wa__timer_take(wa_rt *rt, wa__timer *tm, uint64_t deadline, const wa_cx *cx)
 {
     uint32_t seq = rt->timer_seq++;
@@ -83,6 +84,9 @@ static void wa__timer_take(wa_rt *rt, wa__timer *tm, uint64_t deadline, const wa
     tm->tie = rt->backend->seed ? wa__tie_mix(seq ^ rt->backend->seed) : seq;
     tm->rt = rt;
     tm->waker = wa_waker_clone(&cx->waker);
+    const wa__why_hooks *why = __atomic_load_n(&wa__rt_home(rt)->why, __ATOMIC_RELAXED);
+    if (why)
+        why->armed(tm);
 }
 
 /* Each call below that changes the queue holds its lock (a worker's
@@ -106,8 +110,8 @@ int wa__timer_arm_in(wa_rt *rt, wa__timer *tm, uint64_t ns, const wa_cx *cx)
     int rc = wa__timers_grow(&rt->arming, &rt->arming_cap, rt->arming_len + 1, 16) < 0 ? WA_ENOMEM
                                                                                        : wa__heap_reserve(rt);
     if (rc == 0) {
-        wa__timer_take(rt, tm, ns, cx);
         tm->slot = WA__TIMER_ARMING | rt->arming_len;
+        wa__timer_take(rt, tm, ns, cx);
         rt->arming[rt->arming_len++] = tm;
     }
     wa__timers_unlock(rt);
@@ -172,14 +176,20 @@ void wa__timer_disarm(wa__timer *tm)
 
 void wa__timers_fire(wa_rt *rt, uint64_t now)
 {
+    const wa__why_hooks *why = __atomic_load_n(&wa__rt_home(rt)->why, __ATOMIC_RELAXED);
     wa__timers_lock(rt);
     while (rt->heap_len && rt->heap[0]->deadline <= now) {
         wa__timer *tm = rt->heap[0];
         wa__heap_remove(rt, 0);
         tm->slot = 0;
+        /* (a task waker only queues: it takes no timer lock) */
+        if (why) {
+            why->fired(tm);
+            continue;
+        }
         wa_waker w = tm->waker;
         tm->waker = (wa_waker){NULL, NULL};
-        wa_waker_wake(&w); /* (a task waker only queues: it takes no timer lock) */
+        wa_waker_wake(&w);
     }
     wa__timers_unlock(rt);
 }

@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "trace.h"
+#include "why.h"
 
 int wa_trace_start(wa_rt *rt, const char *path)
 {
@@ -15,8 +16,10 @@ int wa_trace_start(wa_rt *rt, const char *path)
     if (rt->trace)
         return WA_EBUSY;
     int rc = wa__trace_open(rt, path);
-    if (rc == 0) /* (after the trace: a wrapped task writes to it) */
+    if (rc == 0) { /* (after the trace: a wrapped task writes to it) */
         __atomic_store_n(&rt->wrap, wa__diag_wrap, __ATOMIC_RELEASE);
+        __atomic_store_n(&rt->why, &wa__why_hooks_traced, __ATOMIC_RELEASE);
+    }
     return rc;
 }
 
@@ -28,6 +31,7 @@ int wa_trace_stop(wa_rt *rt)
     if (!rt->trace)
         return WA_EINVAL;
     __atomic_store_n(&rt->wrap, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&rt->why, NULL, __ATOMIC_RELEASE);
     return wa__trace_stop_file(rt);
 }
 

@@ -2,7 +2,10 @@
 /* A backend's registrations and the waits on them (regs.h), for every
  * host. A backend offers its table through its vtable's cap. */
 #include "../core/dump.h"
+#include "../core/why.h"
 #include "regs.h"
+
+const char *const wa__regs_dirs[2] = {" readable", " writable"};
 
 void wa__regs_init(wa_regs *r, wa_backend *b, size_t size, const wa__regs_hooks *hooks)
 {
@@ -52,6 +55,7 @@ void wa__regs_ready(wa_regs *r, wa__reg *g, unsigned events)
         return;
     }
     unsigned taken = 0;
+    bool traced = wa__why_now.waiting; /* (the wakes say why) */
     wa__list_node *n = wa__list_first(&g->waits);
     while (n) {
         wa__list_node *next = wa__list_next(n);
@@ -60,10 +64,14 @@ void wa__regs_ready(wa_regs *r, wa__reg *g, unsigned events)
         if (got) {
             taken |= got;
             w->ready = got;
+            if (traced)
+                wa__why_source(r->hooks->noun, g->id, r->hooks->dirs, got);
             wa__wait_wake(&g->waits, &w->link, &w->events, WA__WAIT_HANDED);
         }
         n = next;
     }
+    if (traced)
+        wa__why_clear();
     g->ready |= events & ~taken;
     wa__regs_left(r, g);
 }
@@ -164,8 +172,11 @@ int wa__reg_wait_poll(wa_future *f, wa_cx *cx, unsigned cap)
     if (!r)
         return WA_ENOSYS;
     wa__regs_lock(r);
+    unsigned queued = ((wa_reg_wait *)f)->events & WA__WAIT_QUEUED;
     int rc = wa__reg_wait_locked((wa_reg_wait *)f, r, cx);
     wa__regs_unlock(r);
+    if (rc == WA_PENDING && !queued && wa__why_now.polling) /* (after the lock: its describe takes it) */
+        wa__why_io_wait(f);
     return rc;
 }
 

@@ -38,7 +38,15 @@ typedef struct wa__regs_hooks {
     int (*arm)(wa_backend *b, wa__reg *g, uint32_t i);
     /* The last wait left g (woken, dropped, or g deregistered). */
     void (*disarm)(wa_backend *b, wa__reg *g);
+    /* What a trace calls the sources ("fd "), and the words of their
+     * readiness's bits 0 and 1 (wa__regs_dirs), or NULL: a source that is
+     * only ready. */
+    const char *noun;
+    const char *const *dirs;
 } wa__regs_hooks;
+
+/* The directions of an fd: " readable", " writable". */
+extern const char *const wa__regs_dirs[2];
 
 typedef struct wa_regs {
     wa__keys keys;  /* 64-bit keys (keys.h) */

@@ -22,6 +22,7 @@
 #include "../core/sched.h"
 #include "remote.h"
 #include "../core/task.h"
+#include "../core/why.h"
 
 void *wa__remote_handle(void *obj, unsigned kind)
 {
@@ -132,7 +133,10 @@ void wa__remote_kick(wa_remote *h)
 void wa__remote_fire(wa_remote *h, wa__xwake *x)
 {
     if (!h->backend) { /* many threads: its wakers are thread-safe */
-        wa_waker_wake(&x->waker);
+        if (h->rt && __atomic_load_n(&h->rt->why, __ATOMIC_RELAXED))
+            wa__why_thread(&x->waker);
+        else
+            wa_waker_wake(&x->waker);
         return;
     }
     if (x->waker.vt && !x->listed) { /* (no waker: the next poll sees the state) */
@@ -310,7 +314,10 @@ void wa__remote_drain(wa_rt *rt)
     for (wa__xwake *x = h->fired, *next; x; x = next) {
         next = x->next;
         x->listed = 0;
-        wa_waker_wake(&x->waker);
+        if (__atomic_load_n(&rt->why, __ATOMIC_RELAXED)) /* (posted by another thread) */
+            wa__why_thread(&x->waker);
+        else
+            wa_waker_wake(&x->waker);
     }
     h->fired = NULL;
     wa__remote_spawn *s = h->spawns;

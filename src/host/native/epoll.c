@@ -111,7 +111,7 @@ static int wa__epoll_add(wa_backend *b, wa__reg *g, uint64_t key)
 
 static void wa__epoll_del(wa_backend *b, wa__reg *g) { epoll_ctl(((wa__epoll *)b)->epfd, EPOLL_CTL_DEL, (int)g->id, NULL); }
 
-static const wa__regs_hooks wa__epoll_hooks = {wa__epoll_add, wa__epoll_del, NULL, NULL};
+static const wa__regs_hooks wa__epoll_hooks = {wa__epoll_add, wa__epoll_del, NULL, NULL, "fd ", wa__regs_dirs};
 
 wa_backend *wa_backend_epoll_new(int *err)
 {

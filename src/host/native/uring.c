@@ -245,7 +245,7 @@ static void wa__native_uring_del(wa_backend *b, wa__reg *g)
 }
 
 static const wa__regs_hooks wa__native_uring_hooks = {wa__native_uring_add, wa__native_uring_del, wa__native_uring_arm,
-                                                      NULL};
+                                                      NULL, "fd ", wa__regs_dirs};
 
 /* The ring, its eventfd watched, and proof that this kernel answers a
  * multishot poll (5.13) and waits with a timespec argument (5.11): the

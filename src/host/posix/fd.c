@@ -14,10 +14,9 @@ static int wa__fd_wait_poll(wa_future *f, wa_cx *cx) { return wa__reg_wait_poll(
 
 static size_t wa__fd_wait_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
 {
-    static const char *const dirs[2] = {" readable", " writable"};
     _Static_assert(WA_READABLE == 1 && WA_WRITABLE == 2, "the directions are bits 0 and 1");
     (void)now;
-    return wa__reg_wait_describe(f, "fd ", dirs, buf, len);
+    return wa__reg_wait_describe(f, "fd ", wa__regs_dirs, buf, len);
 }
 
 static const wa_future_vt wa__fd_wait_vt = {wa__fd_wait_poll, wa__reg_wait_drop, "fd_wait", NULL,

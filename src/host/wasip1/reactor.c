@@ -113,7 +113,7 @@ static void *wa__p1_cap(wa_backend *b, unsigned cap) { return cap == WA_CAP_FDS 
 static const wa_backend_vt wa__p1_vt = {"wasip1", wa__p1_now, wa__p1_wait, NULL, wa__p1_free, wa__p1_cap, NULL};
 
 /* The host needs no telling: each wait subscribes what is waited on. */
-static const wa__regs_hooks wa__p1_hooks = {NULL, NULL, NULL, NULL};
+static const wa__regs_hooks wa__p1_hooks = {NULL, NULL, NULL, NULL, "fd ", wa__regs_dirs};
 
 wa_backend *wa_backend_wasip1_new(int *err)
 {

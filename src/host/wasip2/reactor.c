@@ -80,7 +80,8 @@ static int wa__wasip2_arm(wa_backend *b, wa__reg *g, uint32_t index)
     return 0;
 }
 
-static const wa__regs_hooks wa__wasip2_hooks = {NULL, wa__wasip2_del, wa__wasip2_arm, wa__wasip2_disarm};
+static const wa__regs_hooks wa__wasip2_hooks = {NULL, wa__wasip2_del, wa__wasip2_arm, wa__wasip2_disarm,
+                                                 "pollable ", NULL};
 
 /* The pollable that ends this wait: the runtime's deadline (kept for the
  * next wait while it stays the same), or one that is ready at once. */

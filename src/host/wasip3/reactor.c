@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "../../core/grow.h"
+#include "../../core/why.h"
 #include "../../reactor/regs.h"
 #include "builtins.h"
 #include "reactor.h"
@@ -105,7 +106,8 @@ static void wa__wasip3_reactor_disarm(wa_backend *b, wa__reg *g)
         wa__wasip3_reactor_join(h, (uint32_t)g->id, 0);
 }
 
-static const wa__regs_hooks wa__wasip3_reactor_hooks = {wa__wasip3_reactor_add, wa__wasip3_reactor_del, wa__wasip3_reactor_arm, wa__wasip3_reactor_disarm};
+static const wa__regs_hooks wa__wasip3_reactor_hooks = {wa__wasip3_reactor_add, wa__wasip3_reactor_del, wa__wasip3_reactor_arm, wa__wasip3_reactor_disarm,
+                                                                   "waitable ", NULL};
 
 /* Bells. The stream<u8> of wasi:cli/stdout's write-via-stream, which
  * every world of the library has (wit/wasync-p3.wit): the instance reads
@@ -153,6 +155,20 @@ static int wa__wasip3_reactor_bell_heard(wa__wasip3_reactor *h, wa__wasip3_bell 
     return 1;
 }
 
+/* What the event says, for a traced wake's cause ("waitable 3: subtask
+ * returned"). */
+static const char *wa__wasip3_reactor_word(wa__wasip3_event e)
+{
+    static const char *const codes[] = {"", "subtask", "stream read", "stream written", "future read",
+                                        "future written", "task cancelled"};
+    static const char *const subtask[] = {"subtask starting", "subtask started", "subtask returned",
+                                          "subtask cancelled before it started",
+                                          "subtask cancelled before it returned"};
+    if (e.code == WA__WASIP3_EVENT_SUBTASK)
+        return e.p2 < sizeof subtask / sizeof *subtask ? subtask[e.p2] : "subtask";
+    return e.code < sizeof codes / sizeof *codes ? codes[e.code] : "event";
+}
+
 /* Hands an event to its registration's waiters; the timer's ends it. */
 static void wa__wasip3_reactor_dispatch(wa__wasip3_reactor *h, wa__wasip3_event e)
 {
@@ -185,7 +201,12 @@ static void wa__wasip3_reactor_dispatch(wa__wasip3_reactor *h, wa__wasip3_event 
     wa__wasip3_reg *s = (wa__wasip3_reg *)wa__regs_at(&h->regs, slot - 1);
     s->payload = e.p2;
     s->resolved = e.code == WA__WASIP3_EVENT_SUBTASK && e.p2 >= WA__WASIP3_SUBTASK_RETURNED;
+    bool traced = wa__why_now.waiting;
+    if (traced)
+        wa__why_now.detail = wa__wasip3_reactor_word(e);
     wa__regs_ready(&h->regs, &s->reg, WA__REG_READY);
+    if (traced)
+        wa__why_now.detail = NULL;
 }
 
 /* Dispatches every event already pending, without blocking. Returns how

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../../core/dump.h"
+#include "../../core/why.h"
 #include "builtins.h"
 #include "reactor.h"
 #include "wasync/component.h"
@@ -104,6 +105,23 @@ static void wa__subtask_hold_area(wa_subtask *s)
 /* RETURNED, or cancelled: the subtask says nothing more. */
 static bool wa__subtask_resolved(uint32_t state) { return state >= WA__WASIP3_SUBTASK_RETURNED; }
 
+/* A traced task's instant name about s ("subtask start"), with the
+ * subtask's state (a Canonical ABI state, or WA__WASIP3_BLOCKED: a cancel
+ * under way). */
+static void wa__subtask_note(const wa_subtask *s, const char *name, uint32_t state)
+{
+    static const char *const states[] = {"starting", "started", "returned", "cancelled before started",
+                                         "cancelled before returned"};
+    char args[80];
+    wa__text a = {args, sizeof args, 0};
+    wa__text_str(&a, "\"subtask\":");
+    wa__text_uint(&a, s->subtask);
+    wa__text_str(&a, ",\"state\":\"");
+    wa__text_str(&a, state < sizeof states / sizeof *states ? states[state] : "cancelling");
+    wa__text_str(&a, "\"");
+    wa__why_note(name, args);
+}
+
 /* Ends s's hold on its subtask: deregisters it if it still is (no wait is
  * queued, so it is out of the set), cancels it unless it resolved, and
  * drops it. Counted when s was polled on this backend. */
@@ -118,6 +136,8 @@ static void wa__subtask_release(wa_subtask *s, bool registered)
     if (!wa__subtask_resolved(s->state)) {
         st->cancels++;
         s->state = wa__wasip3_subtask_cancel(s->subtask);
+        if (wa__why_now.polling)
+            wa__subtask_note(s, "subtask cancel", s->state);
     }
     st->drops++;
     wa__wasip3_subtask_drop(s->subtask);
@@ -209,6 +229,8 @@ static bool wa__subtask_cancel_async(wa_subtask *s)
     if (st)
         st->cancels++;
     uint32_t state = wa__subtask_cancel_async_fn(s->subtask);
+    if (wa__why_now.polling)
+        wa__subtask_note(s, "subtask cancel", state);
     if (state != WA__WASIP3_BLOCKED) {
         free(r);
         s->state = state;
@@ -246,6 +268,8 @@ static int wa__subtask_poll(wa_future *f, wa_cx *cx)
         if (rc < 0)
             return rc; /* (its drop cancels the subtask) */
         wa_waitable_wait_init(&s->wait, s->wait.key);
+        if (wa__why_now.polling)
+            wa__subtask_note(s, "subtask start", s->state);
     } else if (!s->subtask) {
         return wa_misuse(WA_EMISUSE, "poll of a finished subtask");
     }
@@ -256,6 +280,8 @@ static int wa__subtask_poll(wa_future *f, wa_cx *cx)
         if (rc == 0)
             wa_waitable_payload(s->rt, s->wait.key, &s->state);
         if (rc < 0 || wa__subtask_resolved(s->state)) {
+            if (s->state == WA__WASIP3_SUBTASK_RETURNED && wa__why_now.polling)
+                wa__subtask_note(s, "subtask return", s->state);
             wa__subtask_release(s, rc == 0); /* (< 0: its key went stale) */
             return rc < 0 ? rc : wa__subtask_status(s);
         }
