@@ -34,6 +34,9 @@
  *   clock has 1 ms resolution, so with few timers over_ideal_ms can be
  *   slightly negative.
  *
+ * tcp_echo N -> bench/soak.c's TCP echo of N connections (tcp_echo.c),
+ *   which prints the soak's lines instead.
+ *
  * Prints: peer=libuv workload=W n=N wall_ms=F ns_per_op=F ops_per_s=F
  *         maxrss_kb=K [over_ideal_ms=F]
  */
@@ -46,6 +49,8 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <uv.h>
+
+#include "tcp_echo.h"
 
 #define container_of(p, T, m) ((T *)((char *)(p) - offsetof(T, m)))
 
@@ -233,8 +238,10 @@ int main(int argc, char **argv)
         start_timers(durations, n);
         wall = now_ns() - t0;
         rc = 0;
+    } else if (!strcmp(w, "tcp_echo")) {
+        return tcp_echo(loop, (long)arg(argc, argv, 2, 10000));
     } else {
-        fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS]\n",
+        fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | tcp_echo [N]\n",
                 argv[0]);
         return 2;
     }

@@ -2,16 +2,20 @@
 //! tokio peer for the wasync benchmarks: the single-threaded `current_thread`
 //! runtime (comparable with a single-threaded C event loop), and the
 //! `multi_thread` one for the mt_ workloads: mt_spawn (spawn_join),
-//! mt_pingpong (yield_pingpong) and mt_yield (T tasks yielding K times).
+//! mt_pingpong (yield_pingpong) and mt_yield (T tasks yielding K times);
+//! tcp_echo and mt_tcp_echo, bench/soak.c's TCP echo (src/tcp_echo.rs).
 //!
 //! Usage: peer-tokio spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS]
 //!                   | mt_spawn [N] [WORKERS] | mt_pingpong [M] [WORKERS] | mt_yield [T] [K] [WORKERS]
-//! Prints one line:
+//!                   | tcp_echo [N] | mt_tcp_echo [N] [WORKERS]
+//! Prints one line (the echo: the soak's lines):
 //! peer=tokio workload=W n=N wall_ms=F ns_per_op=F ops_per_s=F maxrss_kb=K [over_ideal_ms=F] [workers=W cpu_ms=F]
 
 use std::process::exit;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+
+mod tcp_echo;
 
 fn arg(args: &[String], i: usize, default: u64) -> u64 {
     match args.get(i) {
@@ -134,6 +138,10 @@ fn main() {
             .unwrap()
     };
 
+    if workload == "tcp_echo" || workload == "mt_tcp_echo" {
+        tcp_echo::run(&rt, arg(&args, 2, 10_000));
+        return;
+    }
     let (n, wall, ideal_ms) = match workload {
         "spawn_join" | "mt_spawn" => {
             let n = arg(&args, 2, 1_000_000);
@@ -159,7 +167,8 @@ fn main() {
         _ => {
             eprintln!(
                 "usage: {} spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] \
-                 | mt_spawn [N] [WORKERS] | mt_pingpong [M] [WORKERS] | mt_yield [T] [K] [WORKERS]",
+                 | mt_spawn [N] [WORKERS] | mt_pingpong [M] [WORKERS] | mt_yield [T] [K] [WORKERS] \
+                 | tcp_echo [N] | mt_tcp_echo [N] [WORKERS]",
                 args[0]
             );
             exit(2)
