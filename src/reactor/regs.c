@@ -46,6 +46,9 @@ static void wa__regs_left(wa_regs *r, wa__reg *g)
  * edge triggering, one event can be enough for all). */
 void wa__regs_ready(wa_regs *r, wa__reg *g, unsigned events)
 {
+    if (events & WA__REG_HUP)
+        g->hup = true;
+    events &= ~WA__REG_HUP;
     if (wa__list_empty(&g->waits)) {
         g->ready |= events;
         return;
@@ -65,6 +68,18 @@ void wa__regs_ready(wa_regs *r, wa__reg *g, unsigned events)
     }
     g->ready |= events & ~taken;
     wa__regs_left(r, g);
+}
+
+bool wa__regs_hung_up(wa_rt *rt, unsigned cap, uint64_t key)
+{
+    wa_regs *r = wa_backend_cap(rt->backend, cap);
+    if (!r)
+        return true;
+    wa__regs_lock(r);
+    const wa__reg *g = wa__regs_find(r, key);
+    bool hup = !g || g->hup;
+    wa__regs_unlock(r);
+    return hup;
 }
 
 int wa__regs_register(wa_rt *rt, unsigned cap, uint64_t id, uint64_t *key)
@@ -176,7 +191,13 @@ void wa__reg_wait_drop(wa_future *f)
         return; /* never reached its table: holds nothing */
     wa__regs_lock(r);
     /* (queued only while its registration lives: found by its key) */
-    wa__reg_wait_leave(w, (w->events & WA__WAIT_QUEUED) ? wa__regs_find(r, w->key) : NULL);
+    wa__reg *g = (w->events & (WA__WAIT_QUEUED | WA__WAIT_HANDED)) ? wa__regs_find(r, w->key) : NULL;
+    /* Readiness handed to it that it never saw (dropped between its wake
+     * and its poll: a race lost, a task aborted) goes back to the
+     * registration: no other edge may come for it. */
+    if (g && wa__wait_handed(&w->events))
+        g->ready |= w->ready;
+    wa__reg_wait_leave(w, (w->events & WA__WAIT_QUEUED) ? g : NULL);
     wa__regs_unlock(r);
     w->regs = NULL;
 }
