@@ -183,7 +183,9 @@ int wa__reg_wait_poll(wa_future *f, wa_cx *cx, unsigned cap)
     return rc;
 }
 
-void wa__reg_wait_drop(wa_future *f)
+/* Drops the wait f; keep: readiness handed to it and never seen goes back
+ * to its registration. */
+static void wa__reg_wait_leave_table(wa_future *f, bool keep)
 {
     wa_reg_wait *w = (wa_reg_wait *)f;
     wa_regs *r = w->regs;
@@ -192,15 +194,16 @@ void wa__reg_wait_drop(wa_future *f)
     wa__regs_lock(r);
     /* (queued only while its registration lives: found by its key) */
     wa__reg *g = (w->events & (WA__WAIT_QUEUED | WA__WAIT_HANDED)) ? wa__regs_find(r, w->key) : NULL;
-    /* Readiness handed to it that it never saw (dropped between its wake
-     * and its poll: a race lost, a task aborted) goes back to the
-     * registration: no other edge may come for it. */
-    if (g && wa__wait_handed(&w->events))
+    if (keep && g && wa__wait_handed(&w->events))
         g->ready |= w->ready;
     wa__reg_wait_leave(w, (w->events & WA__WAIT_QUEUED) ? g : NULL);
     wa__regs_unlock(r);
     w->regs = NULL;
 }
+
+void wa__reg_wait_drop(wa_future *f) { wa__reg_wait_leave_table(f, false); }
+
+void wa__reg_wait_drop_edge(wa_future *f) { wa__reg_wait_leave_table(f, true); }
 
 wa_future *wa__reg_wait_init(wa_reg_wait *w, const wa_future_vt *vt, uint64_t key, unsigned events)
 {

@@ -112,8 +112,8 @@ static inline unsigned wa__reg_wanted(const wa__reg *g)
 
 /* The host says events are ready on g (and WA__REG_HUP, if it hung up):
  * each wait that wants some is handed them and woken; what nobody took
- * stays for the next wait, and so does what a wait was handed and dropped
- * unseen. The caller holds the table's lock (it found g under it). */
+ * stays for the next wait. The caller holds the table's lock (it found g
+ * under it). */
 void wa__regs_ready(wa_regs *r, wa__reg *g, unsigned events);
 
 /* Whether the host said the source of key (in the table of rt's backend
@@ -135,5 +135,12 @@ wa_future *wa__reg_wait_init(wa_reg_wait *w, const wa_future_vt *vt, uint64_t ke
 /* The poll of a wait on the table of cx's backend for cap, and its drop. */
 int wa__reg_wait_poll(wa_future *f, wa_cx *cx, unsigned cap);
 void wa__reg_wait_drop(wa_future *f);
+
+/* The drop of a wait on edge-triggered readiness (an fd): readiness it was
+ * handed and never saw (dropped between its wake and its poll: a race
+ * lost, a task aborted) goes back to the registration, since no other
+ * edge may come for it. Not for a WASI 0.3 waitable, whose event is a
+ * completion with its payload, seen once. */
+void wa__reg_wait_drop_edge(wa_future *f);
 
 #endif

@@ -12,7 +12,7 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key)
 
 static int wa__fd_wait_poll(wa_future *f, wa_cx *cx) { return wa__reg_wait_poll(f, cx, WA_CAP_FDS); }
 
-static const wa_future_vt wa__fd_wait_vt = {wa__fd_wait_poll, wa__reg_wait_drop, "fd_wait"};
+static const wa_future_vt wa__fd_wait_vt = {wa__fd_wait_poll, wa__reg_wait_drop_edge, "fd_wait"};
 
 wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events)
 {
