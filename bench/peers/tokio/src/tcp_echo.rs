@@ -28,7 +28,7 @@ fn byte(id: u32, k: usize) -> u8 {
     }
 }
 
-struct Shared {
+struct State {
     n: u64,
     connected: AtomicU64,
     accepted: AtomicU64,
@@ -40,7 +40,7 @@ struct Shared {
     t_connected: Mutex<Option<Instant>>,
 }
 
-impl Shared {
+impl State {
     /// Opens the barrier once every client is connected and every
     /// connection accepted (once, whichever side arrives last).
     fn arrive(&self) {
@@ -69,7 +69,7 @@ async fn echo(mut s: TcpStream) {
     }
 }
 
-async fn server(l: TcpListener, sh: Arc<Shared>) {
+async fn server(l: TcpListener, sh: Arc<State>) {
     let mut echoes = Vec::with_capacity(sh.n as usize);
     while sh.accepted.load(Ordering::SeqCst) < sh.n {
         match l.accept().await {
@@ -88,7 +88,7 @@ async fn server(l: TcpListener, sh: Arc<Shared>) {
     }
 }
 
-async fn client(sh: Arc<Shared>, port: u16, id: u32) {
+async fn client(sh: Arc<State>, port: u16, id: u32) {
     sh.window.acquire().await.unwrap().forget(); /* the server frees it */
     let mut s = match TcpStream::connect(("127.0.0.1", port)).await {
         Ok(s) => s,
@@ -139,7 +139,7 @@ async fn client(sh: Arc<Shared>, port: u16, id: u32) {
     };
 }
 
-async fn driver(sh: Arc<Shared>) {
+async fn driver(sh: Arc<State>) {
     let l = TcpListener::bind(("127.0.0.1", 0)).await.expect("listen");
     let port = l.local_addr().unwrap().port();
     let srv = tokio::spawn(server(l, sh.clone()));
@@ -164,7 +164,7 @@ fn rusage() -> libc::rusage {
 /// fails (exit 1) if a byte was wrong or a connection failed.
 pub fn run(rt: &tokio::runtime::Runtime, n: u64) {
     println!("soak: tcp {n}");
-    let sh = Arc::new(Shared {
+    let sh = Arc::new(State {
         n,
         connected: AtomicU64::new(0),
         accepted: AtomicU64::new(0),
