@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The native epoll backend: real-clock sleeps, fd readiness on pipes,
  * registration keys (distinct, stale ones detected), the sources count and
- * deadlock detection, and notify from another thread. */
+ * deadlock detection, notify from another thread; readiness handed to a
+ * wait dropped unseen, and a socket stream's reads that skip EAGAIN. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -687,6 +688,109 @@ static void test_two_waiters_one_fd(void)
     CHECK_RT_EMPTY_FREE(rt);
 }
 
+/* Waits on an fd, is woken by its readiness, and drops that wait unseen
+ * (as a race lost, or an abort, does between a wake and the next poll);
+ * then waits again, at most 2 s. */
+typedef struct dropper {
+    wa_future fut;
+    wa_fd_key key;
+    int fd, step;
+    wa_fd_wait w;
+    wa_timeout to;
+} dropper;
+
+static int dropper_poll(wa_future *f, wa_cx *cx)
+{
+    dropper *t = (dropper *)f;
+    int rc;
+    switch (t->step) {
+    case 0:
+        wa_fd_wait_init(&t->w, t->key, WA_READABLE);
+        rc = wa_poll(&t->w.fut, cx);
+        CHECK_EQ(rc, WA_PENDING);
+        if (rc != WA_PENDING)
+            return rc;
+        CHECK_EQ(write(t->fd, "x", 1), 1); /* one edge, handed to the wait */
+        t->step = 1;
+        return WA_PENDING;
+    case 1: /* woken by it */
+        wa_drop(&t->w.fut);
+        wa_timeout_init(&t->to, wa_fd_wait_init(&t->w, t->key, WA_READABLE), WA_SEC(2));
+        t->step = 2;
+        /* fall through */
+    default:
+        if ((rc = wa_poll(&t->to.fut, cx)) != WA_PENDING)
+            wa_drop(&t->to.fut);
+        return rc;
+    }
+}
+static const wa_future_vt dropper_vt = {dropper_poll, NULL, "dropper"};
+
+/* Readiness handed to a wait that was dropped before it saw it stays for
+ * the next wait, at once: no other edge would come for it (it was lost,
+ * and the next wait slept until its timeout). */
+static void test_handed_readiness_kept(void)
+{
+    wa_rt *rt = epoll_rt();
+    REQUIRE(rt);
+    int p[2];
+    REQUIRE_OR(open_pipe(p) == 0, wa_rt_free(rt));
+    wa_fd_key key;
+    REQUIRE_OR(wa_fd_register(rt, p[0], &key) == 0, (close_pipe(p), wa_rt_free(rt)));
+    dropper d = {.fut = {&dropper_vt}, .key = key, .fd = p[1]};
+    uint64_t t0 = mono_ns();
+    CHECK_EQ(wa_block_on(rt, &d.fut), 0);
+    CHECK(mono_ns() - t0 < WA_SEC(1));
+    CHECK_EQ(d.w.ready, WA_READABLE);
+    CHECK_EQ(wa_fd_deregister(rt, key), 0);
+    close_pipe(p);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
+/* Reads s into buf until the end of the stream or an error (its status,
+ * WA_ECLOSED at the end), at most 2 s; *got: the bytes read. */
+static int read_to_end(wa_rt *rt, wa_stream *s, char *buf, size_t cap, size_t *got)
+{
+    wa_read r;
+    wa_timeout to;
+    int rc;
+    *got = 0;
+    while ((rc = wa_block_on(rt, wa_timeout_init(&to, wa_read_init(&r, s, buf + *got, cap - *got), WA_SEC(2)))) == 0)
+        *got += r.n;
+    return rc;
+}
+
+/* A socket stream's read that got less than it asked for waits for
+ * readiness before its next read call (which would say EAGAIN); what
+ * comes later still reaches it, and so does the end that came with the
+ * last bytes (the backend's hang-up, kept: no edge follows it). */
+static void test_socket_short_reads(void)
+{
+    wa_rt *rt = epoll_rt();
+    REQUIRE(rt);
+    int sv[2];
+    REQUIRE_OR(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, wa_rt_free(rt));
+    wa_stream *s;
+    REQUIRE_OR(wa_fd_stream_open(rt, sv[0], &s) == 0, (close(sv[1]), wa_rt_free(rt))); /* (sv[0] taken) */
+    char buf[64];
+    wa_read r;
+    CHECK_EQ(write(sv[1], "ab", 2), 2);
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, s, buf, sizeof buf)), 0);
+    CHECK_EQ(r.n, 2);
+    CHECK_EQ(write(sv[1], "cd", 2), 2); /* after the short read: a new edge */
+    CHECK_EQ(wa_block_on(rt, wa_read_init(&r, s, buf, sizeof buf)), 0);
+    CHECK_EQ(r.n, 2);
+    CHECK(memcmp(buf, "cd", 2) == 0);
+    CHECK_EQ(write(sv[1], "efg", 3), 3);
+    close(sv[1]); /* the end, in the same edge as "efg" */
+    size_t got;
+    CHECK_EQ(read_to_end(rt, s, buf, sizeof buf, &got), WA_ECLOSED);
+    CHECK_EQ(got, 3);
+    CHECK(memcmp(buf, "efg", 3) == 0);
+    CHECK_EQ(wa_stream_close(&s), 0);
+    CHECK_RT_EMPTY_FREE(rt);
+}
+
 /* A read of capacity 0 on an fd stream (a socket) is n = 0, not the end of
  * the stream, as on every stream. */
 static void test_fd_zero_read(void)
@@ -786,6 +890,8 @@ int main(void)
     RUN(test_notify_from_thread);
     RUN(test_foreign_keys);
     RUN(test_two_waiters_one_fd);
+    RUN(test_handed_readiness_kept);
+    RUN(test_socket_short_reads);
     RUN(test_fd_zero_read);
     RUN(test_fd_stream_copies);
     RUN(test_fd_stream_reason);

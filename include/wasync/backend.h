@@ -149,7 +149,9 @@ int wa_fd_deregister(wa_rt *rt, wa_fd_key key);
  * (misuse) for a key that is stale or another runtime's. Readiness is
  * edge-triggered: do the I/O until EAGAIN before awaiting again. Any number
  * of waits may wait on one fd (two accepts on a listener): readiness wakes
- * every one waiting for it, and each tries its I/O again. */
+ * every one waiting for it, and each tries its I/O again. Readiness handed
+ * to a wait that is dropped before it is polled again stays for the next
+ * wait. */
 typedef wa_reg_wait wa_fd_wait;
 /* Initialises w to wait for events on key; returns the future. */
 wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events);

@@ -50,6 +50,9 @@ static void wa__regs_left(wa_regs *r, wa__reg *g)
  * edge triggering, one event can be enough for all). */
 void wa__regs_ready(wa_regs *r, wa__reg *g, unsigned events)
 {
+    if (events & WA__REG_HUP)
+        g->hup = true;
+    events &= ~WA__REG_HUP;
     if (wa__list_empty(&g->waits)) {
         g->ready |= events;
         return;
@@ -74,6 +77,18 @@ void wa__regs_ready(wa_regs *r, wa__reg *g, unsigned events)
         wa__why_clear();
     g->ready |= events & ~taken;
     wa__regs_left(r, g);
+}
+
+bool wa__regs_hung_up(wa_rt *rt, unsigned cap, uint64_t key)
+{
+    wa_regs *r = wa_backend_cap(rt->backend, cap);
+    if (!r)
+        return true;
+    wa__regs_lock(r);
+    const wa__reg *g = wa__regs_find(r, key);
+    bool hup = !g || g->hup;
+    wa__regs_unlock(r);
+    return hup;
 }
 
 int wa__regs_register(wa_rt *rt, unsigned cap, uint64_t id, uint64_t *key)
@@ -180,7 +195,9 @@ int wa__reg_wait_poll(wa_future *f, wa_cx *cx, unsigned cap)
     return rc;
 }
 
-void wa__reg_wait_drop(wa_future *f)
+/* Drops the wait f; keep: readiness handed to it and never seen goes back
+ * to its registration. */
+static void wa__reg_wait_leave_table(wa_future *f, bool keep)
 {
     wa_reg_wait *w = (wa_reg_wait *)f;
     wa_regs *r = w->regs;
@@ -188,10 +205,17 @@ void wa__reg_wait_drop(wa_future *f)
         return; /* never reached its table: holds nothing */
     wa__regs_lock(r);
     /* (queued only while its registration lives: found by its key) */
-    wa__reg_wait_leave(w, (w->events & WA__WAIT_QUEUED) ? wa__regs_find(r, w->key) : NULL);
+    wa__reg *g = (w->events & (WA__WAIT_QUEUED | WA__WAIT_HANDED)) ? wa__regs_find(r, w->key) : NULL;
+    if (keep && g && wa__wait_handed(&w->events))
+        g->ready |= w->ready;
+    wa__reg_wait_leave(w, (w->events & WA__WAIT_QUEUED) ? g : NULL);
     wa__regs_unlock(r);
     w->regs = NULL;
 }
+
+void wa__reg_wait_drop(wa_future *f) { wa__reg_wait_leave_table(f, false); }
+
+void wa__reg_wait_drop_edge(wa_future *f) { wa__reg_wait_leave_table(f, true); }
 
 wa_future *wa__reg_wait_init(wa_reg_wait *w, const wa_future_vt *vt, uint64_t key, unsigned events)
 {

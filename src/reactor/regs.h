@@ -19,11 +19,19 @@
 /* The readiness of a source that has no directions (a pollable). */
 #define WA__REG_READY 1u
 
+/* With the events a backend feeds in (wa__regs_ready): the host says the
+ * source hung up (the peer closed, or an error), for good. A read there
+ * never waits again, and no edge may follow the last one: the
+ * registration keeps it (hup) for the I/O that would otherwise await
+ * readiness before trying (fd_stream.c after a short read). */
+#define WA__REG_HUP (1u << 29)
+
 /* One registration; a backend may make its slots larger, starting with it. */
 typedef struct wa__reg {
     wa__keyslot slot;
     uint64_t id;         /* the host's: an fd, a pollable handle */
     unsigned ready;      /* readiness reported and not yet taken */
+    bool hup;            /* the host said it hung up (WA__REG_HUP) */
     wa__list waits;       /* pending waits (wa_reg_wait) */
 } wa__reg;
 
@@ -110,10 +118,15 @@ static inline unsigned wa__reg_wanted(const wa__reg *g)
     return want & ~(WA__WAIT_QUEUED | WA__WAIT_HANDED);
 }
 
-/* The host says events are ready on g: each wait that wants some is
- * handed them and woken; what nobody took stays for the next wait. The
- * caller holds the table's lock (it found g under it). */
+/* The host says events are ready on g (and WA__REG_HUP, if it hung up):
+ * each wait that wants some is handed them and woken; what nobody took
+ * stays for the next wait. The caller holds the table's lock (it found g
+ * under it). */
 void wa__regs_ready(wa_regs *r, wa__reg *g, unsigned events);
+
+/* Whether the host said the source of key (in the table of rt's backend
+ * for cap) hung up; true for a stale key, whose I/O call will tell. */
+bool wa__regs_hung_up(wa_rt *rt, unsigned cap, uint64_t key);
 
 /* The public calls' part (backend.h, wasi.h), for the table of rt's
  * backend for cap (WA_CAP_FDS, WA_CAP_POLLABLES); WA_ENOSYS without one.
@@ -135,5 +148,12 @@ size_t wa__reg_wait_describe(const wa_future *f, const char *noun, const char *c
 /* The poll of a wait on the table of cx's backend for cap, and its drop. */
 int wa__reg_wait_poll(wa_future *f, wa_cx *cx, unsigned cap);
 void wa__reg_wait_drop(wa_future *f);
+
+/* The drop of a wait on edge-triggered readiness (an fd): readiness it was
+ * handed and never saw (dropped between its wake and its poll: a race
+ * lost, a task aborted) goes back to the registration, since no other
+ * edge may come for it. Not for a WASI 0.3 waitable, whose event is a
+ * completion with its payload, seen once. */
+void wa__reg_wait_drop_edge(wa_future *f);
 
 #endif

@@ -36,6 +36,8 @@
  *
  * sleepers N -> N heap-allocated uv_timer_t, all due 500 ms on: the peak
  *   RSS they add, per timer, once all are started (rss_per_task).
+ * tcp_echo N -> bench/soak.c's TCP echo of N connections (tcp_echo.c),
+ *   which prints the soak's lines instead.
  *
  * Prints: peer=libuv workload=W n=N wall_ms=F ns_per_op=F ops_per_s=F
  *         maxrss_kb=K [over_ideal_ms=F] [rss_per_task=B]
@@ -49,6 +51,8 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <uv.h>
+
+#include "tcp_echo.h"
 
 #define container_of(p, T, m) ((T *)((char *)(p) - offsetof(T, m)))
 
@@ -268,8 +272,10 @@ int main(int argc, char **argv)
         rss_per_task = sleepers(n);
         wall = now_ns() - t0;
         rc = 0;
+    } else if (!strcmp(w, "tcp_echo")) {
+        return tcp_echo(loop, (long)arg(argc, argv, 2, 10000));
     } else {
-        fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | sleepers [N]\n",
+        fprintf(stderr, "usage: %s spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | sleepers [N] | tcp_echo [N]\n",
                 argv[0]);
         return 2;
     }

@@ -44,7 +44,8 @@ static void wa__epoll_dispatch(wa__epoll *e, const struct epoll_event *ev)
         /* HUP and errors are both: the I/O call reports them */
         wa__regs_ready(&e->regs, g,
                       (ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR) ? WA_READABLE : 0) |
-                          (ev->events & (EPOLLOUT | EPOLLHUP | EPOLLERR) ? WA_WRITABLE : 0));
+                          (ev->events & (EPOLLOUT | EPOLLHUP | EPOLLERR) ? WA_WRITABLE : 0) |
+                          (ev->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR) ? WA__REG_HUP : 0));
     wa__regs_unlock(&e->regs);
 }
 

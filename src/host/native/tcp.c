@@ -220,7 +220,7 @@ static int wa__tcp_accept(wa_tcp_op *op, wa_cx *cx)
     for (;;) {
         int fd = accept4(op->listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd >= 0)
-            return wa__stream_handle(wa__fd_stream_adopt(op->rt, fd, NULL, &op->conn), &op->conn);
+            return wa__stream_handle(wa__fd_stream_socket(op->rt, fd, NULL, &op->conn), &op->conn);
         if (wa__tcp_accept_again(errno))
             continue;
         if (errno != EAGAIN)
@@ -266,7 +266,7 @@ static int wa__tcp_connect(wa_tcp_op *op, wa_cx *cx)
     }
     if (err)
         return wa__tcp_fail(op, wa__errno_reason(op->reason, failed, err));
-    rc = wa__stream_handle(wa__fd_stream_adopt(op->rt, WA__TCP_H(op)->fd, &WA__TCP_H(op)->key, &op->conn), /* takes both */
+    rc = wa__stream_handle(wa__fd_stream_socket(op->rt, WA__TCP_H(op)->fd, &WA__TCP_H(op)->key, &op->conn), /* takes both */
                            &op->conn);
     WA__TCP_H(op)->fd = -1;
     op->registered = 0;

@@ -93,11 +93,12 @@ static int wa__native_uring_watch(wa__native_uring *u, int fd, uint64_t data)
 }
 
 /* What a poll's mask is in WA_READABLE | WA_WRITABLE (HUP and errors are
- * both: the I/O call reports them). */
+ * both: the I/O call reports them), and WA__REG_HUP. */
 static unsigned wa__native_uring_events(unsigned mask)
 {
     return (mask & (POLLIN | POLLRDHUP | POLLHUP | POLLERR) ? WA_READABLE : 0) |
-           (mask & (POLLOUT | POLLHUP | POLLERR) ? WA_WRITABLE : 0);
+           (mask & (POLLOUT | POLLHUP | POLLERR) ? WA_WRITABLE : 0) |
+           (mask & (POLLRDHUP | POLLHUP | POLLERR) ? WA__REG_HUP : 0);
 }
 
 /* One completion, under the table's lock. A multishot poll that ended
@@ -122,7 +123,8 @@ static void wa__native_uring_dispatch(wa__native_uring *u, const struct io_uring
     if (!g)
         return;
     if (res != -ECANCELED)
-        wa__regs_ready(&u->regs, g, res >= 0 ? wa__native_uring_events((unsigned)res) : WA_READABLE | WA_WRITABLE);
+        wa__regs_ready(&u->regs, g,
+                      res >= 0 ? wa__native_uring_events((unsigned)res) : WA_READABLE | WA_WRITABLE | WA__REG_HUP);
     /* (the wakes ran under the lock and touch no registration: g is still there) */
     if (ended && again && wa__native_uring_watch(u, (int)g->id, data) < 0) {
         /* unwatched: its I/O says, and its next wait tries again */

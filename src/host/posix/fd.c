@@ -19,7 +19,7 @@ static size_t wa__fd_wait_describe(const wa_future *f, uint64_t now, char *buf, 
     return wa__reg_wait_describe(f, "fd ", wa__regs_dirs, buf, len);
 }
 
-static const wa_future_vt wa__fd_wait_vt = {wa__fd_wait_poll, wa__reg_wait_drop, "fd_wait", NULL,
+static const wa_future_vt wa__fd_wait_vt = {wa__fd_wait_poll, wa__reg_wait_drop_edge, "fd_wait", NULL,
                                           wa__fd_wait_describe};
 
 wa_future *wa_fd_wait_init(wa_fd_wait *w, wa_fd_key key, unsigned events)

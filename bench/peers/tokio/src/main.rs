@@ -6,11 +6,12 @@
 //! mt_workers (examples/workers.c: 4 tasks, each 5 runs of 200 ms of its
 //! thread's CPU time, yielding between runs). sleepers: N tasks asleep until
 //! one deadline 500 ms on, the peak RSS they add per task once all are armed.
+//! tcp_echo and mt_tcp_echo, bench/soak.c's TCP echo (src/tcp_echo.rs).
 //!
 //! Usage: peer-tokio spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | sleepers [N]
 //!                   | mt_spawn [N] [WORKERS] | mt_pingpong [M] [WORKERS] | mt_yield [T] [K] [WORKERS]
-//!                   | mt_workers [WORKERS]
-//! Prints one line:
+//!                   | mt_workers [WORKERS] | tcp_echo [N] | mt_tcp_echo [N] [WORKERS]
+//! Prints one line (the echo: the soak's lines):
 //! peer=tokio workload=W n=N wall_ms=F ns_per_op=F ops_per_s=F maxrss_kb=K [over_ideal_ms=F] [rss_per_task=B]
 //! [workers=W cpu_ms=F]
 
@@ -18,6 +19,8 @@ use std::process::exit;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+
+mod tcp_echo;
 
 fn arg(args: &[String], i: usize, default: u64) -> u64 {
     match args.get(i) {
@@ -195,6 +198,10 @@ fn main() {
             .unwrap()
     };
 
+    if workload == "tcp_echo" || workload == "mt_tcp_echo" {
+        tcp_echo::run(&rt, arg(&args, 2, 10_000));
+        return;
+    }
     let mut rss_per_task = None;
     let (n, wall, ideal_ms) = match workload {
         "spawn_join" | "mt_spawn" => {
@@ -229,7 +236,7 @@ fn main() {
             eprintln!(
                 "usage: {} spawn_join [N] | yield_pingpong [M] | timers [T] [MAX_MS] | sleepers [N] \
                  | mt_spawn [N] [WORKERS] | mt_pingpong [M] [WORKERS] | mt_yield [T] [K] [WORKERS] \
-                 | mt_workers [WORKERS]",
+                 | mt_workers [WORKERS] | tcp_echo [N] | mt_tcp_echo [N] [WORKERS]",
                 args[0]
             );
             exit(2)
