@@ -55,6 +55,23 @@ static void close_pipe(const int p[2])
     close(p[1]);
 }
 
+/* A runtime on epoll with a new pipe p whose end (0: read, 1: write) is
+ * registered as *key; NULL (everything undone) if a step failed. */
+static wa_rt *pipe_rt(int p[2], int end, wa_fd_key *key)
+{
+    wa_rt *rt = epoll_rt();
+    if (rt && open_pipe(p) != 0) {
+        wa_rt_free(rt);
+        return NULL;
+    }
+    if (rt && wa_fd_register(rt, p[end], key) != 0) {
+        close_pipe(p);
+        wa_rt_free(rt);
+        return NULL;
+    }
+    return rt;
+}
+
 /* Reads from a registered fd until it has want bytes, awaiting readiness
  * whenever the fd runs dry (edge-triggered: only after EAGAIN). Each wait is
  * limited to `limit` ns (0: no limit, so no timer is armed). */
@@ -187,12 +204,10 @@ static void test_concurrent_sleeps(void)
 
 static void test_pipe_readable(void)
 {
-    wa_rt *rt = epoll_rt();
-    REQUIRE(rt);
     int p[2];
-    REQUIRE_OR(open_pipe(p) == 0, wa_rt_free(rt));
     wa_fd_key key;
-    REQUIRE_OR(wa_fd_register(rt, p[0], &key) == 0, (close_pipe(p), wa_rt_free(rt)));
+    wa_rt *rt = pipe_rt(p, 0, &key);
+    REQUIRE(rt);
     CHECK_EQ(sources(rt), 1);
     reader r;
     reader_init(&r, key, p[0], 11, WA_SEC(2));
@@ -310,12 +325,10 @@ static void test_trace_fd_wait(void)
  * cut off by a timeout leaves the registration usable. */
 static void test_pipe_ready_before_wait_and_timeout(void)
 {
-    wa_rt *rt = epoll_rt();
-    REQUIRE(rt);
     int p[2];
-    REQUIRE_OR(open_pipe(p) == 0, wa_rt_free(rt));
     wa_fd_key key;
-    REQUIRE_OR(wa_fd_register(rt, p[0], &key) == 0, (close_pipe(p), wa_rt_free(rt)));
+    wa_rt *rt = pipe_rt(p, 0, &key);
+    REQUIRE(rt);
     reader r;
     reader_init(&r, key, p[0], 1, WA_MS(20));
     uint64_t t0 = mono_ns();
@@ -389,12 +402,10 @@ static const wa_future_vt emptier_vt = {emptier_poll, wa_coro_drop, "emptier"};
 
 static void test_pipe_writable(void)
 {
-    wa_rt *rt = epoll_rt();
-    REQUIRE(rt);
     int p[2];
-    REQUIRE_OR(open_pipe(p) == 0, wa_rt_free(rt));
     wa_fd_key key;
-    REQUIRE_OR(wa_fd_register(rt, p[1], &key) == 0, (close_pipe(p), wa_rt_free(rt)));
+    wa_rt *rt = pipe_rt(p, 1, &key);
+    REQUIRE(rt);
     emptier e = {.fd = p[0]};
     wa_coro_init(&e.wa, &emptier_vt);
     wa_join je;
@@ -470,12 +481,10 @@ static void test_stale_keys(void)
 {
     check_catch_misuse();
     int before = check_misuses;
-    wa_rt *rt = epoll_rt();
-    REQUIRE(rt);
     int p[2];
-    REQUIRE_OR(open_pipe(p) == 0, wa_rt_free(rt));
     wa_fd_key key;
-    REQUIRE_OR(wa_fd_register(rt, p[0], &key) == 0, (close_pipe(p), wa_rt_free(rt)));
+    wa_rt *rt = pipe_rt(p, 0, &key);
+    REQUIRE(rt);
     CHECK_EQ(wa_fd_deregister(rt, key), 0);
     CHECK_EQ(check_misuses, before);
     CHECK_EQ(wa_fd_deregister(rt, key), WA_ESTALE);
@@ -505,12 +514,10 @@ static void test_deregister_wakes_waiter(void)
 {
     check_catch_misuse();
     int before = check_misuses;
-    wa_rt *rt = epoll_rt();
-    REQUIRE(rt);
     int p[2];
-    REQUIRE_OR(open_pipe(p) == 0, wa_rt_free(rt));
     wa_fd_key key;
-    REQUIRE_OR(wa_fd_register(rt, p[0], &key) == 0, (close_pipe(p), wa_rt_free(rt)));
+    wa_rt *rt = pipe_rt(p, 0, &key);
+    REQUIRE(rt);
     reader r;
     wa_join j;
     reader_init(&r, key, p[0], 3, 0);
@@ -658,12 +665,10 @@ static void test_foreign_keys(void)
  * then reaches the one still waiting. */
 static void test_two_waiters_one_fd(void)
 {
-    wa_rt *rt = epoll_rt();
-    REQUIRE(rt);
     int p[2];
-    REQUIRE_OR(open_pipe(p) == 0, wa_rt_free(rt));
     wa_fd_key key;
-    REQUIRE_OR(wa_fd_register(rt, p[0], &key) == 0, (close_pipe(p), wa_rt_free(rt)));
+    wa_rt *rt = pipe_rt(p, 0, &key);
+    REQUIRE(rt);
     reader r1, r2;
     reader_init(&r1, key, p[0], 1, WA_SEC(5));
     reader_init(&r2, key, p[0], 1, WA_SEC(5));
@@ -731,12 +736,10 @@ static const wa_future_vt dropper_vt = {dropper_poll, NULL, "dropper"};
  * and the next wait slept until its timeout). */
 static void test_handed_readiness_kept(void)
 {
-    wa_rt *rt = epoll_rt();
-    REQUIRE(rt);
     int p[2];
-    REQUIRE_OR(open_pipe(p) == 0, wa_rt_free(rt));
     wa_fd_key key;
-    REQUIRE_OR(wa_fd_register(rt, p[0], &key) == 0, (close_pipe(p), wa_rt_free(rt)));
+    wa_rt *rt = pipe_rt(p, 0, &key);
+    REQUIRE(rt);
     dropper d = {.fut = {&dropper_vt}, .key = key, .fd = p[1]};
     uint64_t t0 = mono_ns();
     CHECK_EQ(wa_block_on(rt, &d.fut), 0);
