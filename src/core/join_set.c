@@ -57,7 +57,7 @@ int wa__join_set_spawn(wa_join_set *s, const wa_future *fut, size_t size, const 
     struct wa__join_set_entry *e = malloc(sizeof *e);
     if (!e)
         return WA_ENOMEM;
-    int rc = wa__task_spawn(s->rt, fut, size, &e->join, NULL, name, wrap);
+    int rc = wa__task_spawn_named(s->rt, fut, size, &e->join, NULL, name, wrap);
     if (rc < 0) {
         free(e);
         return rc;

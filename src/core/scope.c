@@ -110,17 +110,25 @@ wa_future *wa_scope_init(wa_scope *s, wa_rt *rt, unsigned flags)
     return &s->fut;
 }
 
-int wa__scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join, const char *call,
-                    const char *name, wa__wrap_fn *wrap)
+/* (inline: wa_scope_spawn, without a name, is a few tests and a tail call) */
+static inline int wa__scope_spawn_in(wa_scope *s, const wa_future *fut, size_t size, wa_join *join,
+                                     const char *call, const char *name, wa__wrap_fn *wrap)
 {
     if (!s || !s->rt)
         return wa__misuse_in(WA_ESTALE, call, "the scope was dropped (or is NULL)");
     if (!s->rt->mt && (s->flags & (WA__SCOPE_CANCELLING | WA__SCOPE_RETURNED)))
         return WA_ECANCELED; /* (many threads: checked under the scope's lock) */
-    return wa__task_spawn(s->rt, fut, size, join, s, name, wrap);
+    return name ? wa__task_spawn_named(s->rt, fut, size, join, s, name, wrap)
+                : wa__task_spawn(s->rt, fut, size, join, s);
+}
+
+int wa__scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join, const char *call,
+                    const char *name, wa__wrap_fn *wrap)
+{
+    return wa__scope_spawn_in(s, fut, size, join, call, name, wrap);
 }
 
 int wa_scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join)
 {
-    return wa__scope_spawn(s, fut, size, join, "wa_scope_spawn", NULL, NULL);
+    return wa__scope_spawn_in(s, fut, size, join, "wa_scope_spawn", NULL, NULL);
 }

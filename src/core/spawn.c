@@ -62,8 +62,9 @@ static __attribute__((noinline)) int wa__spawn_foreign(wa_rt *rt, const wa_futur
     return wa__misuse_in(WA_EMISUSE, "wa_spawn", "called from a thread that is not the runtime's");
 }
 
-static int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, wa_join *join, size_t size, wa_scope *scope,
-                             const char *name, wa__wrap_fn *wrap);
+static __attribute__((noinline)) int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, wa_join *join,
+                                                      size_t size, wa_scope *scope, const char *name,
+                                                      wa__wrap_fn *wrap);
 
 /* The largest future a task holds (its size is kept in 32 bits). */
 #define WA__TASK_MAX_FUTURE (UINT32_MAX / 2)
@@ -135,8 +136,9 @@ int wa_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join)
 
 /* A spawn of fut (checked) in the future wrap makes of it, named name
  * (NULL: none): a named task's, or a traced runtime's. */
-static int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, wa_join *join, size_t size, wa_scope *scope,
-                             const char *name, wa__wrap_fn *wrap)
+static __attribute__((noinline)) int wa__spawn_wrapped(wa_rt *rt, const wa_future *fut, wa_join *join,
+                                                      size_t size, wa_scope *scope, const char *name,
+                                                      wa__wrap_fn *wrap)
 {
     if (size > WA__TASK_MAX_FUTURE - sizeof(wa__diag) - (name ? strlen(name) + 1 : 0))
         return WA_E2BIG;
@@ -164,8 +166,13 @@ WA__SPAWN_DEFINE(6)
 WA__SPAWN_DEFINE(7)
 WA__SPAWN_DEFINE(8)
 
-int wa__task_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope, const char *name,
-                   wa__wrap_fn *wrap)
+int wa__task_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope)
+{
+    return wa__spawn_in(rt, fut, join, size, scope, false);
+}
+
+int wa__task_spawn_named(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
+                         const char *name, wa__wrap_fn *wrap)
 {
     if (!name || !rt || !fut || size < sizeof(wa_future) || !fut->vt || !fut->vt->poll) /* (the checks report these) */
         return wa__spawn_in(rt, fut, join, size, scope, false);

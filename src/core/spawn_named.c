@@ -8,7 +8,7 @@
 
 int wa_spawn_named(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, const char *name)
 {
-    return wa__task_spawn(rt, fut, size, join, NULL, name, wa__diag_wrap);
+    return wa__task_spawn_named(rt, fut, size, join, NULL, name, wa__diag_wrap);
 }
 
 int wa_scope_spawn_named(wa_scope *s, const wa_future *fut, size_t size, wa_join *join, const char *name)

@@ -155,16 +155,20 @@ void wa__task_link(wa_rt *rt, wa_task *t);
 
 /* spawn.c */
 /* wa_spawn of a task owned by scope (wa_scope_spawn's, after its own
- * checks), or by rt with scope NULL; given a name (NULL: none), it runs in
- * the future wrap makes of it (diag.c's: the caller links it). */
-int wa__task_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope, const char *name,
-                   wa__wrap_fn *wrap);
+ * checks), or by rt with scope NULL. */
+int wa__task_spawn(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope);
+/* The same, given a name (NULL: none): it runs in the future wrap makes of
+ * it (diag.c's: the caller links it). */
+int wa__task_spawn_named(wa_rt *rt, const wa_future *fut, size_t size, wa_join *join, wa_scope *scope,
+                         const char *name, wa__wrap_fn *wrap);
 
-/* scope.c: wa_scope_spawn's checks, for call, then wa__task_spawn. */
+/* scope.c: wa_scope_spawn, for call, with the spawn named name (NULL:
+ * none) in wrap's future. */
 int wa__scope_spawn(wa_scope *s, const wa_future *fut, size_t size, wa_join *join, const char *call,
                     const char *name, wa__wrap_fn *wrap);
 
-/* join_set.c: wa_join_set_spawn's checks, for call, then wa__task_spawn. */
+/* join_set.c: wa_join_set_spawn, for call, with the spawn named name (NULL:
+ * none) in wrap's future. */
 int wa__join_set_spawn(wa_join_set *s, const wa_future *fut, size_t size, const char *call, const char *name,
                        wa__wrap_fn *wrap);
 
