@@ -25,7 +25,7 @@ test('the demo traced: parsed, every slice closed, its tasks named', () => {
     demo(file);
     const { events } = checkDemoTrace(readFileSync(file, 'utf8'));
     const waits = events.filter((e) => e.name === 'host wait' && e.ph === 'B');
-    assert.ok(waits.some((e) => e.args.timeout === '999 ms'), 'the runtime waits for the nappers');
+    assert.ok(waits.some((e) => /^99\d ms$/.test(e.args.timeout)), 'the runtime waits for the nappers');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

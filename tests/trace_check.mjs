@@ -83,8 +83,10 @@ export function checkDemoTrace(text) {
   for (const id of named('napper')) {
     const of = (name, check) => events.some((e) => e.id === id && e.name === name && check(e.args));
     assert.ok(of('timer armed', (a) => a.in === '1000 ms'), `napper ${id}'s timer armed`);
-    assert.ok(of('timer fired', (a) => a.after_armed === '1000 ms'), `napper ${id}'s timer fired`);
-    assert.ok(of('wake', (a) => a.by === 'timer (due 1000 ms after armed)'), `napper ${id} woken by its timer`);
+    // (a sleep's deadline counts from the clock's next read after its arm:
+    // on a slow host a few ms after the arm's instant)
+    assert.ok(of('timer fired', (a) => /^10\d\d ms$/.test(a.after_armed)), `napper ${id}'s timer fired`);
+    assert.ok(of('wake', (a) => /^timer \(due 10\d\d ms after armed\)$/.test(a.by)), `napper ${id} woken by its timer`);
   }
   assert.ok(wakes.some((e) => e.id === producer && e.args.by === `task ${consumer}`), 'the consumer wakes the producer');
   assert.ok(wakes.some((e) => e.id === root && e.args.by === `task ${consumer} ended`), "the scope's last child ends");
