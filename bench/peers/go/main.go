@@ -11,7 +11,7 @@
 //	mt_workers WORKERS     examples/workers.c: 4 goroutines, each 5 runs of
 //	                       200 ms of its thread's CPU time, yielding between
 //	                       runs (n = 4)
-//	sleepers N             N goroutines asleep until one deadline 500 ms on:
+//	sleepers N             N goroutines asleep until one deadline a minute on:
 //	                       the peak RSS they add, per goroutine, once all
 //	                       are asleep (rss_per_task=B), on one P
 //
@@ -130,6 +130,8 @@ func cpuWorkers() {
 }
 
 // sleepers returns the peak RSS that n goroutines asleep add, per goroutine.
+// The deadline is far enough that none is due before the last sleeps (a
+// million take longer than wasync's 500 ms); the run ends once measured.
 func sleepers(n int64) float64 {
 	rss := func() int64 {
 		var ru syscall.Rusage
@@ -137,22 +139,18 @@ func sleepers(n int64) float64 {
 		return ru.Maxrss
 	}
 	rss0 := rss()
-	deadline := time.Now().Add(500 * time.Millisecond)
-	var asleep, done sync.WaitGroup
+	deadline := time.Now().Add(time.Minute)
+	var asleep sync.WaitGroup
 	asleep.Add(int(n))
-	done.Add(int(n))
 	for i := int64(0); i < n; i++ {
 		go func() {
 			asleep.Done()
 			time.Sleep(time.Until(deadline))
-			done.Done()
 		}()
 	}
 	asleep.Wait()
 	runtime.Gosched() // (the last ones reach their Sleep)
-	per := float64(rss()-rss0) * 1024 / float64(n)
-	done.Wait()
-	return per
+	return float64(rss()-rss0) * 1024 / float64(n)
 }
 
 func main() {
