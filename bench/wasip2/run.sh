@@ -23,14 +23,15 @@ m=${M:-10000}
 cc=${CC:-clang-19}
 ks=(10 1000 10000)
 variants=(ours naive ours-exec)
-flags=(-O2 -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -I"$root/include")
+flags=(-O2 -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
+  -I"$root/include")
 mkdir -p "$out"
 rm -f "$out"/res.*
 
 # The real backend (which is the default one) and the rest of the library
 # (not epoll.c, io.c or cabi.c: fake_host.c is the host).
 src=("$root"/src/core/*.c "$root"/src/threads/*.c "$root"/src/sync/*.c "$root/src/host/wasip2/reactor.c" "$root/src/reactor/regs.c"
-  "$root/src/reactor/sim.c" "$root/src/reactor/log_stderr.c")
+  "$root/src/reactor/sim.c" "$root/src/reactor/log_stderr.c" "$root/src/host/posix/trace_sink.c")
 "$root/bench/config.sh" "$out/include" # (a native build's config header)
 $cc "${flags[@]}" -I"$out/include" "$here/wakeup.c" "$here/fake_host.c" "$here/naive.c" "${src[@]}" -o "$out/wasip2-wakeup"
 bin=$out/wasip2-wakeup

@@ -21,7 +21,8 @@ p2=${2:-}
 runs=${RUNS:-5}
 m=${M:-10000}
 cc=${CC:-clang-19}
-flags=(-O2 -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -I"$root/include")
+flags=(-O2 -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
+  -I"$root/include")
 mkdir -p "$out"
 rm -f "$out"/res.*
 
@@ -31,7 +32,7 @@ rm -f "$out"/res.*
 "$root/bench/config.sh" "$out/include"
 src=("$root"/src/core/*.c "$root"/src/threads/*.c "$root"/src/sync/*.c "$root/src/io/stream.c" "$root/src/io/pipe.c"
   "$root/src/reactor/regs.c" "$root/src/host/wasip3/reactor.c" "$root/src/host/wasip3/subtask.c"
-  "$root/src/reactor/sim.c" "$root/src/reactor/log_stderr.c")
+  "$root/src/reactor/sim.c" "$root/src/reactor/log_stderr.c" "$root/src/host/posix/trace_sink.c")
 $cc "${flags[@]}" -I"$out/include" "$here/dispatch.c" "$here/fake_host.c" "${src[@]}" -o "$out/wasip3-dispatch"
 bin=$out/wasip3-dispatch
 
