@@ -1,6 +1,16 @@
 # SPDX-License-Identifier: MIT
-# Sourced by the HTTP benchmarks (run.sh, transfer.sh): an nginx of their
-# own (never the system's), and the median of numbers.
+# Sourced by the HTTP benchmarks (run.sh, transfer.sh): a scratch folder
+# (tmp) and the background processes (pids) that their exit cleans up, an
+# nginx of their own (never the system's), and the median of numbers.
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$nginx" ] || { echo "bench/http: nginx missing (nginx-light: scripts/deps.sh bench)" >&2; exit 1; }

@@ -20,14 +20,6 @@ secs=${SECONDS_EACH:-5}
 workers=${WORKERS:-}
 threads=${THREADS:-1}
 conns=${CONNS:-50}
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
 
 command -v wrk >/dev/null || { echo "bench/http: wrk missing (scripts/deps.sh bench)" >&2; exit 1; }
 . "$(dirname "$0")/nginx.sh"

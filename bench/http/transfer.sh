@@ -18,14 +18,6 @@ set -euo pipefail
 build=${1:?usage: bench/http/transfer.sh BUILD_DIR}
 runs=${RUNS:-5}
 size=${SIZE:-1073741824}
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
 
 . "$(dirname "$0")/nginx.sh"
 client="$build/bench/wasync-transfer"
