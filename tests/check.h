@@ -5,6 +5,7 @@
 #define WASYNC_TESTS_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wasync.h"
@@ -116,6 +117,14 @@ static inline size_t check_take_file(const char *path, char *buf, size_t size)
 
 /* Misuse reports are counted, not fatal, so tests can provoke them; the
  * last one's text is kept. */
+/* Whether the test runs under wasmtime (tests/wasmtime.cmake says so in
+ * WASYNC_RUNNER), whose hosts differ from jco's. */
+static inline int check_on_wasmtime(void)
+{
+    const char *r = getenv("WASYNC_RUNNER");
+    return r && strcmp(r, "wasmtime") == 0;
+}
+
 static int check_misuses;
 static char check_misuse_text[320];
 static inline void check_count_misuse(const char *what)

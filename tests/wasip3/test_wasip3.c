@@ -27,14 +27,6 @@ static wa_rt *p3_rt(void)
     return wa_rt_new(&rt) == 0 ? rt : NULL;
 }
 
-/* Under wasmtime (tests/wasmtime.cmake says so in WASYNC_RUNNER), whose
- * timers differ from jco's. */
-static int on_wasmtime(void)
-{
-    const char *r = getenv("WASYNC_RUNNER");
-    return r && strcmp(r, "wasmtime") == 0;
-}
-
 static uint64_t host_calls(const wa_wasip3_stats *st)
 {
     return st->async_calls + st->waits + st->polls + st->joins + st->cancels + st->drops + st->nows;
@@ -76,7 +68,7 @@ static void test_sleeps_share_one_wait(void)
      * be 100. wasmtime wakes on time to the millisecond, the deadlines'
      * spacing: a wakeup per deadline or two (72 seen), never more than one
      * per sleep. */
-    CHECK(st.async_calls >= 1 && st.async_calls <= (on_wasmtime() ? N : 50));
+    CHECK(st.async_calls >= 1 && st.async_calls <= (check_on_wasmtime() ? N : 50));
     /* A wakeup: the wait, the timer's drop, the drain's empty poll, the
      * runtime's clock read, then the next wait-until, its join and the
      * check that its deadline is ahead: 7 per wait-until. (A wait-until
@@ -86,7 +78,7 @@ static void test_sleeps_share_one_wait(void)
      * that finds more deadlines passed runs more rounds, each reading the
      * clock once: 9 per wait-until was seen there (63 for 7). */
     CHECK(calls <= 10 * st.async_calls + 4);
-    if (!on_wasmtime())
+    if (!check_on_wasmtime())
         CHECK(calls <= 2 * N); /* (jco's 10 ms wakeups) */
     CHECK(took >= WA_MS(119) && took < WA_SEC(5)); /* (a loaded host is slow) */
     CHECK_EQ(st.stale, 0);

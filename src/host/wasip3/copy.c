@@ -68,38 +68,66 @@ static void wa__copy_release(wa_wasip3_copy *f)
     f->end = 0;
 }
 
+/* Starts f's copy (again, after a rehome) from the calling export call: 1
+ * while it is in flight, its wait initialised, else its result. A read is
+ * bound to that call until its event (reactor.h). */
+static int wa__copy_begin(wa_wasip3_copy *f)
+{
+    wa_wasip3_stats *st = wa__wasip3_stats_of(f->rt);
+    if (st)
+        st->copies++;
+    uint32_t r = wa__copy_start(f);
+    if (r != WA__WASIP3_BLOCKED) {
+        wa__copy_release(f);
+        return wa__copy_status(f, r);
+    }
+    if (st)
+        st->copies_blocked++;
+    if (!f->wait.key) {
+        int rc = wa_waitable_register(f->rt, f->end, &f->wait.key);
+        if (rc < 0) /* (key stays 0; the caller's drop cancels the copy) */
+            return rc;
+    }
+    if (!f->writing)
+        wa__wasip3_bind(f->rt, f->wait.key, f->n ? wa__copy_stream(f)->cancel_read : wa__copy_future(f)->cancel_read);
+    wa_waitable_wait_init(&f->wait, f->wait.key);
+    return 1;
+}
+
+/* A read's result that says a rehome cancelled it before it got anything. */
+static bool wa__copy_moved(const wa_wasip3_copy *f, uint32_t r)
+{
+    return !f->writing && wa__wasip3_copy_status(r) == WA__WASIP3_COPY_CANCELLED && !wa__wasip3_copy_count(r);
+}
+
 static int wa__copy_poll(wa_future *fu, wa_cx *cx)
 {
     wa_wasip3_copy *f = (wa_wasip3_copy *)fu;
+    int rc;
     if (!f->t)
         return WA_EINVAL; /* (refused at init, and reported there) */
     if (!f->end)
         return wa_misuse(WA_EMISUSE, "poll of a finished wasip3 copy");
     if (!f->rt) {
         f->rt = cx->rt;
-        wa_wasip3_stats *st = wa__wasip3_stats_of(cx->rt);
-        if (st)
-            st->copies++;
-        uint32_t r = wa__copy_start(f);
-        if (r != WA__WASIP3_BLOCKED) {
-            wa__copy_release(f);
-            return wa__copy_status(f, r);
-        }
-        if (st)
-            st->copies_blocked++;
-        int rc = wa_waitable_register(cx->rt, f->end, &f->wait.key);
-        if (rc < 0) /* (key stays 0; the caller's drop cancels the copy) */
+        if ((rc = wa__copy_begin(f)) != 1)
             return rc;
-        wa_waitable_wait_init(&f->wait, f->wait.key);
     }
-    int rc = wa_poll(&f->wait.fut, cx);
-    if (rc == WA_PENDING)
-        return rc;
-    uint32_t r = 0;
-    if (rc == 0)
-        wa_waitable_payload(f->rt, f->wait.key, &r);
-    wa__copy_release(f);
-    return rc < 0 ? rc : wa__copy_status(f, r);
+    for (;;) {
+        rc = wa_poll(&f->wait.fut, cx);
+        if (rc == WA_PENDING)
+            return rc;
+        uint32_t r = 0;
+        if (rc == 0)
+            wa_waitable_payload(f->rt, f->wait.key, &r);
+        if (rc == 0 && wa__copy_moved(f, r)) {
+            if ((rc = wa__copy_begin(f)) == 1)
+                continue;
+            return rc;
+        }
+        wa__copy_release(f);
+        return rc < 0 ? rc : wa__copy_status(f, r);
+    }
 }
 
 static void wa__copy_drop(wa_future *fu)

@@ -238,8 +238,13 @@ static int wa__export_tick(uint64_t *deadline)
 }
 
 /* The leader is leaving: a follower leads in its place, called back by
- * its bell (one rung already, if any). Nothing else is done here: the new
- * leader ticks, arms the wait-until and WAITs. */
+ * its bell (one rung already, if any), and the reads the leaving one
+ * started are cancelled, to start again from the new leader
+ * (wa__wasip3_rehome: wasmtime cannot finish them once this call is
+ * gone). With no follower they stay: jco, where calls seldom overlap,
+ * fails a host's future read again after a cancelled one, and the next
+ * call may come after the read finished. Nothing else is done here: the
+ * new leader ticks, arms the wait-until and WAITs. */
 static void wa__export_hand_over(void)
 {
     wa__export_call *next = NULL;
@@ -248,8 +253,10 @@ static void wa__export_hand_over(void)
             next = o;
     wa__export_leader = next;
     wa__export_parked = 0;
-    if (next)
+    if (next) {
+        wa__wasip3_rehome(wa__export_rt);
         wa__export_ring(next);
+    }
 }
 
 /* Resolves the call from its task (in the call's own task: task.return and

@@ -32,6 +32,8 @@ typedef struct wa__wasip3_reg {
     wa__reg reg;       /* its id: the waitable */
     uint32_t payload; /* the last event's p2 */
     int resolved;     /* a subtask whose last event said it resolved */
+    uint32_t (*cancel)(uint32_t w); /* a bound read's in flight (wa__wasip3_bind), or NULL */
+    wa__list_node bound;            /* ...and on the reactor's list of them */
 } wa__wasip3_reg;
 
 typedef struct wa__wasip3_reactor {
@@ -48,6 +50,7 @@ typedef struct wa__wasip3_reactor {
     uint32_t nwakes;
     size_t cwakes;
     wa__wasip3_bell door; /* the set's own bell (wa__wasip3_ring), once opened */
+    wa__list bound;       /* registrations with a bound read in flight */
     wa_wasip3_stats stats;
 } wa__wasip3_reactor;
 
@@ -82,10 +85,24 @@ static int wa__wasip3_reactor_add(wa_backend *b, wa__reg *g, uint64_t key)
         h->slot_of[i] = 0;
     h->slot_of[w] = wa__key_slot(key) + 1;
     ((wa__wasip3_reg *)g)->resolved = 0;
+    ((wa__wasip3_reg *)g)->cancel = NULL;
     return 0;
 }
 
-static void wa__wasip3_reactor_del(wa_backend *b, wa__reg *g) { ((wa__wasip3_reactor *)b)->slot_of[g->id] = 0; }
+/* s's bound read is no longer in flight (its event came, or it went). */
+static void wa__wasip3_reactor_unbind(wa__wasip3_reactor *h, wa__wasip3_reg *s)
+{
+    if (s->cancel)
+        wa__list_remove(&h->bound, &s->bound);
+    s->cancel = NULL;
+}
+
+static void wa__wasip3_reactor_del(wa_backend *b, wa__reg *g)
+{
+    wa__wasip3_reactor *h = (wa__wasip3_reactor *)b;
+    h->slot_of[g->id] = 0;
+    wa__wasip3_reactor_unbind(h, (wa__wasip3_reg *)g);
+}
 
 static int wa__wasip3_reactor_arm(wa_backend *b, wa__reg *g, uint32_t i)
 {
@@ -199,6 +216,7 @@ static void wa__wasip3_reactor_dispatch(wa__wasip3_reactor *h, wa__wasip3_event 
         return;
     }
     wa__wasip3_reg *s = (wa__wasip3_reg *)wa__regs_at(&h->regs, slot - 1);
+    wa__wasip3_reactor_unbind(h, s);
     s->payload = e.p2;
     s->resolved = e.code == WA__WASIP3_EVENT_SUBTASK && e.p2 >= WA__WASIP3_SUBTASK_RETURNED;
     bool traced = wa__why_now.waiting;
@@ -342,6 +360,7 @@ wa_backend *wa_backend_wasip3_new(int *err)
     h->base.vt = &wa__wasip3_reactor_vt;
     h->base.resolution = WA_MS(1); /* jco's wait-until is setTimeouts of whole ms */
     h->timer_at = WA_NEVER;
+    wa__list_init(&h->bound);
     h->set = wa__wasip3_waitable_set_new();
     wa__regs_init(&h->regs, &h->base, sizeof(wa__wasip3_reg), &wa__wasip3_reactor_hooks);
     return &h->base;
@@ -481,6 +500,42 @@ int wa_waitable_payload(wa_rt *rt, wa_waitable_key key, uint32_t *payload)
         return wa__misuse_in(WA_ESTALE, "wa_waitable_payload", "a key that is stale or another runtime's");
     *payload = s->payload;
     return 0;
+}
+
+/* The registration of key in rt's table, or NULL (another backend, a
+ * stale key). */
+static wa__wasip3_reg *wa__wasip3_reactor_reg(wa_rt *rt, wa_waitable_key key)
+{
+    wa__wasip3_reactor *h = wa__wasip3_reactor_of(rt);
+    return h ? (wa__wasip3_reg *)wa__regs_find(&h->regs, key) : NULL;
+}
+
+void wa__wasip3_bind(wa_rt *rt, wa_waitable_key key, uint32_t (*cancel)(uint32_t w))
+{
+    wa__wasip3_reg *s = wa__wasip3_reactor_reg(rt, key);
+    if (!s || s->cancel)
+        return;
+    s->cancel = cancel;
+    wa__list_push(&wa__wasip3_reactor_of(rt)->bound, &s->bound);
+}
+
+bool wa__wasip3_bound(wa_rt *rt, wa_waitable_key key)
+{
+    wa__wasip3_reg *s = wa__wasip3_reactor_reg(rt, key);
+    return s && s->cancel;
+}
+
+void wa__wasip3_rehome(wa_rt *rt)
+{
+    wa__wasip3_reactor *h = wa__wasip3_reactor_of(rt);
+    while (h && !wa__list_empty(&h->bound)) {
+        wa__wasip3_reg *s = WA__LIST_ITEM(wa__list_first(&h->bound), wa__wasip3_reg, bound);
+        uint32_t w = (uint32_t)s->reg.id;
+        if (!wa__list_empty(&s->reg.waits)) /* joined: a cancel of a joined end traps */
+            wa__wasip3_reactor_join(h, w, 0);
+        h->stats.copy_cancels++;
+        wa__wasip3_reactor_dispatch(h, (wa__wasip3_event){WA__WASIP3_EVENT_FUTURE_READ, w, s->cancel(w)});
+    }
 }
 
 wa_wasip3_stats *wa__wasip3_stats_of(wa_rt *rt) { return wa_backend_cap(rt->backend, WA_CAP_WASIP3_STATS); }

@@ -8,6 +8,7 @@
 #ifndef WASYNC_HOST_WASIP3_REACTOR_H
 #define WASYNC_HOST_WASIP3_REACTOR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "wasync/component.h"
@@ -65,6 +66,23 @@ int wa__wasip3_bell_take(wa_rt *rt, wa__wasip3_bell *b);
  * makes no async-lowered call between a 1 and its WAIT (one lets the host
  * run, and an event may then be pending). */
 int wa__wasip3_wait_set(wa_rt *rt, uint64_t deadline, uint32_t *set);
+
+/* Reads bound to the export call that starts them. wasmtime (49.0.3)
+ * lowers what a read of the host's gets, when the value may need the
+ * instance's realloc (strings, lists), in the context of the thread that
+ * started the read, and when that call has exited by then it fails the
+ * whole instance ("resource not present"), cutting every request it
+ * serves short. So a future or stream read in flight on key's waitable is
+ * bound (cancel: its end's cancel-read) until its event comes, and when
+ * the call that drives the runtime leaves (export.c), wa__wasip3_rehome
+ * cancels each: its event comes at once with the cancel's result, and a
+ * CANCELLED read that got nothing is its owner's to start again, from the
+ * call that leads next. wa__wasip3_bound says whether key's read is still
+ * bound: one that is not, whose owner has not taken its event, has it
+ * waiting in the registration (wa_waitable_payload). */
+void wa__wasip3_bind(wa_rt *rt, wa_waitable_key key, uint32_t (*cancel)(uint32_t w));
+bool wa__wasip3_bound(wa_rt *rt, wa_waitable_key key);
+void wa__wasip3_rehome(wa_rt *rt);
 
 /* Returns (borrowed) where the futures of rt (subtask.c, copy.c,
  * stream.c, tcp.c, dns.c) count their host calls and ends; NULL

@@ -112,17 +112,26 @@ static void wa__wasip3_stream_result_release(wa__wasip3_stream *s, wa__wasip3_st
     d->res = 0;
 }
 
+/* Whether a read's result r says a rehome cancelled it (reactor.h). */
+static bool wa__wasip3_stream_moved(uint32_t r) { return wa__wasip3_copy_status(r) == WA__WASIP3_COPY_CANCELLED; }
+
 /* d's result read finished with r: what it said (decoded, which frees
- * what the host lowered) is d->err, and the future goes. */
+ * what the host lowered) is d->err, and the future goes; a read a rehome
+ * cancelled is to start again. */
 static void wa__wasip3_stream_result_came(wa__wasip3_stream *s, wa__wasip3_stream_dir *d, uint32_t r)
 {
+    if (wa__wasip3_stream_moved(r)) {
+        d->res_copy = WA__WASIP3_STREAM_IDLE;
+        return;
+    }
     if (wa__wasip3_copy_status(r) == WA__WASIP3_COPY_COMPLETED && s->result_error)
         d->err = s->result_error(d->value, (int)(d - s->dir), d->why);
     wa__wasip3_stream_result_release(s, d);
 }
 
 /* Starts the read of d's result unless it is under way: whether it is
- * (BLOCKED). */
+ * (BLOCKED: registered and bound, reactor.h). Without a registration the
+ * read is cancelled, for the close to read. */
 static bool wa__wasip3_stream_result_pending(wa__wasip3_stream *s, wa__wasip3_stream_dir *d)
 {
     if (!s->result_error || !d->res)
@@ -131,12 +140,18 @@ static bool wa__wasip3_stream_result_pending(wa__wasip3_stream *s, wa__wasip3_st
         wa_wasip3_stats *st = wa__wasip3_stream_stats(s);
         st->copies++;
         uint32_t r = s->result_t->read(d->res, d->value);
-        if (r != WA__WASIP3_BLOCKED) {
-            wa__wasip3_stream_result_came(s, d, r);
-            return false;
+        if (r == WA__WASIP3_BLOCKED) {
+            st->copies_blocked++;
+            if (d->res_key || wa_waitable_register(s->rt, d->res, &d->res_key) == 0) {
+                d->res_copy = WA__WASIP3_STREAM_BLOCKED;
+                wa__wasip3_bind(s->rt, d->res_key, s->result_t->cancel_read);
+                return true;
+            }
+            st->copy_cancels++;
+            r = s->result_t->cancel_read(d->res);
         }
-        st->copies_blocked++;
-        d->res_copy = WA__WASIP3_STREAM_BLOCKED;
+        wa__wasip3_stream_result_came(s, d, r);
+        return false;
     }
     return true;
 }
@@ -250,16 +265,22 @@ static int wa__wasip3_stream_ready_poll(wa_future *f, wa_cx *cx)
         wa_waker_wake_by_ref(&cx->waker);
         return WA_PENDING;
     }
-    if (r->rarmed) { /* an ok result lets the copy go on */
+    while (r->rarmed) { /* an ok result lets the copy go on */
         if ((rc = wa_poll(&d->res_wait.fut, cx)) < 0)
             return rc;
-        if (rc == WA_READY) {
-            uint32_t p;
-            r->rarmed = 0;
-            wa_waitable_payload(r->s->rt, d->res_key, &p);
-            wa__wasip3_stream_result_came(r->s, d, p);
-            if (d->err < 0 || !r->armed)
-                return WA_READY;
+        if (rc != WA_READY)
+            break;
+        uint32_t p;
+        r->rarmed = 0;
+        wa_waitable_payload(r->s->rt, d->res_key, &p);
+        wa__wasip3_stream_result_came(r->s, d, p);
+        if (d->err < 0)
+            return WA_READY;
+        if (wa__wasip3_stream_result_pending(r->s, d)) { /* (moved: read again, from here) */
+            wa_waitable_wait_init(&d->res_wait, d->res_key);
+            r->rarmed = 1;
+        } else if (!r->armed) {
+            return WA_READY;
         }
     }
     if (!r->armed)
@@ -308,8 +329,6 @@ static wa_future *wa__wasip3_stream_ready(wa_stream *st, int dir, void *storage)
     int rc = 0;
     if (d->copy == WA__WASIP3_STREAM_BLOCKED && !d->key)
         rc = wa_waitable_register(s->rt, d->end, &d->key);
-    if (rc == 0 && watch && !d->res_key)
-        rc = wa_waitable_register(s->rt, d->res, &d->res_key);
     if (rc < 0) { /* no wait: the buffer comes back now (the result read waits for the close) */
         if (d->copy == WA__WASIP3_STREAM_BLOCKED)
             wa__wasip3_stream_cancel(s, i, false);
@@ -337,6 +356,8 @@ static void wa__wasip3_stream_drop_result(wa__wasip3_stream *s, wa__wasip3_strea
         if ((r = s->result_t->read(d->res, d->value)) == WA__WASIP3_BLOCKED)
             st->copies_blocked++;
     } else if (d->res_key) { /* (out of the set: no wait is left) */
+        if (!wa__wasip3_bound(s->rt, d->res_key)) /* a rehome's event, not taken */
+            wa_waitable_payload(s->rt, d->res_key, &r);
         wa_waitable_deregister(s->rt, d->res_key);
         d->res_key = 0;
     }
@@ -344,7 +365,10 @@ static void wa__wasip3_stream_drop_result(wa__wasip3_stream *s, wa__wasip3_strea
         st->copy_cancels++;
         r = s->result_t->cancel_read(d->res);
     }
-    wa__wasip3_stream_result_came(s, d, r);
+    if (wa__wasip3_stream_moved(r))
+        wa__wasip3_stream_result_release(s, d);
+    else
+        wa__wasip3_stream_result_came(s, d, r);
 }
 
 /* No copy is in flight: the stream layer let every operation go, and a
