@@ -18,3 +18,9 @@ target_link_options(wasync INTERFACE -Wl,--undefined=wasync_init)
 # are 1.6 KiB of every module. Every engine the glue runs on has them
 # (bulk memory: Node 12, Chromium 75, Firefox 79, Safari 15).
 target_compile_options(wasync PUBLIC -mbulk-memory)
+# The library and the programs built on it as bitcode, optimized whole at
+# the module's link: calls across files (and from the program into the
+# library) inlined or left out, the arguments every call passes folded
+# (minimal.wasm 16,958 -> 15,786 bytes after -Oz). A module links it with
+# the same clang or a newer one.
+target_compile_options(wasync PUBLIC -flto)
