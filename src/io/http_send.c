@@ -36,12 +36,6 @@ const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n)
     return wa__http_fields_all(&h->fields, h->load, h->owner, n);
 }
 
-wa_stream *wa_http_response_body(wa_http_response *r)
-{
-    const wa__http_response_head *h = wa__http_head(r, "wa_http_response_body");
-    return h ? h->body : NULL;
-}
-
 void wa_http_response_free(wa_http_response *r)
 {
     if (!r)

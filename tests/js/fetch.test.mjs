@@ -151,6 +151,32 @@ test('a body cut off midway is WA_EIO, the glue\'s words its read\'s reason', as
   rt.close();
 });
 
+test('a fetch of at most max bytes: a body of max bytes whole, one past it WA_E2BIG', async () => {
+  const rt = await prog();
+  assert.deepEqual(await rt.callAsync('fetch_max', server.url('/delay?ms=0&body=hello'), 5), utf8('hello'));
+  await assert.rejects(rt.callAsync('fetch_max', server.url('/delay?ms=0&body=hello'), 4), { code: codes.E2BIG });
+  await assert.rejects(rt.callAsync('fetch_max', server.url('/big?size=1048576'), 65536), { code: codes.E2BIG });
+  assert.equal(rt.stats().hostOps, 0);
+  assert.equal(rt.exports.live_tasks(), 0);
+  rt.close();
+});
+
+// (the JS host makes a body's stream only when it is asked for: a fetch
+// takes the glue's chunks itself, src/host/js/http.c)
+test('a response body read as a stream: whole, or cut off with the glue\'s words', async () => {
+  const rt = await prog();
+  const size = 1 << 20;
+  const body = await rt.callAsync('stream_body', server.url(`/big?size=${size}`));
+  assert.equal(body.byteLength, size);
+  for (let i = 0; i < size; i++)
+    if (body[i] !== pattern(i)) assert.fail(`byte ${i}: ${body[i]} != ${pattern(i)}`);
+  await assert.rejects(rt.callAsync('stream_body', server.url('/cut?size=1048576&at=262144')),
+    { code: codes.EIO, detail: /^read: \w*Error: / });
+  assert.equal(rt.stats().hostOps, 0);
+  assert.equal(rt.exports.live_tasks(), 0);
+  rt.close();
+});
+
 test('a custom fetch is used, and its failure is WA_EIO', async () => {
   const seen = [];
   const rt = await prog({

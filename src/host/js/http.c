@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/handles.h"
 #include "../../io/http_body.h"
 #include "../../io/reason.h"
 #include "../../io/stream_handle.h"
@@ -33,6 +34,10 @@ struct wa_http_response {
     size_t off, len;
     int end; /* WA_ECLOSED, or the error that ended the body; 0 before */
     char why[WA_REASON_MAX]; /* the glue's words for that error */
+    /* the body's stream is made at the first wa_http_response_body, which
+     * sets this to its release (wa__http_body_detach): a module that reads
+     * no stream carries none */
+    void (*detach)(wa_http_response *r);
 };
 
 /* What a send holds while it runs. */
@@ -104,6 +109,17 @@ static const wa_future_vt wa__js_body_wait_vt = {wa__js_body_wait_poll, wa__js_b
 static const wa_stream_vt wa__js_body_vt = {wa__js_body_try_read, wa__stream_write_refused, wa__stream_flush_none,
                                            wa__http_body_ready, wa__http_body_close};
 
+wa_stream *wa_http_response_body(wa_http_response *h)
+{
+    wa_http_response *r = wa__handle_at(h, WA__HANDLE_HTTP_RESPONSE, "wa_http_response_body");
+    if (r && !r->detach) { /* made once (NULL after a close, as on the other hosts) */
+        if (wa__http_body_open(r, &wa__js_body_vt, &wa__js_body_wait_vt) < 0)
+            return NULL;
+        r->detach = wa__http_body_detach;
+    }
+    return r ? r->h.body : NULL;
+}
+
 void wa__http_response_release(wa_http_response *r)
 {
     if (!r)
@@ -111,7 +127,8 @@ void wa__http_response_release(wa_http_response *r)
     wa_drop_held(&r->rd.fut, &r->reading);
     if (r->key)
         wa__js_handle_free(r->key); /* the glue aborts the fetch */
-    wa__http_body_detach(r);
+    if (r->detach)
+        r->detach(r);
     free(r->head);
     free(r->h.fields.list);
     free(r->buf);
@@ -141,6 +158,59 @@ static int wa__js_take_head(wa_http_response *r, char *p, size_t n)
     }
     return 0;
 }
+
+/* ---- a fetch's body ---- */
+
+/* A fetch appends the glue's chunks (HTTP_READ, as the body's stream asks
+ * for them) itself, not through that stream (http_send.h); the same end,
+ * limit and reasons as a wa_read_all of it. */
+void wa__http_fetch_body_start(wa_http_fetch *f) { (void)f; }
+
+static int wa__js_fetch_fail(wa_http_fetch *f, int rc)
+{
+    free(f->data);
+    f->data = NULL;
+    f->len = 0;
+    return rc;
+}
+
+int wa__http_fetch_body_poll(wa_http_fetch *f, wa_cx *cx)
+{
+    wa_http_response *r = wa__handle_at(f->response, WA__HANDLE_HTTP_RESPONSE, "wa_http_fetch");
+    if (!r)
+        return wa__js_fetch_fail(f, WA_EMISUSE);
+    for (;;) {
+        if (!r->reading) {
+            wa__js_op_init(&r->rd, WA__JS_HTTP_READ, r->key, NULL, 0);
+            r->reading = 1;
+        }
+        int rc = wa_poll_held(&r->rd.fut, &r->reading, cx);
+        if (rc == WA_PENDING)
+            return WA_PENDING;
+        if (rc == WA_ECLOSED) { /* the end: len bytes and a NUL */
+            unsigned char *d = realloc(f->data, f->len + 1);
+            if (!d)
+                return wa__js_fetch_fail(f, WA_ENOMEM);
+            d[f->len] = 0;
+            f->data = d;
+            r->end = WA_ECLOSED;
+            return 0;
+        }
+        if (rc < 0) { /* the glue's words for it */
+            wa__reason_set(f->send.reason, "read", (const char *)r->rd.data, r->rd.len);
+            free(r->rd.data);
+            return wa__js_fetch_fail(f, rc);
+        }
+        if (f->max && r->rd.len > f->max - f->len) {
+            free(r->rd.data);
+            return wa__js_fetch_fail(f, WA_E2BIG);
+        }
+        if ((rc = wa__js_append(&f->data, &f->len, r->rd.data, r->rd.len)) < 0)
+            return wa__js_fetch_fail(f, rc);
+    }
+}
+
+void wa__http_fetch_body_drop(wa_http_fetch *f) { wa__js_fetch_fail(f, 0); }
 
 /* ---- the send ---- */
 
@@ -190,7 +260,7 @@ static int wa__http_start(wa_http_send *s, wa_rt *rt, const wa__http_url *u, con
         return WA_ENOMEM;
     k->method = method;
     wa_http_response *r = k->r = calloc(1, sizeof *r);
-    if (!r || wa__http_body_open(r, &wa__js_body_vt, &wa__js_body_wait_vt) < 0)
+    if (!r)
         return WA_ENOMEM;
     r->h.fields.loaded = 1; /* (the head's, when it comes) */
     int rc = wa__js_handle_new(r, &r->key);
