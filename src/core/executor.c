@@ -27,7 +27,7 @@ static int wa__rt_enter(wa_rt *rt, const char *call)
 {
     if (!rt)
         return wa__misuse_in(WA_EINVAL, call, "no runtime (NULL)");
-    if (rt->owner != wa__thread_self())
+    if (WA__THREADS && rt->owner != wa__thread_self())
         return wa__misuse_in(WA_EMISUSE, call, "called from a thread that is not the runtime's");
     if (wa__ticking)
         return wa__misuse_in(WA_EMISUSE, call, "called inside a task's poll, which must not block or re-enter");
@@ -227,7 +227,7 @@ static __attribute__((noinline)) int wa__rt_round(wa_rt *rt, uint64_t *deadline)
 int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
 {
     int rc = wa__rt_enter(rt, "wa_rt_tick");
-    if (rc == 0 && rt->mt) /* its workers tick it */
+    if (rc == 0 && WA__MT && rt->mt) /* its workers tick it */
         rc = wa__misuse_in(WA_EMISUSE, "wa_rt_tick", "the runtime has worker threads of its own");
     if (rc < 0)
         return rc;

@@ -163,12 +163,15 @@ static inline void wa__rt_ext_add(wa_rt *rt, wa__rt_ext *e)
 /* a + b, or WA_NEVER when that does not fit: a huge duration is never. */
 static inline uint64_t wa__add_sat(uint64_t a, uint64_t b) { return b > WA_NEVER - a ? WA_NEVER : a + b; }
 
-/* The calling thread, to tell a runtime's owner from other threads. */
+/* The calling thread, to tell a runtime's owner from other threads; a
+ * host of one thread has no other (and carries no check for one). */
 #if defined(__linux__)
 #include <pthread.h>
+#define WA__THREADS 1
 static inline uintptr_t wa__thread_self(void) { return (uintptr_t)pthread_self(); }
 #else
-static inline uintptr_t wa__thread_self(void) { return 0; } /* one thread */
+#define WA__THREADS 0
+static inline uintptr_t wa__thread_self(void) { return 0; }
 #endif
 
 /* clock.c: reads the backend's clock now (a host call), and caches it
