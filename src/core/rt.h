@@ -250,6 +250,11 @@ extern _Thread_local wa_rt *wa__ticking;
  * being polled, if any; returns err. */
 int wa__misuse_in(int err, const char *call, const char *what);
 
+/* error.c: reports the poll of a finished or freed future (what: its
+ * words, "sleep", "HTTP send") as misuse of call (NULL: none); returns
+ * WA_EMISUSE. */
+int wa__misuse_done(const char *call, const char *what);
+
 /* Built with AddressSanitizer, which may keep a function's locals in fake
  * frames off the stack (wa__poll_local). */
 #if defined(__has_feature)

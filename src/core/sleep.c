@@ -68,7 +68,7 @@ static int wa__sleep_done_poll(wa_future *f, wa_cx *cx)
 {
     (void)f;
     (void)cx;
-    return wa_misuse(WA_EMISUSE, "poll of a finished or freed sleep");
+    return wa__misuse_done(NULL, "sleep");
 }
 
 static void wa__sleep_drop(wa_future *f)
@@ -145,7 +145,7 @@ static int wa__timeout_poll(wa_future *f, wa_cx *cx)
 {
     wa_timeout *t = (wa_timeout *)f;
     if (!t->inner)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed timeout");
+        return wa__misuse_done(NULL, "timeout");
     int rc = wa_poll(t->inner, cx);
     if (rc == WA_PENDING) {
         rc = wa_poll(&t->sleep.fut, cx);

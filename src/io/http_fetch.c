@@ -2,6 +2,7 @@
 /* wa_http_fetch: a send, then its body read whole. The same on every host
  * (over the host's wa_http_send and its read of a fetch's body: see
  * http_send.h). */
+#include "../core/rt.h"
 #include "http_send.h"
 
 static int wa__http_fetch_poll(wa_future *f, wa_cx *cx)
@@ -29,7 +30,7 @@ static int wa__http_fetch_poll(wa_future *f, wa_cx *cx)
         }
         return rc;
     default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP fetch");
+        return wa__misuse_done(NULL, "HTTP fetch");
     }
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/handles.h"
+#include "../core/rt.h"
 #include "http_send.h"
 
 /* The head of the response whose handle is r (every host's response
@@ -75,7 +76,7 @@ static int wa__http_send_poll(wa_future *f, wa_cx *cx)
     wa_http_send *s = (wa_http_send *)f;
     int rc = 0;
     if (s->step == WA__SEND_DONE)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP send");
+        return wa__misuse_done(NULL, "HTTP send");
     if (s->step == WA__SEND_START) {
         static const char too_big[] = "request headers over 64 KiB (WA_HTTP_HEAD_MAX)";
         const char *method;

@@ -168,7 +168,7 @@ static int wa__op_enter(int *state, wa_stream **sp, int dir, int *waiting, wa_st
     if (*state == WA__OP_HOLDING)
         return (*sp)->closed ? wa__op_end(state, *sp, dir, waiting, wait, WA_ECLOSED) : 0;
     if (*state == WA__OP_DONE)
-        return wa_misuse(WA_EMISUSE, dir == WA_STREAM_READ ? "poll of a finished or freed read" : "poll of a finished or freed write");
+        return wa__misuse_done(NULL, dir == WA_STREAM_READ ? "read" : "write");
     int rc = wa__stream_take(sp, dir);
     if (rc < 0) {
         *state = WA__OP_DONE;
@@ -394,7 +394,7 @@ static int wa__copy_poll(wa_future *f, wa_cx *cx)
             c->state = WA__COPY_READ;
             continue;
         default:
-            return wa_misuse(WA_EMISUSE, "poll of a finished or freed copy");
+            return wa__misuse_done(NULL, "copy");
         }
     }
 }
