@@ -198,6 +198,19 @@ typedef struct wa__internal {
 } wa__internal;
 extern const wa_future_vt wa__internal_vt;
 
+/* executor.c: the checks of a call that drives rt (block_on, run, tick,
+ * free): rt is not NULL, the caller is its thread and is not inside a poll
+ * (wa__ticking: a poll must not block or re-enter any runtime). Returns 0,
+ * or the misuse reported. */
+int wa__rt_enter(wa_rt *rt, const char *call);
+/* The handle table's entry of rt, a live runtime, in *h: 0, or misuse
+ * reported for call (a runtime freed already). */
+int wa__rt_live(const wa_rt *rt, const char *call, uintptr_t *h);
+/* One fair round of rt's tasks (wa_rt_tick without its checks, for the
+ * loops that made them once): the number of tasks queued for the next,
+ * and in *deadline (if not NULL) the earliest timer's. */
+int wa__rt_round(wa_rt *rt, uint64_t *deadline);
+
 /* executor.c: spawns on rt (or the runtime of the view rt) a task of the
  * library's own that polls inner (borrowed: kept by its caller, such as a
  * runtime extension, until the task drops it). It is not the program's:
