@@ -51,9 +51,11 @@ const char *wa_http_fetch_reason(const wa_http_fetch *f) { return wa_http_send_r
 
 static const wa_future_vt wa__http_fetch_vt = {wa__http_fetch_poll, wa__http_fetch_drop, "http_fetch"};
 
-wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max)
+/* (the names in parentheses: http.h's macros of the JS host, whose check
+ * of req the program's call to this made) */
+wa_future *(wa_http_fetch_init)(wa_http_fetch *f, const wa_http_request *req, size_t max)
 {
     *f = (wa_http_fetch){.fut = {&wa__http_fetch_vt}, .max = max};
-    wa_http_send_init(&f->send, req);
+    (wa_http_send_init)(&f->send, req);
     return &f->fut;
 }

@@ -101,7 +101,8 @@ static void wa__http_send_drop(wa_future *f) { wa__http_send_end((wa_http_send *
 
 static const wa_future_vt wa__http_send_vt = {wa__http_send_poll, wa__http_send_drop, "http_send"};
 
-wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req)
+/* (the name in parentheses: http.h's macro of the JS host) */
+wa_future *(wa_http_send_init)(wa_http_send *s, const wa_http_request *req)
 {
     *s = (wa_http_send){.fut = {&wa__http_send_vt}, .req = req};
     return &s->fut;

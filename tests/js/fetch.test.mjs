@@ -4,10 +4,12 @@
 // drop (that one shared with Chromium: tests/js/cases.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { prog, runCase, utf8 } from './prog.mjs';
+import { PROG, prog, runCase, utf8 } from './prog.mjs';
 import { serve, pattern } from './server.mjs';
 import { droppedFetch } from './cases.mjs';
-import { codes } from '../../js/wasync.mjs';
+import { codes, instantiate } from '../../js/wasync.mjs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 let server;
 before(async () => { server = await serve(); });
@@ -174,6 +176,17 @@ test('a response body read as a stream: whole, or cut off with the glue\'s words
     { code: codes.EIO, detail: /^read: \w*Error: / });
   assert.equal(rt.stats().hostOps, 0);
   assert.equal(rt.exports.live_tasks(), 0);
+  rt.close();
+});
+
+// (http.h's inits link the reads of a request's body stream only where
+// the request may have one: late_body.c's has none when its init sees it)
+test('a body_stream set after the init, in a module that reads none, is misuse', async () => {
+  const logged = [];
+  const bytes = await readFile(join(dirname(PROG), 'late_body.wasm'));
+  const rt = await instantiate(bytes, { log: (text) => logged.push(text) });
+  await assert.rejects(rt.callAsync('late_body'), { code: codes.EINVAL });
+  assert.deepEqual(logged, ['wasync: misuse: wa_http_send: a body_stream set after the request\'s init [in task 1 "late"]']);
   rt.close();
 });
 

@@ -21,8 +21,8 @@
 #include "../../io/http_body.h"
 #include "../../io/reason.h"
 #include "../../io/stream_handle.h"
+#include "http.h"
 #include "ops.h"
-#include "wasync/http.h"
 
 struct wa_http_response {
     wa__http_response_head h; /* body: a wa__http_body; fields: the head's */
@@ -267,7 +267,9 @@ static int wa__http_start(wa_http_send *s, wa_rt *rt, const wa__http_url *u, con
     if (rc < 0)
         return rc;
     if (q->body_stream) {
-        wa_read_all_init(&k->all, q->body_stream, 0);
+        if (!&wa__js_read_all) /* (no init saw one: http.h) */
+            return wa_misuse(WA_EINVAL, "wa_http_send: a body_stream set after the request's init");
+        wa__js_read_all(&k->all, q->body_stream, 0);
         k->reading = 1;
     }
     return 0;

@@ -7,7 +7,7 @@
 # fetch makes them).
 # wa_rt_new's runtimes run on the simulated clock (the module's own
 # runtime is made on the reactor: runtime.c).
-wasync_sources(host/js reactor.c runtime.c log.c ops.c promises.c http.c exports.c wasm_heap.c strlen.c trace_sink.c)
+wasync_sources(host/js reactor.c runtime.c log.c ops.c promises.c http.c stream_bodies.c exports.c wasm_heap.c strlen.c trace_sink.c)
 wasync_sources(reactor sim_default.c)
 wasync_sources(io http_fields.c http_send.c http_body.c http_fetch.c)
 # The exports: nothing in the library calls them, so a module asks for
