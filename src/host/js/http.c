@@ -40,16 +40,6 @@ struct wa_http_response {
     void (*detach)(wa_http_response *r);
 };
 
-/* What a send holds while it runs. */
-struct wa_http_call {
-    wa_http_response *r;
-    const char *method;
-    int reading; /* the request body's stream is being read */
-    wa_read_all all;
-    wa_http_request sent; /* the request as the glue reads it (wa__js_send) */
-    wa_js_op op;
-};
-
 enum { WA__SEND_BODY = WA__SEND_RUN, WA__SEND_FETCH };
 
 /* ---- the response and its body stream ---- */
@@ -224,25 +214,28 @@ int wa__http_request_check(const wa_http_request *q, wa__http_url *u, const char
     return wa__http_request_shape(q, method);
 }
 
-/* Starts the fetch of request q (checked; method, and body_len bytes at
- * body): the glue reads its fields and strings out of memory when the op
- * starts (js/fetch.mjs, requestAt), so nothing is encoded here. */
+/* Starts the fetch of request q (checked; its method, and its body: in
+ * memory, or read from its stream into k->all): the glue reads its fields
+ * and strings out of memory when the op starts (js/fetch.mjs, requestAt),
+ * so nothing is encoded here. */
 _Static_assert(offsetof(wa_http_request, body_len) == 20 && sizeof(wa_http_header) == 8,
                "js/fetch.mjs reads a request's first six words and two words a header");
-static void wa__js_send(struct wa_http_call *k, const wa_http_request *q, const void *body, size_t body_len)
+static void wa__js_send(struct wa_http_call *k, const wa_http_request *q)
 {
     k->sent = *q;
     k->sent.method = k->method;
-    k->sent.body = body;
-    k->sent.body_len = body_len;
+    if (q->body_stream) {
+        k->sent.body = k->all.data;
+        k->sent.body_len = k->all.len;
+    }
     wa__js_op_init(&k->op, WA__JS_HTTP_SEND, k->r->key, (const char *)&k->sent, sizeof k->sent);
 }
 
 static void wa__http_call_free(wa_http_send *s)
 {
     struct wa_http_call *k = s->call;
-    if (s->step == WA__SEND_BODY)
-        wa_drop_held(&k->all.fut, &k->reading);
+    if (k->reading) /* (set by the reader: there is one) */
+        wa__js_stream_body.drop(k);
     if (s->step == WA__SEND_FETCH)
         wa_drop(&k->op.fut); /* unfinished: the glue aborts the fetch */
     wa__http_response_release(k->r);
@@ -266,12 +259,8 @@ static int wa__http_start(wa_http_send *s, wa_rt *rt, const wa__http_url *u, con
     int rc = wa__js_handle_new(r, &r->key);
     if (rc < 0)
         return rc;
-    if (q->body_stream) {
-        if (!&wa__js_read_all) /* (no init saw one: http.h) */
-            return wa_misuse(WA_EINVAL, "wa_http_send: a body_stream set after the request's init");
-        wa__js_read_all(&k->all, q->body_stream, 0);
-        k->reading = 1;
-    }
+    if (q->body_stream && !&wa__js_stream_body) /* (no init saw one: http.h) */
+        return wa_misuse(WA_EINVAL, "wa_http_send: a body_stream its init did not see");
     return 0;
 }
 
@@ -283,15 +272,9 @@ static int wa__http_run(wa_http_send *s, wa_cx *cx)
     int rc;
     switch (s->step) {
     case WA__SEND_BODY:
-        if (q->body_stream) {
-            if ((rc = wa_poll_held(&k->all.fut, &k->reading, cx)) == WA_PENDING)
-                return WA_PENDING;
-            if (rc < 0)
-                return rc;
-            wa__js_send(k, q, k->all.data, k->all.len);
-        } else {
-            wa__js_send(k, q, q->body, q->body_len);
-        }
+        if (q->body_stream && (rc = wa__js_stream_body.poll(k, q, cx)) != 0) /* pending, or failed */
+            return rc;
+        wa__js_send(k, q);
         s->step = WA__SEND_FETCH;
         /* fallthrough */
     default:
