@@ -4,7 +4,6 @@
  * ticks, are block_on.c's. */
 #include <stdlib.h>
 
-#include "dump.h"
 #include "handles.h"
 #include "sched.h"
 #include "task.h"
