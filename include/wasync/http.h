@@ -160,8 +160,9 @@ WA__HTTP_CLIENT const char *wa_http_fetch_reason(const wa_http_fetch *f);
  * (its fetch cannot stream one over HTTP/1.1), with stream.h's reads. The
  * two inits link them only where req may have one: the call below is left
  * out where the compiler sees that it has none, so that a module whose
- * requests have none carries no stream reads (a body_stream set after the
- * init there is misuse). */
+ * requests have none carries no stream reads. In such a module a
+ * body_stream the inits did not see (set after the init, or sent through
+ * a pointer to the function, which skips this) is misuse, WA_EINVAL. */
 void wa__js_http_stream_bodies(void);
 static inline const wa_http_request *wa__js_http_request(const wa_http_request *req)
 {
