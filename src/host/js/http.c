@@ -5,14 +5,17 @@
  * response is a key the glue keeps its Response under (a handle: freeing
  * it aborts the fetch), and its body is read one chunk of the Response's
  * stream per operation (HTTP_READ), only when the reader has taken the
- * last one: nothing is read ahead of the reader.
+ * last one: nothing is read ahead of the reader. The body's wa_stream is
+ * made at the first wa_http_response_body; a fetch appends the chunks
+ * itself, so that a module that only fetches carries no stream.
  *
  * The glue reads the request out of memory as the send starts: its
  * wa_http_request, the method and the body filled in (nothing encoded
- * here). A body that is a stream is read to its end first: a fetch can
- * stream a request body only over HTTP/2 in Chromium (not over HTTP/1.1),
- * and it would need the glue to pull from wasm while the fetch runs. The
- * head comes back as names and values, each ending with a NUL. */
+ * here). A body that is a stream is read to its end first (stream_bodies.c,
+ * linked only where a request may have one: http.h): a fetch can stream a
+ * request body only over HTTP/2 in Chromium (not over HTTP/1.1), and it
+ * would need the glue to pull from wasm while the fetch runs. The head
+ * comes back as names and values, each ending with a NUL. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
