@@ -170,7 +170,9 @@ static inline const wa_http_request *wa__js_http_request(const wa_http_request *
         wa__js_http_stream_bodies();
     return req;
 }
+/* wa_http_send_init, with req's body stream seen (above). */
 #define wa_http_send_init(s, req) (wa_http_send_init)((s), wa__js_http_request(req))
+/* wa_http_fetch_init, with req's body stream seen (above). */
 #define wa_http_fetch_init(f, req, max) (wa_http_fetch_init)((f), wa__js_http_request(req), (max))
 #endif
 
