@@ -66,7 +66,9 @@ test('only a module that awaits promises exports their machinery', async () => {
 // chunks), a request body stream's read linked only where a request may
 // have one, no dumps, describes or trace wrapper where nothing can ask
 // for them, misuse texts from parts; the bound 12 KiB and a quarter.
-test('minimal.wasm is under 12.25 KiB', async () => {
+// Then 12,266 (11,996) with non-trapping float-to-int; the bound issue
+// 26's goal after -Oz, 12 KiB, in raw bytes.
+test('minimal.wasm is at most 12 KiB', async () => {
   const bytes = await readFile(join(dir, 'minimal.wasm'));
-  assert.ok(bytes.length < 12.25 * 1024, `${bytes.length} bytes`);
+  assert.ok(bytes.length <= 12 * 1024, `${bytes.length} bytes`);
 });
