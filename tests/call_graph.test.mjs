@@ -25,7 +25,7 @@ function symbols(nm, objects) {
     const file = source(o);
     const undefined_ = new Set();
     for (const line of execFileSync(nm, [o], { encoding: 'utf8' }).split('\n')) {
-      const m = /^\s*(?:[0-9a-f]+\s+)?([A-Za-z])\s+(\S+)$/.exec(line);
+      const m = /^\s*(?:[0-9a-f]+\s+|-+\s+)?([A-Za-z])\s+(\S+)$/.exec(line);
       if (!m) continue;
       if (m[1] === 'U') undefined_.add(m[2]);
       else if ('TDRB'.includes(m[1])) defines.set(m[2], file);

@@ -73,7 +73,7 @@ test('every symbol the library defines is public or wa__', () => {
   let seen = 0;
   for (const o of objects)
     for (const line of execFileSync(nm, ['-g', '--defined-only', o], { encoding: 'utf8' }).split('\n')) {
-      const m = /^\s*(?:[0-9a-f]+\s+)?([A-Za-z])\s+(\S+)$/.exec(line);
+      const m = /^\s*(?:[0-9a-f]+\s+|-+\s+)?([A-Za-z])\s+(\S+)$/.exec(line);
       if (!m) continue;
       seen++;
       const s = m[2];

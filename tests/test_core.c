@@ -839,6 +839,7 @@ static void test_misuse_detected(void)
     wa_cx cx = {WA_NOOP_WAKER, rt, NULL, 0, NULL};
     CHECK_EQ(wa_poll(&sl.wa.fut, &cx), 0);
     CHECK_EQ(wa_poll(&sl.wa.fut, &cx), WA_EMISUSE);
+    CHECK_HAS(check_misuse_text, "poll of a finished or freed coroutine");
     CHECK_EQ(check_misuses, before + 3);
     /* double drop of channel ends */
     wa_tx tx;

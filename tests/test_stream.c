@@ -421,7 +421,8 @@ static void test_close_wakes_reader(void)
 }
 
 /* Misuse of a stream handle is reported, never a crash: a double close, a
- * NULL handle, a second read in flight, NULL buffers. */
+ * NULL handle, a second read in flight, NULL buffers; each report in the
+ * same words on every host. */
 static void test_handle_misuse(void)
 {
     check_catch_misuse();
@@ -431,21 +432,32 @@ static void test_handle_misuse(void)
     REQUIRE_OR(wa_pipe_new(16, &rd, &wr) == 0, wa_rt_free(rt));
     int before = check_misuses;
     CHECK_EQ(wa_stream_close(NULL), WA_EMISUSE);
+    CHECK_HAS(check_misuse_text, "wa_stream_close: no stream (closed already?)");
     CHECK_EQ(wa_stream_close(&wr), 0);
     CHECK_EQ(wa_stream_close(&wr), WA_EMISUSE);
     char buf[4];
     wa_read r1, r2;
     wa_write w;
+    /* (each report cleared before the call: one that fails first, as
+     * under allocation failures, leaves it empty) */
+    check_misuse_text[0] = 0;
     CHECK_EQ(wa_block_on(rt, wa_write_init(&w, wr, "x", 1)), WA_EMISUSE);
+    CHECK_HAS(check_misuse_text, "wa_write: no stream (closed already?) [in task ");
+    check_misuse_text[0] = 0;
     CHECK_EQ(wa_block_on(rt, wa_write_init(&w, rd, NULL, 1)), WA_EINVAL);
+    CHECK_HAS(check_misuse_text, "wa_write: NULL buffer [in task ");
+    check_misuse_text[0] = 0;
     CHECK_EQ(wa_block_on(rt, wa_read_init(&r1, rd, NULL, 1)), WA_EINVAL);
+    CHECK_HAS(check_misuse_text, "wa_read: NULL buffer [in task ");
     CHECK_EQ(check_misuses - before, 5);
     CHECK_EQ(wa_stream_close(&rd), 0);
     wa_stream *w2;
     REQUIRE_OR(wa_pipe_new(16, &rd, &w2) == 0, wa_rt_free(rt));
     wa_cx cx = {WA_NOOP_WAKER, rt, NULL, 0, NULL};
     CHECK_EQ(wa_poll(wa_read_init(&r1, rd, buf, sizeof buf), &cx), WA_PENDING);
+    check_misuse_text[0] = 0;
     CHECK_EQ(wa_poll(wa_read_init(&r2, rd, buf, sizeof buf), &cx), WA_EBUSY);
+    CHECK_HAS(check_misuse_text, "wa_read: a second read in flight on one stream");
     CHECK_EQ(check_misuses - before, 6);
     wa_drop(&r2.fut);
     wa_drop(&r1.fut);
@@ -473,8 +485,10 @@ static void test_handle_copies(void)
     CHECK_EQ(wa_stream_close(&rd), 0);
     CHECK(rd == NULL);
     CHECK_MISUSE(wa_stream_close(&rd_copy), WA_EMISUSE, "wa_stream_close");
+    CHECK_HAS(check_misuse_text, "wa_stream_close: the stream was closed already (through a copy of the handle)");
     CHECK(rd_copy == NULL);
     CHECK_MISUSE(wa_block_on(rt, wa_read_init(&r, again, buf, sizeof buf)), WA_EMISUSE, "wa_read");
+    CHECK_HAS(check_misuse_text, "wa_read: the stream was closed (through a copy of the handle) [in ");
     CHECK_MISUSE(wa_stream_head(again) == NULL, 1, "wa_stream_head");
     CHECK_EQ(wa_block_on(rt, wa_write_init(&w, wr, "x", 1)), WA_ECLOSED); /* the live end sees the close */
     CHECK_EQ(wa_stream_close(&wr), 0);                                    /* the pipe goes */

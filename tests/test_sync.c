@@ -1292,6 +1292,7 @@ static void test_sync_misuse(void)
     wa_send snd;
     CHECK_EQ(wa_poll(wa_send_init(&snd, &tx, &v), &cx), WA_ESTALE);
     CHECK_EQ(wa_poll(&snd.fut, &cx), WA_EMISUSE); /* polled after it finished */
+    CHECK_HAS(check_misuse_text, "poll of a finished or freed send");
     wa_drop(&snd.fut);
     CHECK_EQ(check_misuses, before + 5);
     CHECK_EQ(wa_rx_drop(&rx), 0);

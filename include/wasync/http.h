@@ -155,6 +155,27 @@ WA__HTTP_CLIENT wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_re
  * gave no words. Borrowed from f, as there. */
 WA__HTTP_CLIENT const char *wa_http_fetch_reason(const wa_http_fetch *f);
 
+#if defined(WASYNC_HOST_JS)
+/* The JS host reads a request's body stream to its end before the fetch
+ * (its fetch cannot stream one over HTTP/1.1), with stream.h's reads. The
+ * two inits link them only where req may have one: the call below is left
+ * out where the compiler sees that it has none, so that a module whose
+ * requests have none carries no stream reads. In such a module a
+ * body_stream the inits did not see (set after the init, or sent through
+ * a pointer to the function, which skips this) is misuse, WA_EINVAL. */
+void wa__js_http_stream_bodies(void);
+static inline const wa_http_request *wa__js_http_request(const wa_http_request *req)
+{
+    if (req && req->body_stream)
+        wa__js_http_stream_bodies();
+    return req;
+}
+/* wa_http_send_init, with req's body stream seen (above). */
+#define wa_http_send_init(s, req) (wa_http_send_init)((s), wa__js_http_request(req))
+/* wa_http_fetch_init, with req's body stream seen (above). */
+#define wa_http_fetch_init(f, req, max) (wa_http_fetch_init)((f), wa__js_http_request(req), (max))
+#endif
+
 /* ---- Server ---- */
 
 /* A request received, and its answer. Valid until its task ends. */

@@ -225,7 +225,7 @@ static inline int wa__combo_finish(wa_combo *c, int rc, bool mt)
 static inline __attribute__((always_inline)) int wa__combo_poll_in(wa_combo *c, wa_cx *cx, bool mt)
 {
     if (c->flags & WA__COMBO_RETURNED)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed join/race");
+        return wa__misuse_done(NULL, "join/race");
     if (c->status != WA_PENDING || (c->n == 0 && c->mode == WA_RACE))
         return wa__combo_finish(c, c->status != WA_PENDING ? c->status : WA_EINVAL, mt);
     if (!wa_waker_will_wake(&c->waker, &cx->waker)) {

@@ -110,7 +110,7 @@ int wa__coro_yield(wa_coro *co, wa_cx *cx)
 int wa__coro_end(wa_coro *co, int rc)
 {
     if (co->line == WA__CO_LINE_DONE)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed coroutine");
+        return wa__misuse_done(NULL, "coroutine");
     if (co->flags & WA__CO_FAILED)
         rc = WA_EMISUSE;
     else if ((co->flags & WA__CO_UNWINDING) && rc == 0)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "describe.h"
 #include "diag.h"
 #include "task.h"
 #include "trace.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: task dumps and deadlock reports (dump.c), and the text they
- * are built with (text.h). */
+/* Internal: task dumps and deadlock reports (dump.c), a task named in
+ * text (task_name.c), and the text they are built with (text.h). */
 #ifndef WASYNC_CORE_DUMP_H
 #define WASYNC_CORE_DUMP_H
 
@@ -11,7 +11,8 @@
 #include "text.h"
 #include "wasync/future.h"
 
-/* Appends `task N "name"` (block_on's task is named after its future). */
+/* task_name.c: appends `task N "name"` (block_on's task is named after
+ * its future). */
 void wa__text_task(wa__text *d, const wa_task *t);
 
 /* Appends t's line after indent: its state, and with look (its future
@@ -19,7 +20,7 @@ void wa__text_task(wa__text *d, const wa_task *t);
  * now is the backend's clock. */
 void wa__dump_task(wa__text *d, const wa_task *t, const char *indent, bool look, uint64_t now);
 
-/* A join handle's describe (future.h): the task it awaits. */
+/* task_name.c: a join handle's describe (future.h), the task it awaits. */
 size_t wa__join_describe(const wa_future *f, uint64_t now, char *buf, size_t len);
 
 /* Reports a deadlock through rt's report hook (default: wa__log), with

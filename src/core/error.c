@@ -43,7 +43,9 @@ wa_misuse_fn wa_misuse_set_hook(wa_misuse_fn fn)
     return old;
 }
 
-int wa__misuse_in(int err, const char *call, const char *what)
+/* The report "wasync: misuse: call: lead what [in task N]" (call NULL:
+ * without "call: "); returns err. */
+static int wa__misuse_say(int err, const char *call, const char *lead, const char *what)
 {
     char line[320];
     wa__text d = {line, sizeof line, 0};
@@ -52,6 +54,7 @@ int wa__misuse_in(int err, const char *call, const char *what)
         wa__text_str(&d, call);
         wa__text_str(&d, ": ");
     }
+    wa__text_str(&d, lead);
     wa__text_str(&d, what);
     const wa_rt *rt = wa__ticking;
     if (rt && wa__rt_current(rt)) {
@@ -63,7 +66,14 @@ int wa__misuse_in(int err, const char *call, const char *what)
     return err;
 }
 
-int wa_misuse(int err, const char *what) { return wa__misuse_in(err, NULL, what); }
+int wa__misuse_in(int err, const char *call, const char *what) { return wa__misuse_say(err, call, "", what); }
+
+int wa_misuse(int err, const char *what) { return wa__misuse_say(err, NULL, "", what); }
+
+int wa__misuse_done(const char *call, const char *what)
+{
+    return wa__misuse_say(WA_EMISUSE, call, "poll of a finished or freed ", what);
+}
 
 /* Out of line, so that this frame lies below every frame of the poll
  * that called it. */

@@ -1,19 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The local executor: the runtime's life, fair ticks (each running its
- * queued tasks), block_on and run with their backend waits, and deadlock
- * detection. */
+/* The local executor: the runtime's life and fair ticks (each running its
+ * queued tasks); block_on and run, which wait on the backend between
+ * ticks, are block_on.c's. */
 #include <stdlib.h>
 
-#include "dump.h"
 #include "handles.h"
 #include "sched.h"
 #include "task.h"
 #include "timer.h"
 #include "trace.h"
-
-/* While tasks stay runnable, look at the backend (without blocking) every
- * this many ticks, so that I/O readiness is not starved by busy tasks. */
-#define WA__IO_EVERY_TICKS 61
 
 static void wa__noop(void *p) { (void)p; }
 static wa_waker wa__noop_clone(void *p) { return (wa_waker){p, &wa_noop_waker_vt}; }
@@ -23,11 +18,11 @@ const wa_waker_vt wa_noop_waker_vt = {wa__noop_clone, wa__noop, wa__noop, wa__no
  * not NULL, the caller is its thread and is not inside a poll (wa__ticking:
  * a poll must not block or re-enter any runtime). Returns 0, or the misuse
  * reported. */
-static int wa__rt_enter(wa_rt *rt, const char *call)
+int wa__rt_enter(wa_rt *rt, const char *call)
 {
     if (!rt)
         return wa__misuse_in(WA_EINVAL, call, "no runtime (NULL)");
-    if (rt->owner != wa__thread_self())
+    if (WA__THREADS && rt->owner != wa__thread_self())
         return wa__misuse_in(WA_EMISUSE, call, "called from a thread that is not the runtime's");
     if (wa__ticking)
         return wa__misuse_in(WA_EMISUSE, call, "called inside a task's poll, which must not block or re-enter");
@@ -40,7 +35,7 @@ static int wa__rt_enter(wa_rt *rt, const char *call)
  * it as cx->rt), so the entry is looked for, not looked up: the check
  * never reads rt, but a new runtime at the address of a freed one passes
  * it. */
-static int wa__rt_live(const wa_rt *rt, const char *call, uintptr_t *h)
+int wa__rt_live(const wa_rt *rt, const char *call, uintptr_t *h)
 {
     if (rt && !wa__handle_holds(rt, WA__HANDLE_RT, h))
         return wa__misuse_in(WA_EMISUSE, call, "not a live runtime (freed already?)");
@@ -195,7 +190,7 @@ out:
  * line: its frame address is its polls' poll_top (rt.h), which must lie
  * below the frame of block_on's caller, whose futures are awaited by
  * right (and, under ASan, whose fake frames say they ran just below it). */
-static __attribute__((noinline)) int wa__rt_round(wa_rt *rt, uint64_t *deadline)
+__attribute__((noinline)) int wa__rt_round(wa_rt *rt, uint64_t *deadline)
 {
     wa__ticking = rt;
     rt->poll_top = __builtin_frame_address(0);
@@ -227,7 +222,7 @@ static __attribute__((noinline)) int wa__rt_round(wa_rt *rt, uint64_t *deadline)
 int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
 {
     int rc = wa__rt_enter(rt, "wa_rt_tick");
-    if (rc == 0 && rt->mt) /* its workers tick it */
+    if (rc == 0 && WA__MT && rt->mt) /* its workers tick it */
         rc = wa__misuse_in(WA_EMISUSE, "wa_rt_tick", "the runtime has worker threads of its own");
     if (rc < 0)
         return rc;
@@ -236,63 +231,6 @@ int wa_rt_tick(wa_rt *rt, uint64_t *deadline)
         wa__remote_drain(rt);
 #endif
     return wa__rt_round(rt, deadline);
-}
-
-/* Nothing can ever wake rt's tasks: no timer (deadline), no source, and no
- * other thread that may (a remote or an event held, a blocking job). */
-static bool wa__rt_stuck(wa_rt *rt, uint64_t deadline)
-{
-#if WA__MT
-    if (wa__remote_busy(rt))
-        return false;
-#endif
-    return deadline == WA_NEVER && rt->backend->sources == 0;
-}
-
-/* Requests the cancellation of every task (shutdown; those already asked
- * are skipped). */
-static void wa__rt_cancel_all(wa_rt *rt)
-{
-    for (wa_task *t = wa__task_first(&rt->roots); t; t = wa__task_next(t))
-        wa__task_cancel(t);
-    for (wa_task *t = rt->head; t; t = t->next) /* roots never polled */
-        if (wa__task_unlinked(t))
-            wa__task_cancel(t);
-    for (wa_scope *s = rt->scopes; s; s = s->next)
-        wa__scope_cancel_children(s);
-}
-
-/* Drives rt until root finishes (or, with root NULL, until no task is
- * left). With stop (a shutdown's deadline), each round first cancels every
- * task, and the drive ends at *stop. Returns 0, WA_EDEADLK or (stop)
- * WA_ETIMEDOUT. Inlined, so that block_on's and run's loops, whose stop is
- * NULL, have none of the shutdown's tests. */
-static inline __attribute__((always_inline)) int wa__rt_drive(wa_rt *rt, const wa_join *root, const uint64_t *stop)
-{
-    for (unsigned n = 1;; n++) {
-        if (stop)
-            wa__rt_cancel_all(rt);
-        uint64_t deadline;
-        int runnable = wa__rt_round(rt, &deadline);
-        if (root ? wa__word_load(root->task) & WA__T_DONE : rt->spawned - rt->finished == rt->internal) /* (block_on's handle, never polled) */
-            return 0;
-        if (stop && wa__now_fresh(rt) >= *stop)
-            return WA_ETIMEDOUT;
-        uint64_t until = stop && *stop < deadline ? *stop : deadline;
-        if (runnable) {
-            if (n % WA__IO_EVERY_TICKS)
-                continue;
-            until = 0;
-        } else if (wa__rt_stuck(rt, deadline)) {
-            wa__report_deadlock(rt, wa_rt_dump);
-            return WA_EDEADLK;
-        }
-        int rc = wa__rt_wait(rt, until);
-        if (rc == WA_EDEADLK) /* sources, but none waited on */
-            wa__report_deadlock(rt, wa_rt_dump);
-        if (rc < 0)
-            return rc;
-    }
 }
 
 int wa__spawn_internal(wa_rt *rt, wa_future *inner)
@@ -306,65 +244,6 @@ int wa__spawn_internal(wa_rt *rt, wa_future *inner)
         __atomic_sub_fetch(&rt->internal, 1, __ATOMIC_RELAXED);
     else
         __atomic_add_fetch(&rt->internal_spawned, 1, __ATOMIC_RELAXED);
-    return rc;
-}
-
-int wa_block_on(wa_rt *rt, wa_future *fut)
-{
-    int rc = wa__rt_enter(rt, "wa_block_on");
-    if (rc == 0 && !fut)
-        rc = wa__misuse_in(WA_EINVAL, "wa_block_on", "no future (NULL)");
-    if (rc < 0) {
-        wa_drop(fut); /* taken, whatever happens */
-        return rc;
-    }
-    wa__root r = {{&wa__root_vt}, fut};
-    wa_join j;
-    rc = wa_spawn(rt, &r.fut, sizeof r, &j);
-    if (rc < 0) {
-        wa_drop(fut);
-        return rc;
-    }
-    if (WA__MT && rt->sched)
-        rc = rt->sched->drive(rt, &j);
-    else
-        rc = wa__rt_drive(rt, &j, NULL);
-    if (rc == 0) {
-        rc = wa_join_status(&j);
-    } else {
-        wa_join_abort(&j);
-        if (WA__MT && rt->sched) /* a worker drops it: fut is the caller's, wait for that */
-            rt->sched->finish(rt, &j);
-    }
-    wa_join_drop(&j);
-    return rc;
-}
-
-int wa_rt_run(wa_rt *rt)
-{
-    int rc = wa__rt_enter(rt, "wa_rt_run");
-    if (WA__MT && rc == 0 && rt->sched)
-        return rt->sched->drive(rt, NULL);
-    return rc < 0 ? rc : wa__rt_drive(rt, NULL, NULL);
-}
-
-int wa_rt_shutdown(wa_rt *rt, uint64_t timeout)
-{
-    uintptr_t h;
-    int rc = wa__rt_live(rt, "wa_rt_shutdown", &h);
-    if (rc == 0)
-        rc = wa__rt_enter(rt, "wa_rt_shutdown");
-    if (rc < 0)
-        return rc;
-    uint64_t stop = wa__add_sat(wa__now_fresh(rt), timeout);
-#if WA__MT
-    wa__remote_refuse(rt);
-#endif
-    if (WA__MT && rt->sched)
-        rc = rt->sched->drain(rt, stop);
-    else
-        rc = wa__rt_drive(rt, NULL, &stop);
-    wa_rt_free(rt);
     return rc;
 }
 

@@ -163,12 +163,15 @@ static inline void wa__rt_ext_add(wa_rt *rt, wa__rt_ext *e)
 /* a + b, or WA_NEVER when that does not fit: a huge duration is never. */
 static inline uint64_t wa__add_sat(uint64_t a, uint64_t b) { return b > WA_NEVER - a ? WA_NEVER : a + b; }
 
-/* The calling thread, to tell a runtime's owner from other threads. */
+/* The calling thread, to tell a runtime's owner from other threads; a
+ * host of one thread has no other (and carries no check for one). */
 #if defined(__linux__)
 #include <pthread.h>
+#define WA__THREADS 1
 static inline uintptr_t wa__thread_self(void) { return (uintptr_t)pthread_self(); }
 #else
-static inline uintptr_t wa__thread_self(void) { return 0; } /* one thread */
+#define WA__THREADS 0
+static inline uintptr_t wa__thread_self(void) { return 0; }
 #endif
 
 /* clock.c: reads the backend's clock now (a host call), and caches it
@@ -194,6 +197,19 @@ typedef struct wa__internal {
     wa_rt *rt;
 } wa__internal;
 extern const wa_future_vt wa__internal_vt;
+
+/* executor.c: the checks of a call that drives rt (block_on, run, tick,
+ * free): rt is not NULL, the caller is its thread and is not inside a poll
+ * (wa__ticking: a poll must not block or re-enter any runtime). Returns 0,
+ * or the misuse reported. */
+int wa__rt_enter(wa_rt *rt, const char *call);
+/* The handle table's entry of rt, a live runtime, in *h: 0, or misuse
+ * reported for call (a runtime freed already). */
+int wa__rt_live(const wa_rt *rt, const char *call, uintptr_t *h);
+/* One fair round of rt's tasks (wa_rt_tick without its checks, for the
+ * loops that made them once): the number of tasks queued for the next,
+ * and in *deadline (if not NULL) the earliest timer's. */
+int wa__rt_round(wa_rt *rt, uint64_t *deadline);
 
 /* executor.c: spawns on rt (or the runtime of the view rt) a task of the
  * library's own that polls inner (borrowed: kept by its caller, such as a
@@ -246,6 +262,11 @@ extern _Thread_local wa_rt *wa__ticking;
 /* error.c: reports misuse of call ("wa_spawn: what"), naming the task
  * being polled, if any; returns err. */
 int wa__misuse_in(int err, const char *call, const char *what);
+
+/* error.c: reports the poll of a finished or freed future (what: its
+ * words, "sleep", "HTTP send") as misuse of call (NULL: none); returns
+ * WA_EMISUSE. */
+int wa__misuse_done(const char *call, const char *what);
 
 /* Built with AddressSanitizer, which may keep a function's locals in fake
  * frames off the stack (wa__poll_local). */

@@ -27,7 +27,7 @@ static int wa__scope_poll(wa_future *f, wa_cx *cx)
         return rc;
     }
     if (s->flags & WA__SCOPE_RETURNED)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed scope");
+        return wa__misuse_done(NULL, "scope");
     if (outer && !(s->flags & WA__SCOPE_CANCELLING)) {
         if (s->status == 0)
             s->status = WA_ECANCELED;

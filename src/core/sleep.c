@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Futures that wait on time: sleep, timeout, interval. */
-#include "dump.h"
+#include "describe.h"
 #include "timer.h"
 
 /* A sleep's state is its vtable and its timer: relative or absolute until
@@ -68,7 +68,7 @@ static int wa__sleep_done_poll(wa_future *f, wa_cx *cx)
 {
     (void)f;
     (void)cx;
-    return wa_misuse(WA_EMISUSE, "poll of a finished or freed sleep");
+    return wa__misuse_done(NULL, "sleep");
 }
 
 static void wa__sleep_drop(wa_future *f)
@@ -77,36 +77,6 @@ static void wa__sleep_drop(wa_future *f)
     if (s->timer.rt)
         wa__timer_disarm(&s->timer);
     wa__sleep_end(s);
-}
-
-/* For dumps and traces (future.h): when the timer t, armed, fires. One
- * armed by the poll that just returned is not committed yet: its deadline
- * is still the duration, from about now. */
-static size_t wa__timer_describe(const wa__timer *t, uint64_t now, char *buf, size_t len)
-{
-    wa__text d = {buf, len, 0};
-    if (t->deadline == WA_NEVER) {
-        wa__text_str(&d, "never due");
-    } else if (t->slot & WA__TIMER_ARMING) {
-        wa__text_str(&d, "due in ");
-        wa__text_ns(&d, t->deadline);
-    } else if (t->deadline > now) {
-        wa__text_str(&d, "due in ");
-        wa__text_ns(&d, t->deadline - now);
-    } else {
-        wa__text_str(&d, "due");
-    }
-    return d.need;
-}
-
-static size_t wa__sleep_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
-{
-    const wa_sleep *s = (const wa_sleep *)f;
-    if (s->timer.rt)
-        return wa__timer_describe(&s->timer, now, buf, len);
-    wa__text d = {buf, len, 0}; /* not polled yet */
-    wa__text_str(&d, "not armed");
-    return d.need;
 }
 
 static const wa_future_vt wa__sleep_rel_vt = {wa__sleep_rel_poll, wa__sleep_drop, "sleep", NULL, wa__sleep_describe};
@@ -145,7 +115,7 @@ static int wa__timeout_poll(wa_future *f, wa_cx *cx)
 {
     wa_timeout *t = (wa_timeout *)f;
     if (!t->inner)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed timeout");
+        return wa__misuse_done(NULL, "timeout");
     int rc = wa_poll(t->inner, cx);
     if (rc == WA_PENDING) {
         rc = wa_poll(&t->sleep.fut, cx);
@@ -224,16 +194,6 @@ static int wa__interval_poll(wa_future *f, wa_cx *cx)
 
 /* Dropping a tick (a race loser, say) disarms it; the next tick re-arms. */
 static void wa__interval_tick_drop(wa_future *f) { wa_interval_drop((wa_interval *)f); }
-
-static size_t wa__interval_describe(const wa_future *f, uint64_t now, char *buf, size_t len)
-{
-    const wa_interval *iv = (const wa_interval *)f;
-    if (iv->timer.rt)
-        return wa__timer_describe(&iv->timer, now, buf, len);
-    wa__text d = {buf, len, 0};
-    wa__text_str(&d, "not armed");
-    return d.need;
-}
 
 static const wa_future_vt wa__interval_vt = {wa__interval_poll, wa__interval_tick_drop, "interval", NULL,
                                            wa__interval_describe};

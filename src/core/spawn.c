@@ -82,7 +82,9 @@ static __attribute__((noinline)) int wa__spawn_checked(wa_rt *rt, const wa_futur
                                                                               : "a future without a poll function");
     if (size > WA__TASK_MAX_FUTURE)
         return WA_E2BIG;
-    wa__wrap_fn *wrap = __atomic_load_n(&wa__rt_home(rt)->wrap, __ATOMIC_ACQUIRE);
+    /* (a wrapper is diag.c's, set by trace.c, which links it: where it is
+     * not linked, &wa__diag_vt is NULL, and the link leaves this out) */
+    wa__wrap_fn *wrap = &wa__diag_vt ? __atomic_load_n(&wa__rt_home(rt)->wrap, __ATOMIC_ACQUIRE) : NULL;
     if (wrap && fut->vt != &wa__diag_vt && fut->vt != &wa__internal_vt)
         return wa__spawn_wrapped(rt, fut, join, size, scope, NULL, wrap);
     if (WA__MT && rt->sched)

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Text built without stdio (a wasm build carries none): strings, numbers,
- * durations, JSON strings, and what a future waits for, through the
- * vtables' awaits and describe (future.h), for dumps and traces. Calls
- * nothing of the library's but the vtables it is given. */
+ * durations, JSON strings, for dumps, reports, describes and traces.
+ * Calls nothing of the library's. */
 #include <string.h>
 
-#include "rt.h"
 #include "text.h"
 
 void wa__text_str(wa__text *d, const char *s)
@@ -57,52 +55,3 @@ void wa__text_ns(wa__text *d, uint64_t ns)
     wa__text_uint(d, ns);
     wa__text_str(d, unit[u]);
 }
-
-/* Appends what f describes of itself (future.h), in parentheses. */
-static void wa__text_describe(wa__text *d, const wa_future *f, uint64_t now)
-{
-    char what[96];
-    if (!f->vt->describe)
-        return;
-    f->vt->describe(f, now, what, sizeof what);
-    if (!what[0])
-        return;
-    wa__text_str(d, " (");
-    wa__text_str(d, what);
-    wa__text_str(d, ")");
-}
-
-/* Appends the futures f awaits, after lead, down to the leaves: "a > b
- * (what b waits for)", or "[a, b]" for more than one; depth bounds it. */
-static void wa__text_awaits(wa__text *d, const wa_future *f, uint64_t now, unsigned depth, const char *lead)
-{
-    const wa_future *c0 = f->vt->awaits ? f->vt->awaits(f, 0) : NULL;
-    if (!c0)
-        return;
-    const wa_future *c1 = f->vt->awaits(f, 1);
-    wa__text_str(d, lead);
-    if (c1)
-        wa__text_str(d, "[");
-    const wa_future *c = c0;
-    for (unsigned i = 1; c; c = f->vt->awaits(f, i++)) {
-        if (i > 1)
-            wa__text_str(d, ", ");
-        wa__text_str(d, c->vt->name ? c->vt->name : "?");
-        wa__text_describe(d, c, now);
-        if (depth)
-            wa__text_awaits(d, c, now, depth - 1, " > ");
-        else if (c->vt->awaits && c->vt->awaits(c, 0))
-            wa__text_str(d, " > ...");
-    }
-    if (c1)
-        wa__text_str(d, "]");
-}
-
-void wa__text_waits(wa__text *d, const wa_future *f, uint64_t now, const char *lead)
-{
-    if (f->vt == &wa__root_vt)
-        f = ((const wa__root *)f)->inner;
-    wa__text_describe(d, f, now);
-    wa__text_awaits(d, f, now, 8, lead);
-}
-

@@ -22,9 +22,4 @@ void wa__text_ns(wa__text *d, uint64_t ns);
 /* Appends s as the inside of a JSON string (escaped). */
 void wa__text_json(wa__text *d, const char *s);
 
-/* Appends what the future f (a task's: block_on's root is looked through)
- * waits for: its own words (describe), then lead and the futures it
- * awaits, down to the leaves (future.h). */
-void wa__text_waits(wa__text *d, const wa_future *f, uint64_t now, const char *lead);
-
 #endif

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* wa_http_fetch: a send, then its body read whole. The same on every host
- * (over the host's wa_http_send and response body stream). */
-#include <stdlib.h>
-
-#include "reason.h"
-#include "wasync/http.h"
+ * (over the host's wa_http_send and its read of a fetch's body: see
+ * http_send.h). */
+#include "../core/rt.h"
+#include "http_send.h"
 
 static int wa__http_fetch_poll(wa_future *f, wa_cx *cx)
 {
@@ -18,26 +17,20 @@ static int wa__http_fetch_poll(wa_future *f, wa_cx *cx)
         if (rc < 0)
             return h->step = 2, rc;
         h->response = h->send.response;
-        wa_read_all_init(&h->body, wa_http_response_body(h->response), h->max);
+        wa__http_fetch_body_start(h);
         h->step = 1;
         /* fallthrough */
     case 1:
-        if ((rc = wa_poll(&h->body.fut, cx)) == WA_PENDING)
+        if ((rc = wa__http_fetch_body_poll(h, cx)) == WA_PENDING)
             return WA_PENDING;
-        wa_drop(&h->body.fut);
         h->step = 2;
-        if (rc < 0) { /* the body's words for it: the fetch's reason */
-            const char *why = wa_stream_reason(h->body.s, WA_STREAM_READ);
-            wa__reason_say(h->send.reason, NULL, why ? why : "");
+        if (rc < 0) {
             wa_http_response_free(h->response);
             h->response = NULL;
-            return rc;
         }
-        h->data = h->body.data;
-        h->len = h->body.len;
-        return 0;
+        return rc;
     default:
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP fetch");
+        return wa__misuse_done(NULL, "HTTP fetch");
     }
 }
 
@@ -47,7 +40,7 @@ static void wa__http_fetch_drop(wa_future *f)
     if (h->step == 0) {
         wa_drop(&h->send.fut);
     } else if (h->step == 1) { /* unfinished: the response goes too */
-        wa_drop(&h->body.fut);
+        wa__http_fetch_body_drop(h);
         wa_http_response_free(h->response);
         h->response = NULL;
     }
@@ -58,9 +51,11 @@ const char *wa_http_fetch_reason(const wa_http_fetch *f) { return wa_http_send_r
 
 static const wa_future_vt wa__http_fetch_vt = {wa__http_fetch_poll, wa__http_fetch_drop, "http_fetch"};
 
-wa_future *wa_http_fetch_init(wa_http_fetch *f, const wa_http_request *req, size_t max)
+/* (the names in parentheses: http.h's macros of the JS host, whose check
+ * of req the program's call to this made) */
+wa_future *(wa_http_fetch_init)(wa_http_fetch *f, const wa_http_request *req, size_t max)
 {
     *f = (wa_http_fetch){.fut = {&wa__http_fetch_vt}, .max = max};
-    wa_http_send_init(&f->send, req);
+    (wa_http_send_init)(&f->send, req);
     return &f->fut;
 }

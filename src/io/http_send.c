@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/handles.h"
+#include "../core/rt.h"
 #include "http_send.h"
 
 /* The head of the response whose handle is r (every host's response
@@ -34,12 +35,6 @@ const wa_http_header *wa_http_response_headers(wa_http_response *r, size_t *n)
         return NULL;
     }
     return wa__http_fields_all(&h->fields, h->load, h->owner, n);
-}
-
-wa_stream *wa_http_response_body(wa_http_response *r)
-{
-    const wa__http_response_head *h = wa__http_head(r, "wa_http_response_body");
-    return h ? h->body : NULL;
 }
 
 void wa_http_response_free(wa_http_response *r)
@@ -81,7 +76,7 @@ static int wa__http_send_poll(wa_future *f, wa_cx *cx)
     wa_http_send *s = (wa_http_send *)f;
     int rc = 0;
     if (s->step == WA__SEND_DONE)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed HTTP send");
+        return wa__misuse_done(NULL, "HTTP send");
     if (s->step == WA__SEND_START) {
         static const char too_big[] = "request headers over 64 KiB (WA_HTTP_HEAD_MAX)";
         const char *method;
@@ -106,7 +101,8 @@ static void wa__http_send_drop(wa_future *f) { wa__http_send_end((wa_http_send *
 
 static const wa_future_vt wa__http_send_vt = {wa__http_send_poll, wa__http_send_drop, "http_send"};
 
-wa_future *wa_http_send_init(wa_http_send *s, const wa_http_request *req)
+/* (the name in parentheses: http.h's macro of the JS host) */
+wa_future *(wa_http_send_init)(wa_http_send *s, const wa_http_request *req)
 {
     *s = (wa_http_send){.fut = {&wa__http_send_vt}, .req = req};
     return &s->fut;

@@ -49,6 +49,18 @@ extern const wa__http_client_ops wa__http_client_host;
  * up before it calls this. */
 void wa__http_response_release(wa_http_response *r);
 
+/* A fetch's read of its body, the host's: http_body_read.c's reads the
+ * response's body stream (wa_read_all in f->body); the JS host's appends
+ * the glue's chunks itself (js/http.c), so that a module that reads no
+ * stream carries none. start begins it once f->response is there; poll
+ * gives WA_PENDING, 0 with f->data (f->len bytes and a NUL, at most
+ * f->max: WA_E2BIG past it), or an error with the host's words for it in
+ * f->send's reason ("" if it has none); drop ends it unfinished (what was
+ * read goes too). */
+void wa__http_fetch_body_start(wa_http_fetch *f);
+int wa__http_fetch_body_poll(wa_http_fetch *f, wa_cx *cx);
+void wa__http_fetch_body_drop(wa_http_fetch *f);
+
 /* Sets s's reason to len bytes of text (reason.h: cut to fit). (Inline:
  * the hosts' files call it, and this front end's calls run down to
  * them.) */

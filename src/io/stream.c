@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "../core/grow.h"
+#include "../core/rt.h"
 #include "stream_handle.h"
 
 int wa__stream_handle(int rc, wa_stream **s)
@@ -44,31 +45,30 @@ wa_stream *wa_stream_head(wa_stream *h)
     return s;
 }
 
-/* What an operation's first poll reports, by direction (wa__dir_index). */
-static const struct {
-    const char *null, *stale, *busy;
-} wa__op_misuse[2] = {
-    {"wa_read: no stream (closed already?)", "wa_read: the stream was closed (through a copy of the handle)",
-     "wa_read: a second read in flight on one stream"},
-    {"wa_write: no stream (closed already?)", "wa_write: the stream was closed (through a copy of the handle)",
-     "wa_write: a second write in flight on one stream"},
-};
+/* The calls of an operation, by direction (wa__dir_index), which its
+ * misuse reports name. */
+static const char *const wa__op_call[2] = {"wa_read", "wa_write"};
+
+/* (the words of a NULL handle, for wa_read, wa_write and wa_stream_close) */
+static const char wa__no_stream[] = "no stream (closed already?)";
 
 /* Takes the stream of handle *sp for one operation in direction dir, at
  * the operation's first poll, and puts the stream itself in *sp. Returns 0
  * or the status the operation ends with. */
 static int wa__stream_take(wa_stream **sp, int dir)
 {
+    const char *call = wa__op_call[wa__dir_index(dir)];
     if (!*sp)
-        return wa_misuse(WA_EMISUSE, wa__op_misuse[wa__dir_index(dir)].null);
+        return wa__misuse_in(WA_EMISUSE, call, wa__no_stream);
     wa_stream *s = wa__stream_at(*sp);
     if (!s)
-        return wa_misuse(WA_EMISUSE, wa__op_misuse[wa__dir_index(dir)].stale);
+        return wa__misuse_in(WA_EMISUSE, call, "the stream was closed (through a copy of the handle)");
     *sp = s;
     if (s->closed)
         return WA_ECLOSED;
     if (s->busy & dir)
-        return wa_misuse(WA_EBUSY, wa__op_misuse[wa__dir_index(dir)].busy);
+        return wa__misuse_in(WA_EBUSY, call, dir == WA_STREAM_READ ? "a second read in flight on one stream"
+                                                                   : "a second write in flight on one stream");
     s->busy |= (unsigned char)dir;
     if (s->reason)
         s->reason[wa__dir_index(dir) * WA_REASON_MAX] = 0;
@@ -99,15 +99,15 @@ int wa_stream_close(wa_stream **sp)
 {
     wa_stream *h = sp ? *sp : NULL;
     if (!h)
-        return wa_misuse(WA_EMISUSE, "wa_stream_close: no stream (closed already?)");
+        return wa__misuse_in(WA_EMISUSE, "wa_stream_close", wa__no_stream);
     *sp = NULL;
     wa_stream *s = wa__stream_at(h);
     if (!s)
-        return wa_misuse(WA_EMISUSE, "wa_stream_close: the stream was closed already (through a copy of the handle)");
+        return wa__misuse_in(WA_EMISUSE, "wa_stream_close", "the stream was closed already (through a copy of the handle)");
     if (s != h)
         wa__handle_release((uintptr_t)h); /* every copy of it goes stale */
     else if (s->closed)
-        return wa_misuse(WA_EMISUSE, "wa_stream_close: the stream was closed already");
+        return wa__misuse_in(WA_EMISUSE, "wa_stream_close", "the stream was closed already");
     if (!s->busy) {
         wa__stream_release(s);
         return 0;
@@ -168,7 +168,7 @@ static int wa__op_enter(int *state, wa_stream **sp, int dir, int *waiting, wa_st
     if (*state == WA__OP_HOLDING)
         return (*sp)->closed ? wa__op_end(state, *sp, dir, waiting, wait, WA_ECLOSED) : 0;
     if (*state == WA__OP_DONE)
-        return wa_misuse(WA_EMISUSE, dir == WA_STREAM_READ ? "poll of a finished or freed read" : "poll of a finished or freed write");
+        return wa__misuse_done(NULL, dir == WA_STREAM_READ ? "read" : "write");
     int rc = wa__stream_take(sp, dir);
     if (rc < 0) {
         *state = WA__OP_DONE;
@@ -197,7 +197,7 @@ static int wa__read_poll(wa_future *f, wa_cx *cx)
     if (rc != 0)
         return rc;
     if (!r->buf && r->cap)
-        return wa__read_end(r, wa_misuse(WA_EINVAL, "wa_read: NULL buffer"));
+        return wa__read_end(r, wa__misuse_in(WA_EINVAL, "wa_read", "NULL buffer"));
     if (!r->cap) /* the same answer on every host, without asking it */
         return wa__read_end(r, 0);
     for (;;) {
@@ -247,7 +247,7 @@ static int wa__write_poll(wa_future *f, wa_cx *cx)
     if (rc != 0)
         return rc;
     if (!w->buf && w->len)
-        return wa__write_end(w, wa_misuse(WA_EINVAL, "wa_write: NULL buffer"));
+        return wa__write_end(w, wa__misuse_in(WA_EINVAL, "wa_write", "NULL buffer"));
     for (;;) {
         if (w->waiting) {
             rc = wa__stream_wait_step(&w->waiting, &w->wait, cx);
@@ -394,7 +394,7 @@ static int wa__copy_poll(wa_future *f, wa_cx *cx)
             c->state = WA__COPY_READ;
             continue;
         default:
-            return wa_misuse(WA_EMISUSE, "poll of a finished or freed copy");
+            return wa__misuse_done(NULL, "copy");
         }
     }
 }

@@ -391,7 +391,7 @@ static int wa__bc_recv_poll(wa_future *f, wa_cx *cx)
     wa_broadcast_recv *r = (wa_broadcast_recv *)f;
     wa_broadcast *b = r->ch;
     if (wa__waiter_state(&r->w) == WA__W_DONE) /* its channel may be freed */
-        return wa__misuse_in(WA_EMISUSE, wa__bc_call(f), "poll of a finished or freed receive");
+        return wa__misuse_done(wa__bc_call(f), "receive");
     if (!b) {
         r->w.state = WA__W_DONE;
         return wa__misuse_in(WA_ESTALE, wa__bc_call(f), "the receiver was dropped, or is NULL");

@@ -249,12 +249,13 @@ static inline int wa__chan_finish(wa_chan *ch, bool sh, wa__waiter *w, wa_waker 
     return wa__chan_unref_unlock(ch, sh, wake, rc);
 }
 
-/* The start of a send or receive poll: NULL (status in *rc) if the future
- * is finished or has no channel, else its channel, locked. */
+/* The start of a send or receive poll (what: its words, "send", for the
+ * misuse of a finished one): NULL (status in *rc) if the future is
+ * finished or has no channel, else its channel, locked. */
 static inline wa_chan *wa__chan_enter(wa_chan *ch, bool sh, wa__waiter *w, const char *what, int *rc)
 {
     if (wa__waiter_state(w) == WA__W_DONE) { /* its channel may be freed */
-        *rc = wa_misuse(WA_EMISUSE, what);
+        *rc = wa__misuse_done(NULL, what);
         return NULL;
     }
     if (!ch) {
@@ -273,7 +274,7 @@ static inline __attribute__((always_inline)) int wa__send_poll_in(wa_future *f, 
     wa_send *s = (wa_send *)f;
     wa_waker wake = {NULL, NULL};
     int rc;
-    wa_chan *ch = wa__chan_enter(s->ch, sh, &s->w, "poll of a finished or freed send", &rc);
+    wa_chan *ch = wa__chan_enter(s->ch, sh, &s->w, "send", &rc);
     if (!ch)
         return rc == WA_ESTALE ? wa_misuse(WA_ESTALE, "wa_send: the sender was dropped") : rc;
     if (!s->elem) {
@@ -368,7 +369,7 @@ static inline __attribute__((always_inline)) int wa__recv_poll_in(wa_future *f, 
     wa_recv *r = (wa_recv *)f;
     wa_waker wake = {NULL, NULL};
     int rc;
-    wa_chan *ch = wa__chan_enter(r->ch, sh, &r->w, "poll of a finished or freed receive", &rc);
+    wa_chan *ch = wa__chan_enter(r->ch, sh, &r->w, "receive", &rc);
     if (!ch)
         return rc == WA_ESTALE ? wa_misuse(WA_ESTALE, "wa_recv: the receiver was dropped") : rc;
     if (!r->out) {

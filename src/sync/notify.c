@@ -82,7 +82,7 @@ static int wa__notified_poll(wa_future *f, wa_cx *cx)
         break;
     default:
         wa__sync_give(&n->lock);
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed notified future");
+        return wa__misuse_done(NULL, "notified future");
     }
     wa__sync_give(&n->lock);
     return rc == WA_EMISUSE ? wa__sync_refuse("wa_notified") : rc;

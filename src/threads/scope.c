@@ -107,7 +107,7 @@ int wa__mt_scope_poll(wa_scope *sc, bool outer, wa_cx *cx)
     pthread_mutex_lock(&mt->scope_lock);
     if (sc->flags & WA__SCOPE_RETURNED) {
         pthread_mutex_unlock(&mt->scope_lock);
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed scope");
+        return wa__misuse_done(NULL, "scope");
     }
     if (outer && !(sc->flags & WA__SCOPE_CANCELLING)) {
         if (sc->status == 0)

@@ -4,10 +4,12 @@
 // drop (that one shared with Chromium: tests/js/cases.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { prog, runCase, utf8 } from './prog.mjs';
+import { PROG, prog, runCase, utf8 } from './prog.mjs';
 import { serve, pattern } from './server.mjs';
 import { droppedFetch } from './cases.mjs';
-import { codes } from '../../js/wasync.mjs';
+import { codes, instantiate } from '../../js/wasync.mjs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 let server;
 before(async () => { server = await serve(); });
@@ -148,6 +150,43 @@ test('a body cut off midway is WA_EIO, the glue\'s words its read\'s reason', as
   assert.ok(rt.stats().chunks >= 1, 'chunks were delivered before the cut');
   assert.equal(rt.stats().hostOps, 0);
   assert.equal(rt.exports.live_tasks(), 0);
+  rt.close();
+});
+
+test('a fetch of at most max bytes: a body of max bytes whole, one past it WA_E2BIG', async () => {
+  const rt = await prog();
+  assert.deepEqual(await rt.callAsync('fetch_max', server.url('/delay?ms=0&body=hello'), 5), utf8('hello'));
+  await assert.rejects(rt.callAsync('fetch_max', server.url('/delay?ms=0&body=hello'), 4), { code: codes.E2BIG });
+  await assert.rejects(rt.callAsync('fetch_max', server.url('/big?size=1048576'), 65536), { code: codes.E2BIG });
+  assert.equal(rt.stats().hostOps, 0);
+  assert.equal(rt.exports.live_tasks(), 0);
+  rt.close();
+});
+
+// (the JS host makes a body's stream only when it is asked for: a fetch
+// takes the glue's chunks itself, src/host/js/http.c)
+test('a response body read as a stream: whole, or cut off with the glue\'s words', async () => {
+  const rt = await prog();
+  const size = 1 << 20;
+  const body = await rt.callAsync('stream_body', server.url(`/big?size=${size}`));
+  assert.equal(body.byteLength, size);
+  for (let i = 0; i < size; i++)
+    if (body[i] !== pattern(i)) assert.fail(`byte ${i}: ${body[i]} != ${pattern(i)}`);
+  await assert.rejects(rt.callAsync('stream_body', server.url('/cut?size=1048576&at=262144')),
+    { code: codes.EIO, detail: /^read: \w*Error: / });
+  assert.equal(rt.stats().hostOps, 0);
+  assert.equal(rt.exports.live_tasks(), 0);
+  rt.close();
+});
+
+// (http.h's inits link the reads of a request's body stream only where
+// the request may have one: late_body.c's has none when its init sees it)
+test('a body_stream set after the init, in a module that reads none, is misuse', async () => {
+  const logged = [];
+  const bytes = await readFile(join(dirname(PROG), 'late_body.wasm'));
+  const rt = await instantiate(bytes, { log: (text) => logged.push(text) });
+  await assert.rejects(rt.callAsync('late_body'), { code: codes.EINVAL });
+  assert.deepEqual(logged, ['wasync: misuse: wa_http_send: a body_stream its init did not see [in task 1 "late"]']);
   rt.close();
 });
 

@@ -19,6 +19,8 @@ typedef struct job {
     wa_js_op op;
     wa_http_request req;
     wa_http_fetch fetch;
+    wa_http_send send;
+    wa_read_all all;
     WA_COMBO(2) race;
     uint64_t ms, t0;
     long n, i;
@@ -108,13 +110,13 @@ EXPORT(late_sleep_ms) int late_sleep_ms(uint32_t call, double busy, double ms)
 /* fetch_body(url): resolves with the body (http.h's wa_http_fetch), or
  * with the HTTP status when the body is empty; rejects on failure, the
  * host's reason as the error's detail. post_empty(url): the same of a POST
- * without a body. */
+ * without a body. fetch_max(url, max): fetch_body of at most max bytes. */
 static int fetcher_poll(wa_future *f, wa_cx *cx)
 {
     job *j = (job *)f;
     WA_BEGIN(j, cx);
     j->req = (wa_http_request){.method = j->n ? "POST" : NULL, .url = j->url};
-    WA_AWAIT(wa_http_fetch_init(&j->fetch, &j->req, 0));
+    WA_AWAIT(wa_http_fetch_init(&j->fetch, &j->req, (size_t)j->ms));
     if (WA_STATUS < 0) {
         const char *why = wa_http_fetch_reason(&j->fetch);
         wa_js_settle(j->call, WA_STATUS, why, strlen(why), 0);
@@ -138,6 +140,51 @@ EXPORT(post_empty) int post_empty(uint32_t call, const char *url, size_t len)
 {
     job j = {.call = call, .url = copy_str(url, len), .n = 1};
     return j.url ? spawn_job(&fetcher_vt, &j) : WA_ENOMEM;
+}
+
+EXPORT(fetch_max) int fetch_max(uint32_t call, const char *url, size_t len, double max)
+{
+    job j = {.call = call, .url = copy_str(url, len), .ms = (uint64_t)max};
+    return j.url ? spawn_job(&fetcher_vt, &j) : WA_ENOMEM;
+}
+
+/* stream_body(url): a send, then its response's body read whole as a
+ * stream (wa_http_response_body, wa_read_all); resolves with the body, or
+ * rejects with the read's reason as the error's detail. */
+static int body_streamer_poll(wa_future *f, wa_cx *cx)
+{
+    job *j = (job *)f;
+    WA_BEGIN(j, cx);
+    j->req = (wa_http_request){.url = j->url};
+    WA_AWAIT(wa_http_send_init(&j->send, &j->req));
+    if (WA_STATUS < 0) {
+        wa_js_settle(j->call, WA_STATUS, NULL, 0, 0);
+        WA_RETURN(0);
+    }
+    j->pipe = wa_http_response_body(j->send.response); /* (the same stream each time) */
+    if (!j->pipe || wa_http_response_body(j->send.response) != j->pipe) {
+        wa_js_settle(j->call, WA_EIO, NULL, 0, 0);
+        wa_http_response_free(j->send.response);
+        WA_RETURN(0);
+    }
+    WA_AWAIT(wa_read_all_init(&j->all, j->pipe, 0));
+    if (WA_STATUS < 0) {
+        const char *why = wa_stream_reason(j->pipe, WA_STREAM_READ);
+        wa_js_settle(j->call, WA_STATUS, why, why ? strlen(why) : 0, 0);
+    } else {
+        wa_js_settle(j->call, 0, j->all.data, j->all.len, 0);
+        free(j->all.data);
+    }
+    j->pipe = NULL; /* (the response's: its free closes it) */
+    wa_http_response_free(j->send.response);
+    WA_END();
+}
+static const wa_future_vt body_streamer_vt = {body_streamer_poll, job_drop, "body_streamer"};
+
+EXPORT(stream_body) int stream_body(uint32_t call, const char *url, size_t len)
+{
+    job j = {.call = call, .url = copy_str(url, len)};
+    return j.url ? spawn_job(&body_streamer_vt, &j) : WA_ENOMEM;
 }
 
 /* post_echo(url, body): a PUT with a header x-test and body, read from a

@@ -5,23 +5,27 @@
  * response is a key the glue keeps its Response under (a handle: freeing
  * it aborts the fetch), and its body is read one chunk of the Response's
  * stream per operation (HTTP_READ), only when the reader has taken the
- * last one: nothing is read ahead of the reader.
+ * last one: nothing is read ahead of the reader. The body's wa_stream is
+ * made at the first wa_http_response_body; a fetch appends the chunks
+ * itself, so that a module that only fetches carries no stream.
  *
  * The glue reads the request out of memory as the send starts: its
  * wa_http_request, the method and the body filled in (nothing encoded
- * here). A body that is a stream is read to its end first: a fetch can
- * stream a request body only over HTTP/2 in Chromium (not over HTTP/1.1),
- * and it would need the glue to pull from wasm while the fetch runs. The
- * head comes back as names and values, each ending with a NUL. */
+ * here). A body that is a stream is read to its end first (stream_bodies.c,
+ * linked only where a request may have one: http.h): a fetch can stream a
+ * request body only over HTTP/2 in Chromium (not over HTTP/1.1), and it
+ * would need the glue to pull from wasm while the fetch runs. The head
+ * comes back as names and values, each ending with a NUL. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/handles.h"
 #include "../../io/http_body.h"
 #include "../../io/reason.h"
 #include "../../io/stream_handle.h"
+#include "http.h"
 #include "ops.h"
-#include "wasync/http.h"
 
 struct wa_http_response {
     wa__http_response_head h; /* body: a wa__http_body; fields: the head's */
@@ -33,16 +37,10 @@ struct wa_http_response {
     size_t off, len;
     int end; /* WA_ECLOSED, or the error that ended the body; 0 before */
     char why[WA_REASON_MAX]; /* the glue's words for that error */
-};
-
-/* What a send holds while it runs. */
-struct wa_http_call {
-    wa_http_response *r;
-    const char *method;
-    int reading; /* the request body's stream is being read */
-    wa_read_all all;
-    wa_http_request sent; /* the request as the glue reads it (wa__js_send) */
-    wa_js_op op;
+    /* the body's stream is made at the first wa_http_response_body, which
+     * sets this to its release (wa__http_body_detach): a module that reads
+     * no stream carries none */
+    void (*detach)(wa_http_response *r);
 };
 
 enum { WA__SEND_BODY = WA__SEND_RUN, WA__SEND_FETCH };
@@ -104,6 +102,17 @@ static const wa_future_vt wa__js_body_wait_vt = {wa__js_body_wait_poll, wa__js_b
 static const wa_stream_vt wa__js_body_vt = {wa__js_body_try_read, wa__stream_write_refused, wa__stream_flush_none,
                                            wa__http_body_ready, wa__http_body_close};
 
+wa_stream *wa_http_response_body(wa_http_response *h)
+{
+    wa_http_response *r = wa__handle_at(h, WA__HANDLE_HTTP_RESPONSE, "wa_http_response_body");
+    if (r && !r->detach) { /* made once (NULL after a close, as on the other hosts) */
+        if (wa__http_body_open(r, &wa__js_body_vt, &wa__js_body_wait_vt) < 0)
+            return NULL;
+        r->detach = wa__http_body_detach;
+    }
+    return r ? r->h.body : NULL;
+}
+
 void wa__http_response_release(wa_http_response *r)
 {
     if (!r)
@@ -111,7 +120,8 @@ void wa__http_response_release(wa_http_response *r)
     wa_drop_held(&r->rd.fut, &r->reading);
     if (r->key)
         wa__js_handle_free(r->key); /* the glue aborts the fetch */
-    wa__http_body_detach(r);
+    if (r->detach)
+        r->detach(r);
     free(r->head);
     free(r->h.fields.list);
     free(r->buf);
@@ -142,6 +152,59 @@ static int wa__js_take_head(wa_http_response *r, char *p, size_t n)
     return 0;
 }
 
+/* ---- a fetch's body ---- */
+
+/* A fetch appends the glue's chunks (HTTP_READ, as the body's stream asks
+ * for them) itself, not through that stream (http_send.h); the same end,
+ * limit and reasons as a wa_read_all of it. */
+void wa__http_fetch_body_start(wa_http_fetch *f) { (void)f; }
+
+static int wa__js_fetch_fail(wa_http_fetch *f, int rc)
+{
+    free(f->data);
+    f->data = NULL;
+    f->len = 0;
+    return rc;
+}
+
+int wa__http_fetch_body_poll(wa_http_fetch *f, wa_cx *cx)
+{
+    wa_http_response *r = wa__handle_at(f->response, WA__HANDLE_HTTP_RESPONSE, "wa_http_fetch");
+    if (!r)
+        return wa__js_fetch_fail(f, WA_EMISUSE);
+    for (;;) {
+        if (!r->reading) {
+            wa__js_op_init(&r->rd, WA__JS_HTTP_READ, r->key, NULL, 0);
+            r->reading = 1;
+        }
+        int rc = wa_poll_held(&r->rd.fut, &r->reading, cx);
+        if (rc == WA_PENDING)
+            return WA_PENDING;
+        if (rc == WA_ECLOSED) { /* the end: len bytes and a NUL */
+            unsigned char *d = realloc(f->data, f->len + 1);
+            if (!d)
+                return wa__js_fetch_fail(f, WA_ENOMEM);
+            d[f->len] = 0;
+            f->data = d;
+            r->end = WA_ECLOSED;
+            return 0;
+        }
+        if (rc < 0) { /* the glue's words for it */
+            wa__reason_set(f->send.reason, "read", (const char *)r->rd.data, r->rd.len);
+            free(r->rd.data);
+            return wa__js_fetch_fail(f, rc);
+        }
+        if (f->max && r->rd.len > f->max - f->len) {
+            free(r->rd.data);
+            return wa__js_fetch_fail(f, WA_E2BIG);
+        }
+        if ((rc = wa__js_append(&f->data, &f->len, r->rd.data, r->rd.len)) < 0)
+            return wa__js_fetch_fail(f, rc);
+    }
+}
+
+void wa__http_fetch_body_drop(wa_http_fetch *f) { wa__js_fetch_fail(f, 0); }
+
 /* ---- the send ---- */
 
 /* The glue's new Request refuses what the other hosts' checks do (a URL
@@ -154,25 +217,28 @@ int wa__http_request_check(const wa_http_request *q, wa__http_url *u, const char
     return wa__http_request_shape(q, method);
 }
 
-/* Starts the fetch of request q (checked; method, and body_len bytes at
- * body): the glue reads its fields and strings out of memory when the op
- * starts (js/fetch.mjs, requestAt), so nothing is encoded here. */
+/* Starts the fetch of request q (checked; its method, and its body: in
+ * memory, or read from its stream into k->all): the glue reads its fields
+ * and strings out of memory when the op starts (js/fetch.mjs, requestAt),
+ * so nothing is encoded here. */
 _Static_assert(offsetof(wa_http_request, body_len) == 20 && sizeof(wa_http_header) == 8,
                "js/fetch.mjs reads a request's first six words and two words a header");
-static void wa__js_send(struct wa_http_call *k, const wa_http_request *q, const void *body, size_t body_len)
+static void wa__js_send(struct wa_http_call *k, const wa_http_request *q)
 {
     k->sent = *q;
     k->sent.method = k->method;
-    k->sent.body = body;
-    k->sent.body_len = body_len;
+    if (q->body_stream) {
+        k->sent.body = k->all.data;
+        k->sent.body_len = k->all.len;
+    }
     wa__js_op_init(&k->op, WA__JS_HTTP_SEND, k->r->key, (const char *)&k->sent, sizeof k->sent);
 }
 
 static void wa__http_call_free(wa_http_send *s)
 {
     struct wa_http_call *k = s->call;
-    if (s->step == WA__SEND_BODY)
-        wa_drop_held(&k->all.fut, &k->reading);
+    if (k->reading) /* (set by the reader: there is one) */
+        wa__js_stream_body.drop(k);
     if (s->step == WA__SEND_FETCH)
         wa_drop(&k->op.fut); /* unfinished: the glue aborts the fetch */
     wa__http_response_release(k->r);
@@ -190,16 +256,14 @@ static int wa__http_start(wa_http_send *s, wa_rt *rt, const wa__http_url *u, con
         return WA_ENOMEM;
     k->method = method;
     wa_http_response *r = k->r = calloc(1, sizeof *r);
-    if (!r || wa__http_body_open(r, &wa__js_body_vt, &wa__js_body_wait_vt) < 0)
+    if (!r)
         return WA_ENOMEM;
     r->h.fields.loaded = 1; /* (the head's, when it comes) */
     int rc = wa__js_handle_new(r, &r->key);
     if (rc < 0)
         return rc;
-    if (q->body_stream) {
-        wa_read_all_init(&k->all, q->body_stream, 0);
-        k->reading = 1;
-    }
+    if (q->body_stream && !&wa__js_stream_body) /* (no init saw one: http.h) */
+        return wa_misuse(WA_EINVAL, "wa_http_send: a body_stream its init did not see");
     return 0;
 }
 
@@ -211,15 +275,9 @@ static int wa__http_run(wa_http_send *s, wa_cx *cx)
     int rc;
     switch (s->step) {
     case WA__SEND_BODY:
-        if (q->body_stream) {
-            if ((rc = wa_poll_held(&k->all.fut, &k->reading, cx)) == WA_PENDING)
-                return WA_PENDING;
-            if (rc < 0)
-                return rc;
-            wa__js_send(k, q, k->all.data, k->all.len);
-        } else {
-            wa__js_send(k, q, q->body, q->body_len);
-        }
+        if (q->body_stream && (rc = wa__js_stream_body.poll(k, q, cx)) != 0) /* pending, or failed */
+            return rc;
+        wa__js_send(k, q);
         s->step = WA__SEND_FETCH;
         /* fallthrough */
     default:

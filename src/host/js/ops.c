@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/rt.h"
 #include "ops.h"
 #include "reactor.h"
 
@@ -96,7 +97,7 @@ static int wa__js_op_poll(wa_future *f, wa_cx *cx)
         return op->status;
     }
     if (op->state == WA__JS_DONE)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed host operation");
+        return wa__misuse_done(NULL, "host operation");
     if (op->state == WA__JS_NEW) {
         wa_js_op **rec;
         int rc = wa__js_key_new(WA__JS_KEY_OP, &op->id, (void **)&rec);

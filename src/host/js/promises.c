@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../../core/grow.h"
+#include "../../core/rt.h"
 #include "exports.h"
 #include "ops.h"
 #include "reactor.h"
@@ -48,7 +49,7 @@ static int wa__js_await_poll(wa_future *f, wa_cx *cx)
 {
     wa_js_op *op = (wa_js_op *)f;
     if (op->state == WA__JS_DONE)
-        return wa_misuse(WA_EMISUSE, "poll of a finished or freed host operation");
+        return wa__misuse_done(NULL, "host operation");
     wa__js_promise *pr = wa__js_key_get(op->handle, WA__JS_KEY_PROMISE);
     if (!pr) {
         int fresh = op->state == WA__JS_NEW;
