@@ -48,6 +48,13 @@ static char *copy_str(const char *p, size_t n)
     return s;
 }
 
+/* Spawns j, a job of vt, for a copy of the url (len bytes). */
+static int spawn_url_job(const wa_future_vt *vt, job j, const char *url, size_t len)
+{
+    j.url = copy_str(url, len);
+    return j.url ? spawn_job(vt, &j) : WA_ENOMEM;
+}
+
 static void job_drop(wa_future *f)
 {
     job *j = (job *)f;
@@ -132,20 +139,17 @@ static const wa_future_vt fetcher_vt = {fetcher_poll, job_drop, "fetcher"};
 
 EXPORT(fetch_body) int fetch_body(uint32_t call, const char *url, size_t len)
 {
-    job j = {.call = call, .url = copy_str(url, len)};
-    return j.url ? spawn_job(&fetcher_vt, &j) : WA_ENOMEM;
+    return spawn_url_job(&fetcher_vt, (job){.call = call}, url, len);
 }
 
 EXPORT(post_empty) int post_empty(uint32_t call, const char *url, size_t len)
 {
-    job j = {.call = call, .url = copy_str(url, len), .n = 1};
-    return j.url ? spawn_job(&fetcher_vt, &j) : WA_ENOMEM;
+    return spawn_url_job(&fetcher_vt, (job){.call = call, .n = 1}, url, len);
 }
 
 EXPORT(fetch_max) int fetch_max(uint32_t call, const char *url, size_t len, double max)
 {
-    job j = {.call = call, .url = copy_str(url, len), .ms = (uint64_t)max};
-    return j.url ? spawn_job(&fetcher_vt, &j) : WA_ENOMEM;
+    return spawn_url_job(&fetcher_vt, (job){.call = call, .ms = (uint64_t)max}, url, len);
 }
 
 /* stream_body(url): a send, then its response's body read whole as a
@@ -183,8 +187,7 @@ static const wa_future_vt body_streamer_vt = {body_streamer_poll, job_drop, "bod
 
 EXPORT(stream_body) int stream_body(uint32_t call, const char *url, size_t len)
 {
-    job j = {.call = call, .url = copy_str(url, len)};
-    return j.url ? spawn_job(&body_streamer_vt, &j) : WA_ENOMEM;
+    return spawn_url_job(&body_streamer_vt, (job){.call = call}, url, len);
 }
 
 /* post_echo(url, body): a PUT with a header x-test and body, read from a
@@ -263,8 +266,7 @@ static const wa_future_vt fetch_timeout_vt = {fetch_timeout_poll, job_drop, "fet
 
 EXPORT(fetch_timeout) int fetch_timeout(uint32_t call, const char *url, size_t len, double ms)
 {
-    job j = {.call = call, .url = copy_str(url, len), .ms = (uint64_t)ms};
-    return j.url ? spawn_job(&fetch_timeout_vt, &j) : WA_ENOMEM;
+    return spawn_url_job(&fetch_timeout_vt, (job){.call = call, .ms = (uint64_t)ms}, url, len);
 }
 
 /* await_promise(handle): settles like the promise did (bytes or number;

@@ -69,18 +69,24 @@ static int wa__js_body_try_read(wa_stream *s, void *buf, size_t cap, size_t *n)
     return 0;
 }
 
-/* Ready once a chunk is there or the body ended: asks the glue for the
- * next chunk (the read stays with the response if this wait is dropped). */
+/* Polls r's read of the next chunk from the glue, asked for at the first
+ * poll (it stays with the response if its poller goes). */
+static int wa__js_body_read_poll(wa_http_response *r, wa_cx *cx)
+{
+    if (!r->reading) {
+        wa__js_op_init(&r->rd, WA__JS_HTTP_READ, r->key, NULL, 0);
+        r->reading = 1;
+    }
+    return wa_poll_held(&r->rd.fut, &r->reading, cx);
+}
+
+/* Ready once a chunk is there or the body ended. */
 static int wa__js_body_wait_poll(wa_future *f, wa_cx *cx)
 {
     wa_http_response *r = ((wa__http_body_wait *)f)->b->r;
     if (!r || r->len || r->end)
         return WA_READY;
-    if (!r->reading) {
-        wa__js_op_init(&r->rd, WA__JS_HTTP_READ, r->key, NULL, 0);
-        r->reading = 1;
-    }
-    int rc = wa_poll_held(&r->rd.fut, &r->reading, cx);
+    int rc = wa__js_body_read_poll(r, cx);
     if (rc == WA_PENDING)
         return WA_PENDING;
     if (rc == 0 && r->rd.len) {
@@ -173,11 +179,7 @@ int wa__http_fetch_body_poll(wa_http_fetch *f, wa_cx *cx)
     if (!r)
         return wa__js_fetch_fail(f, WA_EMISUSE);
     for (;;) {
-        if (!r->reading) {
-            wa__js_op_init(&r->rd, WA__JS_HTTP_READ, r->key, NULL, 0);
-            r->reading = 1;
-        }
-        int rc = wa_poll_held(&r->rd.fut, &r->reading, cx);
+        int rc = wa__js_body_read_poll(r, cx);
         if (rc == WA_PENDING)
             return WA_PENDING;
         if (rc == WA_ECLOSED) { /* the end: len bytes and a NUL */
