@@ -55,7 +55,6 @@ void wa__text_waits(wa__text *d, const wa_future *f, uint64_t now, const char *l
     wa__text_awaits(d, f, now, 8, lead);
 }
 
-
 /* When the timer t, armed, fires. One armed by the poll that just returned
  * is not committed yet: its deadline is still the duration, from about
  * now. Before its first poll: not armed. */
